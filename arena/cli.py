@@ -1,0 +1,29 @@
+"""The ``arena`` command line: parse, call, print. No game logic lives here."""
+
+from __future__ import annotations
+
+import click
+from rich.console import Console
+from rich.table import Table
+
+from arena import __version__
+from arena.games import GAMES
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena")
+def main() -> None:
+    """Trick Arena: referee and tournaments for trick-taking card game bots."""
+
+
+@main.command("games")
+def games_command() -> None:
+    """List the games, their player counts and options."""
+    table = Table(title="Games")
+    for column in ("id", "aliases", "players", "options (default)"):
+        table.add_column(column)
+    for spec in GAMES.values():
+        options = "\n".join(f"{o.name} ({o.default!r}): {o.doc}" for o in spec.options) or "-"
+        players = ", ".join(map(str, spec.player_counts))
+        table.add_row(spec.id, ", ".join(spec.aliases), players, options)
+    Console().print(table)

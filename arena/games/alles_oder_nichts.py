@@ -1,0 +1,240 @@
+"""Alles oder Nichts (1988), 3-6 players.
+
+Source: shared/seeds/000 (the publisher's rules, in translation), settled by shared/RULES.md.
+Choices, in our words:
+- 48 cards in four colours R G B Y of values 1..12, 12 high (no publisher's deck survives).
+- Seven rounds of 6, 5, 4, 3, 4, 5, 6 cards. The first dealer is drawn from the seed (the Rng's
+  first draw); the deal passes one seat clockwise (seat + 1) each round.
+- Each round: shuffle all 48, deal, turn up the next card: its colour is trump.
+- Bids 0..hand size are committed secretly, asked in order from the dealer's left; nobody learns
+  another's bid while bidding. Then, from the dealer's left and dealer last, each declares open
+  (the bid is revealed at once) or secret.
+- The dealer's left leads; follow the led colour if you can (trump too), else any card. The highest
+  trump wins, else the highest card of the led colour. The trick's winner leads next.
+- Score: secret T (+3 if T == bid); open 2T + 3 if T == bid, else 0. Secret bids are shown at round
+  end. Highest total after 7 rounds wins; equal totals share the placing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import COLOURS_48
+from .core import GameSpec, GameState
+
+HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
+RANK = COLOURS_48.rank
+ORDER = COLOURS_48.order
+
+
+class AllesOderNichts(GameState):
+    DECK = COLOURS_48
+
+    def __init__(self, players, options, seed, dealer=None) -> None:
+        super().__init__(players, options, seed, dealer)
+        self.round = 0                     # 0-based index into HAND_SIZES
+        self.first_dealer = self.dealer.rng.below(players)
+        self.totals = [0] * players
+        self._start_round()
+
+    # -- round structure ---------------------------------------------------------------------
+
+    @property
+    def dealer_seat(self) -> int:
+        return (self.first_dealer + self.round) % self.players
+
+    def _start_round(self) -> None:
+        n, size = self.players, HAND_SIZES[self.round]
+        deck = self.dealer.shuffled(COLOURS_48.cards)
+        self.hands = [sorted(deck[i * size:(i + 1) * size], key=ORDER.__getitem__) for i in range(n)]
+        self.trump_card = deck[n * size]
+        self.trump = self.trump_card[-1]
+        self.stock = deck[n * size + 1:]
+        self.bids: list[int | None] = [None] * n
+        self.declared: list[str | None] = [None] * n
+        self.tricks = [0] * n
+        self.trick: list[tuple[int, str]] = []
+        self.played: list[str] = []        # cards of this round's finished tricks, in play order
+        self.last_trick: dict[str, Any] | None = None
+        self.leader = (self.dealer_seat + 1) % n
+        self.emit({"type": "round_start", "round": self.round + 1, "dealer": self.dealer_seat,
+                   "hand_size": size})
+        for seat in range(n):
+            self.emit({"type": "deal", "seat": seat, "cards": list(self.hands[seat])}, (seat,))
+        self.emit({"type": "trump", "card": self.trump_card, "suit": self.trump})
+        self.decision = "bid"
+        self.seat_to_move = self.leader
+
+    def _end_round(self) -> None:
+        points = []
+        for seat in range(self.players):
+            taken, bid = self.tricks[seat], self.bids[seat]
+            if self.declared[seat] == "open":
+                points.append(2 * taken + 3 if taken == bid else 0)
+            else:
+                points.append(taken + (3 if taken == bid else 0))
+        self.totals = [t + p for t, p in zip(self.totals, points)]
+        summary = {"round": self.round + 1, "bids": list(self.bids), "declarations": list(self.declared),
+                   "tricks": list(self.tricks), "points": points, "totals": list(self.totals)}
+        self.emit({"type": "round_end", **summary})
+        self.round += 1
+        if self.round == len(HAND_SIZES):
+            self.seat_to_move = None
+            self.decision = ""
+        else:
+            self._start_round()
+
+    # -- the rules -----------------------------------------------------------------------------
+
+    def _legal(self) -> list[str]:
+        seat = self.seat_to_move
+        if self.decision == "play":
+            hand = self.hands[seat]
+            if self.trick:
+                led = self.trick[0][1][-1]
+                follow = [c for c in hand if c[-1] == led]
+                if follow:
+                    return follow
+            return list(hand)
+        if self.decision == "bid":
+            return [f"bid:{b}" for b in range(HAND_SIZES[self.round] + 1)]
+        return ["declare:open", "declare:secret"]
+
+    def _explain(self, action: str) -> str:
+        seat = self.seat_to_move
+        if self.decision == "play":
+            if action not in ORDER:
+                return f"the play phase wants a card from your hand, not {action!r}"
+            if action not in self.hands[seat]:
+                return f"you do not hold {action}"
+            return f"you must follow the led colour {self.trick[0][1][-1]}"
+        if self.decision == "bid":
+            return f"bid a number of tricks from 0 to {HAND_SIZES[self.round]} as bid:N"
+        return "declare your bid as declare:open or declare:secret"
+
+    def _apply(self, action: str) -> None:
+        seat = self.seat_to_move
+        n = self.players
+        if self.decision == "play":
+            self._play(seat, action)
+        elif self.decision == "bid":
+            bid = int(action[4:])
+            self.bids[seat] = bid
+            self.emit({"type": "bid", "seat": seat, "bid": bid}, (seat,))
+            others = tuple(s for s in range(n) if s != seat)
+            self.emit({"type": "bid", "seat": seat}, others)
+            nxt = (seat + 1) % n
+            if nxt == self.leader:
+                self.decision = "declare"
+            self.seat_to_move = nxt
+        else:
+            how = action[8:]
+            self.declared[seat] = how
+            event: dict[str, Any] = {"type": "declare", "seat": seat, "declaration": how}
+            if how == "open":
+                event["bid"] = self.bids[seat]
+            self.emit(event)
+            nxt = (seat + 1) % n
+            if nxt == self.leader:
+                self.decision = "play"
+            self.seat_to_move = nxt
+
+    def _play(self, seat: int, card: str) -> None:
+        self.hands[seat].remove(card)
+        self.trick.append((seat, card))
+        self.emit({"type": "play", "seat": seat, "card": card})
+        if len(self.trick) < self.players:
+            self.seat_to_move = (seat + 1) % self.players
+            return
+        winner = trick_winner(self.trick, self.trump)
+        self.tricks[winner] += 1
+        self.last_trick = {"leader": self.trick[0][0], "cards": [c for _, c in self.trick],
+                           "winner": winner}
+        self.emit({"type": "trick", **self.last_trick})
+        self.played.extend(self.last_trick["cards"])
+        self.trick = []
+        if self.hands[winner]:
+            self.leader = winner
+            self.seat_to_move = winner
+        else:
+            self._end_round()
+
+    def _scores(self) -> list[int]:
+        return list(self.totals)
+
+    def card_locations(self) -> dict[str, list[str]]:
+        locations = {f"hand {seat}": list(hand) for seat, hand in enumerate(self.hands)}
+        locations["trick"] = [c for _, c in self.trick]
+        locations["played"] = list(self.played)
+        locations["trump card"] = [self.trump_card]
+        locations["stock"] = list(self.stock)
+        return locations
+
+    # -- what a seat may know -------------------------------------------------------------------
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        n = self.players
+        over = self.seat_to_move is None
+        if over:
+            bids: list[int | None] = [None] * n
+        elif seat is None:
+            bids = list(self.bids)
+        else:
+            bids = [b if (s == seat or self.declared[s] == "open") else None
+                    for s, b in enumerate(self.bids)]
+        view: dict[str, Any] = {
+            "game": "alles-oder-nichts",
+            "players": n,
+            "seat": seat,
+            "round": min(self.round + 1, len(HAND_SIZES)),
+            "rounds": len(HAND_SIZES),
+            "hand_size": HAND_SIZES[min(self.round, len(HAND_SIZES) - 1)],
+            "dealer": self.dealer_seat % n if not over else None,
+            "phase": self.decision or "over",
+            "to_move": self.seat_to_move,
+            "trump_card": self.trump_card,
+            "trump": self.trump,
+            "bids": bids,
+            "has_bid": [b is not None for b in self.bids],
+            "declarations": list(self.declared),
+            "trick": [{"seat": s, "card": c} for s, c in self.trick],
+            "last_trick": self.last_trick,
+            "played": list(self.played),
+            "tricks": list(self.tricks),
+            "hand_counts": [len(h) for h in self.hands],
+            "scores": list(self.totals),
+        }
+        if seat is None:
+            view["hands"] = [list(h) for h in self.hands]
+            view["stock"] = list(self.stock)
+        else:
+            view["hand"] = list(self.hands[seat])
+        return view
+
+
+def trick_winner(trick: list[tuple[int, str]], trump: str) -> int:
+    """The seat that wins: highest trump, else highest card of the led colour."""
+    led = trick[0][1][-1]
+    best_seat, best_card = trick[0]
+    best_trump = led == trump
+    for seat, card in trick[1:]:
+        suit = card[-1]
+        if suit == trump:
+            if not best_trump or RANK[card] > RANK[best_card]:
+                best_seat, best_card, best_trump = seat, card, True
+        elif suit == led and not best_trump and RANK[card] > RANK[best_card]:
+            best_seat, best_card = seat, card
+    return best_seat
+
+
+SPEC = GameSpec(
+    id="alles-oder-nichts",
+    name="Alles oder Nichts",
+    aliases=("aon", "alles", "double-or-nothing"),
+    player_counts=(3, 4, 5, 6),
+    default_players=4,
+    options=(),
+    state_class=AllesOderNichts,
+    summary="7 rounds of 6-5-4-3-4-5-6 cards; bid secretly, then declare open (double or nothing) or secret.",
+)
+AllesOderNichts.SPEC = SPEC

@@ -1,0 +1,160 @@
+"""Cards, decks, the one text notation, and the documented seeded shuffle.
+
+Notation: a card is its rank followed by one suit letter, e.g. ``10H``, ``QS``, ``AD``, ``12R``.
+The suit is always the last character; the rank is everything before it. Cards are plain ``str``
+values everywhere (engines, protocol, records, tests), so no conversion happens on the hot path.
+
+Randomness: every shuffle comes from :class:`Rng`, a SplitMix64 generator with rejection sampling
+and a Fisher-Yates shuffle. It is specified exactly in SPEC.md so that anyone can re-derive a deal
+from a seed, in any language, and it does not depend on Python's ``random`` module or hash order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+MASK64 = (1 << 64) - 1
+
+
+class Rng:
+    """SplitMix64. ``next()`` returns 64-bit unsigned integers; ``below(n)`` is unbiased."""
+
+    __slots__ = ("state",)
+
+    def __init__(self, seed: int) -> None:
+        self.state = seed & MASK64
+
+    def next(self) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & MASK64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+        return z ^ (z >> 31)
+
+    def below(self, n: int) -> int:
+        """A uniform integer in [0, n): draw until the value falls under the largest multiple of n."""
+        if n <= 0:
+            raise ValueError("below() needs a positive bound")
+        limit = (1 << 64) - ((1 << 64) % n)
+        while True:
+            x = self.next()
+            if x < limit:
+                return x % n
+
+    def shuffle(self, items: list) -> None:
+        """Fisher-Yates in place: for i from len-1 down to 1, swap item i with item below(i + 1)."""
+        for i in range(len(items) - 1, 0, -1):
+            j = self.below(i + 1)
+            items[i], items[j] = items[j], items[i]
+
+    def choice(self, items: Sequence):
+        return items[self.below(len(items))]
+
+
+def derive_seed(seed: int, stream: str) -> int:
+    """A seed for an independent stream (e.g. the autopilot) derived from a match seed.
+
+    FNV-1a over the stream name mixed into the seed, then one SplitMix64 step: stable everywhere.
+    """
+    h = 0xCBF29CE484222325
+    for byte in stream.encode():
+        h = ((h ^ byte) * 0x100000001B3) & MASK64
+    return Rng(seed ^ h).next()
+
+
+class Dealer:
+    """Where a game's shuffled decks come from: the match seed's Rng.
+
+    Games call :meth:`shuffled` once per (re)shuffle. Tests may subclass this to rearrange a deal
+    (the information-leak fuzzer swaps hidden cards); the rules never need to know.
+    """
+
+    def __init__(self, rng: Rng) -> None:
+        self.rng = rng
+        self.shuffles = 0
+
+    def shuffled(self, cards: Iterable[str]) -> list[str]:
+        deck = list(cards)
+        self.rng.shuffle(deck)
+        self.shuffles += 1
+        return deck
+
+
+@dataclass(frozen=True)
+class Deck:
+    """A deck shape: suit letters and ranks from low to high. ``cards`` is the canonical order
+    (suit by suit in the order of ``suits``, ranks ascending), used to sort hands and lists."""
+
+    name: str
+    suits: tuple[str, ...]
+    ranks: tuple[str, ...]
+    cards: tuple[str, ...] = field(init=False)
+    rank: dict[str, int] = field(init=False, repr=False)
+    suit: dict[str, str] = field(init=False, repr=False)
+    order: dict[str, int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        cards = tuple(r + s for s in self.suits for r in self.ranks)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "rank", {c: self.ranks.index(c[:-1]) for c in cards})
+        object.__setattr__(self, "suit", {c: c[-1] for c in cards})
+        object.__setattr__(self, "order", {c: i for i, c in enumerate(cards)})
+
+    def sorted(self, cards: Iterable[str]) -> list[str]:
+        return sorted(cards, key=self.order.__getitem__)
+
+    def is_card(self, text: object) -> bool:
+        return isinstance(text, str) and text in self.order
+
+    def without(self, removed: Iterable[str]) -> tuple[str, ...]:
+        gone = set(removed)
+        return tuple(c for c in self.cards if c not in gone)
+
+
+SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades",
+              "R": "red", "G": "green", "B": "blue", "Y": "yellow"}
+
+STANDARD_52 = Deck("standard 52", ("C", "D", "H", "S"),
+                   ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
+PIQUET_32 = Deck("piquet 32", ("C", "D", "H", "S"), ("7", "8", "9", "10", "J", "Q", "K", "A"))
+# Alles oder Nichts: no publisher's deck description survives; four colours of 1..12 (12 high).
+COLOURS_48 = Deck("four colours 1-12", ("R", "G", "B", "Y"), tuple(str(v) for v in range(1, 13)))
+
+
+def parse_card_list(text: str) -> list[str]:
+    """``"7H,8C"`` -> ``["7H", "8C"]``; ``""`` -> ``[]``."""
+    return [part for part in text.split(",") if part]
+
+
+class StackedDealer(Dealer):
+    """A dealer that hands out prepared decks, for scripted scenarios and tests.
+
+    Each shuffle returns the next prepared top of deck followed by the remaining cards in canonical
+    order (so a scenario only lists the cards it cares about). Once the prepared decks are used up,
+    shuffles come from the seed as usual. The Rng drives every other draw, e.g. the first dealer.
+    """
+
+    def __init__(self, tops: list[list[str]], seed: int = 0) -> None:
+        super().__init__(Rng(seed))
+        self.tops = [list(top) for top in tops]
+
+    def shuffled(self, cards: Iterable[str]) -> list[str]:
+        if self.shuffles >= len(self.tops):
+            return super().shuffled(cards)
+        deck = list(cards)
+        top = self.tops[self.shuffles]
+        self.shuffles += 1
+        missing = set(top) - set(deck)
+        if missing or len(set(top)) != len(top):
+            raise ValueError(f"prepared deck has unknown or repeated cards: {sorted(missing) or top}")
+        chosen = set(top)
+        return top + [c for c in deck if c not in chosen]
+
+
+def seed_for_first_draw(players: int, wanted: int) -> int:
+    """The smallest seed whose first ``below(players)`` is ``wanted`` (to fix a first dealer)."""
+    seed = 0
+    while Rng(seed).below(players) != wanted:
+        seed += 1
+    return seed
