@@ -1,20 +1,22 @@
-"""Answers with stale and future request ids: before each real answer, an answer to the previous
-request (stale) and one to the next request (future), each a legal action of this request.
-With ``only-wrong`` as argv[1] it never sends the right id at all."""
+"""Answers with wrong request ids. Usage: wrong_id_bot.py stale|future
+
+``stale``: before each right answer, an answer to the previous request id (a late answer, which the
+referee skips). ``future``: instead of the right answer, an answer to the next request id, which has
+not been sent yet (a fault). Each wrong answer carries a legal action of the current request.
+"""
 
 import sys
 
 from botlib import answer, play, send
 
-only_wrong = sys.argv[1:] == ["only-wrong"]
+offset = {"stale": -1, "future": 1}[sys.argv[1]]
 
 
 def choose(request, hello):
-    stale = dict(answer(request), id=request["id"] - 1)
-    future = dict(answer(request), id=request["id"] + 1)
-    send(stale)
-    send(future)
-    return None if only_wrong else answer(request)
+    if offset > 0:
+        return dict(answer(request), id=request["id"] + offset)
+    send(dict(answer(request), id=request["id"] + offset))
+    return answer(request)
 
 
 play(choose, "wrong-id")

@@ -22,25 +22,13 @@ import pytest
 from arena.games import GAMES, GameSpec
 from arena.games.cards import Dealer, Rng, derive_seed
 from arena.games.playthrough import random_playout
+from arena.record import RecordingDealer
 from protocol.codec import encode_line
 from protocol.messages import Event, MatchEnd, Request
 
 CASES = [(spec, players) for spec in GAMES.values() for players in spec.player_counts]
 IDS = [f"{spec.id}-{players}p" for spec, players in CASES]
 MATCH_ID = "leak-fuzz"
-
-
-class RecordingDealer(Dealer):
-    """Shuffles from the seed, like :class:`Dealer`, and keeps every shuffled deck."""
-
-    def __init__(self, rng: Rng) -> None:
-        super().__init__(rng)
-        self.decks: list[list[str]] = []
-
-    def shuffled(self, cards):
-        deck = super().shuffled(cards)
-        self.decks.append(list(deck))
-        return deck
 
 
 class RearrangingDealer(Dealer):

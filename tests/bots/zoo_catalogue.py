@@ -1,6 +1,6 @@
 """The zoo's catalogue: every hostile bot in this folder, how to start it, and what it must cost it.
 
-Shared by tests/test_zoo.py and benchmarks/zoo.py. Each entry names the fault kinds the referee
+Shared by tests/untrusted/test_zoo.py and benchmarks/zoo.py. Each entry names the fault kinds the referee
 must record against that bot (empty: it must play its matches without a fault, however rude it is
 to its own process) and whether it must fail to start.
 """
@@ -50,12 +50,14 @@ ZOO = (
     ZooBot("late", "late_bot.py", faults=kinds(FaultKind.TIMEOUT)),
     ZooBot("crash", "crash_bot.py", faults=kinds(FaultKind.CRASH), forfeits=True),
     ZooBot("garbage", "garbage_bot.py", faults=kinds(FaultKind.MALFORMED), forfeits=True),
-    ZooBot("stdout-flood", "stdout_flood_bot.py", faults=kinds(FaultKind.MALFORMED), forfeits=True),
+    # The rest of an endless line is skipped until the deadline: a timeout after the first fault.
+    ZooBot("stdout-flood", "stdout_flood_bot.py", faults=kinds(FaultKind.MALFORMED, FaultKind.TIMEOUT),
+           forfeits=True),
     ZooBot("stderr-flood", "stderr_flood_bot.py"),
     ZooBot("illegal", "illegal_bot.py", faults=kinds(FaultKind.ILLEGAL), forfeits=True),
-    ZooBot("wrong-id", "wrong_id_bot.py", faults=kinds(FaultKind.MALFORMED)),
-    ZooBot("only-wrong-id", "wrong_id_bot.py", ("only-wrong",),
-           faults=kinds(FaultKind.MALFORMED, FaultKind.TIMEOUT), forfeits=True),
+    ZooBot("stale-id", "wrong_id_bot.py", ("stale",)),   # stale answers are skipped: no fault
+    ZooBot("future-id", "wrong_id_bot.py", ("future",), faults=kinds(FaultKind.MALFORMED),
+           forfeits=True),
     ZooBot("forking", "forking_bot.py"),
     ZooBot("escaping-fork", "forking_bot.py", ("escape",)),
     ZooBot("memory-hog", "memory_hog_bot.py", faults=kinds(FaultKind.CRASH), forfeits=True,

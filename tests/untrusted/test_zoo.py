@@ -1,0 +1,140 @@
+"""The zoo against the real referee: every hostile bot plays real matches, as a real process.
+
+For each zoo bot (tests/bots/zoo_catalogue.py) a match of Alles oder Nichts against the two honest
+bots must complete with scores the rules confirm (the record replays), every fault must be of a
+kind the catalogue expects and charged to the zoo bot only, and once the bots are closed no process
+that any of them started may be alive (a /proc scan for the mark each bot carries in its
+environment, which also finds processes that left their process group and session). The
+referee's own peak memory stays bounded while it deals with the floods.
+"""
+
+from __future__ import annotations
+
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.bot_process import BotProcess, BotStartupError
+from arena.clock import TimeControl
+from arena.games import find_game
+from arena.record import replay_record
+from arena.referee import run_match
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))
+from zoo_catalogue import HONEST, ZOO, ZooBot, leftover_processes, peak_rss_mb  # noqa: E402
+
+GAME = find_game("alles-oder-nichts")
+# Short limits keep the zoo quick; the margin is generous so honest bots on a loaded machine
+# are never late (the late bot oversleeps decision + margin + 300 ms on purpose).
+CONTROL = TimeControl(decision_ms=200, margin_ms=300, startup_ms=15000)
+LEFTOVER_WAIT_S = 3.0
+REFEREE_GROWTH_MB = 150      # the floods send tens of MB; the referee may keep only a bounded part
+
+
+async def assert_no_leftovers(mark: str) -> None:
+    """No process carrying ``mark`` is alive (allowing the kernel a moment to finish the kills)."""
+    with trio.move_on_after(LEFTOVER_WAIT_S):
+        while leftover_processes(mark):
+            await trio.sleep(0.05)
+    assert leftover_processes(mark) == [], "bot processes outlived close()"
+
+
+async def start_bots(specs, log_dir: Path) -> list[BotProcess]:
+    bots = []
+    try:
+        for spec in specs:
+            bots.append(await BotProcess.start(spec, time_control=CONTROL, log_dir=log_dir))
+    except BaseException:
+        for bot in bots:
+            await bot.close()
+        raise
+    return bots
+
+
+def check_match(result, zoo_bot: ZooBot, record: Path) -> None:
+    """The match completed, the rules confirm its scores, and only the zoo bot was charged."""
+    assert result.termination == "completed"
+    replay = replay_record(record)      # raises if record and rules disagree anywhere
+    assert list(result.scores) == list(replay.state.result().scores)
+    assert sorted(result.placings)[0] == 1 and len(result.placings) == 3
+    zoo_seat = result.bots.index(zoo_bot.name)
+    strangers = [f for f in result.faults if f.seat != zoo_seat]
+    assert strangers == [], f"honest bots were charged: {strangers}"
+    kinds = {fault.kind for fault in result.faults}
+    if zoo_bot.faults:
+        assert kinds, f"{zoo_bot.name}: no fault recorded"
+        assert kinds <= zoo_bot.faults, f"{zoo_bot.name}: faults {result.faults}"
+    else:
+        assert not kinds, f"{zoo_bot.name} should play cleanly: {result.faults}"
+    for fault in result.faults:
+        assert zoo_bot.name in fault.message and fault.bot == zoo_bot.name
+    assert (zoo_seat in result.forfeited) == zoo_bot.forfeits, result.faults
+    if zoo_bot.forfeits:
+        assert result.placings[zoo_seat] == 3, "a forfeiting bot is placed last"
+
+
+@pytest.mark.parametrize("zoo_bot", ZOO, ids=[bot.name for bot in ZOO])
+async def test_a_zoo_bot_cannot_hurt_a_match(zoo_bot, tmp_path):
+    mark = uuid.uuid4().hex
+    specs = [zoo_bot.spec(mark), *(bot.spec(mark) for bot in HONEST)]
+    baseline = peak_rss_mb()
+    bots = []
+    try:
+        if zoo_bot.fails_to_start:
+            with pytest.raises(BotStartupError, match=f"bot {zoo_bot.name}: ended before saying ready"):
+                await start_bots(specs, tmp_path)
+            return
+        bots = await start_bots(specs, tmp_path)
+        record = tmp_path / "match.jsonl"
+        result = await run_match_between(bots, record, f"zoo-{zoo_bot.name}")
+        check_match(result, zoo_bot, record)
+        assert bots[0].alive == (not zoo_bot.forfeits)
+        assert all(bot.alive for bot in bots[1:]), "an honest bot was retired"
+    finally:
+        for bot in bots:
+            await bot.close()
+        await assert_no_leftovers(mark)
+    assert peak_rss_mb() - baseline < REFEREE_GROWTH_MB
+
+
+async def run_match_between(bots, record: Path, match_id: str, seed: int = 5):
+    return await run_match(GAME, bots, seed=seed, match_id=match_id, time_control=CONTROL,
+                           record_path=record)
+
+
+async def test_the_late_bot_goes_on_playing_in_the_next_match(tmp_path):
+    """A timeout costs one decision, not the process: the same late bot plays two matches."""
+    late = next(bot for bot in ZOO if bot.name == "late")
+    mark = uuid.uuid4().hex
+    bots = await start_bots([late.spec(mark), *(bot.spec(mark) for bot in HONEST)], tmp_path)
+    try:
+        for match in range(2):
+            record = tmp_path / f"late-{match}.jsonl"
+            result = await run_match_between(bots, record, f"late-{match}", seed=match)
+            check_match(result, late, record)
+            assert [fault.kind for fault in result.faults] == ["timeout"]
+            assert bots[0].alive
+    finally:
+        for bot in bots:
+            await bot.close()
+        await assert_no_leftovers(mark)
+
+
+async def test_the_stderr_log_is_capped_and_the_flood_still_drained(tmp_path):
+    flood = next(bot for bot in ZOO if bot.name == "stderr-flood")
+    mark = uuid.uuid4().hex
+    bots = await start_bots([flood.spec(mark), *(bot.spec(mark) for bot in HONEST)], tmp_path)
+    try:
+        await run_match_between(bots, tmp_path / "flood.jsonl", "flood")
+        log = bots[0].log_path
+        sent = bots[0].transport.stderr_bytes
+    finally:
+        for bot in bots:
+            await bot.close()
+        await assert_no_leftovers(mark)
+    assert sent > 5 * 1024 * 1024, f"the flood bot wrote only {sent} bytes to stderr"
+    assert log.stat().st_size < 2 * 1024 * 1024
+    assert "stderr capped" in log.read_text()
