@@ -12,7 +12,8 @@ What a real bot gets (SPEC.md section 7):
   reserves about 4 GiB of address space at start), CPU seconds (default 3600 for the process's
   whole life), file size (default 64 MiB), no core dumps;
 - a minimal environment: PATH, LANG, a private HOME and TMPDIR in a per-bot temporary directory,
-  plus ``BotSpec.env``; its working directory is ``BotSpec.cwd`` or that temporary directory;
+  plus ``BotSpec.env``, plus ``ARENA_BOT_TOKEN`` (a random mark by which close() also finds
+  processes that left the session and lost their parent); its working directory is ``BotSpec.cwd`` or that temporary directory;
 - optionally ``sandbox="bwrap"``: no network, the whole file system read-only (the bot's folder too),
   a private writable ``/tmp`` (HOME and TMPDIR point into it), its own PID namespace.
 
@@ -26,6 +27,7 @@ import atexit
 import os
 import re
 import resource
+import secrets
 import shutil
 import signal
 import subprocess
@@ -50,8 +52,14 @@ STDERR_CAP_BYTES = 1 << 20
 CLOSE_GRACE_S = 1.0          # after bye, how long a bot may take to exit before it is killed
 BWRAP = "bwrap"
 
-# Process groups still running, killed at interpreter exit if their owner never got to close().
-_LIVE_GROUPS: set[int] = set()
+# Process groups still running (leader pid -> the bot's token), killed at interpreter exit if their
+# owner never got to close().
+_LIVE_GROUPS: dict[int, str | None] = {}
+# Every bot process gets this variable with a random value of its own. A process that carries it
+# belongs to that bot even when it left the bot's session and its parent died (a daemon): close()
+# finds it by this mark. (A process that also clears its environment escapes this; only the
+# sandbox's PID namespace catches that one.)
+TOKEN_VARIABLE = "ARENA_BOT_TOKEN"
 
 
 class BotStartupError(Exception):
@@ -106,8 +114,17 @@ def _read_proc_stat(pid: int) -> tuple[int, int, int] | None:
         return None
 
 
-def related_pids(leader: int) -> set[int]:
-    """Every live process in ``leader``'s process group or session, or descended from it."""
+def _carries_token(pid: int, token: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return token in handle.read().split(b"\0")
+    except OSError:         # gone, or not ours to read
+        return False
+
+
+def related_pids(leader: int, token: str | None = None) -> set[int]:
+    """Every live process in ``leader``'s process group or session, or descended from it, or
+    carrying ``TOKEN_VARIABLE=token`` in its environment."""
     stats: dict[int, tuple[int, int, int]] = {}
     try:
         names = os.listdir("/proc")
@@ -119,6 +136,9 @@ def related_pids(leader: int) -> set[int]:
             if stat is not None:
                 stats[int(name)] = stat
     found = {pid for pid, (_, group, session) in stats.items() if group == leader or session == leader}
+    if token:
+        mark = f"{TOKEN_VARIABLE}={token}".encode()
+        found.update(pid for pid in stats if pid not in found and _carries_token(pid, mark))
     if leader in stats:
         found.add(leader)
     children: dict[int, list[int]] = {}
@@ -134,11 +154,12 @@ def related_pids(leader: int) -> set[int]:
     return found
 
 
-def kill_everything(leader: int) -> None:
-    """SIGKILL the bot's process group, session and descendants (a few rounds, against forks)."""
+def kill_everything(leader: int, token: str | None = None) -> None:
+    """SIGKILL the bot's process group, session, descendants and every process carrying its token
+    (a few rounds, against forks)."""
     for _ in range(5):
         # Find the tree before killing: once the leader dies, an escaped child's parent link is gone.
-        pids = related_pids(leader)
+        pids = related_pids(leader, token)
         try:
             os.killpg(leader, signal.SIGKILL)
         except OSError:
@@ -154,8 +175,8 @@ def kill_everything(leader: int) -> None:
 
 @atexit.register
 def _kill_leftovers() -> None:
-    for leader in list(_LIVE_GROUPS):
-        kill_everything(leader)
+    for leader, token in list(_LIVE_GROUPS.items()):
+        kill_everything(leader, token)
 
 
 def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int):
@@ -207,9 +228,10 @@ class ProcessTransport:
     """A bot subprocess: stdin/stdout pipes, stderr drained to a capped log file."""
 
     def __init__(self, process: trio.Process, log_path: Path, private_dir: str,
-                 stderr_cap: int = STDERR_CAP_BYTES) -> None:
+                 stderr_cap: int = STDERR_CAP_BYTES, token: str | None = None) -> None:
         self.process = process
         self.pid = process.pid
+        self.token = token
         self.log_path = log_path
         self.private_dir = private_dir
         self.stderr_cap = stderr_cap
@@ -217,7 +239,7 @@ class ProcessTransport:
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()
         self._tail = b""
-        _LIVE_GROUPS.add(self.pid)
+        _LIVE_GROUPS[self.pid] = token
         trio.lowlevel.spawn_system_task(self._drain_stderr, name=f"stderr of pid {self.pid}")
 
     async def _drain_stderr(self) -> None:
@@ -278,10 +300,10 @@ class ProcessTransport:
                 pass
             with trio.move_on_after(grace_s):
                 await self.process.wait()
-            kill_everything(self.pid)
+            kill_everything(self.pid, self.token)
             with trio.move_on_after(5):
                 await self.process.wait()
-            _LIVE_GROUPS.discard(self.pid)
+            _LIVE_GROUPS.pop(self.pid, None)
             # stderr reaches EOF once every holder of the pipe is dead; don't wait on stragglers.
             with trio.move_on_after(1):
                 await self._drained.wait()
@@ -403,6 +425,8 @@ class BotProcess:
         env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
                "LANG": os.environ.get("LANG", "C.UTF-8"), "HOME": home, "TMPDIR": tmp}
         env.update(dict(spec.env))
+        token = secrets.token_hex(16)
+        env[TOKEN_VARIABLE] = token
         limits = _limits_setter(spec.memory_mb or DEFAULT_MEMORY_MB,
                                 spec.cpu_seconds or DEFAULT_CPU_SECONDS,
                                 spec.file_mb or DEFAULT_FILE_MB)
@@ -415,7 +439,7 @@ class BotProcess:
             reason = error.strerror or str(error)
             raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
         log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
-        transport = ProcessTransport(process, log_path, private)
+        transport = ProcessTransport(process, log_path, private, token=token)
         return await cls.connect(spec, transport, time_control=time_control,
                                  max_line_bytes=max_line_bytes)
 

@@ -1,6 +1,11 @@
-"""Forks a child that keeps stdin/stdout/stderr open and lives on (sleeping), then plays honestly.
-With ``escape`` as argv[1] the child also leaves the bot's session and process group (setsid),
-and a grandchild is left behind the same way: an attempt to outlive a kill of the group."""
+"""Leaves processes behind, then plays honestly. Usage: forking_bot.py [stay|escape|daemon]
+
+``stay`` (the default): a child that keeps stdin/stdout/stderr open and sleeps on, in the bot's
+process group. ``escape``: the child leaves the bot's session and process group (setsid) and forks
+a grandchild; both sleep on. ``daemon``: the classic double fork: the child calls setsid, forks a
+grandchild and exits at once, so the grandchild is orphaned (no parent link back to the bot) before
+the bot even says ready.
+"""
 
 import os
 import sys
@@ -8,17 +13,22 @@ import time
 
 from botlib import answer, play
 
-
-def linger(new_session):
-    if os.fork() == 0:
-        if new_session:
-            os.setsid()
-            if os.fork() == 0:
-                while True:
-                    time.sleep(60)
-        while True:
-            time.sleep(60)
+mode = sys.argv[1] if len(sys.argv) > 1 else "stay"
 
 
-linger(sys.argv[1:] == ["escape"])
+def sleep_forever():
+    while True:
+        time.sleep(60)
+
+
+if os.fork() == 0:
+    if mode in ("escape", "daemon"):
+        os.setsid()
+        if os.fork() == 0:
+            sleep_forever()
+        if mode == "daemon":
+            os._exit(0)
+    sleep_forever()
+if mode == "daemon":
+    os.wait()     # the child is gone; the grandchild lives on, adopted by init
 play(lambda request, hello: answer(request), "forking")

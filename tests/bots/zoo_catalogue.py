@@ -60,6 +60,7 @@ ZOO = (
            forfeits=True),
     ZooBot("forking", "forking_bot.py"),
     ZooBot("escaping-fork", "forking_bot.py", ("escape",)),
+    ZooBot("daemonizing-fork", "forking_bot.py", ("daemon",)),
     ZooBot("memory-hog", "memory_hog_bot.py", faults=kinds(FaultKind.CRASH), forfeits=True,
            memory_mb=256),
     ZooBot("sigterm-ignoring", "sigterm_ignoring_bot.py"),
