@@ -27,3 +27,9 @@ def games_command() -> None:
         players = ", ".join(map(str, spec.player_counts))
         table.add_row(spec.id, ", ".join(spec.aliases), players, options)
     Console().print(table)
+
+
+from arena.cli_match import match_command, replay_command  # noqa: E402  (registered below)
+
+main.add_command(match_command)
+main.add_command(replay_command)
