@@ -15,7 +15,8 @@ What a real bot gets (SPEC.md section 7):
   plus ``BotSpec.env``, plus ``ARENA_BOT_TOKEN`` (a random mark by which close() also finds
   processes that left the session and lost their parent); its working directory is ``BotSpec.cwd`` or that temporary directory;
 - optionally ``sandbox="bwrap"``: no network, the whole file system read-only (the bot's folder too),
-  a private writable ``/tmp`` (HOME and TMPDIR point into it), its own PID namespace.
+  a private writable ``/tmp`` (HOME and TMPDIR point into it), an empty ``/run`` (no service
+  sockets), its own PID namespace.
 
 Standard error goes to ``<log_dir>/<bot>-<pid>.stderr.log``, capped (``STDERR_CAP_BYTES``); the pipe is
 drained to the end even past the cap, so a bot never blocks on it.
@@ -218,7 +219,10 @@ async def check_bwrap() -> str | None:
 
 
 def _bwrap_args(bot_dir: str, workdir: str) -> list[str]:
+    # /run is hidden too: the Unix sockets of system and user services live there (the Docker
+    # and D-Bus sockets...), and --unshare-net does not cover sockets in the file system.
     return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--tmpfs", "/run",
             "--dir", "/tmp/home", "--dir", "/tmp/tmp", "--ro-bind", bot_dir, bot_dir,
             "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
             "--unshare-uts", "--die-with-parent", "--new-session"]

@@ -25,8 +25,8 @@ def answer(request, index=0):
     return {"type": "action", "id": request["id"], "action": request["legal"][index]}
 
 
-def play(choose, name, on_message=None):
-    """Say ready to hello, answer each request with ``choose(request, hello)`` (None: no answer),
+def play(choose, name, on_message=None, version=""):
+    """Say ready (with ``name`` and ``version``) to hello, answer each request with ``choose(request, hello)`` (None: no answer),
     and return at bye or end of input. ``on_message(message)`` sees every message first."""
     hello = None
     for message in messages():
@@ -35,7 +35,7 @@ def play(choose, name, on_message=None):
         kind = message.get("type")
         if kind == "hello":
             hello = message
-            send({"type": "ready", "name": name})
+            send({"type": "ready", "name": name, "version": version})
         elif kind == "request":
             reply = choose(message, hello)
             if reply is not None:

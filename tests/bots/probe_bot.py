@@ -4,10 +4,10 @@
     probe_bot.py cpu                        at the first request, burn CPU without end
     probe_bot.py file                       at the first request, write a file without end (in TMPDIR)
 
-``report`` writes one line ``PROBE {json}`` to stderr before saying ready: its environment, working
-directory, process group and session, resource limits, whether it could connect to 127.0.0.1:PORT,
-and for each PATH whether it could create a file there. ``PROBE_REPORT`` in the environment, if set,
-names a file that gets the same JSON (for tests without a sandbox).
+``report`` says ready with a JSON report as its version: its environment, working directory, process
+group and session, resource limits, whether it could connect to 127.0.0.1:PORT, for each PATH
+whether it could create a file there (a PATH ending in ``.sock`` is a Unix socket to connect to
+instead), and whether it could write in TMPDIR.
 """
 
 import json
@@ -23,6 +23,16 @@ from botlib import answer, play
 def can_connect(port):
     try:
         with socket.create_connection(("127.0.0.1", port), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def can_reach_socket(path):
+    try:
+        with socket.socket(socket.AF_UNIX) as client:
+            client.settimeout(2)
+            client.connect(path)
             return True
     except OSError:
         return False
@@ -48,15 +58,11 @@ def report(args):
         "own_session": os.getsid(0) == os.getpid(),
         "limits": limits,
         "network": can_connect(port) if port else None,
-        "writable": {folder: can_write(folder) for folder in args[1:]},
+        "reachable": {path: (can_reach_socket if path.endswith(".sock") else can_write)(path)
+                      for path in args[1:]},
         "tmpdir_writable": can_write(tempfile.gettempdir()),
     }
-    line = json.dumps(found)
-    sys.stderr.write("PROBE " + line + "\n")
-    sys.stderr.flush()
-    if os.environ.get("PROBE_REPORT"):
-        with open(os.environ["PROBE_REPORT"], "w") as out:
-            out.write(line)
+    return json.dumps(found)
 
 
 def burn_cpu(request, hello):
@@ -74,8 +80,7 @@ def fill_file(request, hello):
 
 mode, args = sys.argv[1], sys.argv[2:]
 if mode == "report":
-    report(args)
-    play(lambda request, hello: answer(request), "probe")
+    play(lambda request, hello: answer(request), "probe", version=report(args))
 elif mode == "cpu":
     play(burn_cpu, "cpu-burner")
 elif mode == "file":
