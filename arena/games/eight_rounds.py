@@ -321,7 +321,6 @@ class EightRounds(GameState):
             "trick_winners": list(self.trick_winners),
             "taken": [list(cards) for cards in self.taken],
             "patience": self.patience_layout(),
-            "table": list(self.table),
             "passes": list(self.passes),
             "consecutive_passes": self.consecutive_passes,
             "hand_counts": [len(h) for h in self.hands],
