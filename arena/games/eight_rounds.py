@@ -21,7 +21,8 @@ shared/RULES.md (section Eight Rounds). Choices, in our words:
     none you pass. Every pass, forced or chosen, scores -10.
   - No voluntary pass when the previous n-1 turns were all passes (the whole table passed).
   - The round ends the moment a player plays their last card: every other player scores -5 per card
-    still in hand. The cards left in hands are never revealed (only the counts).
+    still in hand. The cards left in hands are never revealed (only the counts), and a pass event
+    does not say whether the pass was forced (that would tell the table about the hand).
 - No deadlock is possible (so no guard beyond the rules is needed): every card not on the table is in
   a hand. Before the first 7 someone holds a 7 and must play it within n turns. Afterwards, while
   nobody has emptied their hand, some row is unfinished or some suit unopened, so some hand holds a
@@ -37,6 +38,7 @@ from typing import Any
 
 from .cards import STANDARD_52
 from .core import GameSpec, GameState
+from .tricks import trick_winner as winning_seat
 
 CONTRACTS = ("tricks", "king-of-diamonds", "queens", "hearts", "jacks", "first-fifth-last",
              "most-tricks", "patience")
@@ -84,12 +86,7 @@ def trick_points(contract: int, cards: list[str], number: int, total: int) -> in
 
 def trick_winner(trick: list[tuple[int, str]]) -> int:
     """No trump: the highest card of the led suit wins (Ace high)."""
-    led = trick[0][1][-1]
-    best_seat, best_card = trick[0]
-    for seat, card in trick[1:]:
-        if card[-1] == led and RANK[card] > RANK[best_card]:
-            best_seat, best_card = seat, card
-    return best_seat
+    return winning_seat(trick, None, RANK)
 
 
 class EightRounds(GameState):
@@ -198,7 +195,8 @@ class EightRounds(GameState):
                         "no voluntary pass")
             return "you hold a card other than a 7 that fits, so you must play"
         if action not in ORDER:
-            return f"the {self.decision} decision wants a card from your hand or pass, not {action!r}"
+            wanted = "a card from your hand" + (" or pass" if self.decision == "patience" else "")
+            return f"the {self.decision} decision wants {wanted}, not {action!r}"
         if action not in hand:
             return f"you do not hold {action}"
         if self.decision == "play":
