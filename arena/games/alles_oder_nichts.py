@@ -21,6 +21,7 @@ from typing import Any
 
 from .cards import COLOURS_48
 from .core import GameSpec, GameState
+from .tricks import trick_winner as winning_seat
 
 HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
 RANK = COLOURS_48.rank
@@ -214,17 +215,7 @@ class AllesOderNichts(GameState):
 
 def trick_winner(trick: list[tuple[int, str]], trump: str) -> int:
     """The seat that wins: highest trump, else highest card of the led colour."""
-    led = trick[0][1][-1]
-    best_seat, best_card = trick[0]
-    best_trump = led == trump
-    for seat, card in trick[1:]:
-        suit = card[-1]
-        if suit == trump:
-            if not best_trump or RANK[card] > RANK[best_card]:
-                best_seat, best_card, best_trump = seat, card, True
-        elif suit == led and not best_trump and RANK[card] > RANK[best_card]:
-            best_seat, best_card = seat, card
-    return best_seat
+    return winning_seat(trick, trump, RANK)
 
 
 SPEC = GameSpec(
