@@ -96,6 +96,7 @@ class AllFours(GameState):
         self.last_trick: dict[str, Any] | None = None
         self.taken: list[list[str]] = [[], []]
         self.tricks_won = [0, 0]
+        self.jack_winner: int | None = None  # the seat that took the trick holding the trump jack
         self._deal_cards(FIRST_DEAL)
         if self._turn_kick():
             return
