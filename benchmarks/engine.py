@@ -9,6 +9,7 @@ Prints playouts/s and steps (decisions)/s per game and player count. With the op
 from __future__ import annotations
 
 import argparse
+import random
 import sys
 import time
 from pathlib import Path
@@ -16,11 +17,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.games import GAMES, find_game  # noqa: E402
-from arena.games.cards import Rng  # noqa: E402
 
 
 def measure(spec, players: int, seconds: float) -> tuple[float, float]:
-    chooser = Rng(99)
+    # The same chooser as the OpenSpiel run below, so both sides pay the same for choosing.
+    chooser = random.Random(99)
     playouts = steps = 0
     start = time.perf_counter()
     seed = 0
@@ -29,7 +30,7 @@ def measure(spec, players: int, seconds: float) -> tuple[float, float]:
         seed += 1
         while not state.is_over:
             legal = state.legal_actions()
-            state.apply(legal[chooser.below(len(legal))])
+            state.apply(legal[chooser.randrange(len(legal))])
             steps += 1
         playouts += 1
     elapsed = time.perf_counter() - start
@@ -41,7 +42,6 @@ def measure_open_spiel(seconds: float) -> tuple[float, float] | None:
         import pyspiel  # type: ignore
     except ImportError:
         return None
-    import random
     game = pyspiel.load_game("oh_hell", {"players": 4})
     rng = random.Random(99)
     playouts = steps = 0
