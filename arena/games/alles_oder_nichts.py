@@ -36,6 +36,7 @@ class AllesOderNichts(GameState):
         self.round = 0                     # 0-based index into HAND_SIZES
         self.first_dealer = self.dealer.rng.below(players)
         self.totals = [0] * players
+        self._others = [tuple(s for s in range(players) if s != seat) for seat in range(players)]
         self._start_round()
 
     # -- round structure ---------------------------------------------------------------------
@@ -122,8 +123,7 @@ class AllesOderNichts(GameState):
             bid = int(action[4:])
             self.bids[seat] = bid
             self.emit({"type": "bid", "seat": seat, "bid": bid}, (seat,))
-            others = tuple(s for s in range(n) if s != seat)
-            self.emit({"type": "bid", "seat": seat}, others)
+            self.emit({"type": "bid", "seat": seat}, self._others[seat])
             nxt = (seat + 1) % n
             if nxt == self.leader:
                 self.decision = "declare"
@@ -142,9 +142,10 @@ class AllesOderNichts(GameState):
 
     def _play(self, seat: int, card: str) -> None:
         self.hands[seat].remove(card)
-        self.trick.append((seat, card))
+        trick = self.trick
+        trick.append((seat, card))
         self.emit({"type": "play", "seat": seat, "card": card})
-        if len(self.trick) < self.players:
+        if len(trick) < self.players:
             self.seat_to_move = (seat + 1) % self.players
             return
         winner = trick_winner(self.trick, self.trump)
