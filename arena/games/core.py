@@ -206,7 +206,13 @@ class GameState:
         if self.seat_to_move is not None:
             raise GameError("the match is not over")
         scores = tuple(self._scores())
-        return Result(scores, placings(scores, self.HIGHER_IS_BETTER), self.SPEC.teams(self.players))
+        teams = self.SPEC.teams(self.players)
+        if teams is None:
+            return Result(scores, placings(scores, self.HIGHER_IS_BETTER))
+        # Teams are placed among teams: partners share the team's score and placing (1 or 2).
+        team_scores = [scores[teams.index(team)] for team in range(max(teams) + 1)]
+        team_places = placings(team_scores, self.HIGHER_IS_BETTER)
+        return Result(scores, tuple(team_places[team] for team in teams), teams)
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know now, as JSON-ready data; ``None`` for the all-seeing view."""

@@ -213,7 +213,7 @@ def test_kicking_out_to_14_during_a_run_ends_the_match_mid_deal():
     assert state.trump is None, "trump is never settled: the match ended on the kick"
     assert state.events[-1].data == {"type": "match_won", "team": 0, "scores": [14, 12]}
     result = state.result()
-    assert result.scores == (14, 12, 14, 12) and result.placings == (1, 3, 1, 3)
+    assert result.scores == (14, 12, 14, 12) and result.placings == (1, 2, 1, 2)
     assert result.teams == (0, 1, 0, 1)
     assert state.view(1)["phase"] == "over" and state.view(1)["to_move"] is None
 
@@ -368,7 +368,7 @@ def test_awards_in_order_decide_the_winner(before, winner, final, given):
     assert [reason for reason, _, _ in awards(state)] == given
     assert state.events[-1].data["type"] == "match_won" and state.events[-1].data["team"] == winner
     assert not events(state, "hand_end"), "the match ended during the scoring"
-    assert list(state.result().placings) == [1 if seat % 2 == winner else 3 for seat in range(4)]
+    assert list(state.result().placings) == [1 if seat % 2 == winner else 2 for seat in range(4)]
 
 
 def test_kicking_out_to_14_on_the_next_deal_before_anyone_begs():
