@@ -217,8 +217,8 @@ class VingtDown(GameState):
         self.hands[seat] = PIQUET_32.sorted(hand + drawn)
         self.discards[seat] = discarded
         self.exchanged[seat] = count
-        self.emit({"type": "exchange", "seat": seat, "count": count, "discarded": discarded,
-                   "drawn": PIQUET_32.sorted(drawn)}, (seat,))
+        self.emit({"type": "exchange", "seat": seat, "count": count,
+                   "discarded": list(discarded), "drawn": PIQUET_32.sorted(drawn)}, (seat,))
         others = tuple(s for s in range(self.players) if s != seat)
         self.emit({"type": "exchange", "seat": seat, "count": count}, others)
         nxt = (seat + 1) % self.players
@@ -330,7 +330,7 @@ def playable(hand: list[str], trick: list[tuple[int, str]], trump: str | None) -
 
 
 def trick_winner(trick: list[tuple[int, str]], trump: str | None) -> int:
-    """The seat that wins: highest trump, else highest card of the led suit (throw-offs never win)."""
+    """The seat that wins: the highest trump, else the highest card of the led suit."""
     led = trick[0][1][-1]
 
     def strength(play: tuple[int, str]) -> tuple[int, int]:
@@ -352,7 +352,7 @@ SPEC = GameSpec(
                                   "(not with diamonds trump)"),
     ),
     state_class=VingtDown,
-    summary="Everyone starts at 20; each trick taken counts -1; first to 0 or below ends the match, "
-            "lowest wins. Forehand names trump from 2 cards; exchange up to 3 from the stock.",
+    summary="Start at 20, each trick taken counts -1; a deal leaving anyone at 0 or below ends "
+            "the match, lowest wins. Forehand names trump from 2 cards; exchange up to 3.",
 )
 VingtDown.SPEC = SPEC

@@ -279,7 +279,8 @@ def test_drop_out_is_asked_after_the_exchange_but_never_of_forehand():
     assert asked == [1, 2, 3], "forehand (seat 0) is never asked"
     assert state.decision == "play" and state.seat_to_move == 0
     assert state.view(0)["drops"] == [None, "stay", "stay", "stay"]
-    assert events(state, "drop") == [{"type": "drop", "seat": s, "choice": "stay"} for s in (1, 2, 3)]
+    assert events(state, "drop") == [{"type": "drop", "seat": s, "choice": "stay"}
+                                     for s in (1, 2, 3)]
 
 
 def test_nobody_may_drop_out_with_diamonds_trump():
@@ -334,4 +335,5 @@ def test_random_play_with_drop_out_keeps_every_invariant():
     options = tuple(dataclasses.replace(o, default=True) if o.name == "drop_out" else
                     dataclasses.replace(o, default=12) for o in SPEC.options)
     assert all(isinstance(o, Option) for o in options)
-    conformance.test_random_play_keeps_every_invariant(dataclasses.replace(SPEC, options=options), 4)
+    variant = dataclasses.replace(SPEC, options=options)
+    conformance.test_random_play_keeps_every_invariant(variant, 4)
