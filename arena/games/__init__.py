@@ -6,8 +6,7 @@ below, and add a golden playthrough (``python -m pytest tests/games --update-gol
 
 from __future__ import annotations
 
-from . import alles_oder_nichts
-from . import vingt_down
+from . import all_fours, alles_oder_nichts, vingt_down
 from .cards import Dealer, Deck, Rng
 from .core import Event, GameError, GameSpec, GameState, IllegalAction, Option, OptionError, Result
 
@@ -16,6 +15,7 @@ GAMES: dict[str, GameSpec] = {
     for spec in (
         alles_oder_nichts.SPEC,
         vingt_down.SPEC,
+        all_fours.SPEC,
     )
 }
 

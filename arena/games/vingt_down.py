@@ -32,6 +32,7 @@ from typing import Any
 
 from .cards import PIQUET_32, parse_card_list
 from .core import GameSpec, GameState, Option
+from .tricks import trick_winner
 
 PLAYERS = 4
 START_SCORE = 20
@@ -55,6 +56,7 @@ class VingtDown(GameState):
         self.drop_out: bool = self.options["drop_out"]
         self.deal = 0                      # 1-based number of the current deal
         self.totals = [START_SCORE] * players
+        self._others = [tuple(s for s in range(players) if s != seat) for seat in range(players)]
         self._start_deal()
 
     # -- deal structure ------------------------------------------------------------------------
@@ -219,8 +221,7 @@ class VingtDown(GameState):
         self.exchanged[seat] = count
         self.emit({"type": "exchange", "seat": seat, "count": count,
                    "discarded": list(discarded), "drawn": PIQUET_32.sorted(drawn)}, (seat,))
-        others = tuple(s for s in range(self.players) if s != seat)
-        self.emit({"type": "exchange", "seat": seat, "count": count}, others)
+        self.emit({"type": "exchange", "seat": seat, "count": count}, self._others[seat])
         nxt = (seat + 1) % self.players
         if nxt == self.forehand:
             self._after_exchange()
@@ -248,7 +249,7 @@ class VingtDown(GameState):
         if len(self.trick) < in_play:
             self.seat_to_move = self._next_in_play(seat)
             return
-        winner = trick_winner(self.trick, self.trump)
+        winner = trick_winner(self.trick, self.trump, RANK)
         self.tricks[winner] += 1
         self.last_trick = {"leader": self.trick[0][0], "cards": [c for _, c in self.trick],
                            "winner": winner}
@@ -327,17 +328,6 @@ def playable(hand: list[str], trick: list[tuple[int, str]], trump: str | None) -
         return follow
     trumps = [c for c in hand if c[-1] == trump]
     return trumps or list(hand)
-
-
-def trick_winner(trick: list[tuple[int, str]], trump: str | None) -> int:
-    """The seat that wins: the highest trump, else the highest card of the led suit."""
-    led = trick[0][1][-1]
-
-    def strength(play: tuple[int, str]) -> tuple[int, int]:
-        suit = play[1][-1]
-        return (2 if suit == trump else 1 if suit == led else 0, RANK[play[1]])
-
-    return max(trick, key=strength)[0]
 
 
 SPEC = GameSpec(

@@ -9,7 +9,8 @@ import pytest
 
 from arena.games import IllegalAction, Option, OptionError, find_game
 from arena.games.cards import PIQUET_32, StackedDealer, seed_for_first_draw
-from arena.games.vingt_down import trick_winner
+from arena.games.tricks import trick_winner
+from arena.games.vingt_down import RANK
 from tests.games import test_conformance as conformance
 
 SPEC = find_game("vingt-down")
@@ -163,10 +164,10 @@ def test_follow_suit_else_must_trump_else_any_and_no_duty_to_overtrump():
 
 
 def test_trick_winner_table():
-    assert trick_winner([(0, "AC"), (1, "7S"), (2, "KC"), (3, "AH")], "S") == 1
-    assert trick_winner([(0, "9C"), (1, "AH"), (2, "KC"), (3, "10C")], "S") == 2
-    assert trick_winner([(0, "8S"), (1, "AH"), (2, "JS")], "S") == 2
-    assert trick_winner([(0, "7D"), (1, "AC"), (2, "AH")], None) == 0
+    assert trick_winner([(0, "AC"), (1, "7S"), (2, "KC"), (3, "AH")], "S", RANK) == 1
+    assert trick_winner([(0, "9C"), (1, "AH"), (2, "KC"), (3, "10C")], "S", RANK) == 2
+    assert trick_winner([(0, "8S"), (1, "AH"), (2, "JS")], "S", RANK) == 2, "3 in a trick"
+    assert trick_winner([(0, "10D"), (1, "AC"), (2, "AH"), (3, "JD")], "S", RANK) == 3
 
 
 def test_the_exchange_counts_are_public_discards_and_drawn_cards_private():
