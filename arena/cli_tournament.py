@@ -18,7 +18,7 @@ from arena.games import GameError, find_game
 from arena.render import Progress, show_progress, standings_tables
 from arena.store import ResultStore, StoreError, StoredMatch
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
-from arena.tournament.runner import RunSummary, TournamentError, run_tournament
+from arena.tournament.runner import RunSummary, TournamentError, run_tournament, unwrapped
 from arena.tournament.schedule import ScheduledMatch, build_schedule
 from arena.tournament.standings import Standings, compute_standings, standings_as_data
 
@@ -69,7 +69,7 @@ def tournament_command(file: str | None, bots: tuple[str, ...], games: str | Non
     console.print(f"tournament {config.name!r}: {len(config.bots)} bots, "
                   f"{len(config.games)} games, {len(schedule)} matches, "
                   f"{config.concurrency} at once; results in {config.results}",
-                  highlight=False, markup=False)
+                  highlight=False, markup=False, soft_wrap=True)
     try:
         summary, interrupted = trio.run(_run, config, schedule, store, console)
         final = compute_standings(store.matches(), [b.name for b in config.bots])
@@ -81,12 +81,12 @@ def tournament_command(file: str | None, bots: tuple[str, ...], games: str | Non
         console.print(standings_tables(final))
     if interrupted:
         console.print(f"stopped: {summary.played} matches played in this run are stored; run the "
-                      "same command again to resume", highlight=False, markup=False)
+                      "same command again to resume", highlight=False, markup=False, soft_wrap=True)
         sys.exit(EXIT_INTERRUPTED)
     console.print(f"done: {summary.played} played, {summary.skipped} already stored, "
                   f"{summary.aborted} aborted (run again to replay them); "
                   f"{summary.started_processes} bot processes started",
-                  highlight=False, markup=False)
+                  highlight=False, markup=False, soft_wrap=True)
 
 
 def _config(file: str | None, bots: tuple[str, ...], games: str | None, deals: int | None,
@@ -151,7 +151,8 @@ async def _run(config: TournamentConfig, schedule: list[ScheduledMatch], store: 
 
     interrupted = False
     summary = RunSummary()
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals, \
+            unwrapped(TournamentError):
         async with trio.open_nursery() as nursery:
             async def stop_on_signal() -> None:
                 nonlocal interrupted

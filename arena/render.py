@@ -55,7 +55,7 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
     if with_scores:
         table.add_column("score", justify="right")
         table.add_column("dup", justify="right")
-    table.add_column("rating (mu ± sigma)", justify="right")
+    table.add_column("rating", justify="right")
     table.add_column("faults")
     table.add_column("ms", justify="right")
     for rank, row in enumerate(rows, start=1):

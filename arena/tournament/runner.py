@@ -136,7 +136,7 @@ class BotPool:
 
 
 @contextmanager
-def _unwrapped(kind: type[Exception]) -> Iterator[None]:
+def unwrapped(kind: type[Exception]) -> Iterator[None]:
     """Raise the first ``kind`` error out of a nursery's exception group as itself."""
     try:
         yield
@@ -200,7 +200,7 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
             limiter.release_on_behalf_of(match.match_id)
 
     try:
-        with _unwrapped(TournamentError):
+        with unwrapped(TournamentError):
             await pool.warm_up()
             async with trio.open_nursery() as nursery:
                 for match in todo:
