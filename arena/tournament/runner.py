@@ -86,7 +86,7 @@ class BotPool:
         except BotStartupError:
             self._failures[name] += 1
             if self._failures[name] >= STARTUP_FAILURES_TO_STOP:
-                raise TournamentError(f"bot {name!r} failed to start {self._failures[name]} times "
+                raise TournamentError(f"bot {name} failed to start {self._failures[name]} times "
                                       "in a row; fix it and run again (finished matches are "
                                       "kept)") from None
             raise

@@ -37,7 +37,7 @@ class Bots:
     async def start(self, spec, *, time_control, log_dir):
         await trio.sleep(0.05)
         if spec.name in self.refuse:
-            raise BotStartupError(f"bot {spec.name!r}: exited before ready (exit status 1)")
+            raise BotStartupError(spec.name, "exited before ready (exit status 1)")
         bot = FakeBot(spec)
         self.started.append(bot)
         return bot
@@ -169,7 +169,7 @@ async def test_a_bot_that_cannot_start_stops_the_tournament_before_any_match(tmp
     config = make_config(tmp_path)
     bots = Bots(refuse={"c"})
     with open_store(config) as store:
-        with pytest.raises(TournamentError, match="bot 'c': exited before ready"):
+        with pytest.raises(TournamentError, match="bot c: exited before ready"):
             await run_tournament(config, schedule_of(config), store, Progress(total=0),
                                  start_bot=bots.start, play=referee())
         assert store.completed_ids() == set()
@@ -188,10 +188,10 @@ async def test_a_bot_that_stops_starting_later_fails_its_matches_then_the_tourna
         return await bots.start(spec, **kwargs)
 
     with open_store(config) as store:
-        with pytest.raises(TournamentError, match="bot 'c' failed to start 3 times in a row"):
+        with pytest.raises(TournamentError, match="bot c failed to start 3 times in a row"):
             await run_tournament(config, schedule_of(config), store, Progress(total=0),
                                  start_bot=start, play=play)
         assert len(store.completed_ids()) == 1
         assert [m.reason for m in store.matches(include_aborted=True) if not m.completed] == [
-            "a bot did not start: bot 'c': exited before ready (exit status 1)"] * 2
+            "a bot did not start: bot c: exited before ready (exit status 1)"] * 2
     assert all(bot.closed for bot in bots.started)
