@@ -1,18 +1,27 @@
 """The zoo's catalogue: every hostile bot in this folder, how to start it, and what it must cost it.
 
-Shared by tests/untrusted/test_zoo.py and benchmarks/zoo.py. Each entry names the fault kinds the referee
-must record against that bot (empty: it must play its matches without a fault, however rude it is
-to its own process) and whether it must fail to start.
+Shared by tests/untrusted/test_zoo.py and benchmarks/zoo.py. Each entry names the fault kinds the
+referee must record against that bot (empty: it must play its matches without a fault, however rude
+it is to its own process) and whether it must fail to start. :func:`run_zoo_tournament` plays a
+tournament of the zoo and the honest bots; :func:`zoo_match_problems` checks one of its matches.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.bots import BotSpec
-from arena.results import FaultKind
+from arena.clock import TimeControl
+from arena.record import ReplayError, replay_record
+from arena.render import Progress
+from arena.results import FaultKind, MatchResult
+from arena.store import ResultStore, StoredMatch
+from arena.tournament.config import TournamentConfig
+from arena.tournament.runner import RunSummary, run_tournament
+from arena.tournament.schedule import GamePlan, build_schedule
 
 BOTS_DIR = Path(__file__).resolve().parent
 # Each bot process carries this variable (value: a token per run), so a scan of /proc finds every
@@ -26,6 +35,7 @@ class ZooBot:
     script: str
     args: tuple[str, ...] = ()
     faults: frozenset[FaultKind] = frozenset()   # the only kinds allowed, and at least one of them
+    required: FaultKind | None = None            # a kind that must be among them in every match
     fails_to_start: bool = False
     forfeits: bool = False                       # the referee must give up on it within the match
     memory_mb: int | None = None
@@ -61,8 +71,9 @@ ZOO = (
     ZooBot("forking", "forking_bot.py"),
     ZooBot("escaping-fork", "forking_bot.py", ("escape",)),
     ZooBot("daemonizing-fork", "forking_bot.py", ("daemon",)),
-    ZooBot("memory-hog", "memory_hog_bot.py", faults=kinds(FaultKind.CRASH), forfeits=True,
-           memory_mb=256),
+    # Filling 256 MB may outlast a decision on a busy machine: a timeout may come before the crash.
+    ZooBot("memory-hog", "memory_hog_bot.py", faults=kinds(FaultKind.CRASH, FaultKind.TIMEOUT),
+           required=FaultKind.CRASH, forfeits=True, memory_mb=256),
     ZooBot("sigterm-ignoring", "sigterm_ignoring_bot.py"),
     ZooBot("closed-stdout", "closed_stdout_bot.py", faults=kinds(FaultKind.CRASH), forfeits=True),
     ZooBot("exit-at-once", "exit_at_once_bot.py", faults=kinds(FaultKind.STARTUP),
@@ -97,3 +108,71 @@ def peak_rss_mb() -> float:
         if line.startswith("VmHWM:"):
             return int(line.split()[1]) / 1024
     raise RuntimeError("no VmHWM in /proc/self/status")
+
+
+# Short limits keep the zoo quick; the margin is generous so that honest bots on a loaded machine
+# are never late (the late bot oversleeps decision + margin + 300 ms on purpose).
+ZOO_TIME_CONTROL = TimeControl(decision_ms=200, margin_ms=500, startup_ms=15000)
+BY_NAME = {bot.name: bot for bot in (*HONEST, *ZOO)}
+
+
+def zoo_match_problems(match: StoredMatch | MatchResult) -> list[str]:
+    """What is wrong with one match of zoo bots (stored or just played): not completed, scores the
+    rules do not give, a fault of a kind the catalogue does not expect, a forfeit that should (not)
+    be, a fault message that does not name its bot."""
+    problems = []
+    if isinstance(match, StoredMatch):
+        ending = "completed" if match.completed else f"{match.status}: {match.reason}"
+    else:
+        ending = match.termination
+    if ending != "completed":
+        return [f"{match.match_id}: not completed: {ending}"]
+    if match.record_path is not None:
+        try:
+            replayed = replay_record(Path(match.record_path))
+        except ReplayError as error:
+            problems.append(f"{match.match_id}: the record does not replay: {error}")
+        else:
+            if tuple(replayed.state.result().scores) != tuple(match.scores):
+                problems.append(f"{match.match_id}: scores {match.scores} are not the rules'")
+    for seat, name in enumerate(match.bots):
+        bot = BY_NAME[name]
+        kinds = {FaultKind(f.kind) for f in match.faults if f.seat == seat}
+        if not kinds <= bot.faults:
+            problems.append(f"{match.match_id}: {name} (seat {seat}) charged {sorted(kinds)}, "
+                            f"expected only {sorted(bot.faults) or 'none'}")
+        if bot.faults and not kinds:
+            problems.append(f"{match.match_id}: {name} (seat {seat}) got away without a fault")
+        if bot.required is not None and bot.required not in kinds:
+            problems.append(f"{match.match_id}: {name} (seat {seat}) was not charged "
+                            f"{bot.required}: {sorted(kinds)}")
+        if (seat in match.forfeited) != bot.forfeits:
+            problems.append(f"{match.match_id}: {name} (seat {seat}) forfeited: "
+                            f"{seat in match.forfeited}, expected {bot.forfeits}")
+    problems += [f"{match.match_id}: fault message does not name {f.bot}: {f.message}"
+                 for f in match.faults if f.bot != match.bots[f.seat] or f.bot not in f.message]
+    return problems
+
+
+async def run_zoo_tournament(output: Path, mark: str, *, tables: int = 20, concurrency: int = 2,
+                             seed: int = 1, include: tuple[str, ...] | None = None
+                             ) -> tuple[RunSummary, list[StoredMatch], float]:
+    """Alles oder Nichts for 3 between both honest bots and every zoo bot that can start (or
+    those named in ``include``), one deal per table; returns the run summary, the stored matches
+    and the wall time in seconds."""
+    chosen = [bot for bot in ZOO if not bot.fails_to_start] if include is None else [
+        BY_NAME[name] for name in include]
+    bots = tuple(bot.spec(mark) for bot in (*HONEST, *chosen))
+    config = TournamentConfig(
+        name="zoo", seed=seed, bots=bots, seating="single", concurrency=concurrency,
+        games=(GamePlan("aon", "alles-oder-nichts", 3, deals=1, max_tables=tables),),
+        time_control=ZOO_TIME_CONTROL, match_time_limit_s=120, output=output,
+        results=output / "results.sqlite", records=True)
+    schedule = build_schedule(config.seed, [bot.name for bot in bots], config.games, config.seating)
+    began = time.perf_counter()
+    with ResultStore.open_for_run(config.results, name=config.name,
+                                  fingerprint=config.fingerprint(),
+                                  definition=config.definition()) as store:
+        summary = await run_tournament(config, schedule, store, Progress(total=0))
+        matches = store.matches(include_aborted=True)
+    return summary, matches, time.perf_counter() - began
