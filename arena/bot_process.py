@@ -15,7 +15,8 @@ What a real bot gets (SPEC.md section 7):
   plus ``BotSpec.env``, plus ``ARENA_BOT_TOKEN`` (a random mark by which close() also finds
   processes that left the session and lost their parent); its working directory is ``BotSpec.cwd`` or that temporary directory;
 - optionally ``sandbox="bwrap"``: no network, the whole file system read-only (the bot's folder too),
-  a private writable ``/tmp`` (HOME and TMPDIR point into it), an empty ``/run`` (no service
+  a private writable ``/tmp`` of at most 4 x ``file_mb`` (HOME and TMPDIR point into it) and
+  ``/dev/shm`` of at most ``file_mb`` (both are memory), an empty read-only ``/run`` (no service
   sockets), its own PID namespace.
 
 Standard error goes to ``<log_dir>/<bot>-<pid>.stderr.log``, capped (``STDERR_CAP_BYTES``); the pipe is
@@ -49,6 +50,7 @@ from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 DEFAULT_MEMORY_MB = 4096
 DEFAULT_CPU_SECONDS = 3600
 DEFAULT_FILE_MB = 64
+TMP_SIZE_FACTOR = 4          # the sandbox's private /tmp holds this many times file_mb
 STDERR_CAP_BYTES = 1 << 20
 CLOSE_GRACE_S = 1.0          # after bye, how long a bot may take to exit before it is killed
 BWRAP = "bwrap"
@@ -218,11 +220,16 @@ async def check_bwrap() -> str | None:
     return _bwrap_problem or None
 
 
-def _bwrap_args(bot_dir: str, workdir: str) -> list[str]:
-    # /run is hidden too: the Unix sockets of system and user services live there (the Docker
-    # and D-Bus sockets...), and --unshare-net does not cover sockets in the file system.
-    return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--tmpfs", "/run",
+def _bwrap_args(bot_dir: str, workdir: str, file_mb: int = DEFAULT_FILE_MB) -> list[str]:
+    # The writable places are tmpfs, which is memory outside the bot's address-space limit: each
+    # gets a size (/tmp 4 x file_mb, /dev/shm file_mb) and /dev itself is read-only. /run is an
+    # empty read-only tmpfs: the Unix sockets of system and user services live there (Docker,
+    # D-Bus...), and --unshare-net does not cover sockets in the file system.
+    size = file_mb * 1024 * 1024
+    return ["--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
+            "--size", str(size), "--tmpfs", "/dev/shm", "--proc", "/proc",
+            "--size", str(TMP_SIZE_FACTOR * size), "--tmpfs", "/tmp",
+            "--tmpfs", "/run", "--remount-ro", "/run",
             "--dir", "/tmp/home", "--dir", "/tmp/tmp", "--ro-bind", bot_dir, bot_dir,
             "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
             "--unshare-uts", "--die-with-parent", "--new-session"]
@@ -423,7 +430,8 @@ class BotProcess:
             home, tmp = "/tmp/home", "/tmp/tmp"
             bot_dir = workdir if spec.cwd else "/tmp"
             sandbox_workdir = workdir if spec.cwd else "/tmp"
-            argv = [BWRAP, *_bwrap_args(bot_dir, sandbox_workdir), "--", *argv]
+            argv = [BWRAP, *_bwrap_args(bot_dir, sandbox_workdir, spec.file_mb or DEFAULT_FILE_MB),
+                    "--", *argv]
         else:
             home, tmp = os.path.join(private, "home"), os.path.join(private, "tmp")
         env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),

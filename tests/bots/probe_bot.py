@@ -3,6 +3,7 @@
     probe_bot.py report [PORT] [PATH ...]   report, then play honestly
     probe_bot.py cpu                        at the first request, burn CPU without end
     probe_bot.py file                       at the first request, write a file without end (in TMPDIR)
+    probe_bot.py fill DIR ...               report how many MB it could store in each DIR (up to 1 GB)
 
 ``report`` says ready with a JSON report as its version: its environment, working directory, process
 group and session, resource limits, whether it could connect to 127.0.0.1:PORT, for each PATH
@@ -65,6 +66,30 @@ def report(args):
     return json.dumps(found)
 
 
+def fill(folders):
+    """MB stored in each folder: files of up to 1 MB each, written until one fails (full,
+    read-only, forbidden) or 1 GB is reached; then they are removed again."""
+    block = b"x" * (1 << 20)
+    stored = {}
+    for folder in folders:
+        written, paths = 0, []
+        try:
+            while written < 1024:
+                paths.append(os.path.join(folder, f"probe-fill-{written}"))
+                with open(paths[-1], "wb") as out:
+                    out.write(block)
+                written += 1
+        except OSError:
+            pass
+        for path in paths:
+            try:
+                os.remove(path)
+            except OSError:
+                pass
+        stored[folder] = written
+    return json.dumps(stored)
+
+
 def burn_cpu(request, hello):
     while True:
         pass
@@ -81,6 +106,8 @@ def fill_file(request, hello):
 mode, args = sys.argv[1], sys.argv[2:]
 if mode == "report":
     play(lambda request, hello: answer(request), "probe", version=report(args))
+elif mode == "fill":
+    play(lambda request, hello: answer(request), "filler", version=fill(args))
 elif mode == "cpu":
     play(burn_cpu, "cpu-burner")
 elif mode == "file":

@@ -120,6 +120,17 @@ async def test_the_sandbox_blocks_network_and_writes_outside_its_tmp(bwrap, tmp_
     assert list(folder.glob("tmp*")) == [] and list(outside.iterdir()) == []
 
 
+async def test_the_sandbox_bounds_what_a_bot_can_store_in_memory_backed_folders(bwrap, tmp_path):
+    """tmpfs is memory the address-space limit does not count: each writable one is bounded."""
+    spec = BotSpec("filler", (sys.executable, str(BOTS / "probe_bot.py"), "fill", "/tmp/tmp",
+                              "/dev/shm", "/dev", "/run"),
+                   cwd=str(BOTS), sandbox="bwrap", file_mb=4)
+    stored = await report_of(spec, tmp_path)
+    assert 8 <= stored["/tmp/tmp"] <= 16          # 4 x file_mb, less what the bot's files use
+    assert 2 <= stored["/dev/shm"] <= 4
+    assert stored["/dev"] == 0 and stored["/run"] == 0
+
+
 async def test_the_sandbox_hides_service_sockets_under_run(bwrap, tmp_path):
     """Sockets under /run (D-Bus, Docker, systemd) would let a bot act outside the sandbox."""
     try:
