@@ -17,7 +17,7 @@ What a real bot gets (SPEC.md section 7):
 - optionally ``sandbox="bwrap"``: no network, the whole file system read-only (the bot's folder too),
   a private writable ``/tmp`` of at most 4 x ``file_mb`` (HOME and TMPDIR point into it) and
   ``/dev/shm`` of at most ``file_mb`` (both are memory), an empty read-only ``/run`` (no service
-  sockets), its own PID namespace.
+  sockets), its own PID namespace, no capabilities (also when the organiser is root).
 
 Standard error goes to ``<log_dir>/<bot>-<pid>.stderr.log``, capped (``STDERR_CAP_BYTES``); the pipe is
 drained to the end even past the cap, so a bot never blocks on it.
@@ -232,7 +232,9 @@ def _bwrap_args(bot_dir: str, workdir: str, file_mb: int = DEFAULT_FILE_MB) -> l
             "--tmpfs", "/run", "--remount-ro", "/run",
             "--dir", "/tmp/home", "--dir", "/tmp/tmp", "--ro-bind", bot_dir, bot_dir,
             "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
-            "--unshare-uts", "--die-with-parent", "--new-session"]
+            "--unshare-uts", "--die-with-parent", "--new-session",
+            # Run by root, bwrap would pass on every capability: the bot could remount / writable.
+            "--cap-drop", "ALL"]
 
 
 class ProcessTransport:

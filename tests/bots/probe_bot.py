@@ -5,10 +5,10 @@
     probe_bot.py file                       at the first request, write a file without end (in TMPDIR)
     probe_bot.py fill DIR ...               report how many MB it could store in each DIR (up to 1 GB)
 
-``report`` says ready with a JSON report as its version: its environment, working directory, process
-group and session, resource limits, whether it could connect to 127.0.0.1:PORT, for each PATH
-whether it could create a file there (a PATH ending in ``.sock`` is a Unix socket to connect to
-instead), and whether it could write in TMPDIR.
+``report`` says ready with a JSON report as its version: its environment, working directory,
+process group and session, resource limits, effective capabilities, whether it could connect to
+127.0.0.1:PORT, for each PATH whether it could create a file there (a PATH ending in ``.sock`` is a
+Unix socket to connect to instead), and whether it could write in TMPDIR.
 """
 
 import json
@@ -47,6 +47,12 @@ def can_write(folder):
         return False
 
 
+def capabilities():
+    """The effective capability mask, as hex text (from /proc/self/status)."""
+    with open("/proc/self/status") as status:
+        return next(line.split()[1] for line in status if line.startswith("CapEff:"))
+
+
 def report(args):
     port = int(args[0]) if args else None
     limits = {name: resource.getrlimit(getattr(resource, name))
@@ -62,6 +68,7 @@ def report(args):
         "reachable": {path: (can_reach_socket if path.endswith(".sock") else can_write)(path)
                       for path in args[1:]},
         "tmpdir_writable": can_write(tempfile.gettempdir()),
+        "capabilities": capabilities(),
     }
     return json.dumps(found)
 

@@ -117,6 +117,7 @@ async def test_the_sandbox_blocks_network_and_writes_outside_its_tmp(bwrap, tmp_
     assert boxed["env"]["HOME"].startswith("/tmp/") and boxed["env"]["TMPDIR"].startswith("/tmp/")
     assert boxed["cwd"] == str(folder)
     assert boxed["limits"]["RLIMIT_CORE"] == [0, 0]
+    assert int(boxed["capabilities"], 16) == 0, "root's capabilities reached the sandbox"
     assert list(folder.glob("tmp*")) == [] and list(outside.iterdir()) == []
 
 
