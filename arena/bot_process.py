@@ -26,6 +26,7 @@ drained to the end even past the cap, so a bot never blocks on it.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import os
 import re
 import resource
@@ -180,6 +181,20 @@ def kill_everything(leader: int, token: str | None = None) -> None:
 def _kill_leftovers() -> None:
     for leader, token in list(_LIVE_GROUPS.items()):
         kill_everything(leader, token)
+
+
+PR_SET_DUMPABLE = 4
+
+
+def protect_referee() -> None:
+    """Make this process non-dumpable, so that processes of the same user (bots run without the
+    sandbox) cannot read its memory (every hand is there) or its environment through /proc or
+    ptrace. Root keeps that power (CAP_SYS_PTRACE): run untrusted bots as an ordinary user or in
+    the sandbox. Bots are not affected: exec makes a process dumpable again."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):     # not Linux: nothing to protect this way
+        pass
 
 
 def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int):
@@ -419,6 +434,7 @@ class BotProcess:
         """
         log_dir = Path(log_dir)
         log_dir.mkdir(parents=True, exist_ok=True)
+        protect_referee()
         if spec.sandbox == "bwrap":
             problem = await check_bwrap()
             if problem:

@@ -6,9 +6,10 @@
     probe_bot.py fill DIR ...               report how many MB it could store in each DIR (up to 1 GB)
 
 ``report`` says ready with a JSON report as its version: its environment, working directory,
-process group and session, resource limits, effective capabilities, whether it could connect to
-127.0.0.1:PORT, for each PATH whether it could create a file there (a PATH ending in ``.sock`` is a
-Unix socket to connect to instead), and whether it could write in TMPDIR.
+process group and session, resource limits, effective capabilities, whether it could read its
+parent's memory, whether it could connect to 127.0.0.1:PORT, for each PATH whether it could create
+a file there (a PATH ending in ``.sock`` is a Unix socket to connect to instead), and whether it
+could write in TMPDIR.
 """
 
 import json
@@ -53,6 +54,19 @@ def capabilities():
         return next(line.split()[1] for line in status if line.startswith("CapEff:"))
 
 
+def can_read_parent_memory():
+    """Whether the first mapped bytes of the parent (the referee, unsandboxed) can be read."""
+    parent = os.getppid()
+    try:
+        with open(f"/proc/{parent}/maps") as maps:
+            start = int(maps.readline().split("-")[0], 16)
+        with open(f"/proc/{parent}/mem", "rb") as memory:
+            memory.seek(start)
+            return len(memory.read(16)) == 16
+    except (OSError, ValueError):
+        return False
+
+
 def report(args):
     port = int(args[0]) if args else None
     limits = {name: resource.getrlimit(getattr(resource, name))
@@ -69,6 +83,7 @@ def report(args):
                       for path in args[1:]},
         "tmpdir_writable": can_write(tempfile.gettempdir()),
         "capabilities": capabilities(),
+        "parent_memory_readable": can_read_parent_memory(),
     }
     return json.dumps(found)
 

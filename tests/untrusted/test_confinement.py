@@ -68,6 +68,16 @@ async def test_the_file_size_limit_stops_a_filling_bot(tmp_path):
     assert "SIGXFSZ" in message or "File too large" in message, message
 
 
+async def test_an_unsandboxed_bot_cannot_read_the_referees_memory(tmp_path):
+    """Every hand is in the referee's memory; a bot runs as the same user (without the sandbox)."""
+    import ctypes
+    report = await report_of(probe("report", cwd=str(BOTS)), tmp_path)
+    assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 0, "the referee is still dumpable"  # GET
+    if os.geteuid() == 0:
+        pytest.skip("run as root, which reads any process's memory (CAP_SYS_PTRACE) anyway")
+    assert report["parent_memory_readable"] is False
+
+
 # -- the sandbox ---------------------------------------------------------------------------------
 
 @pytest.fixture
