@@ -8,6 +8,7 @@ the sandbox is off (so a probe that can never succeed cannot pass for a sandbox 
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
 import shutil
@@ -35,6 +36,7 @@ sys.path.insert(0, str(BOTS))
 from zoo_catalogue import HONEST, MARK, ZOO, leftover_processes  # noqa: E402
 
 GAME = find_game("alles-oder-nichts")
+PR_GET_DUMPABLE = 3
 SLOW = TimeControl(decision_ms=20000, margin_ms=100, startup_ms=20000)
 
 
@@ -68,13 +70,17 @@ async def test_the_file_size_limit_stops_a_filling_bot(tmp_path):
     assert "SIGXFSZ" in message or "File too large" in message, message
 
 
+async def test_the_referee_is_not_dumpable_once_it_started_a_bot(tmp_path):
+    bot = await BotProcess.start(probe("report", cwd=str(BOTS)), time_control=SLOW, log_dir=tmp_path)
+    await bot.close()
+    assert ctypes.CDLL(None).prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="run as root, which reads any process's memory "
+                                              "(CAP_SYS_PTRACE) whatever the referee does")
 async def test_an_unsandboxed_bot_cannot_read_the_referees_memory(tmp_path):
-    """Every hand is in the referee's memory; a bot runs as the same user (without the sandbox)."""
-    import ctypes
+    """Every hand is in the referee's memory; without the sandbox a bot runs as the same user."""
     report = await report_of(probe("report", cwd=str(BOTS)), tmp_path)
-    assert ctypes.CDLL(None).prctl(3, 0, 0, 0, 0) == 0, "the referee is still dumpable"  # GET
-    if os.geteuid() == 0:
-        pytest.skip("run as root, which reads any process's memory (CAP_SYS_PTRACE) anyway")
     assert report["parent_memory_readable"] is False
 
 
