@@ -13,7 +13,9 @@ What a real bot gets (SPEC.md section 7):
   whole life), file size (default 64 MiB), no core dumps;
 - a minimal environment: PATH, LANG, a private HOME and TMPDIR in a per-bot temporary directory,
   plus ``BotSpec.env``, plus ``ARENA_BOT_TOKEN`` (a random mark by which close() also finds
-  processes that left the session and lost their parent); its working directory is ``BotSpec.cwd`` or that temporary directory;
+  processes that left the session and lost their parent); its working directory is
+  ``BotSpec.cwd`` or that temporary directory;
+- the referee itself is made non-dumpable, so a bot of the same user cannot read its memory;
 - optionally ``sandbox="bwrap"``: no network, the whole file system read-only (the bot's folder too),
   a private writable ``/tmp`` of at most 4 x ``file_mb`` (HOME and TMPDIR point into it) and
   ``/dev/shm`` of at most ``file_mb`` (both are memory), an empty read-only ``/run`` (no service
@@ -162,7 +164,8 @@ def kill_everything(leader: int, token: str | None = None) -> None:
     """SIGKILL the bot's process group, session, descendants and every process carrying its token
     (a few rounds, against forks)."""
     for _ in range(5):
-        # Find the tree before killing: once the leader dies, an escaped child's parent link is gone.
+        # Find the tree before killing: once the leader dies, an escaped child's parent link
+        # is gone.
         pids = related_pids(leader, token)
         try:
             os.killpg(leader, signal.SIGKILL)

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "bots")]
 
 import trio  # noqa: E402
-from zoo_catalogue import leftover_processes, peak_rss_mb, run_zoo_tournament, zoo_match_problems  # noqa: E402
+from zoo_catalogue import (leftover_processes, peak_rss_mb, run_zoo_tournament,  # noqa: E402
+                           zoo_match_problems)
 
 
 def reset_peak_rss() -> bool:

@@ -26,8 +26,9 @@ def answer(request, index=0):
 
 
 def play(choose, name, on_message=None, version=""):
-    """Say ready (with ``name`` and ``version``) to hello, answer each request with ``choose(request, hello)`` (None: no answer),
-    and return at bye or end of input. ``on_message(message)`` sees every message first."""
+    """Say ready (with ``name`` and ``version``) to hello, answer each request with
+    ``choose(request, hello)`` (None: no answer), and return at bye or end of input.
+    ``on_message(message)`` sees every message first."""
     hello = None
     for message in messages():
         if on_message is not None:

@@ -2,8 +2,8 @@
 
     probe_bot.py report [PORT] [PATH ...]   report, then play honestly
     probe_bot.py cpu                        at the first request, burn CPU without end
-    probe_bot.py file                       at the first request, write a file without end (in TMPDIR)
-    probe_bot.py fill DIR ...               report how many MB it could store in each DIR (up to 1 GB)
+    probe_bot.py file                       at the first request, write a file without end
+    probe_bot.py fill DIR ...               report how many MB it could store in each DIR
 
 ``report`` says ready with a JSON report as its version: its environment, working directory,
 process group and session, resource limits, effective capabilities, whether it could read its
@@ -70,7 +70,8 @@ def can_read_parent_memory():
 def report(args):
     port = int(args[0]) if args else None
     limits = {name: resource.getrlimit(getattr(resource, name))
-              for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE", "RLIMIT_NPROC")}
+              for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE",
+                           "RLIMIT_NPROC")}
     found = {
         "env": dict(os.environ),
         "cwd": os.getcwd(),

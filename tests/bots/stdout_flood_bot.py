@@ -1,4 +1,4 @@
-"""At its first request, writes one endless line to stdout (never a newline) until the pipe closes."""
+"""At its first request, writes one endless line to stdout (no newline ever) until the pipe closes."""
 
 import sys
 

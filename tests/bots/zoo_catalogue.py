@@ -41,8 +41,9 @@ class ZooBot:
     memory_mb: int | None = None
 
     def spec(self, mark: str, **overrides) -> BotSpec:
-        return BotSpec(name=self.name, argv=(sys.executable, str(BOTS_DIR / self.script), *self.args),
-                       cwd=str(BOTS_DIR), env=((MARK, mark),), memory_mb=self.memory_mb, **overrides)
+        argv = (sys.executable, str(BOTS_DIR / self.script), *self.args)
+        return BotSpec(name=self.name, argv=argv, cwd=str(BOTS_DIR), env=((MARK, mark),),
+                       memory_mb=self.memory_mb, **overrides)
 
 
 def kinds(*names: FaultKind) -> frozenset[FaultKind]:
@@ -61,8 +62,8 @@ ZOO = (
     ZooBot("crash", "crash_bot.py", faults=kinds(FaultKind.CRASH), forfeits=True),
     ZooBot("garbage", "garbage_bot.py", faults=kinds(FaultKind.MALFORMED), forfeits=True),
     # The rest of an endless line is skipped until the deadline: a timeout after the first fault.
-    ZooBot("stdout-flood", "stdout_flood_bot.py", faults=kinds(FaultKind.MALFORMED, FaultKind.TIMEOUT),
-           forfeits=True),
+    ZooBot("stdout-flood", "stdout_flood_bot.py",
+           faults=kinds(FaultKind.MALFORMED, FaultKind.TIMEOUT), forfeits=True),
     ZooBot("stderr-flood", "stderr_flood_bot.py"),
     ZooBot("illegal", "illegal_bot.py", faults=kinds(FaultKind.ILLEGAL), forfeits=True),
     ZooBot("stale-id", "wrong_id_bot.py", ("stale",)),   # stale answers are skipped: no fault
@@ -78,7 +79,8 @@ ZOO = (
     ZooBot("closed-stdout", "closed_stdout_bot.py", faults=kinds(FaultKind.CRASH), forfeits=True),
     ZooBot("exit-at-once", "exit_at_once_bot.py", faults=kinds(FaultKind.STARTUP),
            fails_to_start=True),
-    ZooBot("enormous-json", "enormous_json_bot.py", faults=kinds(FaultKind.MALFORMED), forfeits=True),
+    ZooBot("enormous-json", "enormous_json_bot.py", faults=kinds(FaultKind.MALFORMED),
+           forfeits=True),
 )
 
 

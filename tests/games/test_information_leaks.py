@@ -130,7 +130,7 @@ def place_of(state) -> dict[str, str]:
 class FuzzReport:
     samples: int = 0          # (prefix, seat) pairs drawn
     compared: int = 0         # replays that moved at least one hidden card to another place
-    skipped: int = 0          # no hidden cards to move, or every rearrangement made the prefix illegal
+    skipped: int = 0          # nothing hidden to move, or every rearrangement broke the prefix
     leaks: list[str] = field(default_factory=list)
 
 
@@ -211,13 +211,14 @@ def test_no_seat_learns_where_hidden_cards_are(spec, players):
         f"hidden card and replay the actions; the fuzzer is too weak for this game")
 
 
-# -- the fuzzer finds leaks that were put in on purpose ---------------------------------------------
+# -- the fuzzer finds leaks that were put in on purpose -------------------------------------------
 
 def leaky(monkeypatch, spec: GameSpec, view: Callable | None = None, emit: Callable | None = None):
     cls = spec.state_class
     if view is not None:
         original_view = cls.view
-        monkeypatch.setattr(cls, "view", lambda self, seat: view(self, seat, original_view(self, seat)))
+        monkeypatch.setattr(cls, "view",
+                            lambda self, seat: view(self, seat, original_view(self, seat)))
     if emit is not None:
         original_emit = cls.emit
         monkeypatch.setattr(cls, "emit", lambda self, data, audience=None:
@@ -226,8 +227,9 @@ def leaky(monkeypatch, spec: GameSpec, view: Callable | None = None, emit: Calla
 
 def first_card_of_next_hand(state, seat, view):
     """Leaks one hidden card: the lowest card of the next seat's hand."""
-    if seat is not None and state.card_locations()[f"hand {(seat + 1) % state.players}"]:
-        view = dict(view, peek=sorted(state.card_locations()[f"hand {(seat + 1) % state.players}"])[0])
+    hand = state.card_locations()[f"hand {(seat + 1) % state.players}"] if seat is not None else []
+    if hand:
+        view = dict(view, peek=sorted(hand)[0])
     return view
 
 

@@ -71,7 +71,8 @@ async def test_the_file_size_limit_stops_a_filling_bot(tmp_path):
 
 
 async def test_the_referee_is_not_dumpable_once_it_started_a_bot(tmp_path):
-    bot = await BotProcess.start(probe("report", cwd=str(BOTS)), time_control=SLOW, log_dir=tmp_path)
+    bot = await BotProcess.start(probe("report", cwd=str(BOTS)), time_control=SLOW,
+                                 log_dir=tmp_path)
     await bot.close()
     assert ctypes.CDLL(None).prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0
 
@@ -174,7 +175,8 @@ def processes_running(argument: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and argument.encode() in (entry / "cmdline").read_bytes().split(b"\0"):
+            if entry.name.isdigit() and argument.encode() in (
+                    entry / "cmdline").read_bytes().split(b"\0"):
                 stat = (entry / "stat").read_text()
                 if stat[stat.rindex(")") + 2] != "Z":
                     found.append(int(entry.name))

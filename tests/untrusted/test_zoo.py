@@ -71,7 +71,8 @@ async def test_a_zoo_bot_cannot_hurt_a_match(zoo_bot, tmp_path):
     bots = []
     try:
         if zoo_bot.fails_to_start:
-            with pytest.raises(BotStartupError, match=f"bot {zoo_bot.name}: ended before saying ready"):
+            with pytest.raises(BotStartupError,
+                               match=f"bot {zoo_bot.name}: ended before saying ready"):
                 await start_bots(specs, tmp_path)
             return
         bots = await start_bots(specs, tmp_path)
@@ -150,7 +151,8 @@ async def test_a_zoo_bot_that_cannot_start_stops_the_tournament_with_its_reason(
     quitter = next(bot for bot in ZOO if bot.fails_to_start)
     mark = uuid.uuid4().hex
     try:
-        with pytest.raises(TournamentError, match=f"^bot {quitter.name}: ended before saying ready"):
+        with pytest.raises(TournamentError,
+                           match=f"^bot {quitter.name}: ended before saying ready"):
             await run_zoo_tournament(tmp_path / "zoo", mark, include=(quitter.name,))
     finally:
         await assert_no_leftovers(mark)
