@@ -104,12 +104,26 @@ def leftover_processes(mark: str) -> list[tuple[int, str]]:
     return found
 
 
+def _status_mb(field: str) -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError(f"no {field} in /proc/self/status")
+
+
 def peak_rss_mb() -> float:
     """This process's peak resident memory (VmHWM) in MB."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    raise RuntimeError("no VmHWM in /proc/self/status")
+    return _status_mb("VmHWM")
+
+
+def start_measuring_rss() -> float:
+    """Reset the peak (VmHWM) to the current resident memory where the kernel allows it (writing 5
+    to clear_refs), and return the baseline a later ``peak_rss_mb()`` is to be compared with."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+        return _status_mb("VmRSS")
+    except OSError:
+        return peak_rss_mb()
 
 
 # Short limits keep the zoo quick; the margin is generous so that honest bots on a loaded machine

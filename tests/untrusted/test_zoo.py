@@ -25,7 +25,8 @@ from arena.tournament.runner import TournamentError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))
 from zoo_catalogue import (HONEST, ZOO, ZOO_TIME_CONTROL, ZooBot, leftover_processes,  # noqa: E402
-                           peak_rss_mb, run_zoo_tournament, zoo_match_problems)
+                           peak_rss_mb, run_zoo_tournament, start_measuring_rss,
+                           zoo_match_problems)
 
 GAME = find_game("alles-oder-nichts")
 CONTROL = ZOO_TIME_CONTROL
@@ -67,7 +68,7 @@ def check_match(result, zoo_bot: ZooBot) -> None:
 async def test_a_zoo_bot_cannot_hurt_a_match(zoo_bot, tmp_path):
     mark = uuid.uuid4().hex
     specs = [zoo_bot.spec(mark), *(bot.spec(mark) for bot in HONEST)]
-    baseline = peak_rss_mb()
+    baseline = start_measuring_rss()
     bots = []
     try:
         if zoo_bot.fails_to_start:
@@ -132,7 +133,7 @@ async def test_a_tournament_of_the_whole_zoo_finishes(tmp_path):
     """Every zoo bot that can start and both honest bots, three tables each: every match completes,
     every fault is of the right kind, no process survives, the referee's memory stays bounded."""
     mark = uuid.uuid4().hex
-    baseline = peak_rss_mb()
+    baseline = start_measuring_rss()
     try:
         summary, matches, _ = await run_zoo_tournament(tmp_path / "zoo", mark)
     finally:
