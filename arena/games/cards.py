@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-MASK64 = (1 << 64) - 1
+TWO64 = 1 << 64
+MASK64 = TWO64 - 1
 
 
 class Rng:
@@ -36,17 +37,35 @@ class Rng:
         """A uniform integer in [0, n): draw until the value falls under the largest multiple of n."""
         if n <= 0:
             raise ValueError("below() needs a positive bound")
-        limit = (1 << 64) - ((1 << 64) % n)
+        limit = TWO64 - TWO64 % n
         while True:
             x = self.next()
             if x < limit:
                 return x % n
 
-    def shuffle(self, items: list) -> None:
-        """Fisher-Yates in place: for i from len-1 down to 1, swap item i with item below(i + 1)."""
-        for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+    def shuffle(self, items: list, count: int | None = None) -> None:
+        """Fisher-Yates in place, from the front: for i from 0 up to count - 1, swap item i with
+        item i + below(len - i). ``count`` defaults to len - 1 (a full shuffle); a game that deals
+        only part of the deck shuffles only the positions it deals (the rest stays hidden).
+
+        The generator is inlined here because dealing is the engines' hottest loop; it draws
+        exactly the values ``below`` would.
+        """
+        size = len(items)
+        state = self.state
+        for i in range(min(size - 1, size - 1 if count is None else count)):
+            n = size - i
+            limit = TWO64 - TWO64 % n
+            while True:
+                state = (state + 0x9E3779B97F4A7C15) & MASK64
+                z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+                z ^= z >> 31
+                if z < limit:
+                    break
+            j = i + z % n
             items[i], items[j] = items[j], items[i]
+        self.state = state
 
     def choice(self, items: Sequence):
         return items[self.below(len(items))]
@@ -74,9 +93,10 @@ class Dealer:
         self.rng = rng
         self.shuffles = 0
 
-    def shuffled(self, cards: Iterable[str]) -> list[str]:
+    def shuffled(self, cards: Iterable[str], count: int | None = None) -> list[str]:
+        """The cards shuffled; with ``count``, only the first ``count`` positions are drawn."""
         deck = list(cards)
-        self.rng.shuffle(deck)
+        self.rng.shuffle(deck, count)
         self.shuffles += 1
         return deck
 
@@ -139,9 +159,9 @@ class StackedDealer(Dealer):
         super().__init__(Rng(seed))
         self.tops = [list(top) for top in tops]
 
-    def shuffled(self, cards: Iterable[str]) -> list[str]:
+    def shuffled(self, cards: Iterable[str], count: int | None = None) -> list[str]:
         if self.shuffles >= len(self.tops):
-            return super().shuffled(cards)
+            return super().shuffled(cards, count)
         deck = list(cards)
         top = self.tops[self.shuffles]
         self.shuffles += 1
