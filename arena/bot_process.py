@@ -120,6 +120,11 @@ def _read_proc_stat(pid: int) -> tuple[int, int, int] | None:
         return None
 
 
+def process_running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    return _read_proc_stat(pid) is not None
+
+
 def _carries_token(pid: int, token: bytes) -> bool:
     try:
         with open(f"/proc/{pid}/environ", "rb") as handle:
@@ -221,7 +226,8 @@ async def check_bwrap() -> str | None:
     global _bwrap_problem
     if _bwrap_problem is False:
         if shutil.which(BWRAP) is None:
-            _bwrap_problem = "sandbox 'bwrap' needs bubblewrap (the `bwrap` program), which is not installed"
+            _bwrap_problem = ("sandbox 'bwrap' needs bubblewrap (the `bwrap` program), "
+                              "which is not installed")
         else:
             try:
                 done = await trio.run_process(
@@ -249,8 +255,7 @@ def _bwrap_args(bot_dir: str, workdir: str, file_mb: int = DEFAULT_FILE_MB) -> l
             "--size", str(TMP_SIZE_FACTOR * size), "--tmpfs", "/tmp",
             "--tmpfs", "/run", "--remount-ro", "/run",
             "--dir", "/tmp/home", "--dir", "/tmp/tmp", "--ro-bind", bot_dir, bot_dir,
-            "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
-            "--unshare-uts", "--die-with-parent", "--new-session",
+            "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
             # Run by root, bwrap would pass on every capability: the bot could remount / writable.
             "--cap-drop", "ALL"]
 
@@ -555,5 +560,5 @@ def _shorten(data: bytes | str, limit: int = 120) -> str:
 
 
 __all__ = ["BotProcess", "BotStartupError", "BotGone", "Transport", "ProcessTransport",
-           "check_bwrap", "kill_everything", "related_pids", "DEFAULT_MEMORY_MB",
+           "check_bwrap", "kill_everything", "process_running", "related_pids", "DEFAULT_MEMORY_MB",
            "DEFAULT_CPU_SECONDS", "DEFAULT_FILE_MB", "STDERR_CAP_BYTES"]
