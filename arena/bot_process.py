@@ -244,7 +244,7 @@ async def check_bwrap() -> str | None:
     return _bwrap_problem or None
 
 
-def _bwrap_args(bot_dir: str, workdir: str, file_mb: int = DEFAULT_FILE_MB) -> list[str]:
+def _bwrap_args(bot_dir: str | None, workdir: str, file_mb: int = DEFAULT_FILE_MB) -> list[str]:
     # The writable places are tmpfs, which is memory outside the bot's address-space limit: each
     # gets a size (/tmp 4 x file_mb, /dev/shm file_mb) and /dev itself is read-only. /run is an
     # empty read-only tmpfs: the Unix sockets of system and user services live there (Docker,
@@ -254,8 +254,10 @@ def _bwrap_args(bot_dir: str, workdir: str, file_mb: int = DEFAULT_FILE_MB) -> l
             "--size", str(size), "--tmpfs", "/dev/shm", "--proc", "/proc",
             "--size", str(TMP_SIZE_FACTOR * size), "--tmpfs", "/tmp",
             "--tmpfs", "/run", "--remount-ro", "/run",
-            "--dir", "/tmp/home", "--dir", "/tmp/tmp", "--ro-bind", bot_dir, bot_dir,
-            "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent", "--new-session",
+            "--dir", "/tmp/home", "--dir", "/tmp/tmp",
+            *(["--ro-bind", bot_dir, bot_dir] if bot_dir else []), "--chdir", workdir,
+            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+            "--die-with-parent", "--new-session",
             # Run by root, bwrap would pass on every capability: the bot could remount / writable.
             "--cap-drop", "ALL"]
 
@@ -447,6 +449,10 @@ class BotProcess:
             problem = await check_bwrap()
             if problem:
                 raise BotStartupError(spec.name, problem)
+            if spec.cwd and os.path.abspath(spec.cwd) in ("/", "/tmp"):
+                # Bound over the sandbox's private /tmp, it would show the organiser's /tmp instead.
+                raise BotStartupError(spec.name, f"sandbox 'bwrap': the bot's folder {spec.cwd!r} "
+                                                 "must not be / or /tmp")
         private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
         os.makedirs(os.path.join(private, "home"))
         os.makedirs(os.path.join(private, "tmp"))
@@ -454,7 +460,8 @@ class BotProcess:
         argv = list(spec.argv)
         if spec.sandbox == "bwrap":
             home, tmp = "/tmp/home", "/tmp/tmp"
-            bot_dir = workdir if spec.cwd else "/tmp"
+            # Without a folder of its own the bot works in its private /tmp: nothing is bound there.
+            bot_dir = workdir if spec.cwd else None
             sandbox_workdir = workdir if spec.cwd else "/tmp"
             argv = [BWRAP, *_bwrap_args(bot_dir, sandbox_workdir, spec.file_mb or DEFAULT_FILE_MB),
                     "--", *argv]

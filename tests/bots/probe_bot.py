@@ -8,8 +8,8 @@
 ``report`` says ready with a JSON report as its version: its environment, working directory,
 process group and session, resource limits, effective capabilities, whether it could read its
 parent's memory, whether it could connect to 127.0.0.1:PORT, for each PATH whether it could create
-a file there (a PATH ending in ``.sock`` is a Unix socket to connect to instead), and whether it
-could write in TMPDIR.
+a file there (a PATH ending in ``.sock`` is a Unix socket to connect to instead), whether it
+could write in TMPDIR, and what /tmp holds.
 """
 
 import json
@@ -83,6 +83,7 @@ def report(args):
         "reachable": {path: (can_reach_socket if path.endswith(".sock") else can_write)(path)
                       for path in args[1:]},
         "tmpdir_writable": can_write(tempfile.gettempdir()),
+        "tmp_listing": sorted(os.listdir("/tmp"))[:20],
         "capabilities": capabilities(),
         "parent_memory_readable": can_read_parent_memory(),
     }

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.bot_process import BotProcess, check_bwrap
+from arena.bot_process import BotProcess, BotStartupError, check_bwrap
 from arena.bots import BotSpec
 from arena.clock import TimeControl
 from arena.games import find_game
@@ -136,6 +136,19 @@ async def test_the_sandbox_blocks_network_and_writes_outside_its_tmp(bwrap, tmp_
     assert boxed["limits"]["RLIMIT_CORE"] == [0, 0]
     assert int(boxed["capabilities"], 16) == 0, "root's capabilities reached the sandbox"
     assert list(folder.glob("tmp*")) == [] and list(outside.iterdir()) == []
+
+
+async def test_a_sandboxed_bot_without_a_folder_works_in_its_own_empty_tmp(bwrap, tmp_path):
+    """No folder to bind: its working directory is its private /tmp, not the organiser's."""
+    report = await report_of(probe("report", sandbox="bwrap"), tmp_path)
+    assert report["cwd"] == "/tmp" and report["tmp_listing"] == ["home", "tmp"]
+    assert report["tmpdir_writable"] is True
+
+
+@pytest.mark.parametrize("folder", ["/", "/tmp"])
+async def test_a_sandboxed_bot_may_not_have_root_or_tmp_as_its_folder(bwrap, tmp_path, folder):
+    with pytest.raises(BotStartupError, match=r"^bot probe: sandbox 'bwrap': the bot's folder"):
+        await report_of(probe("report", cwd=folder, sandbox="bwrap"), tmp_path)
 
 
 async def test_the_sandbox_bounds_what_a_bot_can_store_in_memory_backed_folders(bwrap, tmp_path):
