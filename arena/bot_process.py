@@ -189,7 +189,7 @@ async def check_bwrap() -> str | None:
         else:
             try:
                 done = await trio.run_process(
-                    [BWRAP, *_bwrap_args("/", "/"), "--", "true"],
+                    [BWRAP, *_bwrap_args(None, "/"), "--", "true"],
                     stdin=subprocess.DEVNULL, capture_stdout=True, capture_stderr=True, check=False)
                 if done.returncode == 0:
                     _bwrap_problem = None
@@ -202,9 +202,11 @@ async def check_bwrap() -> str | None:
     return _bwrap_problem or None
 
 
-def _bwrap_args(bot_dir: str, workdir: str) -> list[str]:
+def _bwrap_args(bot_dir: str | None, workdir: str) -> list[str]:
+    """bubblewrap's options: everything read-only, private /tmp, no network, own PID namespace."""
+    own_folder = ["--ro-bind", bot_dir, bot_dir] if bot_dir else []
     return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--dir", "/tmp/home", "--dir", "/tmp/tmp", "--ro-bind", bot_dir, bot_dir,
+            "--dir", "/tmp/home", "--dir", "/tmp/tmp", *own_folder,
             "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
             "--unshare-uts", "--die-with-parent", "--new-session"]
 
@@ -401,9 +403,10 @@ class BotProcess:
         argv = list(spec.argv)
         if spec.sandbox == "bwrap":
             home, tmp = "/tmp/home", "/tmp/tmp"
-            bot_dir = workdir if spec.cwd else "/tmp"
-            sandbox_workdir = workdir if spec.cwd else "/tmp"
-            argv = [BWRAP, *_bwrap_args(bot_dir, sandbox_workdir), "--", *argv]
+            if spec.cwd:
+                argv = [BWRAP, *_bwrap_args(workdir, workdir), "--", *argv]
+            else:       # no folder of its own: it works in its private /tmp
+                argv = [BWRAP, *_bwrap_args(None, "/tmp"), "--", *argv]
         else:
             home, tmp = os.path.join(private, "home"), os.path.join(private, "tmp")
         env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
