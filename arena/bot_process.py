@@ -396,6 +396,8 @@ class BotProcess:
             problem = await check_bwrap()
             if problem:
                 raise BotStartupError(spec.name, problem)
+        if spec.cwd and not os.path.isdir(spec.cwd):
+            raise BotStartupError(spec.name, f"working directory {spec.cwd} does not exist")
         private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
         os.makedirs(os.path.join(private, "home"))
         os.makedirs(os.path.join(private, "tmp"))

@@ -391,6 +391,8 @@ async def run_match(game: GameSpec, seats: Sequence[BotProcess], *, seed: int,
         raise ValueError(f"max_faults = {max_faults}: expected >= 1")
     began = time.perf_counter()
     game.check_players(len(seats))
+    if len({id(bot) for bot in seats}) != len(seats):
+        raise ValueError("run_match: one BotProcess in two seats (start one process per seat)")
     options = game.resolve_options(options)      # bad options fail before any file or bot is touched
     record = RecordWriter(Path(record_path) if record_path is not None else None)
     match = None

@@ -370,3 +370,12 @@ async def test_garbage_is_charged_to_the_bank(autojump_clock):
     assert left[:3] == [1000, 600, 200]
     assert [f.kind for f in result.faults][:3] == [FaultKind.MALFORMED, FaultKind.MALFORMED,
                                                    FaultKind.TIMEOUT]
+
+
+async def test_one_process_cannot_sit_in_two_seats(autojump_clock):
+    async with trio.open_nursery() as nursery:
+        a, b = [await connect_fake(nursery, FakeBot(n)) for n in "ab"]
+        with pytest.raises(ValueError, match="one BotProcess in two seats"):
+            await run_match(AON, [a, b, a], seed=1, match_id="m")
+        for proc in (a, b):
+            await proc.close()
