@@ -231,7 +231,7 @@ async def check_bwrap() -> str | None:
         else:
             try:
                 done = await trio.run_process(
-                    [BWRAP, *_bwrap_args("/", "/"), "--", "true"],
+                    [BWRAP, *_bwrap_args(None, "/"), "--", "true"],
                     stdin=subprocess.DEVNULL, capture_stdout=True, capture_stderr=True, check=False)
                 if done.returncode == 0:
                     _bwrap_problem = None
@@ -245,19 +245,20 @@ async def check_bwrap() -> str | None:
 
 
 def _bwrap_args(bot_dir: str | None, workdir: str, file_mb: int = DEFAULT_FILE_MB) -> list[str]:
+    """bubblewrap's options: everything read-only, private /tmp, no network, own PID namespace."""
     # The writable places are tmpfs, which is memory outside the bot's address-space limit: each
     # gets a size (/tmp 4 x file_mb, /dev/shm file_mb) and /dev itself is read-only. /run is an
     # empty read-only tmpfs: the Unix sockets of system and user services live there (Docker,
     # D-Bus...), and --unshare-net does not cover sockets in the file system.
     size = file_mb * 1024 * 1024
+    own_folder = ["--ro-bind", bot_dir, bot_dir] if bot_dir else []
     return ["--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
             "--size", str(size), "--tmpfs", "/dev/shm", "--proc", "/proc",
             "--size", str(TMP_SIZE_FACTOR * size), "--tmpfs", "/tmp",
             "--tmpfs", "/run", "--remount-ro", "/run",
-            "--dir", "/tmp/home", "--dir", "/tmp/tmp",
-            *(["--ro-bind", bot_dir, bot_dir] if bot_dir else []), "--chdir", workdir,
-            "--unshare-net", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
-            "--die-with-parent", "--new-session",
+            "--dir", "/tmp/home", "--dir", "/tmp/tmp", *own_folder,
+            "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
+            "--unshare-uts", "--die-with-parent", "--new-session",
             # Run by root, bwrap would pass on every capability: the bot could remount / writable.
             "--cap-drop", "ALL"]
 
@@ -453,6 +454,8 @@ class BotProcess:
                 # Bound over the sandbox's private /tmp, it would show the organiser's /tmp instead.
                 raise BotStartupError(spec.name, f"sandbox 'bwrap': the bot's folder {spec.cwd!r} "
                                                  "must not be / or /tmp")
+        if spec.cwd and not os.path.isdir(spec.cwd):
+            raise BotStartupError(spec.name, f"working directory {spec.cwd} does not exist")
         private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
         os.makedirs(os.path.join(private, "home"))
         os.makedirs(os.path.join(private, "tmp"))
@@ -460,11 +463,11 @@ class BotProcess:
         argv = list(spec.argv)
         if spec.sandbox == "bwrap":
             home, tmp = "/tmp/home", "/tmp/tmp"
-            # Without a folder of its own the bot works in its private /tmp: nothing is bound there.
-            bot_dir = workdir if spec.cwd else None
-            sandbox_workdir = workdir if spec.cwd else "/tmp"
-            argv = [BWRAP, *_bwrap_args(bot_dir, sandbox_workdir, spec.file_mb or DEFAULT_FILE_MB),
-                    "--", *argv]
+            file_mb = spec.file_mb or DEFAULT_FILE_MB
+            if spec.cwd:
+                argv = [BWRAP, *_bwrap_args(workdir, workdir, file_mb), "--", *argv]
+            else:       # no folder of its own: it works in its private /tmp
+                argv = [BWRAP, *_bwrap_args(None, "/tmp", file_mb), "--", *argv]
         else:
             home, tmp = os.path.join(private, "home"), os.path.join(private, "tmp")
         env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),

@@ -186,41 +186,34 @@ class _Match:
 
     async def read_reply(self, seat: _Seat, request_id: int, legal: list[str],
                          sent_at: float) -> str | None:
-        """Read lines until the reply to ``request_id``; None after a fault (already recorded)."""
+        """Read lines until the reply to ``request_id``; None after a fault (already recorded).
+
+        Any line except a stale answer ends the decision and is charged to the clock: sending
+        garbage does not save time.
+        """
         bot = seat.bot
         while True:
+            too_long: LineTooLong | None = None
             try:
                 line = await bot.reader.read_line()
             except LineTooLong as error:
-                self.reply_entry(seat, request_id, sent_at, error.head, "too long")
-                self.fault(seat, FaultKind.MALFORMED, request_id,
-                           f"sent a line longer than {error.limit} bytes (starting "
-                           f"{_shorten(error.head, 60)})")
-                return None
+                too_long, line = error, error.head
             if line is None:
                 return _CRASHED
             used_ms = (trio.current_time() - sent_at) * 1000
-            try:
-                message = decode_from_bot(line)
-            except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                self.reply_entry(seat, request_id, sent_at, line, "malformed")
-                self.fault(seat, FaultKind.MALFORMED, request_id,
-                           f"sent {_shorten(line)}, which is not a valid message: {error}")
-                return None
-            if not isinstance(message, Action):
-                self.reply_entry(seat, request_id, sent_at, line, "malformed")
-                self.fault(seat, FaultKind.MALFORMED, request_id,
-                           f"sent {_shorten(line)} while an action message was expected")
-                return None
-            if message.id < request_id:
+            message: object = None
+            problem = ""
+            if too_long is not None:
+                problem = (f"sent a line longer than {too_long.limit} bytes (starting "
+                           f"{_shorten(line, 60)})")
+            else:
+                try:
+                    message = decode_from_bot(line)
+                except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                    problem = f"sent {_shorten(line)}, which is not a valid message: {error}"
+            if isinstance(message, Action) and message.id < request_id:
                 self.reply_entry(seat, message.id, sent_at, line, "stale")
                 continue     # a late answer to an earlier request: never applied to this one
-            if message.id > request_id:
-                self.reply_entry(seat, request_id, sent_at, line, "malformed")
-                self.fault(seat, FaultKind.MALFORMED, request_id,
-                           f"answered request {message.id}, which was never sent "
-                           f"(the pending request is {request_id})")
-                return None
             seat.times_ms.append(used_ms)
             charge = seat.clock.charge(used_ms)
             if not charge.in_time:
@@ -229,8 +222,19 @@ class _Match:
                            f"answered after {used_ms:.0f} ms; {charge.allowed_ms} ms were allowed "
                            f"(+{self.control.margin_ms} ms margin)")
                 return None
+            if not problem and not isinstance(message, Action):
+                problem = f"sent {_shorten(line)} while an action message was expected"
+            elif not problem and message.id > request_id:
+                problem = (f"answered request {message.id}, which was never sent "
+                           f"(the pending request is {request_id})")
+            if problem:
+                verdict = "too long" if too_long is not None else "malformed"
+                self.reply_entry(seat, request_id, sent_at, line, verdict)
+                self.fault(seat, FaultKind.MALFORMED, request_id, problem)
+                return None
             action = self.check_action(seat, request_id, message, legal, line)
-            self.reply_entry(seat, request_id, sent_at, line, "ok" if action is not None else "illegal")
+            self.reply_entry(seat, request_id, sent_at, line,
+                             "ok" if action is not None else "illegal")
             return action
 
     def check_action(self, seat: _Seat, request_id: int, message: Action, legal: list[str],
@@ -387,6 +391,8 @@ async def run_match(game: GameSpec, seats: Sequence[BotProcess], *, seed: int,
         raise ValueError(f"max_faults = {max_faults}: expected >= 1")
     began = time.perf_counter()
     game.check_players(len(seats))
+    if len({id(bot) for bot in seats}) != len(seats):
+        raise ValueError("run_match: one BotProcess in two seats (start one process per seat)")
     options = game.resolve_options(options)      # bad options fail before any file or bot is touched
     record = RecordWriter(Path(record_path) if record_path is not None else None)
     match = None

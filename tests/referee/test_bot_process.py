@@ -237,6 +237,9 @@ async def test_startup_errors_name_the_bot(tmp_path):
     with pytest.raises(BotStartupError, match=r"^bot quitter: ended before saying ready: exited "
                                               r"with status 0 \(stderr: bye\)"):
         await start_all([quitter], tmp_path)
+    lost = BotSpec("lost", ("true",), cwd=str(tmp_path / "nowhere"))
+    with pytest.raises(BotStartupError, match=r"^bot lost: working directory .*nowhere does not"):
+        await start_all([lost], tmp_path)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
