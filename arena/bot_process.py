@@ -258,7 +258,10 @@ def _bwrap_args(bot_dir: str | None, workdir: str, file_mb: int = DEFAULT_FILE_M
             "--tmpfs", "/run", "--remount-ro", "/run",
             "--dir", "/tmp/home", "--dir", "/tmp/tmp", *own_folder,
             "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
-            "--unshare-uts", "--die-with-parent", "--new-session",
+            "--unshare-uts", "--new-session",
+            # No --die-with-parent: its parent-death signal follows the *thread* that started
+            # bwrap, one of trio's worker threads, which retires after 10 s idle and so killed
+            # every sandboxed bot then. close() and the atexit hook end the sandbox instead.
             # Run by root, bwrap would pass on every capability: the bot could remount / writable.
             "--cap-drop", "ALL"]
 

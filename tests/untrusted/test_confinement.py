@@ -151,6 +151,21 @@ async def test_a_sandboxed_bot_may_not_have_root_or_tmp_as_its_folder(bwrap, tmp
         await report_of(probe("report", cwd=folder, sandbox="bwrap"), tmp_path)
 
 
+async def test_a_sandboxed_bot_outlives_the_worker_thread_that_started_it(bwrap, tmp_path,
+                                                                          monkeypatch):
+    """trio starts processes from a worker thread, which retires when idle (after 10 s; 0.1 s
+    here). A parent-death signal tied to that thread (bwrap --die-with-parent) would kill the bot."""
+    import trio._core._thread_cache as thread_cache
+    monkeypatch.setattr(thread_cache, "IDLE_TIMEOUT", 0.1)
+    bot = await BotProcess.start(probe("report", sandbox="bwrap"), time_control=SLOW,
+                                 log_dir=tmp_path)
+    try:
+        await trio.sleep(1.5)
+        assert bot.alive, f"the sandboxed bot died: {bot.exit_reason()}"
+    finally:
+        await bot.close()
+
+
 async def test_the_sandbox_bounds_what_a_bot_can_store_in_memory_backed_folders(bwrap, tmp_path):
     """tmpfs is memory the address-space limit does not count: each writable one is bounded."""
     spec = BotSpec("filler", (sys.executable, str(BOTS / "probe_bot.py"), "fill", "/tmp/tmp",
@@ -231,8 +246,10 @@ REFEREE = textwrap.dedent("""
     CONTROL = TimeControl(decision_ms=60000, startup_ms=20000)
     NAMES = ("mute", "forking", "escaping-fork", "sigterm-ignoring")
 
-    async def main(mark, how):
-        bots = [await BotProcess.start(bot.spec(mark), time_control=CONTROL, log_dir={logs!r})
+    async def main(mark, how, sandbox):
+        sandbox = sandbox or None
+        bots = [await BotProcess.start(bot.spec(mark, sandbox=sandbox), time_control=CONTROL,
+                                       log_dir={logs!r})
                 for name in NAMES for bot in ZOO if bot.name == name]
         game = find_game("alles-oder-nichts")
         async with trio.open_nursery() as nursery:
@@ -243,16 +260,20 @@ REFEREE = textwrap.dedent("""
             if how == "crash":
                 raise RuntimeError("the referee crashes mid-match")
 
-    trio.run(main, sys.argv[1], sys.argv[2])
+    trio.run(main, *sys.argv[1:])
 """)
 
 
+@pytest.mark.parametrize("sandbox", ["", "bwrap"])
 @pytest.mark.parametrize("how", ["ctrl-c", "crash"])
-async def test_no_bot_outlives_an_interrupted_or_crashed_referee(tmp_path, how):
+async def test_no_bot_outlives_an_interrupted_or_crashed_referee(tmp_path, how, sandbox):
+    if sandbox and await check_bwrap():
+        pytest.skip(await check_bwrap())
     mark = uuid.uuid4().hex
     code = REFEREE.format(root=str(ROOT), bots=str(BOTS), logs=str(tmp_path))
     referee = await trio.lowlevel.open_process(
-        [sys.executable, "-c", code, mark, how], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        [sys.executable, "-c", code, mark, how, sandbox], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE)
     try:
         with trio.fail_after(60):
             line = b""
