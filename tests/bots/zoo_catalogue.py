@@ -8,10 +8,15 @@ tournament of the zoo and the honest bots; :func:`zoo_match_problems` checks one
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+
+import trio
 
 from arena.bots import BotSpec
 from arena.clock import TimeControl
@@ -102,6 +107,19 @@ def leftover_processes(mark: str) -> list[tuple[int, str]]:
             continue   # gone meanwhile, or not ours
         found.append((int(entry.name), command.strip()))
     return found
+
+
+async def assert_none_survive(find: Callable[[], list], what: str, wait_s: float = 3.0) -> None:
+    """Wait until ``find()`` (a list of pids, or of (pid, command) pairs) is empty, allowing the
+    kernel a moment to finish the kills; if it is not within ``wait_s``, kill what is left (so a
+    failure leaves nothing running) and fail naming it."""
+    with trio.move_on_after(wait_s):
+        while find():
+            await trio.sleep(0.05)
+    survivors = find()
+    for entry in survivors:
+        os.kill(entry[0] if isinstance(entry, tuple) else entry, signal.SIGKILL)
+    assert survivors == [], f"{what}: {survivors}"
 
 
 def _status_mb(field: str) -> float:

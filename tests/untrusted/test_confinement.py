@@ -33,7 +33,7 @@ from arena.results import FaultKind
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 ROOT = BOTS.parent.parent
 sys.path.insert(0, str(BOTS))
-from zoo_catalogue import HONEST, MARK, ZOO, leftover_processes  # noqa: E402
+from zoo_catalogue import HONEST, assert_none_survive, leftover_processes  # noqa: E402
 
 GAME = find_game("alles-oder-nichts")
 PR_GET_DUMPABLE = 3
@@ -223,13 +223,7 @@ async def test_the_sandbox_ends_a_daemon_that_cleared_its_environment(bwrap, tmp
         assert processes_running(tag), "the daemon did not start"
     finally:
         await bot.close()
-    with trio.move_on_after(3):
-        while processes_running(tag):
-            await trio.sleep(0.05)
-    leftover = processes_running(tag)
-    for pid in leftover:
-        os.kill(pid, signal.SIGKILL)
-    assert leftover == []
+    await assert_none_survive(lambda: processes_running(tag), "the daemon outlived its sandbox")
 
 
 # -- the referee goes away ----------------------------------------------------------------------
@@ -290,10 +284,4 @@ async def test_no_bot_outlives_an_interrupted_or_crashed_referee(tmp_path, how, 
         referee.kill()
     expected = "KeyboardInterrupt" if how == "ctrl-c" else "the referee crashes mid-match"
     assert expected.encode() in await referee.stderr.receive_some(1 << 16)
-    with trio.move_on_after(3):
-        while leftover_processes(mark):
-            await trio.sleep(0.05)
-    leftover = leftover_processes(mark)
-    for pid, _ in leftover:
-        os.kill(pid, signal.SIGKILL)
-    assert leftover == [], f"bots outlived the referee ({MARK})"
+    await assert_none_survive(lambda: leftover_processes(mark), "bots outlived the referee")

@@ -15,31 +15,24 @@ import uuid
 from pathlib import Path
 
 import pytest
-import trio
 
 from arena.bot_process import BotProcess, BotStartupError
-from arena.clock import TimeControl
 from arena.games import find_game
 from arena.referee import run_match
 from arena.tournament.runner import TournamentError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))
-from zoo_catalogue import (HONEST, ZOO, ZOO_TIME_CONTROL, ZooBot, leftover_processes,  # noqa: E402
-                           peak_rss_mb, run_zoo_tournament, start_measuring_rss,
+from zoo_catalogue import (HONEST, ZOO, ZOO_TIME_CONTROL, ZooBot,  # noqa: E402
+                           assert_none_survive, leftover_processes, peak_rss_mb, run_zoo_tournament, start_measuring_rss,
                            zoo_match_problems)
 
 GAME = find_game("alles-oder-nichts")
 CONTROL = ZOO_TIME_CONTROL
-LEFTOVER_WAIT_S = 3.0
 REFEREE_GROWTH_MB = 150      # the floods send tens of MB; the referee may keep only a bounded part
 
 
 async def assert_no_leftovers(mark: str) -> None:
-    """No process carrying ``mark`` is alive (allowing the kernel a moment to finish the kills)."""
-    with trio.move_on_after(LEFTOVER_WAIT_S):
-        while leftover_processes(mark):
-            await trio.sleep(0.05)
-    assert leftover_processes(mark) == [], "bot processes outlived close()"
+    await assert_none_survive(lambda: leftover_processes(mark), "bot processes outlived close()")
 
 
 async def start_bots(specs, log_dir: Path) -> list[BotProcess]:
