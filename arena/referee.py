@@ -32,7 +32,6 @@ from arena.bot_process import BotGone, BotProcess
 from arena.clock import SeatClock, TimeControl
 from arena.games import GameSpec
 from arena.games.cards import Rng, derive_seed
-from arena.games.core import placings as rank_scores
 from arena.lines import LineTooLong, shorten
 from arena.record import RECORD_FORMAT, RecordingDealer, RecordWriter
 from arena.results import FaultKind, FaultRecord, MatchResult
