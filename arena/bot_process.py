@@ -46,7 +46,7 @@ import trio
 
 from arena.bots import BotSpec
 from arena.clock import TimeControl
-from arena.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong
+from arena.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 
@@ -529,10 +529,10 @@ class BotProcess:
         try:
             message = decode_from_bot(line)
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
-            raise BotStartupError(self.name, f"expected a ready message, got {_shorten(line)}: "
+            raise BotStartupError(self.name, f"expected a ready message, got {shorten(line)}: "
                                              f"{error}") from None
         if not isinstance(message, Ready):
-            raise BotStartupError(self.name, f"expected a ready message, got {_shorten(line)}")
+            raise BotStartupError(self.name, f"expected a ready message, got {shorten(line)}")
         self.reported_name = message.name
         self.reported_version = message.version
         if not self.version:
@@ -562,14 +562,6 @@ class BotProcess:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
-
-
-def _shorten(data: bytes | str, limit: int = 120) -> str:
-    """A line as it may appear in a one-line message: repr, cut to ``limit`` characters."""
-    if isinstance(data, bytes):
-        data = data.decode("utf-8", errors="replace")
-    text = repr(data[:limit])
-    return text + (f"... ({len(data)} characters)" if len(data) > limit else "")
 
 
 __all__ = ["BotProcess", "BotStartupError", "BotGone", "Transport", "ProcessTransport",

@@ -28,12 +28,11 @@ from pathlib import Path
 import msgspec
 import trio
 
-from arena.bot_process import BotGone, BotProcess, _shorten
+from arena.bot_process import BotGone, BotProcess
 from arena.clock import SeatClock, TimeControl
 from arena.games import GameSpec
 from arena.games.cards import Rng, derive_seed
-from arena.games.core import placings as rank_scores
-from arena.lines import LineTooLong
+from arena.lines import LineTooLong, shorten
 from arena.record import RECORD_FORMAT, RecordingDealer, RecordWriter
 from arena.results import FaultKind, FaultRecord, MatchResult
 from protocol.codec import decode_from_bot, encode_line
@@ -205,12 +204,12 @@ class _Match:
             problem = ""
             if too_long is not None:
                 problem = (f"sent a line longer than {too_long.limit} bytes (starting "
-                           f"{_shorten(line, 60)})")
+                           f"{shorten(line, 60)})")
             else:
                 try:
                     message = decode_from_bot(line)
                 except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                    problem = f"sent {_shorten(line)}, which is not a valid message: {error}"
+                    problem = f"sent {shorten(line)}, which is not a valid message: {error}"
             if isinstance(message, Action) and message.id < request_id:
                 self.reply_entry(seat, message.id, sent_at, line, "stale")
                 continue     # a late answer to an earlier request: never applied to this one
@@ -223,7 +222,7 @@ class _Match:
                            f"(+{self.control.margin_ms} ms margin)")
                 return None
             if not problem and not isinstance(message, Action):
-                problem = f"sent {_shorten(line)} while an action message was expected"
+                problem = f"sent {shorten(line)} while an action message was expected"
             elif not problem and message.id > request_id:
                 problem = (f"answered request {message.id}, which was never sent "
                            f"(the pending request is {request_id})")
@@ -242,7 +241,7 @@ class _Match:
         allowed = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
         if (message.action is None) == (message.index is None):
             self.fault(seat, FaultKind.MALFORMED, request_id,
-                       f"sent {_shorten(line)}: an action message needs exactly one of "
+                       f"sent {shorten(line)}: an action message needs exactly one of "
                        "\"action\" and \"index\"")
             return None
         if message.index is not None:
