@@ -1,6 +1,6 @@
 """The zoo tournament: every hostile bot of tests/bots and two honest bots, through the real referee.
 
-    python benchmarks/zoo.py [--tables 20] [--concurrency 2] [--seed 1] [--output DIR]
+    python benchmarks/zoo.py [--tables 20] [--concurrency 2] [--seed 1] [--sandbox] [--output DIR]
 
 Prints the matches played, the faults by kind and by bot, the wall time, the referee's peak
 resident memory (this process's VmHWM, reset at the start where the kernel allows, else the peak
@@ -31,18 +31,21 @@ async def main(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="arena-zoo-") as scratch:
         output = Path(args.output) if args.output else Path(scratch)
         summary, matches, wall_s = await run_zoo_tournament(
-            output, mark, tables=args.tables, concurrency=args.concurrency, seed=args.seed)
+            output, mark, tables=args.tables, concurrency=args.concurrency, seed=args.seed,
+            sandbox="bwrap" if args.sandbox else None)
         await trio.sleep(0.5)       # let the last kills land before counting
         leftovers = leftover_processes(mark)
         peak = peak_rss_mb()
-        problems = [problem for match in matches for problem in zoo_match_problems(match)]
+        problems = [problem for match in matches
+                    for problem in zoo_match_problems(match, sandboxed=args.sandbox)]
     by_kind = Counter(f.kind for m in matches for f in m.faults)
     by_bot = Counter((f.bot, f.kind) for m in matches for f in m.faults)
     forfeits = Counter(m.bots[seat] for m in matches for seat in m.forfeited)
     decisions = sum(len(seat) for m in matches for seat in m.decision_ms)
 
     print(f"zoo tournament: {len(matches)} matches of alles-oder-nichts (3 players), "
-          f"{summary.played} completed, {summary.aborted} aborted, concurrency {args.concurrency}")
+          f"{summary.played} completed, {summary.aborted} aborted, concurrency {args.concurrency}"
+          + (", every bot in the bwrap sandbox" if args.sandbox else ""))
     print(f"bot processes started: {summary.started_processes}; bot decisions answered or timed "
           f"out: {decisions}")
     print("faults by kind: " + (", ".join(f"{kind} {n}" for kind, n in sorted(by_kind.items()))
@@ -64,5 +67,6 @@ if __name__ == "__main__":
     parser.add_argument("--tables", type=int, default=20, help="tables of 3 (default 20)")
     parser.add_argument("--concurrency", type=int, default=2, help="matches at once (default 2)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--sandbox", action="store_true", help="run every bot in bwrap")
     parser.add_argument("--output", help="keep the results, records and bot logs in this folder")
     sys.exit(trio.run(main, parser.parse_args()))

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_process import BotProcess, BotStartupError
+from arena.bot_process import BotProcess, BotStartupError, check_bwrap
 from arena.games import find_game
 from arena.referee import run_match
 from arena.tournament.runner import TournamentError
@@ -122,17 +122,21 @@ async def test_the_stderr_log_is_capped_and_the_flood_still_drained(tmp_path):
     assert "stderr capped" in log.read_text()
 
 
-async def test_a_tournament_of_the_whole_zoo_finishes(tmp_path):
+@pytest.mark.parametrize("sandbox", [None, "bwrap"])
+async def test_a_tournament_of_the_whole_zoo_finishes(tmp_path, sandbox):
     """Every zoo bot that can start and both honest bots, three tables each: every match completes,
     every fault is of the right kind, no process survives, the referee's memory stays bounded."""
+    if sandbox and await check_bwrap():
+        pytest.skip(await check_bwrap())
     mark = uuid.uuid4().hex
     baseline = start_measuring_rss()
     try:
-        summary, matches, _ = await run_zoo_tournament(tmp_path / "zoo", mark)
+        summary, matches, _ = await run_zoo_tournament(tmp_path / "zoo", mark, sandbox=sandbox)
     finally:
         await assert_no_leftovers(mark)
     assert summary.aborted == 0 and summary.played == len(matches) > 0
-    problems = [problem for match in matches for problem in zoo_match_problems(match)]
+    problems = [problem for match in matches
+                for problem in zoo_match_problems(match, sandboxed=sandbox is not None)]
     assert problems == []
     assert {name for match in matches for name in match.bots} == {
         bot.name for bot in (*HONEST, *ZOO) if not bot.fails_to_start}
