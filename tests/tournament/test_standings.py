@@ -6,7 +6,8 @@ from rich.console import Console
 from arena.render import Progress, live_view, standings_table
 from arena.store import StoredFault, StoredMatch
 from arena.tournament import standings as standings_module
-from arena.tournament.standings import OVERALL, compute_standings, standings_as_data
+from arena.tournament.standings import (OVERALL, StandingsFold, compute_standings,
+                                        standings_as_data)
 
 
 def played(rotation, bots, scores, placings, *, game="g", game_id="alles-oder-nichts", deal=0,
@@ -89,6 +90,16 @@ def test_a_bot_on_both_teams_leaves_the_match_unrated():
     assert rows["a"].played == 2
 
 
+def test_the_incremental_fold_matches_the_whole_fold():
+    fold = StandingsFold(["a", "b", "c"], ["g"])
+    for match in DEAL:
+        fold.add(match)
+    assert fold.standings() == compute_standings(reversed(DEAL), ["a", "b", "c"])
+    early = StandingsFold(["a", "b", "c", "d"])
+    assert [r.bot for r in early.standings().tables[OVERALL]] == ["a", "b", "c", "d"]
+    assert early.standings().matches == {OVERALL: 0}
+
+
 def test_json_data_has_every_column():
     data = standings_as_data(compute_standings(DEAL))
     first = data["g"]["rows"][0]
@@ -105,13 +116,13 @@ def render(renderable, width=100):
 
 GAME_TABLE = """\
 g (3 matches)
-┏━━━┳━━━━━┳━━━━━━━━┳━━━━━━┳━━━━━━━┳━━━━━━━┳━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━┳━━━━━┓
-┃ # ┃ bot ┃ played ┃ wins ┃ place ┃ score ┃  dup ┃     rating ┃ faults ┃  ms ┃
-┡━━━╇━━━━━╇━━━━━━━━╇━━━━━━╇━━━━━━━╇━━━━━━━╇━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━╇━━━━━┩
-│ 1 │ a   │      3 │    2 │  1.33 │   7.3 │ +2.3 │ 30.1 ± 7.8 │ -      │ 6.5 │
-│ 2 │ b   │      3 │    1 │  2.00 │   4.7 │ -0.3 │ 24.9 ± 7.7 │ -      │ 1.0 │
-│ 3 │ c   │      3 │    0 │  2.67 │   3.0 │ -2.0 │ 20.1 ± 7.6 │ -      │ 2.0 │
-└───┴─────┴────────┴──────┴───────┴───────┴──────┴────────────┴────────┴─────┘
+
+ #  bot  played  wins  place  score   dup      rating  faults    ms
+ ──────────────────────────────────────────────────────────────────
+ 1  a         3     2   1.33    7.3  +2.3  30.1 ± 7.8  -       6.50
+ 2  b         3     1   2.00    4.7  -0.3  24.9 ± 7.7  -       1.00
+ 3  c         3     0   2.67    3.0  -2.0  20.1 ± 7.6  -       2.00
+
 """
 
 
