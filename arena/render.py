@@ -119,21 +119,26 @@ def progress_line(progress: Progress, now: float | None = None) -> str:
 
 
 def live_view(standings: Standings | None, progress: Progress, now: float | None = None,
-              width: int = 40) -> Group:
-    """Standings, a progress bar with done/total, rate and ETA, and the latest faults."""
+              width: int = 40, every_game: bool = True) -> Group:
+    """Standings (every game's, or only the overall table), a progress bar with done/total, rate
+    and ETA, and the latest faults."""
     finished = progress.already_done + progress.done
-    bar = ProgressBar(total=max(progress.total, 1), completed=finished, width=width)
     parts: list[RenderableType] = []
     if standings is not None:
-        parts.append(standings_tables(standings))
-    status = Table.grid(padding=(0, 1))
-    status.add_row(bar, Text(progress_line(progress, now)))
-    parts.append(status)
+        parts.append(standings_tables(standings) if every_game
+                     else standings_table(standings, OVERALL))
+    parts.append(ProgressBar(total=max(progress.total, 1), completed=finished, width=width))
+    parts.append(Text(progress_line(progress, now)))
     if progress.recent_faults:
         parts.append(Text("latest faults:", style="bold"))
         parts.extend(Text("  " + line, overflow="ellipsis", no_wrap=True)
                      for line in progress.recent_faults)
     return Group(*parts)
+
+
+def _lines_needed(standings: Standings) -> int:
+    """Roughly how many lines every game's table takes (title, header, rows, edges)."""
+    return sum(len(rows) + 5 for rows in standings.tables.values()) + 10
 
 
 async def show_progress(progress: Progress, standings: Callable[[], Standings],
@@ -151,12 +156,13 @@ async def _live_loop(progress: Progress, standings: Callable[[], Standings],
     shown: Standings | None = None
     folded_at, folded_done = -1e9, -1
     with Live(console=console, auto_refresh=False, transient=True,
-              vertical_overflow="visible") as live:
+              vertical_overflow="ellipsis") as live:
         while True:
             now = time.monotonic()
             if progress.done != folded_done and now - folded_at >= STANDINGS_EVERY_S:
                 shown, folded_at, folded_done = standings(), now, progress.done
-            live.update(live_view(shown, progress, now), refresh=True)
+            every_game = shown is None or _lines_needed(shown) <= console.height
+            live.update(live_view(shown, progress, now, every_game=every_game), refresh=True)
             await trio.sleep(LIVE_REFRESH_S)
 
 
