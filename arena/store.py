@@ -126,7 +126,10 @@ class ResultStore:
         if restart:
             for suffix in ("", "-wal", "-shm", "-journal"):
                 Path(f"{path}{suffix}").unlink(missing_ok=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot create its folder: {exc.strerror or exc}") from None
         store = cls(path, _connect(path, read_only=False))
         try:
             meta = store._meta()

@@ -193,9 +193,7 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
 
     async def play_one(match: ScheduledMatch) -> None:
         try:
-            stored = await _play_match(config, match, pool, play)
-            if stored is not None:
-                keep(stored)
+            keep(await _play_match(config, match, pool, play))
         finally:
             limiter.release_on_behalf_of(match.match_id)
 
@@ -213,10 +211,11 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
 
 
 async def _play_match(config: TournamentConfig, match: ScheduledMatch, pool: BotPool,
-                      play: PlayMatch) -> StoredMatch | None:
-    """One match with pooled processes; None when it was cancelled (it will be replayed)."""
+                      play: PlayMatch) -> StoredMatch:
+    """One match with pooled processes: completed, or aborted with the reason. Cancellation
+    propagates (the match is not stored and will be replayed); the processes go back either way."""
     processes: list[Any] = []
-    reusable: list[bool] = []
+    reusable: list[bool] = []              # per seat; processes without an entry are closed
     started = time.monotonic()
     try:
         try:
@@ -228,23 +227,24 @@ async def _play_match(config: TournamentConfig, match: ScheduledMatch, pool: Bot
         record_path = (config.records_dir / (match.match_id.replace("/", "_") + ".jsonl")
                        if config.records else None)
         result = None
-        with trio.move_on_after(config.match_time_limit_s):
-            result = await play(find_game(match.game_id), processes, seed=match.seed,
-                                options=match.options, match_id=match.match_id,
-                                time_control=config.time_control, max_faults=config.max_faults,
-                                record_path=record_path)
-        if result is None:
-            reusable = [False] * len(processes)        # mid-match: their state is unknown
+        try:
+            with trio.move_on_after(config.match_time_limit_s):
+                result = await play(find_game(match.game_id), processes, seed=match.seed,
+                                    options=match.options, match_id=match.match_id,
+                                    time_control=config.time_control,
+                                    max_faults=config.max_faults, record_path=record_path)
+        except Exception as exc:           # a referee bug must not end a long tournament
+            return _aborted(match, f"referee error: {type(exc).__name__}: {exc}",
+                            time.monotonic() - started)
+        if result is None:                 # mid-match processes are in an unknown state
             return _aborted(match, f"cut by the match time limit of {config.match_time_limit_s:g}"
                             " s", time.monotonic() - started)
         reusable = [seat not in result.forfeited for seat in range(len(processes))]
         return _stored(match, result)
     finally:
-        async def give_back() -> None:
+        with trio.CancelScope(shield=True):
             for index, process in enumerate(processes):
                 await pool.release(process, reusable=index < len(reusable) and reusable[index])
-        with trio.CancelScope(shield=True):
-            await give_back()
 
 
 def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:

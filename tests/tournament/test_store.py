@@ -90,3 +90,10 @@ def test_corrupt_and_foreign_files_get_one_clear_line(tmp_path):
             assert message in str(caught.value) and "\n" not in str(caught.value)
     with pytest.raises(StoreError, match="no such results file"):
         ResultStore.open_read(tmp_path / "missing.sqlite")
+
+
+def test_a_results_file_that_cannot_be_created_is_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(StoreError, match=r"file/sub/r.sqlite: cannot create its folder"):
+        open_store(blocker / "sub" / "r.sqlite")
