@@ -134,8 +134,8 @@ def tables_for(bots: Sequence[str], plan: GamePlan, rng: Rng) -> list[tuple[str,
 
 
 def sample_size(bot_count: int, players: int, max_tables: int) -> int:
-    """The number of sampled tables: at most ``max_tables`` (if it can be done), and a multiple of
-    ``bot_count / gcd(bot_count, players)`` so that every bot can sit at the same number of tables."""
+    """The number of sampled tables: a multiple of ``bot_count / gcd(bot_count, players)``, so that
+    every bot can sit at the same number of tables; the largest not above ``max_tables``, if any."""
     step = bot_count // math.gcd(bot_count, players)
     return max(step, (max_tables // step) * step)
 
