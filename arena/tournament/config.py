@@ -97,7 +97,7 @@ class TournamentConfig:
         return self.output / "logs"
 
 
-# -- reading values, one field at a time -------------------------------------------------------------------
+# -- reading values, one field at a time -----------------------------------------------------------
 
 
 def _describe(value: object) -> str:
