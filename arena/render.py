@@ -9,9 +9,7 @@ second, or plain progress lines when the output is not a terminal (CI, a pipe).
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import trio
 from rich import box
@@ -21,6 +19,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, BotStanding, Standings
 
 LIVE_REFRESH_S = 0.25          # screen refresh; the standings fold runs at most once a second
@@ -72,32 +71,6 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
 def standings_tables(standings: Standings) -> Group:
     """Every game's table, then the overall one."""
     return Group(*[standings_table(standings, scope) for scope in [*standings.games, OVERALL]])
-
-
-@dataclass
-class Progress:
-    """How far a run is: what the runner reports, what the displays read."""
-
-    total: int                          # matches of this run, those already stored included
-    already_done: int = 0               # completed before this run started
-    done: int = 0                       # completed in this run
-    aborted: int = 0                    # cut by the match time limit in this run
-    started: float = field(default_factory=time.monotonic)
-    recent_faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
-    faults_seen: int = 0                # how many faults went into recent_faults, ever
-
-    def note_fault(self, line: str) -> None:
-        self.recent_faults.append(line)
-        self.faults_seen += 1
-
-    def per_second(self, now: float | None = None) -> float:
-        elapsed = (time.monotonic() if now is None else now) - self.started
-        return self.done / elapsed if elapsed > 0 else 0.0
-
-    def eta_s(self, now: float | None = None) -> float | None:
-        rate = self.per_second(now)
-        left = self.total - self.already_done - self.done
-        return left / rate if rate > 0 else None
 
 
 def _duration(seconds: float | None) -> str:

@@ -24,10 +24,9 @@ import trio
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.render import Progress  # noqa: E402
 from arena.store import ResultStore  # noqa: E402
 from arena.tournament.config import quick_config  # noqa: E402
-from arena.tournament.runner import run_tournament  # noqa: E402
+from arena.tournament.runner import Progress, run_tournament  # noqa: E402
 from arena.tournament.schedule import build_schedule  # noqa: E402
 from arena.tournament.standings import StandingsFold  # noqa: E402
 

@@ -20,10 +20,10 @@ swap in fakes to check the pool, the limits and cancellation without processes.
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,6 @@ from arena.bots import BotSpec
 from arena.clock import TimeControl
 from arena.games import find_game
 from arena.referee import run_match
-from arena.render import Progress
 from arena.results import MatchResult
 from arena.store import ResultStore, StoredFault, StoredMatch
 from arena.tournament.config import TournamentConfig
@@ -45,6 +44,32 @@ STARTUP_FAILURES_TO_STOP = 3
 
 StartBot = Callable[..., Awaitable[Any]]
 PlayMatch = Callable[..., Awaitable[MatchResult]]
+
+
+@dataclass
+class Progress:
+    """How far a run is: what the runner reports, what the displays read."""
+
+    total: int                          # matches of this run, those already stored included
+    already_done: int = 0               # completed before this run started
+    done: int = 0                       # completed in this run
+    aborted: int = 0                    # cut by the match time limit in this run
+    started: float = field(default_factory=time.monotonic)
+    recent_faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
+    faults_seen: int = 0                # how many faults went into recent_faults, ever
+
+    def note_fault(self, line: str) -> None:
+        self.recent_faults.append(line)
+        self.faults_seen += 1
+
+    def per_second(self, now: float | None = None) -> float:
+        elapsed = (time.monotonic() if now is None else now) - self.started
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+    def eta_s(self, now: float | None = None) -> float | None:
+        rate = self.per_second(now)
+        left = self.total - self.already_done - self.done
+        return left / rate if rate > 0 else None
 
 
 class TournamentError(Exception):

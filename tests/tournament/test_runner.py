@@ -8,7 +8,7 @@ import trio
 
 from arena.bot_process import BotStartupError
 from arena.bots import BotSpec
-from arena.render import Progress
+from arena.tournament.runner import Progress
 from arena.results import FaultKind, FaultRecord, MatchResult
 from arena.store import ResultStore
 from arena.tournament.config import TournamentConfig
