@@ -148,12 +148,12 @@ async def _plain_loop(progress: Progress, console: Console) -> None:
             now = time.monotonic()
             line = progress_line(progress, now)
             if now - last_at >= PLAIN_EVERY_S and line.split(",")[0] != last_line.split(",")[0]:
-                console.print(line, highlight=False, soft_wrap=True)
+                console.print(line, highlight=False, soft_wrap=True, markup=False)
                 last_line, last_at = line, now
             await trio.sleep(LIVE_REFRESH_S)
     finally:
         _print_new_faults(progress, console, printed_faults)
-        console.print(progress_line(progress), highlight=False, soft_wrap=True)
+        console.print(progress_line(progress), highlight=False, soft_wrap=True, markup=False)
 
 
 def _print_new_faults(progress: Progress, console: Console, printed: int) -> int:

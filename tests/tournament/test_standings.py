@@ -1,9 +1,12 @@
 """The standings fold over stored matches, and its rendering as rich tables."""
 
+import io
+
 import pytest
+import trio
 from rich.console import Console
 
-from arena.render import live_view, standings_table
+from arena.render import live_view, show_progress, standings_table
 from arena.tournament.runner import Progress
 from arena.store import StoredFault, StoredMatch
 from arena.tournament import standings as standings_module
@@ -147,3 +150,23 @@ def test_the_live_view_shows_progress_and_latest_faults():
     assert "5/10 matches (50%), 0.30/s, ETA 0m17s" in text
     assert "latest faults:" in text and "g/t0/d0/r1 a (seat 0) timeout: late" in text
     assert "Overall (3 matches)" in text and "g (3 matches)" in text
+
+
+async def test_without_a_terminal_progress_is_plain_lines_and_every_fault(autojump_clock):
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=200)
+    progress = Progress(total=4)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(show_progress, progress, lambda: compute_standings(DEAL), console)
+        await trio.sleep(1)
+        progress.done = 2
+        progress.note_fault("g/t0/d0/r1 a (seat 0) timeout: [no reply] in 1000 ms")
+        await trio.sleep(10)
+        progress.done = 4
+        await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("0/4 matches (0%)")
+    assert "fault: g/t0/d0/r1 a (seat 0) timeout: [no reply] in 1000 ms" in lines
+    assert lines[-1].startswith("4/4 matches (100%)")
+    assert not any("\x1b" in line for line in lines)
