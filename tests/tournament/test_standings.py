@@ -7,9 +7,9 @@ import trio
 from rich.console import Console
 
 from arena.render import live_view, show_progress, standings_table
-from arena.tournament.runner import Progress
 from arena.store import StoredFault, StoredMatch
 from arena.tournament import standings as standings_module
+from arena.tournament.runner import Progress
 from arena.tournament.standings import (OVERALL, StandingsFold, compute_standings,
                                         standings_as_data)
 
