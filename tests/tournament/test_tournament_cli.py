@@ -117,6 +117,12 @@ def test_sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
     data = json.loads(out)
     assert data["overall"]["matches"] == len(expected)
     assert sorted(row["bot"] for row in data["overall"]["rows"]) == ["r0", "r1", "r2"]
+    as_csv = arena("standings", path, "--csv")          # the tournament file finds its results
+    out, err = as_csv.communicate(timeout=PATIENCE_S)
+    assert as_csv.returncode == 0, err
+    rows = out.splitlines()
+    assert rows[0].startswith("table,rank,bot,played,wins,mean_placing,mean_score,duplicate,mu")
+    assert len(rows) == 1 + 3 + 3                       # alles-oder-nichts and overall
 
 
 def test_ctrl_c_stops_cleanly_keeping_finished_matches(tmp_path):
