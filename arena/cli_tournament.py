@@ -74,8 +74,8 @@ def tournament_command(file: str | None, bots: tuple[str, ...], games: str | Non
                   highlight=False, markup=False, soft_wrap=True)
     try:
         summary, interrupted = trio.run(_run, config, schedule, store, console)
-        final = compute_standings(store.matches(), [b.name for b in config.bots],
-                                  [g.label for g in config.games])
+        final = compute_standings(store.matches(include_aborted=True),
+                                  [b.name for b in config.bots], [g.label for g in config.games])
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -142,7 +142,7 @@ async def _run(config: TournamentConfig, schedule: list[ScheduledMatch], store: 
     """The runner and the display side by side; SIGINT/SIGTERM stop it cleanly."""
     progress = Progress(total=len(schedule))
     fold = StandingsFold([b.name for b in config.bots], [g.label for g in config.games])
-    for match in sorted(store.matches(), key=schedule_order):
+    for match in sorted(store.matches(include_aborted=True), key=schedule_order):
         fold.add(match)          # live ratings then follow the order matches finish in
 
     interrupted = False
@@ -181,7 +181,7 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
     try:
         with ResultStore.open_read(path) as store:
             definition = store.definition()
-            standings = compute_standings(store.matches(),
+            standings = compute_standings(store.matches(include_aborted=True),
                                           [b["name"] for b in definition.get("bots", [])],
                                           [g["label"] for g in definition.get("games", [])])
     except StoreError as exc:

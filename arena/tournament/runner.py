@@ -9,7 +9,8 @@
   stored as ``aborted`` and played again on the next run.
 - Before the first match every bot is started once, so a bot that cannot start stops the
   tournament at once with its reason. A bot that cannot be started later fails the match it was
-  wanted for (stored as aborted); three failures in a row stop the tournament.
+  wanted for (stored as aborted, with a ``startup`` fault); three failures in a row stop the
+  tournament.
 - Cancellation (Ctrl-C) cuts the running matches, which are not stored; every bot process is
   closed in ``finally`` under a shielded cancel scope, so none is left behind.
 
@@ -34,7 +35,7 @@ from arena.bots import BotSpec
 from arena.clock import TimeControl
 from arena.games import find_game
 from arena.referee import run_match
-from arena.results import MatchResult
+from arena.results import FaultKind, MatchResult
 from arena.store import ResultStore, StoredFault, StoredMatch
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import ScheduledMatch
@@ -248,7 +249,10 @@ async def _play_match(config: TournamentConfig, match: ScheduledMatch, pool: Bot
                 processes.append(await pool.acquire(name))
         except BotStartupError as exc:
             reusable = [True] * len(processes)
-            return _aborted(match, f"a bot did not start: {exc}", time.monotonic() - started)
+            seat = len(processes)
+            fault = StoredFault(seat, match.seats[seat], str(FaultKind.STARTUP), None, str(exc))
+            return _aborted(match, f"a bot did not start: {exc}", time.monotonic() - started,
+                            faults=(fault,))
         record_path = (config.records_dir / (match.match_id.replace("/", "_") + ".jsonl")
                        if config.records else None)
         result = None
@@ -288,10 +292,11 @@ def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
         duration_s=result.duration_s)
 
 
-def _aborted(match: ScheduledMatch, reason: str, duration_s: float) -> StoredMatch:
+def _aborted(match: ScheduledMatch, reason: str, duration_s: float,
+             faults: tuple[StoredFault, ...] = ()) -> StoredMatch:
     return StoredMatch(
         match_id=match.match_id, game=match.game, game_id=match.game_id, table=match.table,
         deal=match.deal, rotation=match.rotation, seed=match.seed, players=match.players,
         options=dict(match.options), bots=match.seats, scores=(), placings=(), teams=None,
-        forfeited=(), faults=(), decision_ms=(), status="aborted", reason=reason,
+        forfeited=(), faults=faults, decision_ms=(), status="aborted", reason=reason,
         duration_s=duration_s)

@@ -2,7 +2,8 @@
 
 Per bot: seats played, wins (placing 1, shared wins count), mean placing, mean score, the
 duplicate comparison, an OpenSkill rating (Plackett-Luce) with its uncertainty, faults by kind,
-forfeits and the median decision time. Only completed matches count.
+forfeits and the median decision time. Only completed matches count, except that the faults of
+an aborted match (a bot that could not start) are counted too.
 
 - Every seat a bot holds counts as one game played (a bot holds several seats only when there
   are fewer bots than seats).
@@ -92,7 +93,7 @@ def compute_standings(matches: Iterable[StoredMatch], bots: Sequence[str] = (),
     """Fold completed matches, in schedule order, into standings. ``bots`` lists bots to show
     even before they play; ``games`` orders the game tables (others follow by name)."""
     fold = StandingsFold(bots, games)
-    for match in sorted((m for m in matches if m.completed), key=schedule_order):
+    for match in sorted(matches, key=schedule_order):
         fold.add(match)
     return fold.standings()
 
@@ -117,7 +118,11 @@ class StandingsFold:
         return self._tallies[scope]
 
     def add(self, match: StoredMatch) -> None:
-        if not match.completed:
+        if not match.completed:            # an aborted match counts only its (startup) faults
+            for scope in (match.game, OVERALL):
+                tally = self._scope(scope)
+                for fault in match.faults:
+                    tally.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
             return
         self._counts[match.game] += 1
         self._counts[OVERALL] += 1

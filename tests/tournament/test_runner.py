@@ -14,6 +14,7 @@ from arena.store import ResultStore
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import TournamentError, run_tournament
 from arena.tournament.schedule import GamePlan, build_schedule
+from arena.tournament.standings import compute_standings
 
 _ids = itertools.count()
 
@@ -192,8 +193,13 @@ async def test_a_bot_that_stops_starting_later_fails_its_matches_then_the_tourna
             await run_tournament(config, schedule_of(config), store, Progress(total=0),
                                  start_bot=start, play=play)
         assert len(store.completed_ids()) == 1
-        assert [m.reason for m in store.matches(include_aborted=True) if not m.completed] == [
+        aborted = [m for m in store.matches(include_aborted=True) if not m.completed]
+        assert [m.reason for m in aborted] == [
             "a bot did not start: bot c: exited before ready (exit status 1)"] * 2
+        assert all(m.faults[0].kind == "startup" and m.faults[0].bot == "c" for m in aborted)
+        rows = {r.bot: r for r in compute_standings(store.matches(include_aborted=True))
+                .tables["overall"]}
+        assert rows["c"].faults["startup"] == 2 and rows["c"].played == 1
     assert all(bot.closed for bot in bots.started)
 
 
