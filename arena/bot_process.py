@@ -106,6 +106,11 @@ def _read_proc_stat(pid: int) -> tuple[int, int, int] | None:
         return None
 
 
+def process_running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    return _read_proc_stat(pid) is not None
+
+
 def related_pids(leader: int) -> set[int]:
     """Every live process in ``leader``'s process group or session, or descended from it."""
     stats: dict[int, tuple[int, int, int]] = {}
@@ -179,7 +184,8 @@ async def check_bwrap() -> str | None:
     global _bwrap_problem
     if _bwrap_problem is False:
         if shutil.which(BWRAP) is None:
-            _bwrap_problem = "sandbox 'bwrap' needs bubblewrap (the `bwrap` program), which is not installed"
+            _bwrap_problem = ("sandbox 'bwrap' needs bubblewrap (the `bwrap` program), "
+                              "which is not installed")
         else:
             try:
                 done = await trio.run_process(
@@ -498,5 +504,5 @@ def _shorten(data: bytes | str, limit: int = 120) -> str:
 
 
 __all__ = ["BotProcess", "BotStartupError", "BotGone", "Transport", "ProcessTransport",
-           "check_bwrap", "kill_everything", "related_pids", "DEFAULT_MEMORY_MB",
+           "check_bwrap", "kill_everything", "process_running", "related_pids", "DEFAULT_MEMORY_MB",
            "DEFAULT_CPU_SECONDS", "DEFAULT_FILE_MB", "STDERR_CAP_BYTES"]

@@ -271,7 +271,11 @@ class _Match:
         waited_ms = (trio.current_time() - sent_at) * 1000
         seat.times_ms.append(waited_ms)
         charge = seat.clock.charge(None)
-        if not written:
+        if seat.bot.transport.exit_status() is not None:
+            # It died while a child of it kept its output open, so no end of file came.
+            self.fault(seat, FaultKind.CRASH, request_id,
+                       f"ended while its output stayed open: {seat.bot.exit_reason()}")
+        elif not written:
             # The write was cut off: the bot's input now holds half a line, so it cannot go on.
             seat.writable = False
             self.fault(seat, FaultKind.TIMEOUT, request_id,
@@ -383,6 +387,7 @@ async def run_match(game: GameSpec, seats: Sequence[BotProcess], *, seed: int,
         raise ValueError(f"max_faults = {max_faults}: expected >= 1")
     began = time.perf_counter()
     game.check_players(len(seats))
+    options = game.resolve_options(options)      # bad options fail before any file or bot is touched
     record = RecordWriter(Path(record_path) if record_path is not None else None)
     match = None
     finished = False

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from arena.bot_process import process_running
+
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'random_bot.py'}"
 
@@ -133,12 +135,4 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
     assert process.returncode == 1 and "interrupted" in stderr and "Traceback" not in stderr
     pids = [int(p.name) for p in pid_dir.iterdir()]
     assert len(pids) == 6
-    assert not [pid for pid in pids if _alive(pid)]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+    assert not [pid for pid in pids if process_running(pid)]

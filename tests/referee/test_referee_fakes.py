@@ -331,3 +331,26 @@ async def test_cancelled_match_marks_the_bots_unusable(autojump_clock):
         assert all(not proc.alive for proc in procs)
         for proc in procs:
             await proc.close()
+
+
+async def test_a_bot_that_dies_while_its_output_stays_open_is_a_crash(autojump_clock):
+    async def die_silently(bot, request):
+        bot.transport.status = "killed by SIGSEGV"      # its output channel stays open
+
+    result, _ = await play([FaultyBot("segv", die_silently), FakeBot("b"), FakeBot("c")], seed=2,
+                           time_control=TimeControl(decision_ms=300))
+    assert [f.kind for f in result.faults] == [FaultKind.CRASH]
+    assert "killed by SIGSEGV" in result.faults[0].message and result.forfeited == (0,)
+
+
+async def test_bad_options_fail_before_a_record_is_written(autojump_clock, tmp_path):
+    from arena.games import OptionError
+    async with trio.open_nursery() as nursery:
+        procs = [await connect_fake(nursery, FakeBot(n)) for n in "abc"]
+        with pytest.raises(OptionError, match="unknown option"):
+            await run_match(AON, procs, seed=1, match_id="m", options={"nope": 1},
+                            record_path=tmp_path / "m.jsonl")
+        assert not (tmp_path / "m.jsonl").exists()
+        assert all(proc.alive for proc in procs)
+        for proc in procs:
+            await proc.close()
