@@ -9,17 +9,17 @@ second, or plain progress lines when the output is not a terminal (CI, a pipe).
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import trio
+from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, BotStanding, Standings
 
 LIVE_REFRESH_S = 0.25          # screen refresh; the standings fold runs at most once a second
@@ -46,23 +46,24 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
     with_scores = scope != OVERALL
     matches = standings.matches.get(scope, 0)
     title = f"{'Overall' if scope == OVERALL else scope} ({matches} matches)"
-    table = Table(title=title, title_justify="left", expand=False)
+    table = Table(title=title, title_justify="left", expand=False, box=box.SIMPLE_HEAD,
+                  pad_edge=False, collapse_padding=True)
     table.add_column("#", justify="right")
-    table.add_column("bot")
-    table.add_column("played", justify="right")
-    table.add_column("wins", justify="right")
-    table.add_column("place", justify="right")
+    table.add_column("bot", no_wrap=True)
+    table.add_column("played", justify="right", no_wrap=True)
+    table.add_column("wins", justify="right", no_wrap=True)
+    table.add_column("place", justify="right", no_wrap=True)
     if with_scores:
-        table.add_column("score", justify="right")
-        table.add_column("dup", justify="right")
-    table.add_column("rating", justify="right")
+        table.add_column("score", justify="right", no_wrap=True)
+        table.add_column("dup", justify="right", no_wrap=True)
+    table.add_column("rating", justify="right", no_wrap=True)
     table.add_column("faults")
-    table.add_column("ms", justify="right")
+    table.add_column("ms", justify="right", no_wrap=True)
     for rank, row in enumerate(rows, start=1):
         cells = [str(rank), row.bot, str(row.played), str(row.wins), _number(row.mean_placing)]
         if with_scores:
             cells += [_number(row.mean_score, 1), _number(row.duplicate, 1, signed=True)]
-        cells += [f"{row.mu:.1f} ± {row.sigma:.1f}", faults_text(row), _number(row.median_ms, 1)]
+        cells += [f"{row.mu:.1f} ± {row.sigma:.1f}", faults_text(row), _number(row.median_ms)]
         table.add_row(*cells)
     return table
 
@@ -70,32 +71,6 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
 def standings_tables(standings: Standings) -> Group:
     """Every game's table, then the overall one."""
     return Group(*[standings_table(standings, scope) for scope in [*standings.games, OVERALL]])
-
-
-@dataclass
-class Progress:
-    """How far a run is: what the runner reports, what the displays read."""
-
-    total: int                          # matches of this run, those already stored included
-    already_done: int = 0               # completed before this run started
-    done: int = 0                       # completed in this run
-    aborted: int = 0                    # cut by the match time limit in this run
-    started: float = field(default_factory=time.monotonic)
-    recent_faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
-    faults_seen: int = 0                # how many faults went into recent_faults, ever
-
-    def note_fault(self, line: str) -> None:
-        self.recent_faults.append(line)
-        self.faults_seen += 1
-
-    def per_second(self, now: float | None = None) -> float:
-        elapsed = (time.monotonic() if now is None else now) - self.started
-        return self.done / elapsed if elapsed > 0 else 0.0
-
-    def eta_s(self, now: float | None = None) -> float | None:
-        rate = self.per_second(now)
-        left = self.total - self.already_done - self.done
-        return left / rate if rate > 0 else None
 
 
 def _duration(seconds: float | None) -> str:
@@ -117,21 +92,26 @@ def progress_line(progress: Progress, now: float | None = None) -> str:
 
 
 def live_view(standings: Standings | None, progress: Progress, now: float | None = None,
-              width: int = 40) -> Group:
-    """Standings, a progress bar with done/total, rate and ETA, and the latest faults."""
+              width: int = 40, every_game: bool = True) -> Group:
+    """Standings (every game's, or only the overall table), a progress bar with done/total, rate
+    and ETA, and the latest faults."""
     finished = progress.already_done + progress.done
-    bar = ProgressBar(total=max(progress.total, 1), completed=finished, width=width)
     parts: list[RenderableType] = []
     if standings is not None:
-        parts.append(standings_tables(standings))
-    status = Table.grid(padding=(0, 1))
-    status.add_row(bar, Text(progress_line(progress, now)))
-    parts.append(status)
+        parts.append(standings_tables(standings) if every_game
+                     else standings_table(standings, OVERALL))
+    parts.append(ProgressBar(total=max(progress.total, 1), completed=finished, width=width))
+    parts.append(Text(progress_line(progress, now)))
     if progress.recent_faults:
         parts.append(Text("latest faults:", style="bold"))
         parts.extend(Text("  " + line, overflow="ellipsis", no_wrap=True)
                      for line in progress.recent_faults)
     return Group(*parts)
+
+
+def _lines_needed(standings: Standings) -> int:
+    """Roughly how many lines every game's table takes (title, header, rows, edges)."""
+    return sum(len(rows) + 5 for rows in standings.tables.values()) + 10
 
 
 async def show_progress(progress: Progress, standings: Callable[[], Standings],
@@ -145,19 +125,18 @@ async def show_progress(progress: Progress, standings: Callable[[], Standings],
 
 async def _live_loop(progress: Progress, standings: Callable[[], Standings],
                      console: Console) -> None:
+    """Transient: the caller prints the final standings (in schedule order) when it ends."""
     shown: Standings | None = None
     folded_at, folded_done = -1e9, -1
-    with Live(console=console, auto_refresh=False, transient=False,
-              vertical_overflow="visible") as live:
-        try:
-            while True:
-                now = time.monotonic()
-                if progress.done != folded_done and now - folded_at >= STANDINGS_EVERY_S:
-                    shown, folded_at, folded_done = standings(), now, progress.done
-                live.update(live_view(shown, progress, now), refresh=True)
-                await trio.sleep(LIVE_REFRESH_S)
-        finally:
-            live.update(live_view(standings(), progress), refresh=True)
+    with Live(console=console, auto_refresh=False, transient=True,
+              vertical_overflow="ellipsis") as live:
+        while True:
+            now = time.monotonic()
+            if progress.done != folded_done and now - folded_at >= STANDINGS_EVERY_S:
+                shown, folded_at, folded_done = standings(), now, progress.done
+            every_game = shown is None or _lines_needed(shown) <= console.height
+            live.update(live_view(shown, progress, now, every_game=every_game), refresh=True)
+            await trio.sleep(LIVE_REFRESH_S)
 
 
 async def _plain_loop(progress: Progress, console: Console) -> None:
@@ -169,12 +148,12 @@ async def _plain_loop(progress: Progress, console: Console) -> None:
             now = time.monotonic()
             line = progress_line(progress, now)
             if now - last_at >= PLAIN_EVERY_S and line.split(",")[0] != last_line.split(",")[0]:
-                console.print(line, highlight=False, soft_wrap=True)
+                console.print(line, highlight=False, soft_wrap=True, markup=False)
                 last_line, last_at = line, now
             await trio.sleep(LIVE_REFRESH_S)
     finally:
         _print_new_faults(progress, console, printed_faults)
-        console.print(progress_line(progress), highlight=False, soft_wrap=True)
+        console.print(progress_line(progress), highlight=False, soft_wrap=True, markup=False)
 
 
 def _print_new_faults(progress: Progress, console: Console, printed: int) -> int:

@@ -1,12 +1,17 @@
 """The standings fold over stored matches, and its rendering as rich tables."""
 
+import io
+
 import pytest
+import trio
 from rich.console import Console
 
-from arena.render import Progress, live_view, standings_table
+from arena.render import live_view, show_progress, standings_table
 from arena.store import StoredFault, StoredMatch
 from arena.tournament import standings as standings_module
-from arena.tournament.standings import OVERALL, compute_standings, standings_as_data
+from arena.tournament.runner import Progress
+from arena.tournament.standings import (OVERALL, StandingsFold, compute_standings,
+                                        standings_as_data)
 
 
 def played(rotation, bots, scores, placings, *, game="g", game_id="alles-oder-nichts", deal=0,
@@ -89,6 +94,16 @@ def test_a_bot_on_both_teams_leaves_the_match_unrated():
     assert rows["a"].played == 2
 
 
+def test_the_incremental_fold_matches_the_whole_fold():
+    fold = StandingsFold(["a", "b", "c"], ["g"])
+    for match in DEAL:
+        fold.add(match)
+    assert fold.standings() == compute_standings(reversed(DEAL), ["a", "b", "c"])
+    early = StandingsFold(["a", "b", "c", "d"])
+    assert [r.bot for r in early.standings().tables[OVERALL]] == ["a", "b", "c", "d"]
+    assert early.standings().matches == {OVERALL: 0}
+
+
 def test_json_data_has_every_column():
     data = standings_as_data(compute_standings(DEAL))
     first = data["g"]["rows"][0]
@@ -105,13 +120,13 @@ def render(renderable, width=100):
 
 GAME_TABLE = """\
 g (3 matches)
-┏━━━┳━━━━━┳━━━━━━━━┳━━━━━━┳━━━━━━━┳━━━━━━━┳━━━━━━┳━━━━━━━━━━━━┳━━━━━━━━┳━━━━━┓
-┃ # ┃ bot ┃ played ┃ wins ┃ place ┃ score ┃  dup ┃     rating ┃ faults ┃  ms ┃
-┡━━━╇━━━━━╇━━━━━━━━╇━━━━━━╇━━━━━━━╇━━━━━━━╇━━━━━━╇━━━━━━━━━━━━╇━━━━━━━━╇━━━━━┩
-│ 1 │ a   │      3 │    2 │  1.33 │   7.3 │ +2.3 │ 30.1 ± 7.8 │ -      │ 6.5 │
-│ 2 │ b   │      3 │    1 │  2.00 │   4.7 │ -0.3 │ 24.9 ± 7.7 │ -      │ 1.0 │
-│ 3 │ c   │      3 │    0 │  2.67 │   3.0 │ -2.0 │ 20.1 ± 7.6 │ -      │ 2.0 │
-└───┴─────┴────────┴──────┴───────┴───────┴──────┴────────────┴────────┴─────┘
+
+ #  bot  played  wins  place  score   dup      rating  faults    ms
+ ──────────────────────────────────────────────────────────────────
+ 1  a         3     2   1.33    7.3  +2.3  30.1 ± 7.8  -       6.50
+ 2  b         3     1   2.00    4.7  -0.3  24.9 ± 7.7  -       1.00
+ 3  c         3     0   2.67    3.0  -2.0  20.1 ± 7.6  -       2.00
+
 """
 
 
@@ -135,3 +150,23 @@ def test_the_live_view_shows_progress_and_latest_faults():
     assert "5/10 matches (50%), 0.30/s, ETA 0m17s" in text
     assert "latest faults:" in text and "g/t0/d0/r1 a (seat 0) timeout: late" in text
     assert "Overall (3 matches)" in text and "g (3 matches)" in text
+
+
+async def test_without_a_terminal_progress_is_plain_lines_and_every_fault(autojump_clock):
+    out = io.StringIO()
+    console = Console(file=out, force_terminal=False, width=200)
+    progress = Progress(total=4)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(show_progress, progress, lambda: compute_standings(DEAL), console)
+        await trio.sleep(1)
+        progress.done = 2
+        progress.note_fault("g/t0/d0/r1 a (seat 0) timeout: [no reply] in 1000 ms")
+        await trio.sleep(10)
+        progress.done = 4
+        await trio.sleep(1)
+        nursery.cancel_scope.cancel()
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("0/4 matches (0%)")
+    assert "fault: g/t0/d0/r1 a (seat 0) timeout: [no reply] in 1000 ms" in lines
+    assert lines[-1].startswith("4/4 matches (100%)")
+    assert not any("\x1b" in line for line in lines)
