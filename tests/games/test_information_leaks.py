@@ -44,9 +44,9 @@ class RearrangingDealer(Dealer):
         self.index = index
         self.mapping = mapping
 
-    def shuffled(self, cards):
+    def shuffled(self, cards, count=None):
         index = self.shuffles
-        deck = super().shuffled(cards)
+        deck = super().shuffled(cards, count)
         if index == self.index:
             deck = [self.mapping.get(card, card) for card in deck]
         return deck
