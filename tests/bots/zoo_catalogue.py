@@ -175,15 +175,15 @@ def zoo_match_problems(match: StoredMatch | MatchResult, sandboxed: bool = False
     for seat, name in enumerate(match.bots):
         bot = BY_NAME[name]
         expected = bot.faults_in_sandbox if sandboxed and bot.faults_in_sandbox else bot.faults
-        kinds = {FaultKind(f.kind) for f in match.faults if f.seat == seat}
-        if not kinds <= expected:
-            problems.append(f"{match.match_id}: {name} (seat {seat}) charged {sorted(kinds)}, "
+        charged = {FaultKind(f.kind) for f in match.faults if f.seat == seat}
+        if not charged <= expected:
+            problems.append(f"{match.match_id}: {name} (seat {seat}) charged {sorted(charged)}, "
                             f"expected only {sorted(expected) or 'none'}")
-        if expected and not kinds:
+        if expected and not charged:
             problems.append(f"{match.match_id}: {name} (seat {seat}) got away without a fault")
-        if bot.required is not None and bot.required not in kinds:
+        if bot.required is not None and bot.required not in charged:
             problems.append(f"{match.match_id}: {name} (seat {seat}) was not charged "
-                            f"{bot.required}: {sorted(kinds)}")
+                            f"{bot.required}: {sorted(charged)}")
         if (seat in match.forfeited) != bot.forfeits:
             problems.append(f"{match.match_id}: {name} (seat {seat}) forfeited: "
                             f"{seat in match.forfeited}, expected {bot.forfeits}")
