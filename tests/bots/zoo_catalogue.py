@@ -73,6 +73,7 @@ ZOO = (
     ZooBot("stderr-flood", "stderr_flood_bot.py"),
     ZooBot("illegal", "illegal_bot.py", faults=kinds(FaultKind.ILLEGAL), forfeits=True),
     ZooBot("stale-id", "wrong_id_bot.py", ("stale",)),   # stale answers are skipped: no fault
+    ZooBot("stale-flood", "wrong_id_bot.py", ("flood",)),   # and a flood of them fills no record
     ZooBot("future-id", "wrong_id_bot.py", ("future",), faults=kinds(FaultKind.MALFORMED),
            forfeits=True),
     ZooBot("forking", "forking_bot.py"),

@@ -29,6 +29,7 @@ from zoo_catalogue import (HONEST, ZOO, ZOO_TIME_CONTROL, ZooBot,  # noqa: E402
 GAME = find_game("alles-oder-nichts")
 CONTROL = ZOO_TIME_CONTROL
 REFEREE_GROWTH_MB = 150      # the floods send tens of MB; the referee may keep only a bounded part
+RECORD_LIMIT_BYTES = 1 << 20 # a record keeps a bounded part of what a bot sends (~150 KB normally)
 
 
 async def assert_no_leftovers(mark: str) -> None:
@@ -73,6 +74,7 @@ async def test_a_zoo_bot_cannot_hurt_a_match(zoo_bot, tmp_path):
         record = tmp_path / "match.jsonl"
         result = await run_match_between(bots, record, f"zoo-{zoo_bot.name}")
         check_match(result, zoo_bot)
+        assert record.stat().st_size < RECORD_LIMIT_BYTES
         assert bots[0].alive == (not zoo_bot.forfeits)
         assert all(bot.alive for bot in bots[1:]), "an honest bot was retired"
     finally:
