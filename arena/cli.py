@@ -27,3 +27,8 @@ def games_command() -> None:
         players = ", ".join(map(str, spec.player_counts))
         table.add_row(spec.id, ", ".join(spec.aliases), players, options)
     Console().print(table)
+
+
+from arena.cli_check import check_command  # noqa: E402  (registered after the group exists)
+
+main.add_command(check_command)
