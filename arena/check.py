@@ -46,6 +46,7 @@ from protocol.codec import decode_to_bot, encode_line
 from protocol.messages import Action, Bye, Fault, Hello, Ready, Request
 
 PASSED, FAILED, SKIPPED = "pass", "FAIL", "skip"
+GROUPS = ("decisions", "fault", "low-time", "full", "long", "exit")
 POSITION_SEARCH_SEEDS = 20          # random playouts per option set when looking for decision kinds
 
 HINTS = {
@@ -94,6 +95,7 @@ class CheckSettings:
     low_time_ms: int = 100
     seed: int = 1
     games: tuple[str, ...] = ()       # game ids; empty: every registered game
+    only: tuple[str, ...] = ()        # check groups (GROUPS) to run; empty: all (handshake always)
     log_dir: Path = Path("arena-check-logs")
 
     @property
@@ -363,6 +365,7 @@ async def _check_full_match(session: _Session, game: GameSpec, players: int, sea
     result = _judge(name, outcome, seat)
     if result.passed and not isinstance(outcome, str):
         match, _ = outcome
+        result.sent = f"a whole match: seat {seat} of {players}, seed {seed}, random opponents"
         asked = len(match.decision_ms[seat])
         slowest = max(match.decision_ms[seat], default=0.0)
         result.received = (f"{asked} decisions answered, slowest {slowest:.0f} ms; scores "
@@ -414,6 +417,19 @@ async def _check_exit(session: _Session, say_bye: bool) -> CheckResult:
                        hint=HINTS[kind])
 
 
+async def _check_long_match(session: _Session, games: list[GameSpec]) -> CheckResult:
+    """The game and player count with the most decisions per seat, on a time bank."""
+    settings = session.settings
+    length = {(g, p): decisions_per_seat(g, p, settings.seed) for g in games for p in g.player_counts}
+    game, players = max(length, key=length.__getitem__)
+    bank = TimeControl(decision_ms=settings.decision_ms, bank_ms=settings.decision_ms * 20,
+                       increment_ms=settings.decision_ms // 10, margin_ms=settings.margin_ms,
+                       startup_ms=settings.startup_ms)
+    name = (f"long match {game.id}, {players} players (~{length[game, players]:.0f} decisions, "
+            "time bank)")
+    return await _check_full_match(session, game, players, players - 1, name, bank)
+
+
 async def run_checks(spec: BotSpec, settings: CheckSettings,
                      report: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
     """Run every check in order; ``report`` sees each result as soon as it is known."""
@@ -441,29 +457,26 @@ async def run_checks(spec: BotSpec, settings: CheckSettings,
         add(CheckResult("handshake", PASSED, sent="hello (protocol, limits)",
                         received=f'ready: name "{bot.reported_name}", version "{bot.reported_version}"'))
 
+        wanted = set(settings.only or GROUPS)
         positions = [p for game in games for p in find_positions(game, settings.seed)]
-        for position in positions:
-            add(await _check_decision(session, position))
+        if "decisions" in wanted:
+            for position in positions:
+                add(await _check_decision(session, position))
         plays = [p for p in positions if p.decision == "play"] or positions
-        add(await _check_fault_notice(session, plays[0]))
-        add(await _check_low_time(session, plays[-1]))
-
-        for number, game in enumerate(games):
-            players = game.default_players
-            add(await _check_full_match(session, game, players, number % players,
-                                        f"full match {game.id}", settings.time_control))
-        longest = max(((g, p) for g in games for p in g.player_counts),
-                      key=lambda gp: decisions_per_seat(gp[0], gp[1], settings.seed))
-        game, players = longest
-        per_seat = round(decisions_per_seat(game, players, settings.seed))
-        bank = TimeControl(decision_ms=settings.decision_ms, bank_ms=settings.decision_ms * 20,
-                           increment_ms=settings.decision_ms // 10, margin_ms=settings.margin_ms,
-                           startup_ms=settings.startup_ms)
-        add(await _check_full_match(session, game, players, players - 1,
-                                    f"long match {game.id}, {players} players (~{per_seat} decisions, "
-                                    f"time bank)", bank))
-        add(await _check_exit(session, say_bye=True))
-        add(await _check_exit(session, say_bye=False))
+        if "fault" in wanted:
+            add(await _check_fault_notice(session, plays[0]))
+        if "low-time" in wanted:
+            add(await _check_low_time(session, plays[-1]))
+        if "full" in wanted:
+            for number, game in enumerate(games):
+                players = game.default_players
+                add(await _check_full_match(session, game, players, number % players,
+                                            f"full match {game.id}", settings.time_control))
+        if "long" in wanted:
+            add(await _check_long_match(session, games))
+        if "exit" in wanted:
+            add(await _check_exit(session, say_bye=True))
+            add(await _check_exit(session, say_bye=False))
     finally:
         await session.close()
     return results

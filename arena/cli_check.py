@@ -13,7 +13,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.bots import BotSpec
-from arena.check import FAILED, PASSED, CheckResult, CheckSettings, check_bot
+from arena.check import FAILED, GROUPS, PASSED, CheckResult, CheckSettings, check_bot
 from arena.games import GAMES, OptionError, find_game
 
 STATUS_STYLE = {PASSED: "green", FAILED: "bold red"}
@@ -75,6 +75,9 @@ def _parse_env(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
               help="Extra environment for the bot (repeatable).")
 @click.option("--game", "games", multiple=True, metavar="GAME",
               help="Check only this game (repeatable; id or alias). Default: every game.")
+@click.option("--only", multiple=True, type=click.Choice(GROUPS), metavar="GROUP",
+              help="Run only these checks (repeatable): " + ", ".join(GROUPS) + ". The handshake "
+                   "always runs.")
 @click.option("--decision-ms", type=click.IntRange(min=1), default=1000, show_default=True,
               help="Time for each decision.")
 @click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True,
@@ -86,7 +89,7 @@ def _parse_env(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 @click.option("--log-dir", type=click.Path(file_okay=False), default=None,
               help="Where the bot's stderr logs and match records go (default: a temporary directory).")
 def check_command(command: tuple[str, ...], name: str, cwd: str | None, env_pairs: tuple[str, ...],
-                  games: tuple[str, ...], decision_ms: int, startup_ms: int, low_time_ms: int,
+                  games: tuple[str, ...], only: tuple[str, ...], decision_ms: int, startup_ms: int, low_time_ms: int,
                   seed: int, log_dir: str | None) -> None:
     """Run a bot through every decision of every game and the awkward cases; print a scorecard.
 
@@ -101,7 +104,8 @@ def check_command(command: tuple[str, ...], name: str, cwd: str | None, env_pair
                    env=_parse_env(env_pairs))
     logs = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="arena-check-"))
     settings = CheckSettings(decision_ms=decision_ms, startup_ms=startup_ms,
-                             low_time_ms=low_time_ms, seed=seed, games=game_ids, log_dir=logs)
+                             low_time_ms=low_time_ms, seed=seed, games=game_ids, only=only,
+                             log_dir=logs)
     console = Console()
     console.print(f"Checking [bold]{escape(shlex.join(command))}[/bold] on "
                   f"{', '.join(game_ids or tuple(GAMES))} (logs: {escape(str(logs))})")
