@@ -1,0 +1,28 @@
+"""What a bot is, before it runs: a name, a command line and its limits (no processes here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+SANDBOXES = (None, "bwrap")
+
+
+@dataclass(frozen=True)
+class BotSpec:
+    """One bot program. ``argv`` is run in ``cwd`` with a minimal environment plus ``env``."""
+
+    name: str                      # unique in a tournament, shown in standings
+    argv: tuple[str, ...]
+    cwd: str | None = None
+    env: tuple[tuple[str, str], ...] = ()   # extra environment for the bot
+    version: str = ""              # e.g. the content hash from `arena submit`
+    memory_mb: int | None = None   # resource limits; None = the arena's defaults
+    cpu_seconds: int | None = None
+    file_mb: int | None = None
+    sandbox: str | None = None     # None or "bwrap"
+
+    def __post_init__(self) -> None:
+        if not self.argv:
+            raise ValueError(f"bot {self.name!r}: argv is empty (expected a program to run)")
+        if self.sandbox not in SANDBOXES:
+            raise ValueError(f"bot {self.name!r}: sandbox {self.sandbox!r}: expected none or 'bwrap'")

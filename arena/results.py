@@ -1,0 +1,45 @@
+"""The values a match produces: faults and the match result."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+
+class FaultKind(StrEnum):
+    STARTUP = "startup"
+    TIMEOUT = "timeout"
+    MALFORMED = "malformed"
+    ILLEGAL = "illegal"
+    CRASH = "crash"
+
+
+@dataclass(frozen=True)
+class FaultRecord:
+    seat: int
+    bot: str
+    kind: FaultKind
+    request_id: int | None
+    message: str                   # human reason: which bot, which request, what it sent, what was allowed
+
+
+@dataclass(frozen=True)
+class MatchResult:
+    match_id: str
+    game: str
+    options: dict[str, Any]
+    seed: int
+    players: int
+    bots: tuple[str, ...]                  # bot name per seat
+    scores: tuple[int, ...]
+    placings: tuple[int, ...]              # forfeited seats placed last
+    teams: tuple[int, ...] | None
+    forfeited: tuple[int, ...]
+    faults: tuple[FaultRecord, ...]
+    decision_ms: tuple[tuple[float, ...], ...]   # per seat: each decision's bot time
+    referee_us: tuple[float, ...]                # per decision: the referee's own latency
+    record_path: Path | None = None
+    termination: str = "completed"
+    duration_s: float = 0.0
