@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import random
 
-from . import alles_oder_nichts
+from . import alles_oder_nichts, vingt_down
 
 GAMES = {
     "alles-oder-nichts": alles_oder_nichts.choose,
+    "vingt-down": vingt_down.choose,
 }
 
 
