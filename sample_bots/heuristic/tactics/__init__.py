@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import random
 
-from . import alles_oder_nichts, vingt_down
+from . import alles_oder_nichts, eight_rounds, vingt_down
 
 GAMES = {
     "alles-oder-nichts": alles_oder_nichts.choose,
     "vingt-down": vingt_down.choose,
+    "eight-rounds": eight_rounds.choose,
 }
 
 

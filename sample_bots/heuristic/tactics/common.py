@@ -85,43 +85,39 @@ def trick_winner(cards: list[str], deck: Deck, trump: str | None) -> int:
 
 def win_chance(card: str, trick: list[str], later: list[tuple[int, int]], unseen: set[str],
                deck: Deck, trump: str | None, voids: dict[int, set[str]],
-               ruff_void: bool = True) -> float:
+               overtake: float = 1.0) -> float:
     """The chance that ``card``, played now to ``trick``, wins it.
 
-    ``later`` lists (seat, cards in hand) for the seats still to play after us. Each may beat us with
-    a higher card of the led suit, or (void in the led suit) with a trump. Cards are taken to be
-    spread at random among the unseen ones (the other hands and anything undealt), which is the
-    honest guess without card counting beyond ``unseen`` and the shown voids.
+    ``later`` lists (seat, cards in hand) for the seats still to play after us. They may beat us
+    with a higher card of the led suit, or (void in the led suit) with a trump. Cards are taken to
+    be spread at random among the unseen ones (the other hands and anything undealt), and a later
+    player who can beat us does so with chance ``overtake`` (1: they want the trick; lower when
+    they would rather duck).
     """
     cards = trick + [card]
     if trick_winner(cards, deck, trump) != len(cards) - 1:
         return 0.0
     led = suit(cards[0])
+    total = len(unseen)
+    if total == 0 or not later:
+        return 1.0
     if trump is not None and suit(card) == trump:
         higher_trumps = sum(1 for c in unseen if suit(c) == trump and deck.rank[c] > deck.rank[card])
-        higher_led = 0
+        higher_led = higher_trumps if led == trump else 0
     else:
         higher_trumps = sum(1 for c in unseen if trump is not None and suit(c) == trump)
         higher_led = sum(1 for c in unseen if suit(c) == led and deck.rank[c] > deck.rank[card])
+    # A higher card of the led suit in any of the later hands (taken together: the cards are
+    # spread without replacement, and a known void holds none of that suit).
+    followers = sum(hand for seat, hand in later if led not in voids.get(seat, ()))
+    chance = 1.0 - overtake * chance_holds_any(total, higher_led, followers)
+    if trump is None or led == trump:
+        return chance
     led_unseen = sum(1 for c in unseen if suit(c) == led)
-    total = len(unseen)
-    chance = 1.0
     for seat, hand in later:
-        if hand <= 0 or total <= 0:
-            continue
-        void = led in voids.get(seat, ())
-        if trump is not None and suit(card) == trump and led == trump:
-            beaten = 0.0 if void else chance_holds_any(total, higher_trumps, hand)
-        else:
-            by_suit = 0.0 if void else chance_holds_any(total, higher_led, hand)
-            if not ruff_void or trump is None or led == trump:
-                by_trump = 0.0
-            else:
-                p_void = 1.0 if void else 1.0 - chance_holds_any(total, led_unseen, hand)
-                p_trump = chance_holds_any(max(total - led_unseen, 1), higher_trumps, hand)
-                by_trump = p_void * p_trump
-            beaten = by_suit + (1.0 - by_suit) * by_trump
-        chance *= 1.0 - beaten
+        void = 1.0 if led in voids.get(seat, ()) else 1.0 - chance_holds_any(total, led_unseen, hand)
+        ruff = void * chance_holds_any(max(total - led_unseen, 1), higher_trumps, hand)
+        chance *= 1.0 - overtake * ruff
     return chance
 
 
