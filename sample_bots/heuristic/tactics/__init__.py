@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import random
 
-from . import alles_oder_nichts, eight_rounds, vingt_down
+from . import all_fours, alles_oder_nichts, eight_rounds, vingt_down
 
 GAMES = {
     "alles-oder-nichts": alles_oder_nichts.choose,
     "vingt-down": vingt_down.choose,
     "eight-rounds": eight_rounds.choose,
+    "all-fours": all_fours.choose,
 }
 
 

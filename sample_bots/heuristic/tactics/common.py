@@ -85,14 +85,15 @@ def trick_winner(cards: list[str], deck: Deck, trump: str | None) -> int:
 
 def win_chance(card: str, trick: list[str], later: list[tuple[int, int]], unseen: set[str],
                deck: Deck, trump: str | None, voids: dict[int, set[str]],
-               overtake: float = 1.0) -> float:
+               overtake: float = 1.0, trump_at_will: bool = False) -> float:
     """The chance that ``card``, played now to ``trick``, wins it.
 
     ``later`` lists (seat, cards in hand) for the seats still to play after us. They may beat us
     with a higher card of the led suit, or (void in the led suit) with a trump. Cards are taken to
     be spread at random among the unseen ones (the other hands and anything undealt), and a later
     player who can beat us does so with chance ``overtake`` (1: they want the trick; lower when
-    they would rather duck).
+    they would rather duck). ``trump_at_will``: the rules let a player trump while holding the
+    led suit (All Fours), so any later hand with a higher trump is a threat, void or not.
     """
     cards = trick + [card]
     if trick_winner(cards, deck, trump) != len(cards) - 1:
@@ -115,7 +116,10 @@ def win_chance(card: str, trick: list[str], later: list[tuple[int, int]], unseen
         return chance
     led_unseen = sum(1 for c in unseen if suit(c) == led)
     for seat, hand in later:
-        void = 1.0 if led in voids.get(seat, ()) else 1.0 - chance_holds_any(total, led_unseen, hand)
+        if trump_at_will or led in voids.get(seat, ()):
+            void = 1.0
+        else:
+            void = 1.0 - chance_holds_any(total, led_unseen, hand)
         ruff = void * chance_holds_any(max(total - led_unseen, 1), higher_trumps, hand)
         chance *= 1.0 - overtake * ruff
     return chance
