@@ -8,13 +8,15 @@ The checks, in order (each gives a :class:`CheckResult`):
    seat, gets the match start and every event that seat saw, and must answer the request legally
    and in time. The match then ends (match_end) and the next check starts a new one in the same
    process, so these also check that the bot gets through a match end and a fresh match start.
-3. ``fault notice``: a fault message (as the referee sends after a bot's mistake) arrives before
-   the next match; the bot must carry on.
-4. ``time running low``: a decision with only ``low_time_ms`` left (a nearly spent time bank).
-5. ``full match <game>``: a whole match of every game against in-memory random players.
-6. ``long match``: the game and player count with the most decisions per seat, on a time bank.
-7. ``bye``: bye, then end of input: the bot must exit by itself, with status 0.
-8. ``end of input``: a fresh process whose input is closed without bye must exit too.
+3. ``fault notice``: a fault message arrives just before a request, as the referee sends one
+   after a bot's rejected answer; the bot must carry on and answer the request.
+4. ``unknown message type and field``: a message type and a request field from a later protocol
+   version, which a bot must ignore.
+5. ``time running low``: a decision with only ``low_time_ms`` left (a nearly spent time bank).
+6. ``full match <game>``: a whole match of every game against in-memory random players.
+7. ``long match``: the game and player count with the most decisions per seat, on a time bank.
+8. ``bye``: bye, then end of input: the bot must exit by itself, with status 0.
+9. ``end of input``: a fresh process whose input is closed without bye must exit too.
 
 Everything goes through the real referee (:func:`arena.referee.run_match` and
 :class:`arena.bot_process.BotProcess`), so a check fails exactly when a tournament would fault the
@@ -46,7 +48,7 @@ from protocol.codec import decode_to_bot, encode_line
 from protocol.messages import Action, Bye, Fault, Hello, Ready, Request
 
 PASSED, FAILED, SKIPPED = "pass", "FAIL", "skip"
-GROUPS = ("decisions", "fault", "low-time", "full", "long", "exit")
+GROUPS = ("decisions", "fault", "future", "low-time", "full", "long", "exit")
 POSITION_SEARCH_SEEDS = 20          # random playouts per option set when looking for decision kinds
 
 HINTS = {
@@ -66,6 +68,8 @@ HINTS = {
              "plays many matches: after match_end keep reading until bye or the end of input.",
     "bye": "Exit (status 0) when you read {\"type\":\"bye\"} or reach the end of standard input.",
     "eof": "Exit when standard input ends (read() returns nothing): the referee has gone.",
+    "future": "Ignore message types and fields you do not know: later protocol versions add them "
+              "(SPEC.md section 4).",
     "fault": "A fault message only informs you; read it (or ignore it) and keep answering requests.",
 }
 
@@ -254,9 +258,13 @@ class _Session:
         if self.bot is not None:
             await self.bot.close()
 
+    def upcoming_match_id(self, label: str) -> str:
+        return f"check-{self.matches + 1}-{label.replace(' ', '-')}"
+
     def next_match_id(self, label: str) -> str:
+        match_id = self.upcoming_match_id(label)
         self.matches += 1
-        return f"check-{self.matches}-{label.replace(' ', '-')}"
+        return match_id
 
     async def play(self, game: GameSpec, players: int, seat: int, options: dict[str, Any],
                    seed: int, label: str, control: TimeControl) -> tuple[MatchResult, Path] | str:
@@ -327,25 +335,71 @@ async def _check_decision(session: _Session, position: Position) -> CheckResult:
     return _judge(name, outcome, position.seat)
 
 
-async def _check_fault_notice(session: _Session, position: Position) -> CheckResult:
-    name = "fault notice, then a new match"
+class _BeforeRequest:
+    """Wraps the bot's transport for one match: ``extra`` lines go just before the first request
+    (where the referee puts fault notices), and ``field`` is added to that request."""
+
+    def __init__(self, inner: Any, extra: bytes, field: bytes = b"") -> None:
+        self.inner = inner
+        self.extra = extra
+        self.field = field
+        self.done = False
+
+    async def send_all(self, data: bytes) -> None:
+        head = b'{"type":"request",'
+        at = data.find(head)
+        if not self.done and at >= 0:
+            self.done = True
+            data = data[:at] + self.extra + head + self.field + data[at + len(head):]
+        await self.inner.send_all(data)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+async def _check_with_extra_lines(session: _Session, position: Position, name: str,
+                                  make_lines: Callable[[BotProcess, str], bytes], field: bytes,
+                                  hint: str) -> CheckResult:
+    """A one-decision match in which the bot also gets ``make_lines(bot, match_id)`` before the
+    request (and ``field`` inside it); it must carry on and answer."""
     bot = await session.running()
     if bot is None:
         return _judge(name, session.startup_problem, position.seat)
-    notice = Fault(match_id=session.last_match_id or "check-0", id=bot.last_request_id or None,
-                   kind="timeout", message="arena check: an example fault notice; the referee "
-                   "already moved for you; please carry on")
+    lines = make_lines(bot, session.upcoming_match_id(name))
+    transport = bot.transport
+    bot.transport = _BeforeRequest(transport, lines, field)
     try:
-        await bot.send(encode_line(notice))
-    except BotGone:
-        pass            # the bot is gone: the match below restarts it and reports that
-    outcome = await session.play(positioned_game(position), position.players, position.seat,
-                                 position.options, position.seed, name, session.settings.time_control)
+        outcome = await session.play(positioned_game(position), position.players, position.seat,
+                                     position.options, position.seed, name,
+                                     session.settings.time_control)
+    finally:
+        bot.transport = transport
     result = _judge(name, outcome, position.seat)
-    result.sent = _short(f"{encode_line(notice).decode().strip()}, then {result.sent}")
+    shown = lines.decode().strip().replace("\n", " ")
+    if field:
+        shown += f", and the field {field.decode().rstrip(',')} in the request"
+    result.sent = _short(f"{shown}, then {result.sent}", 240)
     if not result.passed and result.kind != "startup":
-        result.hint = HINTS["fault"] + " " + result.hint
+        result.hint = hint + " " + result.hint
     return result
+
+
+async def _check_fault_notice(session: _Session, position: Position) -> CheckResult:
+    def notice(bot: BotProcess, match_id: str) -> bytes:
+        return encode_line(Fault(
+            match_id=match_id, id=bot.last_request_id or None, kind="timeout",
+            message=f"bot {bot.name} (seat {position.seat}), request {bot.last_request_id}: an "
+                    "example fault notice from arena check; the referee moved for you"))
+    return await _check_with_extra_lines(session, position, "fault notice", notice, b"",
+                                         HINTS["fault"])
+
+
+async def _check_future_messages(session: _Session, position: Position) -> CheckResult:
+    def unknown(bot: BotProcess, match_id: str) -> bytes:
+        return (b'{"type":"x_future_notice","match_id":"' + match_id.encode()
+                + b'","text":"a message type from a later protocol version"}\n')
+    return await _check_with_extra_lines(session, position, "unknown message type and field",
+                                         unknown, b'"x_future_field":{"a":[1,2]},', HINTS["future"])
 
 
 async def _check_low_time(session: _Session, position: Position) -> CheckResult:
@@ -450,7 +504,8 @@ async def run_checks(spec: BotSpec, settings: CheckSettings,
             hint = HINTS["cannot run" if problem.startswith("cannot run") else "startup"]
             add(CheckResult("handshake", FAILED, sent="hello", reason=problem, kind="startup",
                             hint=hint))
-            for name in ("decisions", "fault notice", "time running low", "full matches",
+            for name in ("decisions", "fault notice", "unknown message type and field",
+                         "time running low", "full matches",
                          "long match", "bye", "end of input"):
                 add(CheckResult(name, SKIPPED, reason="the bot did not start"))
             return results
@@ -465,6 +520,8 @@ async def run_checks(spec: BotSpec, settings: CheckSettings,
         plays = [p for p in positions if p.decision == "play"] or positions
         if "fault" in wanted:
             add(await _check_fault_notice(session, plays[0]))
+        if "future" in wanted:
+            add(await _check_future_messages(session, plays[0]))
         if "low-time" in wanted:
             add(await _check_low_time(session, plays[-1]))
         if "full" in wanted:

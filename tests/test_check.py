@@ -121,11 +121,23 @@ async def test_bot_that_quits_after_one_match_fails_the_next_match(tmp_path):
 
 
 async def test_bot_that_chokes_on_a_fault_notice_fails_that_check(tmp_path):
-    results = await run_checks(broken_bot("fault_intolerant"), settings(tmp_path))
+    results = await run_checks(broken_bot("fault_intolerant"),
+                               settings(tmp_path, only=("decisions", "fault", "future")))
     failed = failures(results)
-    assert list(failed) == ["fault notice, then a new match"]
-    kind, reason = failed["fault notice, then a new match"]
+    assert set(failed) == {"fault notice", "unknown message type and field"}
+    kind, reason = failed["fault notice"]
     assert kind == "crash" and "unexpected message type 'fault'" in reason
+    assert "unexpected message type 'x_future_notice'" in failed["unknown message type and field"][1]
+
+
+async def test_bot_that_rejects_unknown_fields_fails_the_future_check(tmp_path):
+    results = await run_checks(broken_bot("strict_fields"),
+                               settings(tmp_path, only=("decisions", "future")))
+    failed = failures(results)
+    assert list(failed) == ["unknown message type and field"]
+    kind, reason = failed["unknown message type and field"]
+    assert kind == "crash" and "x_future_field" in reason
+    assert by_name(results, "unknown")[0].hint.startswith("Ignore message types and fields")
 
 
 async def test_bot_that_ignores_bye_fails_both_exit_checks(tmp_path):
