@@ -38,7 +38,7 @@ from typing import Any
 import msgspec
 import trio
 
-from arena.bot_process import CLOSE_GRACE_S, BotProcess, BotStartupError
+from arena.bot_process import CLOSE_GRACE_S, BotGone, BotProcess, BotStartupError
 from arena.bots import BotSpec
 from arena.clock import TimeControl
 from arena.games import GAMES, GameSpec, Result, find_game
@@ -46,7 +46,7 @@ from arena.games.cards import Rng, derive_seed
 from arena.referee import run_match
 from arena.results import FaultRecord, MatchResult
 from protocol.codec import decode_to_bot, encode_line
-from protocol.messages import Action, Fault, Hello, Ready, Request
+from protocol.messages import Action, Bye, Fault, Hello, Ready, Request
 
 PASSED, FAILED, SKIPPED = "pass", "FAIL", "skip"
 GROUPS = ("decisions", "fault", "future", "low-time", "full", "long", "exit")
@@ -98,6 +98,7 @@ class CheckSettings:
     margin_ms: int = 50
     startup_ms: int = 10000
     low_time_ms: int = 100
+    exit_grace_s: float = CLOSE_GRACE_S   # how long a bot may take to exit (the referee's grace)
     seed: int = 1
     games: tuple[str, ...] = ()       # game ids or aliases; empty: every registered game
     only: tuple[str, ...] = ()        # check groups (GROUPS) to run; empty: all (handshake always)
@@ -454,18 +455,20 @@ async def _check_exit(session: _Session, say_bye: bool) -> CheckResult:
     if bot is None:
         return _judge(name, session.startup_problem, 0)
     session.bot = None
+    sent = '{"type":"bye"}, then end of input' if say_bye else "end of input (no bye)"
     if say_bye:
-        sent = '{"type":"bye"}, then end of input'
-        await bot.close()            # exactly what the referee does: bye, grace, then kill
-    else:
-        sent = "end of input (no bye)"
-        await bot.transport.terminate(CLOSE_GRACE_S)
-        await bot.close()
+        try:
+            await bot.send(encode_line(Bye()))
+        except BotGone:
+            pass
+    grace = session.settings.exit_grace_s
+    await bot.transport.terminate(grace)   # as the referee does: end of input, grace, then kill
+    await bot.close()
     status = bot.transport.exit_status() or "still running"
     if status == "exited with status 0":
         return CheckResult(name, PASSED, sent=sent, received=status)
     if status.startswith("killed"):
-        reason = f"still running {CLOSE_GRACE_S:g} s after {sent}, so it was killed"
+        reason = f"still running {grace:g} s after {sent}, so it was killed"
     else:
         tail = getattr(bot.transport, "stderr_tail", lambda: "")()
         reason = f"{status} after {sent}" + (f" (stderr: {tail})" if tail else "")

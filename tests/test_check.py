@@ -13,7 +13,7 @@ from sample_bot_specs import ROOT, SAMPLE_BOTS, broken_bot, sample_bot
 
 # Passing bots get generous limits (the result must not depend on the machine's speed); each
 # broken bot gets limits it misses by a wide margin.
-GENEROUS = dict(decision_ms=20000, startup_ms=60000, low_time_ms=3000)
+GENEROUS = dict(decision_ms=20000, startup_ms=60000, low_time_ms=3000, exit_grace_s=20.0)
 
 
 def settings(tmp_path, **changes) -> CheckSettings:
@@ -141,7 +141,8 @@ async def test_bot_that_rejects_unknown_fields_fails_the_future_check(tmp_path):
 
 
 async def test_bot_that_ignores_bye_fails_both_exit_checks(tmp_path):
-    results = await run_checks(broken_bot("ignores_bye"), settings(tmp_path, only=("exit",)))
+    results = await run_checks(broken_bot("ignores_bye"),
+                               settings(tmp_path, only=("exit",), exit_grace_s=1.0))
     failed = failures(results)
     assert failed["bye, then end of input"][0] == "bye"
     assert failed["end of input without bye"][0] == "eof"
