@@ -18,7 +18,8 @@ Things the helper does for you:
 - ``print()`` inside your code goes to standard error (the organiser's log), because a stray line
   on standard output would break the protocol;
 - if your ``choose`` raises, the traceback goes to standard error and the first legal action is
-  played instead, so one bug costs one decision, not the match (``on_error="raise"`` to crash);
+  played instead, so one bug costs one decision, not the match; a hook that raises is logged the
+  same way and skipped (``on_error="raise"`` to crash instead);
 - message types and fields added by later protocol versions are ignored.
 
 Depends on msgspec and ``protocol/`` only (never on the referee).
@@ -125,6 +126,17 @@ def _send(writer: IO[bytes], message: msgspec.Struct) -> None:
 
 def _serve(bot: Bot, reader: IO[bytes], writer: IO[bytes], on_error: str) -> None:
     matches: dict[str, Match] = {}
+
+    def hook(function: Callable[..., None], *args: Any) -> None:
+        """Call one of the bot's hooks under the same error policy as ``choose``."""
+        try:
+            function(*args)
+        except Exception:
+            if on_error == "raise":
+                raise
+            print(f"{bot.name}: {function.__name__}() failed; carrying on:\n"
+                  f"{traceback.format_exc()}", file=sys.stderr)
+
     for line in reader:
         message = _decode(line)
         if message is None:
@@ -137,27 +149,27 @@ def _serve(bot: Bot, reader: IO[bytes], writer: IO[bytes], on_error: str) -> Non
             match = matches.get(message.match_id)
             if match is not None:
                 match.events.append(message.event)
-                bot.on_event(match, message.event)
+                hook(bot.on_event, match, message.event)
         elif isinstance(message, MatchStart):
             match = Match(id=message.match_id, game=message.game, options=dict(message.options),
                           players=message.players, seat=message.seat, seats=list(message.seats))
             matches[message.match_id] = match
-            bot.on_match_start(match)
+            hook(bot.on_match_start, match)
         elif isinstance(message, Fault):
             match = matches.get(message.match_id)
             if match is not None:
                 match.faults.append(message)
-            bot.on_fault(match, message)
+            hook(bot.on_fault, match, message)
         elif isinstance(message, MatchEnd):
             match = matches.pop(message.match_id, None)
             if match is not None:
                 match.end = message
-                bot.on_match_end(match, message)
+                hook(bot.on_match_end, match, message)
         elif isinstance(message, Hello):
             if message.protocol != PROTOCOL_VERSION:
                 print(f"{bot.name}: the referee speaks protocol {message.protocol}, this helper "
                       f"{PROTOCOL_VERSION}; carrying on", file=sys.stderr)
-            bot.on_hello(message)
+            hook(bot.on_hello, message)
             _send(writer, Ready(name=bot.name, version=bot.version))
         elif isinstance(message, Bye):
             return

@@ -110,3 +110,17 @@ def test_print_in_the_bot_goes_to_stderr(capsys):
     replies = converse(choose, [HELLO, START, request(1)])
     assert len(replies) == 2          # the print did not reach the protocol stream
     assert "thinking hard" in capsys.readouterr().err
+
+
+def test_a_failing_hook_is_logged_and_skipped(capsys):
+    class Clumsy(Bot):
+        def on_event(self, match, event):
+            raise KeyError("no such thing")
+
+        def choose(self, req, match):
+            return 1
+
+    event = {"type": "event", "match_id": "m1", "event": {"type": "bid", "seat": 0}}
+    replies = converse(Clumsy(), [HELLO, START, event, request(1)])
+    assert replies[1] == {"type": "action", "id": 1, "index": 1}
+    assert "on_event() failed" in capsys.readouterr().err
