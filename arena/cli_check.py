@@ -118,4 +118,5 @@ def check_command(command: tuple[str, ...], name: str, cwd: str | None, env_pair
     console.print(scorecard(results, spec.name))
     console.print(summary(results))
     if any(r.status == FAILED for r in results):
+        console.print(f"The bot's standard error and every match record: {escape(str(logs))}")
         raise SystemExit(1)
