@@ -39,7 +39,7 @@ import trio
 
 from arena.bots import BotSpec
 from arena.clock import TimeControl
-from arena.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong
+from arena.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 
@@ -104,6 +104,11 @@ def _read_proc_stat(pid: int) -> tuple[int, int, int] | None:
         return int(fields[1]), int(fields[2]), int(fields[3])
     except (IndexError, ValueError):
         return None
+
+
+def process_running(pid: int) -> bool:
+    """True while ``pid`` exists and is not a zombie."""
+    return _read_proc_stat(pid) is not None
 
 
 def related_pids(leader: int) -> set[int]:
@@ -179,11 +184,12 @@ async def check_bwrap() -> str | None:
     global _bwrap_problem
     if _bwrap_problem is False:
         if shutil.which(BWRAP) is None:
-            _bwrap_problem = "sandbox 'bwrap' needs bubblewrap (the `bwrap` program), which is not installed"
+            _bwrap_problem = ("sandbox 'bwrap' needs bubblewrap (the `bwrap` program), "
+                              "which is not installed")
         else:
             try:
                 done = await trio.run_process(
-                    [BWRAP, *_bwrap_args("/", "/"), "--", "true"],
+                    [BWRAP, *_bwrap_args(None, "/"), "--", "true"],
                     stdin=subprocess.DEVNULL, capture_stdout=True, capture_stderr=True, check=False)
                 if done.returncode == 0:
                     _bwrap_problem = None
@@ -196,9 +202,11 @@ async def check_bwrap() -> str | None:
     return _bwrap_problem or None
 
 
-def _bwrap_args(bot_dir: str, workdir: str) -> list[str]:
+def _bwrap_args(bot_dir: str | None, workdir: str) -> list[str]:
+    """bubblewrap's options: everything read-only, private /tmp, no network, own PID namespace."""
+    own_folder = ["--ro-bind", bot_dir, bot_dir] if bot_dir else []
     return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
-            "--dir", "/tmp/home", "--dir", "/tmp/tmp", "--ro-bind", bot_dir, bot_dir,
+            "--dir", "/tmp/home", "--dir", "/tmp/tmp", *own_folder,
             "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
             "--unshare-uts", "--die-with-parent", "--new-session"]
 
@@ -388,6 +396,8 @@ class BotProcess:
             problem = await check_bwrap()
             if problem:
                 raise BotStartupError(spec.name, problem)
+        if spec.cwd and not os.path.isdir(spec.cwd):
+            raise BotStartupError(spec.name, f"working directory {spec.cwd} does not exist")
         private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
         os.makedirs(os.path.join(private, "home"))
         os.makedirs(os.path.join(private, "tmp"))
@@ -395,9 +405,10 @@ class BotProcess:
         argv = list(spec.argv)
         if spec.sandbox == "bwrap":
             home, tmp = "/tmp/home", "/tmp/tmp"
-            bot_dir = workdir if spec.cwd else "/tmp"
-            sandbox_workdir = workdir if spec.cwd else "/tmp"
-            argv = [BWRAP, *_bwrap_args(bot_dir, sandbox_workdir), "--", *argv]
+            if spec.cwd:
+                argv = [BWRAP, *_bwrap_args(workdir, workdir), "--", *argv]
+            else:       # no folder of its own: it works in its private /tmp
+                argv = [BWRAP, *_bwrap_args(None, "/tmp"), "--", *argv]
         else:
             home, tmp = os.path.join(private, "home"), os.path.join(private, "tmp")
         env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
@@ -454,10 +465,10 @@ class BotProcess:
         try:
             message = decode_from_bot(line)
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
-            raise BotStartupError(self.name, f"expected a ready message, got {_shorten(line)}: "
+            raise BotStartupError(self.name, f"expected a ready message, got {shorten(line)}: "
                                              f"{error}") from None
         if not isinstance(message, Ready):
-            raise BotStartupError(self.name, f"expected a ready message, got {_shorten(line)}")
+            raise BotStartupError(self.name, f"expected a ready message, got {shorten(line)}")
         self.reported_name = message.name
         self.reported_version = message.version
         if not self.version:
@@ -489,14 +500,6 @@ class BotProcess:
         await self.close()
 
 
-def _shorten(data: bytes | str, limit: int = 120) -> str:
-    """A line as it may appear in a one-line message: repr, cut to ``limit`` characters."""
-    if isinstance(data, bytes):
-        data = data.decode("utf-8", errors="replace")
-    text = repr(data[:limit])
-    return text + (f"... ({len(data)} characters)" if len(data) > limit else "")
-
-
 __all__ = ["BotProcess", "BotStartupError", "BotGone", "Transport", "ProcessTransport",
-           "check_bwrap", "kill_everything", "related_pids", "DEFAULT_MEMORY_MB",
+           "check_bwrap", "kill_everything", "process_running", "related_pids", "DEFAULT_MEMORY_MB",
            "DEFAULT_CPU_SECONDS", "DEFAULT_FILE_MB", "STDERR_CAP_BYTES"]

@@ -22,6 +22,13 @@ class BotSpec:
     sandbox: str | None = None     # None or "bwrap"
 
     def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("a bot needs a name")
+        for field_name in ("memory_mb", "cpu_seconds", "file_mb"):
+            value = getattr(self, field_name)
+            if value is not None and value <= 0:
+                raise ValueError(f"bot {self.name!r}: {field_name} = {value}: "
+                                 "expected a positive number")
         if not self.argv:
             raise ValueError(f"bot {self.name!r}: argv is empty (expected a program to run)")
         if self.sandbox not in SANDBOXES:

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena import __version__
+from arena.cli_tournament import standings_command, tournament_command
 from arena.games import GAMES
 
 
@@ -35,3 +36,5 @@ from arena.cli_match import match_command, replay_command  # noqa: E402
 main.add_command(match_command)
 main.add_command(replay_command)
 main.add_command(check_command)
+main.add_command(tournament_command)
+main.add_command(standings_command)

@@ -10,6 +10,7 @@ import os
 import secrets
 import shlex
 import shutil
+import signal
 import statistics
 import tempfile
 from pathlib import Path
@@ -89,18 +90,52 @@ def parse_options(game: GameSpec, given: tuple[str, ...]) -> dict[str, Any]:
         raise click.UsageError(str(error)) from None
 
 
+def _leaves(group: BaseExceptionGroup):
+    for error in group.exceptions:
+        if isinstance(error, BaseExceptionGroup):
+            yield from _leaves(error)
+        else:
+            yield error
+
+
+class Interrupted(Exception):
+    """SIGTERM or SIGHUP arrived: the match was stopped and every bot process ended."""
+
+
 async def play_one_match(game: GameSpec, specs: list[BotSpec], *, seed: int, options: dict,
                          control: TimeControl, max_faults: int, record: Path | None,
                          log_dir: Path) -> MatchResult:
+    """Start the bots, play, close them: also on Ctrl-C (KeyboardInterrupt) or SIGTERM/SIGHUP."""
     bots: list[BotProcess] = []
+    result: MatchResult | None = None
+
+    async def stop_on_signal(scope: trio.CancelScope) -> None:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            async for _ in signals:
+                scope.cancel()
+                return
+
     try:
-        for spec in specs:
-            bots.append(await BotProcess.start(spec, time_control=control, log_dir=log_dir))
-        return await run_match(game, bots, seed=seed, options=options, match_id=f"match-{seed}",
-                               time_control=control, max_faults=max_faults, record_path=record)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(stop_on_signal, nursery.cancel_scope)
+            for spec in specs:
+                bots.append(await BotProcess.start(spec, time_control=control, log_dir=log_dir))
+            result = await run_match(game, bots, seed=seed, options=options,
+                                     match_id=f"match-{seed}", time_control=control,
+                                     max_faults=max_faults, record_path=record)
+            nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        # The nursery wraps what the match raised (a startup error, Ctrl-C): raise it plainly.
+        leaves = list(_leaves(group))
+        if len(leaves) == 1:
+            raise leaves[0] from None
+        raise
     finally:
         for bot in bots:
             await bot.close()
+    if result is None:
+        raise Interrupted()
+    return result
 
 
 def result_table(result: MatchResult) -> Table:
@@ -184,6 +219,9 @@ def match_command(game_name: str, bot_commands: tuple[str, ...], seed: int | Non
                                                  record=record, log_dir=logs))
     except BotStartupError as error:
         raise StartupFailed(str(error)) from None
+    except (KeyboardInterrupt, Interrupted):
+        raise click.ClickException("interrupted: the match was stopped and every bot process "
+                                   "ended") from None
     if as_json:
         click.echo(json.dumps(match_result_dict(result), indent=2))
         return

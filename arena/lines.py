@@ -68,3 +68,11 @@ class LineReader:
                 self.at_eof = True
             else:
                 self._buffer += chunk
+
+
+def shorten(data: bytes | str, limit: int = 120) -> str:
+    """A line as it may appear in a one-line message: repr, cut to ``limit`` characters."""
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", errors="replace")
+    text = repr(data[:limit])
+    return text + (f"... ({len(data)} characters)" if len(data) > limit else "")

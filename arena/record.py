@@ -134,7 +134,8 @@ def replay_record(path: Path) -> Replay:
                                   f"rules give {event.data} to {audience or 'everyone'}")
         elif kind == "request":
             if entry.get("seat") != state.seat_to_move:
-                raise ReplayError(f"{where}: request {entry.get('id')} goes to seat {entry.get('seat')}, "
+                raise ReplayError(f"{where}: request {entry.get('id')} goes to seat "
+                                  f"{entry.get('seat')}, "
                                   f"but the rules have seat {state.seat_to_move} to move")
             if entry.get("legal") != state.legal_actions() or entry.get("decision") != state.decision:
                 raise ReplayError(f"{where}: request {entry.get('id')}: recorded decision/legal "

@@ -28,12 +28,11 @@ from pathlib import Path
 import msgspec
 import trio
 
-from arena.bot_process import BotGone, BotProcess, _shorten
+from arena.bot_process import BotGone, BotProcess
 from arena.clock import SeatClock, TimeControl
 from arena.games import GameSpec
 from arena.games.cards import Rng, derive_seed
-from arena.games.core import placings as rank_scores
-from arena.lines import LineTooLong
+from arena.lines import LineTooLong, shorten
 from arena.record import RECORD_FORMAT, RecordingDealer, RecordWriter
 from arena.results import FaultKind, FaultRecord, MatchResult
 from protocol.codec import decode_from_bot, encode_line
@@ -186,41 +185,34 @@ class _Match:
 
     async def read_reply(self, seat: _Seat, request_id: int, legal: list[str],
                          sent_at: float) -> str | None:
-        """Read lines until the reply to ``request_id``; None after a fault (already recorded)."""
+        """Read lines until the reply to ``request_id``; None after a fault (already recorded).
+
+        Any line except a stale answer ends the decision and is charged to the clock: sending
+        garbage does not save time.
+        """
         bot = seat.bot
         while True:
+            too_long: LineTooLong | None = None
             try:
                 line = await bot.reader.read_line()
             except LineTooLong as error:
-                self.reply_entry(seat, request_id, sent_at, error.head, "too long")
-                self.fault(seat, FaultKind.MALFORMED, request_id,
-                           f"sent a line longer than {error.limit} bytes (starting "
-                           f"{_shorten(error.head, 60)})")
-                return None
+                too_long, line = error, error.head
             if line is None:
                 return _CRASHED
             used_ms = (trio.current_time() - sent_at) * 1000
-            try:
-                message = decode_from_bot(line)
-            except (msgspec.DecodeError, msgspec.ValidationError) as error:
-                self.reply_entry(seat, request_id, sent_at, line, "malformed")
-                self.fault(seat, FaultKind.MALFORMED, request_id,
-                           f"sent {_shorten(line)}, which is not a valid message: {error}")
-                return None
-            if not isinstance(message, Action):
-                self.reply_entry(seat, request_id, sent_at, line, "malformed")
-                self.fault(seat, FaultKind.MALFORMED, request_id,
-                           f"sent {_shorten(line)} while an action message was expected")
-                return None
-            if message.id < request_id:
+            message: object = None
+            problem = ""
+            if too_long is not None:
+                problem = (f"sent a line longer than {too_long.limit} bytes (starting "
+                           f"{shorten(line, 60)})")
+            else:
+                try:
+                    message = decode_from_bot(line)
+                except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                    problem = f"sent {shorten(line)}, which is not a valid message: {error}"
+            if isinstance(message, Action) and message.id < request_id:
                 self.reply_entry(seat, message.id, sent_at, line, "stale")
                 continue     # a late answer to an earlier request: never applied to this one
-            if message.id > request_id:
-                self.reply_entry(seat, request_id, sent_at, line, "malformed")
-                self.fault(seat, FaultKind.MALFORMED, request_id,
-                           f"answered request {message.id}, which was never sent "
-                           f"(the pending request is {request_id})")
-                return None
             seat.times_ms.append(used_ms)
             charge = seat.clock.charge(used_ms)
             if not charge.in_time:
@@ -229,8 +221,19 @@ class _Match:
                            f"answered after {used_ms:.0f} ms; {charge.allowed_ms} ms were allowed "
                            f"(+{self.control.margin_ms} ms margin)")
                 return None
+            if not problem and not isinstance(message, Action):
+                problem = f"sent {shorten(line)} while an action message was expected"
+            elif not problem and message.id > request_id:
+                problem = (f"answered request {message.id}, which was never sent "
+                           f"(the pending request is {request_id})")
+            if problem:
+                verdict = "too long" if too_long is not None else "malformed"
+                self.reply_entry(seat, request_id, sent_at, line, verdict)
+                self.fault(seat, FaultKind.MALFORMED, request_id, problem)
+                return None
             action = self.check_action(seat, request_id, message, legal, line)
-            self.reply_entry(seat, request_id, sent_at, line, "ok" if action is not None else "illegal")
+            self.reply_entry(seat, request_id, sent_at, line,
+                             "ok" if action is not None else "illegal")
             return action
 
     def check_action(self, seat: _Seat, request_id: int, message: Action, legal: list[str],
@@ -238,7 +241,7 @@ class _Match:
         allowed = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
         if (message.action is None) == (message.index is None):
             self.fault(seat, FaultKind.MALFORMED, request_id,
-                       f"sent {_shorten(line)}: an action message needs exactly one of "
+                       f"sent {shorten(line)}: an action message needs exactly one of "
                        "\"action\" and \"index\"")
             return None
         if message.index is not None:
@@ -271,7 +274,11 @@ class _Match:
         waited_ms = (trio.current_time() - sent_at) * 1000
         seat.times_ms.append(waited_ms)
         charge = seat.clock.charge(None)
-        if not written:
+        if seat.bot.transport.exit_status() is not None:
+            # It died while a child of it kept its output open, so no end of file came.
+            self.fault(seat, FaultKind.CRASH, request_id,
+                       f"ended while its output stayed open: {seat.bot.exit_reason()}")
+        elif not written:
             # The write was cut off: the bot's input now holds half a line, so it cannot go on.
             seat.writable = False
             self.fault(seat, FaultKind.TIMEOUT, request_id,
@@ -383,6 +390,9 @@ async def run_match(game: GameSpec, seats: Sequence[BotProcess], *, seed: int,
         raise ValueError(f"max_faults = {max_faults}: expected >= 1")
     began = time.perf_counter()
     game.check_players(len(seats))
+    if len({id(bot) for bot in seats}) != len(seats):
+        raise ValueError("run_match: one BotProcess in two seats (start one process per seat)")
+    options = game.resolve_options(options)      # bad options fail before any file or bot is touched
     record = RecordWriter(Path(record_path) if record_path is not None else None)
     match = None
     finished = False

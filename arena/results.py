@@ -22,7 +22,7 @@ class FaultRecord:
     bot: str
     kind: FaultKind
     request_id: int | None
-    message: str                   # human reason: which bot, which request, what it sent, what was allowed
+    message: str       # human reason: which bot, which request, what it sent, what was allowed
 
 
 @dataclass(frozen=True)

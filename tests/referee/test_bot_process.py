@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import sys
 import textwrap
 from pathlib import Path
@@ -16,7 +15,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.bot_process import STDERR_CAP_BYTES, BotProcess, BotStartupError, check_bwrap, related_pids
+from arena.bot_process import (STDERR_CAP_BYTES, BotProcess, BotStartupError, check_bwrap,
+                                process_running, related_pids)
 from arena.bots import BotSpec
 from arena.clock import TimeControl
 from arena.games import find_game
@@ -49,14 +49,6 @@ def random_spec(name: str, seed: int = 0) -> BotSpec:
     return BotSpec(name, (sys.executable, str(RANDOM_BOT), str(seed)))
 
 
-def alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as handle:
-            return handle.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 async def start_all(specs, tmp_path, control=CONTROL):
     return [await BotProcess.start(spec, time_control=control, log_dir=tmp_path / "logs")
             for spec in specs]
@@ -65,6 +57,16 @@ async def start_all(specs, tmp_path, control=CONTROL):
 async def close_all(bots):
     for bot in bots:
         await bot.close()
+
+
+async def match_against_random_bots(tmp_path, spec, control=CONTROL):
+    """Seat 0 is ``spec``, seats 1 and 2 honest random bots; returns (result, the BotProcesses)."""
+    bots = await start_all([spec, random_spec("r1"), random_spec("r2")], tmp_path, control)
+    try:
+        result = await run_match(AON, bots, seed=1, match_id=spec.name, time_control=control)
+    finally:
+        await close_all(bots)
+    return result, bots
 
 
 async def test_a_real_match_between_random_bots(tmp_path):
@@ -80,7 +82,7 @@ async def test_a_real_match_between_random_bots(tmp_path):
     assert result.faults == () and again.faults == ()
     assert replay_record(tmp_path / "m.jsonl").state.result().scores == result.scores
     assert all(len(times) > 10 for times in result.decision_ms)
-    assert not any(alive(pid) for pid in pids)
+    assert not any(process_running(pid) for pid in pids)
 
 
 async def test_environment_limits_and_session(tmp_path):
@@ -135,10 +137,10 @@ async def test_close_kills_children_that_linger_and_ignore_signals(tmp_path):
     """
     [bot] = await start_all([BotSpec("linger", script(tmp_path, "linger", body))], tmp_path)
     pids = [bot.transport.pid, *map(int, bot.reported_version.split())]
-    assert all(alive(pid) for pid in pids)
+    assert all(process_running(pid) for pid in pids)
     with trio.fail_after(30):
         await bot.close()
-    assert not any(alive(pid) for pid in pids)
+    assert not any(process_running(pid) for pid in pids)
     assert not related_pids(pids[0])
 
 
@@ -151,7 +153,7 @@ async def test_close_runs_even_when_the_task_is_cancelled(tmp_path):
             await trio.sleep(1)
         finally:
             await bot.close()      # shielded inside: still ends the process
-    assert not alive(pid)
+    assert not process_running(pid)
 
 
 async def test_stderr_flood_is_capped_and_never_blocks(tmp_path):
@@ -163,12 +165,8 @@ async def test_stderr_flood_is_capped_and_never_blocks(tmp_path):
             sys.stderr.write("e" * 300_000 + "\\n"); sys.stderr.flush()
             send({"type": "action", "id": message["id"], "action": message["legal"][0]})
     """
-    bots = await start_all([BotSpec("noisy", script(tmp_path, "noisy", body)),
-                            random_spec("r1"), random_spec("r2")], tmp_path)
-    try:
-        result = await run_match(AON, bots, seed=1, match_id="noise", time_control=CONTROL)
-    finally:
-        await close_all(bots)
+    noisy = BotSpec("noisy", script(tmp_path, "noisy", body))
+    result, bots = await match_against_random_bots(tmp_path, noisy)
     assert result.faults == ()
     log = bots[0].log_path
     assert log is not None and log.exists()
@@ -188,12 +186,8 @@ async def test_endless_stdout_line_is_malformed_and_the_match_finishes(tmp_path)
                 sys.stdout.write(chunk)
     """
     control = TimeControl(decision_ms=500, margin_ms=50, startup_ms=20000)
-    bots = await start_all([BotSpec("flood", script(tmp_path, "flood", body)),
-                            random_spec("r1"), random_spec("r2")], tmp_path, control)
-    try:
-        result = await run_match(AON, bots, seed=1, match_id="flood", time_control=control)
-    finally:
-        await close_all(bots)
+    flood = BotSpec("flood", script(tmp_path, "flood", body))
+    result, _ = await match_against_random_bots(tmp_path, flood, control)
     assert result.faults[0].kind is FaultKind.MALFORMED
     assert "longer than 1048576 bytes" in result.faults[0].message
     assert result.forfeited == (0,) and len(result.faults) == 3
@@ -210,12 +204,8 @@ async def test_memory_hog_hits_its_limit_and_crashes(tmp_path):
             while True:
                 hoard.append(bytearray(50 << 20))
     """
-    bots = await start_all([BotSpec("hog", script(tmp_path, "hog", body), memory_mb=300),
-                            random_spec("r1"), random_spec("r2")], tmp_path)
-    try:
-        result = await run_match(AON, bots, seed=1, match_id="hog", time_control=CONTROL)
-    finally:
-        await close_all(bots)
+    hog = BotSpec("hog", script(tmp_path, "hog", body), memory_mb=300)
+    result, _ = await match_against_random_bots(tmp_path, hog)
     assert [(f.seat, f.kind) for f in result.faults] == [(0, FaultKind.CRASH)]
     assert "MemoryError" in result.faults[0].message or "status 1" in result.faults[0].message
     assert result.forfeited == (0,)
@@ -231,16 +221,11 @@ async def test_closing_stdout_while_running_is_a_crash(tmp_path):
             os.close(1)
             time.sleep(600)
     """
-    bots = await start_all([BotSpec("shut", script(tmp_path, "shut", body)),
-                            random_spec("r1"), random_spec("r2")], tmp_path)
-    pid = bots[0].transport.pid
-    try:
-        result = await run_match(AON, bots, seed=1, match_id="shut", time_control=CONTROL)
-    finally:
-        await close_all(bots)
+    shut = BotSpec("shut", script(tmp_path, "shut", body))
+    result, bots = await match_against_random_bots(tmp_path, shut)
     assert [f.kind for f in result.faults] == [FaultKind.CRASH]
     assert "closed its output" in result.faults[0].message
-    assert not alive(pid)
+    assert not process_running(bots[0].transport.pid)
 
 
 async def test_startup_errors_name_the_bot(tmp_path):
@@ -250,6 +235,9 @@ async def test_startup_errors_name_the_bot(tmp_path):
     with pytest.raises(BotStartupError, match=r"^bot quitter: ended before saying ready: exited "
                                               r"with status 0 \(stderr: bye\)"):
         await start_all([quitter], tmp_path)
+    lost = BotSpec("lost", ("true",), cwd=str(tmp_path / "nowhere"))
+    with pytest.raises(BotStartupError, match=r"^bot lost: working directory .*nowhere does not"):
+        await start_all([lost], tmp_path)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")

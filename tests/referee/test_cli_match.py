@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+import signal
 import subprocess
 import sys
+import textwrap
+import time
 from pathlib import Path
 
 import pytest
+
+from arena.bot_process import process_running
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'random_bot.py'}"
@@ -97,3 +102,37 @@ def test_replay_reports_a_tampered_record(tmp_path):
     junk = arena("replay", str(tmp_path / "junk.jsonl"))
     assert junk.returncode == 1 and "line 1: not JSON" in junk.stderr
     assert arena("replay", str(tmp_path / "absent.jsonl")).returncode == 2
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
+    pid_dir = tmp_path / "pids"
+    pid_dir.mkdir()
+    bot = tmp_path / "slow_bot.py"
+    bot.write_text(textwrap.dedent("""
+        import json, os, subprocess, sys, time
+        child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+        for pid in (os.getpid(), child.pid):
+            open(os.path.join(sys.argv[1], str(pid)), "w").close()
+        for line in sys.stdin:
+            message = json.loads(line)
+            if message["type"] == "hello":
+                print(json.dumps({"type": "ready", "name": "slow"}), flush=True)
+            elif message["type"] == "request":
+                time.sleep(600)
+    """))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "match", "aon", "--bot", f"{sys.executable} {bot} {pid_dir}",
+         "--players", "3", "--decision-ms", "600000"], cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    deadline = time.monotonic() + 60
+    while len(list(pid_dir.iterdir())) < 6 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)            # let the match reach its first (never answered) request
+    process.send_signal(signum)
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == 1 and "interrupted" in stderr and "Traceback" not in stderr
+    pids = [int(p.name) for p in pid_dir.iterdir()]
+    assert len(pids) == 6
+    assert not [pid for pid in pids if process_running(pid)]

@@ -331,3 +331,51 @@ async def test_cancelled_match_marks_the_bots_unusable(autojump_clock):
         assert all(not proc.alive for proc in procs)
         for proc in procs:
             await proc.close()
+
+
+async def test_a_bot_that_dies_while_its_output_stays_open_is_a_crash(autojump_clock):
+    async def die_silently(bot, request):
+        bot.transport.status = "killed by SIGSEGV"      # its output channel stays open
+
+    result, _ = await play([FaultyBot("segv", die_silently), FakeBot("b"), FakeBot("c")], seed=2,
+                           time_control=TimeControl(decision_ms=300))
+    assert [f.kind for f in result.faults] == [FaultKind.CRASH]
+    assert "killed by SIGSEGV" in result.faults[0].message and result.forfeited == (0,)
+
+
+async def test_bad_options_fail_before_a_record_is_written(autojump_clock, tmp_path):
+    from arena.games import OptionError
+    async with trio.open_nursery() as nursery:
+        procs = [await connect_fake(nursery, FakeBot(n)) for n in "abc"]
+        with pytest.raises(OptionError, match="unknown option"):
+            await run_match(AON, procs, seed=1, match_id="m", options={"nope": 1},
+                            record_path=tmp_path / "m.jsonl")
+        assert not (tmp_path / "m.jsonl").exists()
+        assert all(proc.alive for proc in procs)
+        for proc in procs:
+            await proc.close()
+
+
+async def test_garbage_is_charged_to_the_bank(autojump_clock):
+    class SlowGarbage(FakeBot):
+        async def on_request(self, request):
+            await trio.sleep(0.4)
+            await self.send(b"garbage\n")
+
+    bot = SlowGarbage("sg")
+    control = TimeControl(decision_ms=1000, bank_ms=1000, margin_ms=0)
+    result, _ = await play([bot, FakeBot("b"), FakeBot("c")], seed=1, time_control=control,
+                           max_faults=10)
+    left = [m["time_left_ms"] for m in bot.messages("request")]
+    assert left[:3] == [1000, 600, 200]
+    assert [f.kind for f in result.faults][:3] == [FaultKind.MALFORMED, FaultKind.MALFORMED,
+                                                   FaultKind.TIMEOUT]
+
+
+async def test_one_process_cannot_sit_in_two_seats(autojump_clock):
+    async with trio.open_nursery() as nursery:
+        a, b = [await connect_fake(nursery, FakeBot(n)) for n in "ab"]
+        with pytest.raises(ValueError, match="one BotProcess in two seats"):
+            await run_match(AON, [a, b, a], seed=1, match_id="m")
+        for proc in (a, b):
+            await proc.close()

@@ -1,0 +1,243 @@
+"""Standings: a pure fold over stored match results, per game and overall.
+
+Per bot: seats played, wins (placing 1, shared wins count), mean placing, mean score, the
+duplicate comparison, an OpenSkill rating (Plackett-Luce) with its uncertainty, faults by kind,
+forfeits and the median decision time. Only completed matches count, except that the faults of
+an aborted match (a bot that could not start) are counted too.
+
+- Every seat a bot holds counts as one game played (a bot holds several seats only when there
+  are fewer bots than seats).
+- **Duplicate** (``dup``): the rotations of one deal give every seat's cards to every bot at the
+  table. For each seat's cards, a bot's score is compared with the mean score those cards got
+  over the rotations played; ``dup`` is the mean of these differences, signed so that positive
+  is better (games where a low score wins flip the sign). Deals with one rotation played so far
+  are left out.
+- **Rating**: one Plackett-Luce update per match, in schedule order, ranks from the placings. A
+  forfeited seat ranks last. In team games (All Fours) partners are one team. A bot holding seats
+  in several places of one match is ranked by its mean placing; a bot on two opposing teams of a
+  match (possible only with fewer bots than seats) leaves that match unrated.
+- The median decision time is exact on a 0.01 ms grid (times are counted, not kept).
+- The overall table pools every game; it has no score columns (score scales differ by game).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from openskill.models import PlackettLuce, PlackettLuceRating
+
+from arena.games import GAMES
+from arena.store import StoredMatch
+
+OVERALL = "overall"
+TIME_RESOLUTION_MS = 0.01      # decision times are counted on this grid for the median
+
+
+@dataclass(frozen=True)
+class BotStanding:
+    bot: str
+    played: int
+    wins: int
+    mean_placing: float | None
+    mean_score: float | None           # None in the overall table
+    duplicate: float | None            # None without a deal played in two or more rotations
+    mu: float
+    sigma: float
+    faults: Mapping[str, int] = field(default_factory=dict)
+    forfeits: int = 0
+    median_ms: float | None = None
+
+    @property
+    def ordinal(self) -> float:
+        """A conservative skill estimate (mu - 3 sigma): the sort key of the standings."""
+        return self.mu - 3 * self.sigma
+
+
+@dataclass(frozen=True)
+class Standings:
+    tables: Mapping[str, list[BotStanding]]       # game label -> rows (best first); "overall" last
+    matches: Mapping[str, int]                    # completed matches per game label, and overall
+
+    @property
+    def games(self) -> list[str]:
+        return [label for label in self.tables if label != OVERALL]
+
+
+class _Tally:
+    """Running sums for one bot in one table."""
+
+    def __init__(self) -> None:
+        self.played = 0
+        self.wins = 0
+        self.placing_sum = 0
+        self.score_sum = 0
+        self.faults: Counter[str] = Counter()
+        self.forfeits = 0
+        self.times: Counter[int] = Counter()   # decision times in units of TIME_RESOLUTION_MS
+
+
+def higher_is_better(game_id: str) -> bool:
+    spec = GAMES.get(game_id)
+    return True if spec is None else spec.state_class.HIGHER_IS_BETTER
+
+
+def schedule_order(match: StoredMatch) -> tuple:
+    return (match.deal, match.game, match.table, match.rotation, match.match_id)
+
+
+def compute_standings(matches: Iterable[StoredMatch], bots: Sequence[str] = (),
+                      games: Sequence[str] = ()) -> Standings:
+    """Fold completed matches, in schedule order, into standings. ``bots`` lists bots to show
+    even before they play; ``games`` orders the game tables (others follow by name)."""
+    fold = StandingsFold(bots, games)
+    for match in sorted(matches, key=schedule_order):
+        fold.add(match)
+    return fold.standings()
+
+
+class StandingsFold:
+    """The fold, one match at a time: :meth:`add` is cheap (a running tournament calls it as each
+    match is stored), :meth:`standings` builds the tables from the running sums."""
+
+    def __init__(self, bots: Sequence[str] = (), games: Sequence[str] = ()) -> None:
+        self._bots = list(bots)
+        self._games = list(games)
+        self._model = PlackettLuce()
+        self._tallies: dict[str, dict[str, _Tally]] = {}
+        self._ratings: dict[str, dict[str, PlackettLuceRating]] = {}
+        self._deals: dict[tuple[str, int, int], list[StoredMatch]] = defaultdict(list)
+        self._counts: Counter[str] = Counter()
+
+    def _scope(self, scope: str) -> dict[str, _Tally]:
+        if scope not in self._tallies:
+            self._tallies[scope] = {bot: _Tally() for bot in self._bots}
+            self._ratings[scope] = {}
+        return self._tallies[scope]
+
+    def add(self, match: StoredMatch) -> None:
+        if not match.completed:            # an aborted match counts only its (startup) faults
+            for scope in (match.game, OVERALL):
+                tally = self._scope(scope)
+                for fault in match.faults:
+                    tally.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
+            return
+        self._counts[match.game] += 1
+        self._counts[OVERALL] += 1
+        self._deals[(match.game, match.table, match.deal)].append(match)
+        for scope in (match.game, OVERALL):
+            tally = self._scope(scope)
+            for seat, bot in enumerate(match.bots):
+                row = tally.setdefault(bot, _Tally())
+                row.played += 1
+                row.wins += match.placings[seat] == 1
+                row.placing_sum += match.placings[seat]
+                row.score_sum += match.scores[seat]
+                row.forfeits += seat in match.forfeited
+                if seat < len(match.decision_ms):
+                    row.times.update(round(ms / TIME_RESOLUTION_MS)
+                                     for ms in match.decision_ms[seat])
+            for fault in match.faults:
+                tally.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
+            _rate(self._model, self._ratings[scope], match)
+
+    def standings(self) -> Standings:
+        played = [label for label in self._tallies if label != OVERALL]
+        labels = [g for g in self._games if g in played] + sorted(set(played) - set(self._games))
+        self._scope(OVERALL)
+        dup: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for (label, _table, _deal), group in self._deals.items():
+            sign = 1 if higher_is_better(group[0].game_id) else -1
+            for bot, delta in _duplicate_deltas(group):
+                dup[label][bot].append(sign * delta)
+        tables = {}
+        for scope in [*labels, OVERALL]:
+            rows = [_row(bot, tally, self._ratings[scope].get(bot), dup[scope].get(bot, []),
+                         with_scores=scope != OVERALL, model=self._model)
+                    for bot, tally in self._tallies[scope].items()]
+            rows.sort(key=lambda r: (-r.ordinal,
+                                     r.mean_placing if r.mean_placing is not None else 99, r.bot))
+            tables[scope] = rows
+        matches = {scope: self._counts[scope] for scope in tables}
+        return Standings(tables=tables, matches=matches)
+
+
+def _duplicate_deltas(group: Sequence[StoredMatch]) -> list[tuple[str, float]]:
+    """(bot, score minus the mean score of the same seat's cards) for every seat of the group."""
+    if len(group) < 2:
+        return []
+    players = group[0].players
+    means = [statistics.fmean(m.scores[seat] for m in group) for seat in range(players)]
+    return [(m.bots[seat], m.scores[seat] - means[seat]) for m in group for seat in range(players)]
+
+
+def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating],
+          match: StoredMatch) -> None:
+    """One Plackett-Luce update from the match's placings (forfeits last, partners as teams)."""
+    worst = match.players + 1
+    placing = [worst if seat in match.forfeited else p for seat, p in enumerate(match.placings)]
+    sides: dict[object, list[int]] = defaultdict(list)      # side -> seats
+    for seat, bot in enumerate(match.bots):
+        side = match.teams[seat] if match.teams is not None else bot
+        sides[side].append(seat)
+    members = {side: sorted({match.bots[s] for s in seats}) for side, seats in sides.items()}
+    everyone = [bot for bots in members.values() for bot in bots]
+    if len(sides) < 2 or len(everyone) != len(set(everyone)):
+        return                               # a bot against itself teaches the model nothing
+    order = list(sides)
+    teams = [[ratings.get(bot) or model.rating(name=bot) for bot in members[side]]
+             for side in order]
+    ranks = [statistics.fmean(placing[s] for s in sides[side]) for side in order]
+    for side, new_team in zip(order, model.rate(teams, ranks=ranks), strict=True):
+        for bot, rating in zip(members[side], new_team, strict=True):
+            ratings[bot] = rating
+
+
+def _row(bot: str, tally: _Tally, rating: PlackettLuceRating | None, dup: Sequence[float], *,
+         with_scores: bool, model: PlackettLuce) -> BotStanding:
+    rating = rating or model.rating(name=bot)
+    played = tally.played
+    return BotStanding(
+        bot=bot, played=played, wins=tally.wins,
+        mean_placing=tally.placing_sum / played if played else None,
+        mean_score=tally.score_sum / played if played and with_scores else None,
+        duplicate=statistics.fmean(dup) if dup and with_scores else None,
+        mu=rating.mu, sigma=rating.sigma,
+        faults=dict(sorted(tally.faults.items())), forfeits=tally.forfeits,
+        median_ms=_median(tally.times))
+
+
+def _median(times: Counter[int]) -> float | None:
+    """The median of times counted on the TIME_RESOLUTION_MS grid (mean of the middle two)."""
+    total = sum(times.values())
+    if not total:
+        return None
+    middle = ((total - 1) // 2, total // 2)
+    found: list[int] = []
+    seen = 0
+    for value in sorted(times):
+        count = times[value]
+        for position in middle:
+            if seen <= position < seen + count:
+                found.append(value)
+        seen += count
+        if len(found) == 2:
+            break
+    return (found[0] + found[1]) / 2 * TIME_RESOLUTION_MS
+
+
+def standings_as_data(standings: Standings) -> dict:
+    """Plain JSON-ready data (for ``arena standings --json``)."""
+    return {
+        scope: {
+            "matches": standings.matches.get(scope, 0),
+            "rows": [{"rank": i + 1, "bot": r.bot, "played": r.played, "wins": r.wins,
+                      "mean_placing": r.mean_placing, "mean_score": r.mean_score,
+                      "duplicate": r.duplicate, "mu": r.mu, "sigma": r.sigma,
+                      "ordinal": r.ordinal, "faults": dict(r.faults), "forfeits": r.forfeits,
+                      "median_ms": r.median_ms} for i, r in enumerate(rows)],
+        }
+        for scope, rows in standings.tables.items()
+    }
