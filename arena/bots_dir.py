@@ -1,0 +1,132 @@
+"""The organiser's bots directory: every submitted version of every bot, and the tournament's view of it.
+
+Layout (written only by ``arena submit``)::
+
+    BOTS_DIR/<name>/<hash>/                         one version: the submitted folder, built
+    BOTS_DIR/<name>/<hash>/.arena/submission.json   its install record (hash, time, checked or not)
+    BOTS_DIR/.staging/                              submit's work space, never read as bots
+
+``<hash>`` is the content hash of the submitted sources (:func:`arena.manifest.content_hash`), so a
+changed bot is a new folder beside the old one and an installed version is never overwritten.
+
+A tournament that takes a bots directory plays the **latest** version of each bot: the one
+submitted most recently (:func:`latest_bots`). Older versions stay installed; to play one, name its
+folder as a single bot. Every BotSpec carries ``version = "<manifest version>+<hash>"`` and standings
+name bots ``name@version`` (:func:`arena.manifest.bot_label`), so versions are never mixed.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from arena.bots import BotSpec
+from arena.manifest import HASH_LENGTH, BotFolderError, Manifest, load_manifest
+
+RECORD_PATH = ".arena/submission.json"
+STAGING_DIR = ".staging"
+
+
+class BotsDirError(Exception):
+    """A bots directory (or one installed version in it) that cannot be read; names the path."""
+
+
+@dataclass(frozen=True)
+class InstalledBot:
+    """One installed version of a bot."""
+
+    manifest: Manifest
+    content_hash: str
+    submitted_at: str          # ISO 8601 UTC, for people
+    submitted_ns: int          # nanoseconds since the epoch: orders versions of a name
+    checked: bool              # False when submitted with --skip-check
+
+    @property
+    def folder(self) -> Path:
+        return self.manifest.folder
+
+    @property
+    def spec(self) -> BotSpec:
+        return self.manifest.bot_spec(self.content_hash)
+
+
+def version_folder(bots_dir: Path | str, name: str, content_hash: str) -> Path:
+    return Path(bots_dir) / name / content_hash
+
+
+def write_record(folder: Path, *, content_hash: str, checked: bool) -> None:
+    """Write the install record into a (staged) version folder; submit calls it just before the move."""
+    now_ns = time.time_ns()
+    record = {
+        "content_hash": content_hash,
+        "submitted_at": datetime.fromtimestamp(now_ns / 1e9, timezone.utc).isoformat(timespec="seconds"),
+        "submitted_ns": now_ns,
+        "checked": checked,
+    }
+    path = folder / RECORD_PATH
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(json.dumps(record, indent=2) + "\n", encoding="utf-8")
+
+
+def read_installed(folder: Path | str) -> InstalledBot:
+    """The installed version in ``folder`` (``BOTS_DIR/<name>/<hash>``); BotsDirError if it is damaged."""
+    folder = Path(folder).absolute()
+    record_path = folder / RECORD_PATH
+    try:
+        record = json.loads(record_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BotsDirError(f"{record_path}: missing (not a version installed by `arena submit`)") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise BotsDirError(f"{record_path}: unreadable install record: {error}") from None
+    if not isinstance(record, dict):
+        raise BotsDirError(f"{record_path}: expected a JSON object")
+    content_hash = record.get("content_hash")
+    if content_hash != folder.name or len(folder.name) != HASH_LENGTH:
+        raise BotsDirError(f"{record_path}: content_hash: expected {folder.name!r} (the folder's name), "
+                           f"got {content_hash!r}")
+    submitted_ns, submitted_at, checked = (record.get(key) for key in ("submitted_ns", "submitted_at", "checked"))
+    if not isinstance(submitted_ns, int) or isinstance(submitted_ns, bool):
+        raise BotsDirError(f"{record_path}: submitted_ns: expected an integer, got {submitted_ns!r}")
+    if not isinstance(submitted_at, str):
+        raise BotsDirError(f"{record_path}: submitted_at: expected a string, got {submitted_at!r}")
+    if not isinstance(checked, bool):
+        raise BotsDirError(f"{record_path}: checked: expected true or false, got {checked!r}")
+    try:
+        manifest = load_manifest(folder)
+    except BotFolderError as error:
+        raise BotsDirError(str(error)) from None
+    if manifest.name != folder.parent.name:
+        raise BotsDirError(f"{manifest.path}: name: expected {folder.parent.name!r} (the folder it is "
+                           f"installed under), got {manifest.name!r}")
+    return InstalledBot(manifest, content_hash, submitted_at, submitted_ns, checked)
+
+
+def installed_versions(bots_dir: Path | str) -> dict[str, list[InstalledBot]]:
+    """Every installed version, by bot name (sorted), oldest submission first.
+
+    Entries starting with '.' (the staging area) and plain files are ignored; a damaged version
+    raises BotsDirError rather than silently dropping a bot from a tournament.
+    """
+    bots_dir = Path(bots_dir)
+    if not bots_dir.is_dir():
+        raise BotsDirError(f"{bots_dir}: not a folder (expected a bots directory written by `arena submit`)")
+    versions: dict[str, list[InstalledBot]] = {}
+    for name_dir in sorted(bots_dir.iterdir()):
+        if name_dir.name.startswith(".") or not name_dir.is_dir():
+            continue
+        found = [read_installed(child) for child in sorted(name_dir.iterdir())
+                 if child.is_dir() and not child.name.startswith(".")]
+        if found:
+            versions[name_dir.name] = sorted(found, key=lambda bot: (bot.submitted_ns, bot.content_hash))
+    return versions
+
+
+def latest_bots(bots_dir: Path | str) -> list[BotSpec]:
+    """The tournament source: the most recently submitted version of each bot, sorted by name.
+
+    A tournament config with ``bots_dir = "..."`` calls this; BotsDirError names what is wrong.
+    """
+    return [versions[-1].spec for versions in installed_versions(bots_dir).values()]

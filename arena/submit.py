@@ -1,0 +1,208 @@
+"""``arena submit``: take a bot folder, build it, check it, and install it as a new version.
+
+The steps, each of which can refuse the bot (and then nothing is installed)::
+
+    validate bot.toml -> copy to BOTS_DIR/.staging/<tmp> -> content hash (of the sources, pre-build)
+      -> already installed? stop (no-op) -> build (time limit, output kept) -> run program exists?
+      -> arena check -> install record -> rename to BOTS_DIR/<name>/<hash>
+
+The rename is the one step that makes a version visible, so a version folder is always complete;
+any failure removes the staging copy. The build runs in the staging copy and the folder is moved
+afterwards, so a build must not depend on its absolute path.
+
+Errors::
+
+    SubmitError         the bot was refused; the message says why, one line per reason
+    (BotFolderError / ManifestError from arena.manifest pass through: a bad folder or manifest)
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.bots import BotSpec
+from arena.bots_dir import STAGING_DIR, InstalledBot, read_installed, version_folder, write_record
+from arena.manifest import Manifest, content_hash, copy_folder, load_manifest
+
+BUILD_OUTPUT_LINES = 40        # how much of a failed build's output the author is shown
+
+
+class SubmitError(Exception):
+    """The submission was refused (failed build, failed check, missing program); nothing installed."""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    ok: bool
+    seconds: float
+    summary: str               # one line: "exit status 2", "timed out after 5s", "cannot start 'make': ..."
+    output: str                # the last BUILD_OUTPUT_LINES lines of stdout+stderr
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    """What submit needs from ``arena check``: pass or fail, and the scorecard to show the author."""
+
+    passed: bool
+    report: str
+
+
+Checker = Callable[[BotSpec], CheckOutcome]
+
+
+@dataclass(frozen=True)
+class Submission:
+    """The outcome of a successful :func:`submit` (failures raise)."""
+
+    installed: InstalledBot
+    already_installed: bool    # identical content was there already: nothing was built or changed
+    build: BuildResult | None = None
+    check: CheckOutcome | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.installed.manifest.name}@{self.installed.spec.version}"
+
+
+def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
+           progress: Callable[[str], None] = lambda message: None) -> Submission:
+    """Build, check (unless ``checker`` is None) and install the bot in ``folder`` into ``bots_dir``.
+
+    Raises ManifestError, BotFolderError or SubmitError; in every failure case nothing is installed.
+    """
+    where = load_manifest(folder).path         # fail fast, before copying anything
+    bots_dir = Path(bots_dir).absolute()
+    staging_root = bots_dir / STAGING_DIR
+    staging_root.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix="submit-", dir=staging_root))
+    try:
+        copy_folder(folder, staging)
+        # The staged copy is what gets built and installed, so it is what is hashed and validated.
+        manifest = load_manifest(staging)
+        digest = content_hash(staging)
+        final = version_folder(bots_dir, manifest.name, digest)
+        if final.exists():
+            return Submission(read_installed(final), already_installed=True)
+
+        build = None
+        if manifest.build is not None:
+            progress(f"building: {' '.join(manifest.build)} (time limit {manifest.build_timeout_s:g}s)")
+            build = run_build(manifest)
+            if not build.ok:
+                raise SubmitError(_build_failure(manifest, build))
+            progress(f"build ok in {build.seconds:.1f}s")
+        _require_program(manifest, where)
+
+        check = None
+        if checker is not None:
+            progress("checking the built bot with arena check")
+            check = checker(manifest.bot_spec(digest))
+            if not check.passed:
+                raise SubmitError(f"{manifest.name}: failed arena check; nothing installed\n{check.report}")
+
+        write_record(staging, content_hash=digest, checked=checker is not None)
+        final.parent.mkdir(exist_ok=True)
+        try:
+            os.rename(staging, final)
+        except OSError as error:
+            if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                raise SubmitError(f"{final}: cannot install: {error.strerror}") from None
+            # Someone installed the very same content while we built it: theirs is identical.
+            return Submission(read_installed(final), already_installed=True)
+        return Submission(read_installed(final), already_installed=False, build=build, check=check)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def run_build(manifest: Manifest) -> BuildResult:
+    """Run the manifest's build command in its folder under its time limit, output captured.
+
+    The build gets its own process group, killed when the build ends or times out, so nothing it
+    started outlives it.
+    """
+    argv = manifest.build_argv()
+    assert argv is not None
+    env = {**os.environ, **dict(manifest.env)}
+    started = time.monotonic()
+    with tempfile.TemporaryFile() as log:
+        try:
+            process = subprocess.Popen(argv, cwd=manifest.folder, env=env, stdin=subprocess.DEVNULL,
+                                       stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        except OSError as error:
+            return BuildResult(False, 0.0, f"cannot start {argv[0]!r}: {error.strerror}", "")
+        timed_out = False
+        try:
+            process.wait(timeout=manifest.build_timeout_s)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+        finally:
+            _kill_group(process.pid)
+            process.wait()
+        seconds = time.monotonic() - started
+        log.seek(0)
+        output = _tail(log.read().decode("utf-8", errors="replace"), BUILD_OUTPUT_LINES)
+    if timed_out:
+        return BuildResult(False, seconds, f"timed out after {manifest.build_timeout_s:g}s "
+                                           f"(build_timeout_s in bot.toml)", output)
+    if process.returncode != 0:
+        return BuildResult(False, seconds, _exit_summary(process.returncode), output)
+    return BuildResult(True, seconds, "ok", output)
+
+
+def _kill_group(pgid: int) -> None:
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass                                # the group is already gone
+
+
+def _exit_summary(returncode: int) -> str:
+    if returncode < 0:
+        try:
+            return f"killed by signal {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit status {returncode}"
+
+
+def _tail(text: str, lines: int) -> str:
+    kept = text.rstrip("\n").splitlines()[-lines:]
+    return "\n".join(kept)
+
+
+def _build_failure(manifest: Manifest, build: BuildResult) -> str:
+    command = " ".join(manifest.build or ())
+    message = f"{manifest.name}: build failed ({command}): {build.summary}; nothing installed"
+    if build.output:
+        message += f"\nbuild output (last {BUILD_OUTPUT_LINES} lines at most):\n{build.output}"
+    return message
+
+
+def _require_program(manifest: Manifest, where: Path) -> None:
+    """The run command's program must exist once built: a clear message beats a startup fault.
+
+    ``where`` is the author's bot.toml (the staged copy's path would mean nothing to them).
+    """
+    program = manifest.run_argv()[0]
+    if "/" in program:
+        if not os.path.isfile(program):
+            shown = os.path.relpath(program, manifest.folder)
+            raise SubmitError(f"{where}: run: {shown} does not exist after the build; nothing installed")
+        if not os.access(program, os.X_OK):
+            shown = os.path.relpath(program, manifest.folder)
+            raise SubmitError(f"{where}: run: {shown} is not executable (chmod +x it, or run it "
+                              f"through its interpreter); nothing installed")
+    else:
+        search_path = dict(manifest.env).get("PATH", os.environ.get("PATH"))
+        if shutil.which(program, path=search_path) is None:
+            raise SubmitError(f"{where}: run: program {program!r} is not installed on this machine "
+                              f"(not found on PATH); nothing installed")
