@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena import __version__
+from arena.cli_submit import submit_command
 from arena.games import GAMES
 
 
@@ -27,3 +28,6 @@ def games_command() -> None:
         players = ", ".join(map(str, spec.player_counts))
         table.add_row(spec.id, ", ".join(spec.aliases), players, options)
     Console().print(table)
+
+
+main.add_command(submit_command)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import click
 
-from arena.manifest import BotFolderError
-from arena.submit import SubmitError, submit
+from arena.manifest import BotFolderError, ManifestError
+from arena.submit import SubmitError, arena_check, submit
 
 DEFAULT_BOTS_DIR = "bots"
 
@@ -22,13 +22,16 @@ DEFAULT_BOTS_DIR = "bots"
               help="Install without running arena check (for bots you trust); the build still runs.")
 def submit_command(folder: Path, bots_dir: Path, skip_check: bool) -> None:
     """Validate FOLDER/bot.toml, build the bot, check it, and install it as a new version."""
-    from arena.submit_check import run_check   # the referee and games load only when checking
-
     try:
-        outcome = submit(folder, bots_dir, checker=None if skip_check else run_check,
+        outcome = submit(folder, bots_dir, checker=None if skip_check else arena_check,
                          progress=lambda message: click.echo(message, err=True))
+    except ManifestError as error:
+        if len(error.problems) == 1:
+            raise click.ClickException(f"{error.problems[0]}; nothing installed") from None
+        heading = f"{error.path}: {len(error.problems)} problems; nothing installed"
+        raise click.ClickException("\n  ".join([heading, *error.problems])) from None
     except (BotFolderError, SubmitError) as error:
-        raise click.ClickException(f"refused: {error}") from None
+        raise click.ClickException(str(error)) from None
     if outcome.already_installed:
         click.echo(f"{outcome.label} is already installed at {outcome.installed.folder} "
                    f"(identical content): nothing to do")

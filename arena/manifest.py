@@ -82,9 +82,10 @@ class BotFolderError(Exception):
 
 
 class ManifestError(BotFolderError):
-    """An invalid bot.toml. ``problems`` holds one line per problem, each naming file and field."""
+    """An invalid bot.toml (``path``). ``problems`` holds one line per problem, each naming file and field."""
 
-    def __init__(self, problems: list[str]) -> None:
+    def __init__(self, path: Path, problems: list[str]) -> None:
+        self.path = path
         self.problems = list(problems)
         super().__init__("\n".join(self.problems))
 
@@ -140,20 +141,20 @@ def load_manifest(folder: Path | str) -> Manifest:
     folder = Path(folder).absolute()
     path = folder / MANIFEST_FILE
     if not folder.is_dir():
-        raise ManifestError([f"{folder}: not a folder (expected a bot folder holding {MANIFEST_FILE})"])
+        raise ManifestError(path, [f"{folder}: not a folder (expected a bot folder holding {MANIFEST_FILE})"])
     try:
         with path.open("rb") as file:
             data = tomllib.load(file)
     except FileNotFoundError:
-        raise ManifestError([f"{path}: missing (a bot folder needs a {MANIFEST_FILE} manifest)"]) from None
+        raise ManifestError(path, [f"{path}: missing (a bot folder needs a {MANIFEST_FILE} manifest)"]) from None
     except tomllib.TOMLDecodeError as error:
-        raise ManifestError([f"{path}: not valid TOML: {error}"]) from None
+        raise ManifestError(path, [f"{path}: not valid TOML: {error}"]) from None
     except (OSError, UnicodeDecodeError) as error:
-        raise ManifestError([f"{path}: cannot be read: {error}"]) from None
-    return parse_manifest(data, folder=folder, where=str(path))
+        raise ManifestError(path, [f"{path}: cannot be read: {error}"]) from None
+    return parse_manifest(data, folder=folder, where=path)
 
 
-def parse_manifest(data: dict[str, Any], *, folder: Path, where: str) -> Manifest:
+def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manifest:
     """Validate the parsed TOML ``data``; ``where`` names the file in every message."""
     problems: list[str] = []
 
@@ -232,7 +233,7 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: str) -> Manifes
                     env.append((key, value))
 
     if problems:
-        raise ManifestError(problems)
+        raise ManifestError(where, problems)
     return Manifest(folder=folder, name=name, author=author, version=version, run=run, build=build,
                     build_timeout_s=build_timeout_s, env=tuple(env), **limits)
 

@@ -59,6 +59,16 @@ class CheckOutcome:
 Checker = Callable[[BotSpec], CheckOutcome]
 
 
+def arena_check(spec: BotSpec) -> CheckOutcome:
+    """The check ``arena submit`` runs: ``arena check`` on the built bot (the one call into it)."""
+    try:
+        from arena import check
+    except ImportError:
+        raise SubmitError(f"{spec.name}: arena check is not available in this arena build; "
+                          f"nothing installed (use --skip-check to install unchecked)") from None
+    raise SubmitError(f"{spec.name}: arena check found but not wired yet: {check!r}")
+
+
 @dataclass(frozen=True)
 class Submission:
     """The outcome of a successful :func:`submit` (failures raise)."""

@@ -1,0 +1,322 @@
+"""``arena submit``: build, check, install as a new version, or refuse and install nothing."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.bots import BotSpec
+from arena.bots_dir import BotsDirError, installed_versions, latest_bots, read_installed
+from arena.manifest import ManifestError, content_hash
+from arena.submit import CheckOutcome, SubmitError, submit
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLE_BOTS = REPO / "sample_bots"
+
+# A minimal bot: answers hello with ready and every request with its first legal action.
+MINI_BOT = """\
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "mini"}), flush=True)
+    elif message["type"] == "request":
+        print(json.dumps({"type": "action", "id": message["id"], "action": message["legal"][0]}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+
+def mini_bot(folder: Path, *, name: str = "mini", extra: str = "", source: str = MINI_BOT) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(source)
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\nauthor = "Test"\nversion = "1.0"\n'
+        f"run = {json.dumps([sys.executable, 'bot.py'])}\n{extra}")
+    return folder
+
+
+class HandshakeChecker:
+    """A minimal real check: start the bot, say hello and bye, expect a ready line. Records what it saw."""
+
+    def __init__(self) -> None:
+        self.seen: list[tuple[BotSpec, list[str]]] = []
+
+    def __call__(self, spec: BotSpec) -> CheckOutcome:
+        self.seen.append((spec, sorted(os.listdir(spec.cwd))))
+        hello = {"type": "hello", "protocol": 1, "name": spec.name,
+                 "limits": {"startup_ms": 10000, "decision_ms": 1000}}
+        try:
+            done = subprocess.run(spec.argv, cwd=spec.cwd, env={**os.environ, **dict(spec.env)},
+                                  input=json.dumps(hello) + '\n{"type": "bye"}\n', capture_output=True,
+                                  text=True, timeout=60)
+        except OSError as error:
+            return CheckOutcome(False, f"cannot start: {error}")
+        first = (done.stdout.splitlines() or [""])[0]
+        try:
+            passed = json.loads(first).get("type") == "ready"
+        except ValueError:
+            passed = False
+        return CheckOutcome(passed, "handshake ok" if passed else f"no ready line: {done.stdout!r}")
+
+
+def nothing_installed(bots_dir: Path) -> bool:
+    """No version folder and no staging leftovers."""
+    entries = [p for p in bots_dir.rglob("*")] if bots_dir.exists() else []
+    return all(p == bots_dir / ".staging" for p in entries)
+
+
+def test_a_good_submission_is_built_checked_and_installed_under_name_and_hash(tmp_path):
+    folder = mini_bot(tmp_path / "src", extra='build = ["sh", "-c", "echo built > built.txt"]\n')
+    bots = tmp_path / "bots"
+    checker = HandshakeChecker()
+    outcome = submit(folder, bots, checker=checker)
+
+    digest = content_hash(folder)
+    installed = bots / "mini" / digest
+    assert not outcome.already_installed
+    assert outcome.installed.folder == installed
+    assert outcome.label == f"mini@1.0+{digest}"
+    assert outcome.build is not None and outcome.build.ok
+    assert outcome.check == CheckOutcome(True, "handshake ok")
+    assert (installed / "built.txt").read_text() == "built\n"      # the build output is installed
+    assert not (folder / "built.txt").exists()                      # the author's folder is untouched
+    # The check ran on the built staging copy, before it was moved into place.
+    [(checked_spec, listing)] = checker.seen
+    assert "built.txt" in listing and checked_spec.cwd != str(installed)
+    assert not installed.parent.joinpath(".staging").exists()
+    assert list((bots / ".staging").iterdir()) == []
+    record = read_installed(installed)
+    assert record.checked and record.content_hash == digest
+    assert record.spec == BotSpec(name="mini", argv=(sys.executable, "bot.py"), cwd=str(installed),
+                                  version=f"1.0+{digest}")
+
+
+def test_resubmitting_identical_content_is_a_no_op(tmp_path):
+    folder = mini_bot(tmp_path / "src")
+    bots = tmp_path / "bots"
+    first = submit(folder, bots, checker=HandshakeChecker())
+    before = first.installed.folder.stat().st_mtime_ns
+    checker = HandshakeChecker()
+    again = submit(folder, bots, checker=checker)
+    assert again.already_installed
+    assert again.installed.folder == first.installed.folder
+    assert checker.seen == []                                       # nothing built or checked again
+    assert first.installed.folder.stat().st_mtime_ns == before
+    assert [v.content_hash for v in installed_versions(bots)["mini"]] == [first.installed.content_hash]
+
+
+def test_changed_code_is_a_new_version_and_the_old_one_is_kept(tmp_path):
+    folder = mini_bot(tmp_path / "src")
+    bots = tmp_path / "bots"
+    old = submit(folder, bots, checker=HandshakeChecker())
+    (folder / "bot.py").write_text(MINI_BOT + "# smarter now\n")
+    new = submit(folder, bots, checker=HandshakeChecker())
+
+    assert not new.already_installed
+    assert new.installed.content_hash != old.installed.content_hash
+    assert (old.installed.folder / "bot.py").read_text() == MINI_BOT             # never overwritten
+    assert (new.installed.folder / "bot.py").read_text().endswith("# smarter now\n")
+    versions = installed_versions(bots)["mini"]
+    assert [v.content_hash for v in versions] == [old.installed.content_hash, new.installed.content_hash]
+    [latest] = latest_bots(bots)
+    assert latest.version == f"1.0+{new.installed.content_hash}"
+    assert latest.cwd == str(new.installed.folder)
+
+
+def test_a_broken_manifest_lists_every_problem_and_installs_nothing(tmp_path):
+    folder = tmp_path / "src"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "bad name!"\nversion = ""\nrun = []\n[limits]\nmemory_mb = "lots"\n')
+    bots = tmp_path / "bots"
+    with pytest.raises(ManifestError) as caught:
+        submit(folder, bots, checker=HandshakeChecker())
+    fields = [line.split(": ")[1] for line in caught.value.problems]
+    assert fields == ["name", "author", "version", "run", "limits.memory_mb"]
+    assert not bots.exists()
+
+
+def test_a_failing_build_shows_its_output_and_installs_nothing(tmp_path):
+    build = [sys.executable, "-c",
+             "import sys; print('compiling bot.c'); print('bot.c:3: error: expected ;', file=sys.stderr); sys.exit(2)"]
+    folder = mini_bot(tmp_path / "src", extra=f"build = {json.dumps(build)}\n")
+    bots = tmp_path / "bots"
+    checker = HandshakeChecker()
+    with pytest.raises(SubmitError) as caught:
+        submit(folder, bots, checker=checker)
+    message = str(caught.value)
+    assert message.splitlines()[0].startswith("mini: build failed (")
+    assert "exit status 2; nothing installed" in message.splitlines()[0]
+    assert "compiling bot.c" in message and "bot.c:3: error: expected ;" in message
+    assert checker.seen == []
+    assert nothing_installed(bots)
+
+
+def test_a_build_that_runs_too_long_is_killed_with_everything_it_started(tmp_path):
+    # The build starts a grandchild that would outlive it, records its pid, then hangs.
+    script = ("import subprocess, sys, time\n"
+              "child = subprocess.Popen(['sleep', '300'])\n"
+              "open('child.pid', 'w').write(str(child.pid))\n"
+              "print('waiting forever', flush=True)\n"
+              "time.sleep(300)\n")
+    folder = mini_bot(tmp_path / "src", extra='build = ["python3", "build.py"]\nbuild_timeout_s = 1\n')
+    (folder / "build.py").write_text(script)
+    (folder / "bot.toml").write_text((folder / "bot.toml").read_text().replace(
+        '"python3", "build.py"', json.dumps(sys.executable) + ', "build.py"'))
+    bots = tmp_path / "bots"
+    pid_file_seen: list[int] = []
+
+    original_rmtree = shutil.rmtree
+
+    def keep_pid_then_remove(path, *args, **kwargs):
+        pid_file = Path(path) / "child.pid"
+        if pid_file.exists():
+            pid_file_seen.append(int(pid_file.read_text()))
+        return original_rmtree(path, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("arena.submit.shutil.rmtree", keep_pid_then_remove)
+        with pytest.raises(SubmitError) as caught:
+            submit(folder, bots, checker=HandshakeChecker())
+    first_line = str(caught.value).splitlines()[0]
+    assert "timed out after 1s (build_timeout_s in bot.toml); nothing installed" in first_line
+    assert "waiting forever" in str(caught.value)
+    assert nothing_installed(bots)
+    [pid] = pid_file_seen
+    assert not process_alive(pid)
+
+
+def process_alive(pid: int) -> bool:
+    """True while ``pid`` runs (a zombie awaiting its reaper counts as gone)."""
+    deadline = time.monotonic() + 10          # the kill is sent before submit returns; allow reaping
+    while time.monotonic() < deadline:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+        if state == "Z":
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def test_a_bot_that_fails_the_check_is_refused_with_the_report(tmp_path):
+    folder = mini_bot(tmp_path / "src", source="import sys\nprint('hello there')\n")
+    bots = tmp_path / "bots"
+    with pytest.raises(SubmitError) as caught:
+        submit(folder, bots, checker=HandshakeChecker())
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "mini: failed arena check; nothing installed"
+    assert "no ready line: 'hello there\\n'" in lines[1]
+    assert nothing_installed(bots)
+
+
+def test_a_run_program_the_build_did_not_make_is_refused(tmp_path):
+    folder = mini_bot(tmp_path / "src")
+    (folder / "bot.toml").write_text('name = "mini"\nauthor = "T"\nversion = "1"\nrun = "./mini"\n'
+                                     'build = "true"\n')
+    bots = tmp_path / "bots"
+    with pytest.raises(SubmitError, match=r"bot.toml: run: mini does not exist after the build"):
+        submit(folder, bots, checker=HandshakeChecker())
+    (folder / "bot.toml").write_text('name = "mini"\nauthor = "T"\nversion = "1"\nrun = "no-such-program-xyz"\n')
+    with pytest.raises(SubmitError, match=r"run: program 'no-such-program-xyz' is not installed"):
+        submit(folder, bots, checker=HandshakeChecker())
+    assert nothing_installed(bots)
+
+
+def test_skipping_the_check_is_recorded(tmp_path):
+    outcome = submit(mini_bot(tmp_path / "src"), tmp_path / "bots", checker=None)
+    assert outcome.check is None and not outcome.installed.checked
+
+
+# --- the sample bots, one per starter language ---------------------------------------------------
+
+def source_listing(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("language, needs", [("python", "python3"), ("javascript", "node"), ("c", "make")])
+def test_each_sample_bot_submits(tmp_path, language, needs):
+    for program in (needs, "cc") if language == "c" else (needs,):
+        if shutil.which(program) is None:
+            pytest.skip(f"{program} is not installed: cannot submit the {language} sample bot")
+    folder = SAMPLE_BOTS / language
+    before = source_listing(folder)
+    outcome = submit(folder, tmp_path / "bots", checker=HandshakeChecker())
+    assert outcome.installed.manifest.name == f"random-{language}"
+    assert source_listing(folder) == before                         # built in the copy, not here
+    if language == "c":
+        assert outcome.installed.spec.argv == (str(outcome.installed.folder / "random_bot"),)
+        assert os.access(outcome.installed.folder / "random_bot", os.X_OK)
+
+
+# --- the bots directory as a tournament source --------------------------------------------------
+
+def test_latest_bots_lists_the_newest_version_of_each_name_and_ignores_staging(tmp_path):
+    bots = tmp_path / "bots"
+    for name in ("zeta", "alpha"):
+        submit(mini_bot(tmp_path / name, name=name), bots, checker=None)
+    (bots / ".staging" / "leftover").mkdir(parents=True)
+    (bots / "README.txt").write_text("organiser's notes")
+    specs = latest_bots(bots)
+    assert [spec.name for spec in specs] == ["alpha", "zeta"]
+    assert all(spec.version.startswith("1.0+") for spec in specs)
+
+
+def test_a_damaged_bots_directory_is_named_not_skipped(tmp_path):
+    bots = tmp_path / "bots"
+    outcome = submit(mini_bot(tmp_path / "src"), bots, checker=None)
+    record = outcome.installed.folder / ".arena" / "submission.json"
+    record.write_text("{not json")
+    with pytest.raises(BotsDirError, match=r"submission.json: unreadable install record"):
+        latest_bots(bots)
+    record.unlink()
+    with pytest.raises(BotsDirError, match=r"submission.json: missing"):
+        latest_bots(bots)
+    with pytest.raises(BotsDirError, match=r"not a folder"):
+        latest_bots(tmp_path / "nowhere")
+
+
+# --- the command line ---------------------------------------------------------------------------
+
+def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300)
+
+
+def test_the_command_installs_then_says_nothing_to_do(tmp_path):
+    folder = mini_bot(tmp_path / "src")
+    first = arena("submit", str(folder), "--to", str(tmp_path / "bots"), "--skip-check", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    digest = content_hash(folder)
+    assert first.stdout.strip() == (f"installed mini@1.0+{digest} at {tmp_path / 'bots' / 'mini' / digest} "
+                                    f"(unchecked: --skip-check)")
+    again = arena("submit", str(folder), "--to", str(tmp_path / "bots"), "--skip-check", cwd=tmp_path)
+    assert again.returncode == 0
+    assert "is already installed" in again.stdout and "nothing to do" in again.stdout
+
+
+def test_the_command_refuses_a_broken_manifest_with_one_line_per_problem(tmp_path):
+    folder = tmp_path / "src"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = 5\nrun = "./bot"\n')
+    done = arena("submit", str(folder), "--to", str(tmp_path / "bots"), cwd=tmp_path)
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert lines[0] == f"Error: {folder / 'bot.toml'}: 3 problems; nothing installed"
+    assert [line.split(": ")[1] for line in lines[1:]] == ["name", "author", "version"]
+    assert not (tmp_path / "bots").exists()
+
+
+def test_the_command_rejects_a_missing_folder_as_a_usage_error(tmp_path):
+    done = arena("submit", str(tmp_path / "nowhere"), cwd=tmp_path)
+    assert done.returncode == 2
+    assert "does not exist" in done.stderr and "Traceback" not in done.stderr
