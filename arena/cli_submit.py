@@ -7,6 +7,7 @@ from pathlib import Path
 
 import click
 
+from arena.bots_dir import BotsDirError
 from arena.manifest import BotFolderError, ManifestError
 from arena.submit import SubmitError, arena_check, submit
 
@@ -30,7 +31,7 @@ def submit_command(folder: Path, bots_dir: Path, skip_check: bool) -> None:
             raise click.ClickException(f"{error.problems[0]}; nothing installed") from None
         heading = f"{error.path}: {len(error.problems)} problems; nothing installed"
         raise click.ClickException("\n  ".join([heading, *error.problems])) from None
-    except (BotFolderError, SubmitError) as error:
+    except (BotFolderError, BotsDirError, SubmitError) as error:
         raise click.ClickException(str(error)) from None
     if outcome.already_installed:
         click.echo(f"{outcome.label} is already installed at {outcome.installed.folder} "

@@ -22,6 +22,7 @@ import errno
 import os
 import shutil
 import signal
+import stat
 import subprocess
 import tempfile
 import time
@@ -89,17 +90,15 @@ def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
 
     Raises ManifestError, BotFolderError or SubmitError; in every failure case nothing is installed.
     """
-    where = load_manifest(folder).path         # fail fast, before copying anything
-    bots_dir = Path(bots_dir).absolute()
-    staging_root = bots_dir / STAGING_DIR
-    staging_root.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix="submit-", dir=staging_root))
+    source = load_manifest(folder)             # fail fast, before copying anything
+    staging = _make_staging(Path(bots_dir).absolute())
     try:
-        copy_folder(folder, staging)
+        copy_folder(source.folder, staging)
+        os.chmod(staging, stat.S_IMODE(os.stat(source.folder).st_mode))   # not mkdtemp's 0700
         # The staged copy is what gets built and installed, so it is what is hashed and validated.
         manifest = load_manifest(staging)
         digest = content_hash(staging)
-        final = version_folder(bots_dir, manifest.name, digest)
+        final = version_folder(bots_dir, manifest.name, digest).absolute()
         if final.exists():
             return Submission(read_installed(final), already_installed=True)
 
@@ -110,7 +109,7 @@ def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
             if not build.ok:
                 raise SubmitError(_build_failure(manifest, build))
             progress(f"build ok in {build.seconds:.1f}s")
-        _require_program(manifest, where)
+        _require_program(manifest, source.path)
 
         check = None
         if checker is not None:
@@ -120,17 +119,35 @@ def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
                 raise SubmitError(f"{manifest.name}: failed arena check; nothing installed\n{check.report}")
 
         write_record(staging, content_hash=digest, checked=checker is not None)
-        final.parent.mkdir(exist_ok=True)
-        try:
-            os.rename(staging, final)
-        except OSError as error:
-            if error.errno not in (errno.EEXIST, errno.ENOTEMPTY):
-                raise SubmitError(f"{final}: cannot install: {error.strerror}") from None
+        if not _install(staging, final):
             # Someone installed the very same content while we built it: theirs is identical.
             return Submission(read_installed(final), already_installed=True)
         return Submission(read_installed(final), already_installed=False, build=build, check=check)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _make_staging(bots_dir: Path) -> Path:
+    """A fresh folder under BOTS_DIR/.staging: on the same file system, so the install is a rename."""
+    try:
+        staging_root = bots_dir / STAGING_DIR
+        staging_root.mkdir(parents=True, exist_ok=True)
+        return Path(tempfile.mkdtemp(prefix="submit-", dir=staging_root))
+    except OSError as error:
+        raise SubmitError(f"{bots_dir}: cannot create a staging folder in it: {error.strerror}; "
+                          f"nothing installed") from None
+
+
+def _install(staging: Path, final: Path) -> bool:
+    """Rename the staged version into place; False when that version appeared meanwhile."""
+    try:
+        final.parent.mkdir(exist_ok=True)
+        os.rename(staging, final)
+    except OSError as error:
+        if error.errno in (errno.EEXIST, errno.ENOTEMPTY) and final.is_dir():
+            return False
+        raise SubmitError(f"{final}: cannot install: {error.strerror}; nothing installed") from None
+    return True
 
 
 def run_build(manifest: Manifest) -> BuildResult:

@@ -231,6 +231,35 @@ def test_a_run_program_the_build_did_not_make_is_refused(tmp_path):
     assert nothing_installed(bots)
 
 
+def test_the_same_version_installed_meanwhile_by_another_submit_is_kept(tmp_path):
+    folder = mini_bot(tmp_path / "src")
+    bots = tmp_path / "bots"
+    others: list = []
+
+    def check_while_another_submit_installs(spec: BotSpec) -> CheckOutcome:
+        others.append(submit(folder, bots, checker=None))        # the same content, installed first
+        return CheckOutcome(True, "ok")
+
+    outcome = submit(folder, bots, checker=check_while_another_submit_installs)
+    [other] = others
+    assert outcome.already_installed and not other.already_installed
+    assert outcome.installed == other.installed
+    assert not other.installed.checked                            # the first install stands untouched
+    assert list((bots / ".staging").iterdir()) == []
+
+
+def test_an_unwritable_place_is_a_clear_refusal(tmp_path):
+    folder = mini_bot(tmp_path / "src")
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "mini").write_text("a file where the bot's folder should go")
+    with pytest.raises(SubmitError, match=r"bots/mini/[0-9a-f]{12}: cannot install: .*; nothing installed"):
+        submit(folder, bots, checker=None)
+    (tmp_path / "plain-file").write_text("")
+    with pytest.raises(SubmitError, match=r"plain-file: cannot create a staging folder in it"):
+        submit(folder, tmp_path / "plain-file", checker=None)
+
+
 def test_skipping_the_check_is_recorded(tmp_path):
     outcome = submit(mini_bot(tmp_path / "src"), tmp_path / "bots", checker=None)
     assert outcome.check is None and not outcome.installed.checked
