@@ -1,28 +1,499 @@
-"""One running bot program: its own process group, resource limits, bounded I/O."""
+"""One running bot program: its own session and process group, resource limits, bounded I/O.
+
+A :class:`BotProcess` talks to its bot through a :class:`Transport` (bytes in, bytes out, and a way
+to end the bot). :class:`ProcessTransport` is the real one, a subprocess; tests plug in an in-memory
+transport with :meth:`BotProcess.connect`, so the referee is tested without processes.
+
+What a real bot gets (SPEC.md section 7):
+- its own session and process group (``start_new_session``); when it is closed, its whole group,
+  its session and every descendant still attached to it are killed (SIGKILL), also when the
+  caller's task is cancelled (``close`` is shielded);
+- resource limits set in the child before ``exec``: address space (``memory_mb``, default 4096: Java
+  reserves about 4 GiB of address space at start), CPU seconds (default 3600 for the process's
+  whole life), file size (default 64 MiB), no core dumps;
+- a minimal environment: PATH, LANG, a private HOME and TMPDIR in a per-bot temporary directory,
+  plus ``BotSpec.env``; its working directory is ``BotSpec.cwd`` or that temporary directory;
+- optionally ``sandbox="bwrap"``: no network, the whole file system read-only (the bot's folder too),
+  a private writable ``/tmp`` (HOME and TMPDIR point into it), its own PID namespace.
+
+Standard error goes to ``<log_dir>/<bot>-<pid>.stderr.log``, capped (``STDERR_CAP_BYTES``); the pipe is
+drained to the end even past the cap, so a bot never blocks on it.
+"""
 
 from __future__ import annotations
 
+import atexit
+import os
+import re
+import resource
+import shutil
+import signal
+import subprocess
+import tempfile
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
+
+import msgspec
+import trio
 
 from arena.bots import BotSpec
 from arena.clock import TimeControl
+from arena.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong
+from protocol.codec import decode_from_bot, encode_line
+from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
+
+DEFAULT_MEMORY_MB = 4096
+DEFAULT_CPU_SECONDS = 3600
+DEFAULT_FILE_MB = 64
+STDERR_CAP_BYTES = 1 << 20
+CLOSE_GRACE_S = 1.0          # after bye, how long a bot may take to exit before it is killed
+BWRAP = "bwrap"
+
+# Process groups still running, killed at interpreter exit if their owner never got to close().
+_LIVE_GROUPS: set[int] = set()
 
 
 class BotStartupError(Exception):
     """A bot could not be started or did not say ready in time (the message names the bot)."""
 
+    def __init__(self, bot: str, reason: str) -> None:
+        self.bot = bot
+        self.reason = reason
+        super().__init__(f"bot {bot}: {reason}")
+
+
+class BotGone(Exception):
+    """The bot's input can no longer be written (it exited or closed its standard input)."""
+
+
+class Transport(Protocol):
+    """How a BotProcess reaches its bot: bytes both ways, and a way to end it."""
+
+    async def send_all(self, data: bytes) -> None: ...
+    async def receive_some(self, max_bytes: int) -> bytes: ...   # b"" at end of file
+    async def terminate(self, grace_s: float) -> None: ...       # wait up to grace_s, then kill
+    def exit_status(self) -> str | None: ...                     # None while running
+
+
+def describe_returncode(code: int | None) -> str | None:
+    if code is None:
+        return None
+    if code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        return f"killed by {name}"
+    return f"exited with status {code}"
+
+
+# -- the real transport: a subprocess ---------------------------------------------------------------
+
+def _read_proc_stat(pid: int) -> tuple[int, int, int] | None:
+    """(parent pid, process group, session) of ``pid``, or None if it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2:].split()
+    try:
+        return int(fields[1]), int(fields[2]), int(fields[3])
+    except (IndexError, ValueError):
+        return None
+
+
+def related_pids(leader: int) -> set[int]:
+    """Every live process in ``leader``'s process group or session, or descended from it."""
+    stats: dict[int, tuple[int, int, int]] = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return set()
+    for name in names:
+        if name.isdigit():
+            stat = _read_proc_stat(int(name))
+            if stat is not None:
+                stats[int(name)] = stat
+    found = {pid for pid, (_, group, session) in stats.items() if group == leader or session == leader}
+    if leader in stats:
+        found.add(leader)
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _, _) in stats.items():
+        children.setdefault(parent, []).append(pid)
+    todo = list(found)
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    found.discard(os.getpid())
+    return found
+
+
+def kill_everything(leader: int) -> None:
+    """SIGKILL the bot's process group, session and descendants (a few rounds, against forks)."""
+    for _ in range(5):
+        try:
+            os.killpg(leader, signal.SIGKILL)
+        except OSError:
+            pass
+        pids = related_pids(leader)
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+@atexit.register
+def _kill_leftovers() -> None:
+    for leader in list(_LIVE_GROUPS):
+        kill_everything(leader)
+
+
+def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int):
+    """The preexec_fn that applies the limits in the child, between fork and exec."""
+    def apply() -> None:
+        address_space = memory_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        # The soft CPU limit sends SIGXCPU; the hard one, a little later, SIGKILL.
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        size = file_mb * 1024 * 1024
+        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    return apply
+
+
+_bwrap_problem: str | None | bool = False     # False: not checked yet; None: works
+
+
+async def check_bwrap() -> str | None:
+    """None when bubblewrap can run a sandbox here, else a one-line reason (checked once)."""
+    global _bwrap_problem
+    if _bwrap_problem is False:
+        if shutil.which(BWRAP) is None:
+            _bwrap_problem = "sandbox 'bwrap' needs bubblewrap (the `bwrap` program), which is not installed"
+        else:
+            try:
+                done = await trio.run_process(
+                    [BWRAP, *_bwrap_args("/", "/"), "--", "true"],
+                    stdin=subprocess.DEVNULL, capture_stdout=True, capture_stderr=True, check=False)
+                if done.returncode == 0:
+                    _bwrap_problem = None
+                else:
+                    detail = done.stderr.decode(errors="replace").strip().splitlines()
+                    _bwrap_problem = ("sandbox 'bwrap' cannot run here: "
+                                      + (detail[-1] if detail else f"status {done.returncode}"))
+            except OSError as error:
+                _bwrap_problem = f"sandbox 'bwrap' cannot run here: {error}"
+    return _bwrap_problem or None
+
+
+def _bwrap_args(bot_dir: str, workdir: str) -> list[str]:
+    return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+            "--dir", "/tmp/home", "--dir", "/tmp/tmp", "--ro-bind", bot_dir, bot_dir,
+            "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
+            "--unshare-uts", "--die-with-parent", "--new-session"]
+
+
+class ProcessTransport:
+    """A bot subprocess: stdin/stdout pipes, stderr drained to a capped log file."""
+
+    def __init__(self, process: trio.Process, log_path: Path, private_dir: str,
+                 stderr_cap: int = STDERR_CAP_BYTES) -> None:
+        self.process = process
+        self.pid = process.pid
+        self.log_path = log_path
+        self.private_dir = private_dir
+        self.stderr_cap = stderr_cap
+        self.stderr_bytes = 0
+        self._drain_scope = trio.CancelScope()
+        self._drained = trio.Event()
+        self._tail = b""
+        _LIVE_GROUPS.add(self.pid)
+        trio.lowlevel.spawn_system_task(self._drain_stderr, name=f"stderr of pid {self.pid}")
+
+    async def _drain_stderr(self) -> None:
+        """Copy stderr to the log up to the cap, then keep reading and dropping (never raises)."""
+        log = None      # opened at the first byte, so quiet bots leave no empty files
+        try:
+            with self._drain_scope:
+                while True:
+                    try:
+                        chunk = await self.process.stderr.receive_some(1 << 16)
+                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                        break
+                    if not chunk:
+                        break
+                    room = self.stderr_cap - self.stderr_bytes
+                    self.stderr_bytes += len(chunk)
+                    if room > 0:
+                        self._tail = (self._tail + chunk[:room])[-400:]
+                        try:
+                            if log is None:
+                                log = open(self.log_path, "ab")
+                            log.write(chunk[:room])
+                            log.flush()
+                        except OSError:     # an unwritable log must not stop the draining
+                            pass
+                if log is not None and self.stderr_bytes > self.stderr_cap:
+                    log.write(f"\n[arena: stderr capped at {self.stderr_cap} bytes; "
+                              f"{self.stderr_bytes - self.stderr_cap} more bytes dropped]\n".encode())
+        except Exception:   # a system task must never raise: it would crash the whole run
+            pass
+        finally:
+            if log is not None:
+                log.close()
+            self._drained.set()
+
+    def stderr_tail(self) -> str:
+        """The last line or so of stderr, for error messages."""
+        lines = self._tail.decode(errors="replace").strip().splitlines()
+        return lines[-1][-200:] if lines else ""
+
+    async def send_all(self, data: bytes) -> None:
+        await self.process.stdin.send_all(data)
+
+    async def receive_some(self, max_bytes: int) -> bytes:
+        try:
+            return await self.process.stdout.receive_some(max_bytes)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return b""
+
+    def exit_status(self) -> str | None:
+        return describe_returncode(self.process.poll())
+
+    async def terminate(self, grace_s: float) -> None:
+        with trio.CancelScope(shield=True):
+            try:
+                await self.process.stdin.aclose()    # end of file on the bot's input
+            except Exception:
+                pass
+            with trio.move_on_after(grace_s):
+                await self.process.wait()
+            kill_everything(self.pid)
+            with trio.move_on_after(5):
+                await self.process.wait()
+            _LIVE_GROUPS.discard(self.pid)
+            # stderr reaches EOF once every holder of the pipe is dead; don't wait on stragglers.
+            with trio.move_on_after(1):
+                await self._drained.wait()
+            self._drain_scope.cancel()
+            for stream in (self.process.stdout, self.process.stderr):
+                try:
+                    await stream.aclose()
+                except Exception:
+                    pass
+            shutil.rmtree(self.private_dir, ignore_errors=True)
+
+
+def _safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60] or "bot"
+
+
+# -- the bot ------------------------------------------------------------------------------------------
+
+@dataclass
+class BotStats:
+    """Counters a tournament may show."""
+
+    matches: int = 0
+    requests: int = 0
+
 
 class BotProcess:
-    """One running bot program (plays many matches in sequence)."""
+    """One running bot program (plays many matches in sequence).
 
-    spec: BotSpec
-    name: str
-    version: str
-    alive: bool
+    ``alive`` turns False once the bot crashed, forfeited a match (``retired``), or its streams can
+    no longer be trusted (``broken``: a write was cut off, a match was aborted); its owner then
+    closes it and starts a fresh one for the next match.
+    """
+
+    def __init__(self, spec: BotSpec, transport: Transport, *,
+                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.version = spec.version
+        self.transport = transport
+        self.reader = LineReader(transport.receive_some, max_line_bytes)
+        self.max_line_bytes = max_line_bytes
+        self.reported_name = ""
+        self.reported_version = ""
+        self.broken: str | None = None      # why its streams can no longer be trusted
+        self.retired: str | None = None     # why it must not play again (e.g. it forfeited)
+        self.closed = False
+        self.stats = BotStats()
+        self._next_id = 0
+
+    @property
+    def alive(self) -> bool:
+        return (not self.closed and self.broken is None and self.retired is None
+                and self.transport.exit_status() is None)
+
+    @property
+    def log_path(self) -> Path | None:
+        return getattr(self.transport, "log_path", None)
+
+    def next_request_id(self) -> int:
+        """Request ids grow over the process's whole life, so a reply from an earlier match is stale."""
+        self._next_id += 1
+        return self._next_id
+
+    @property
+    def last_request_id(self) -> int:
+        return self._next_id
+
+    def mark_broken(self, reason: str) -> None:
+        """Its input or output is in an unknown state: nothing more is written to it, not even bye."""
+        if self.broken is None:
+            self.broken = reason
+
+    def retire(self, reason: str) -> None:
+        """It may finish this match but not play another (it is still sent match_end and bye)."""
+        if self.retired is None:
+            self.retired = reason
+
+    def exit_reason(self) -> str:
+        """Why the bot stopped, for fault messages (exit status and the tail of its stderr)."""
+        status = self.transport.exit_status() or "closed its output"
+        tail = getattr(self.transport, "stderr_tail", lambda: "")()
+        return f"{status}" + (f" (stderr: {tail})" if tail else "")
+
+    async def send(self, data: bytes) -> None:
+        """Write to the bot; raises BotGone if it cannot take input any more."""
+        try:
+            await self.transport.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
+            raise BotGone(str(error) or type(error).__name__) from None
+
+    # -- starting ------------------------------------------------------------------------------
 
     @classmethod
-    async def start(cls, spec: BotSpec, *, time_control: TimeControl, log_dir: Path) -> "BotProcess":
-        raise NotImplementedError("skeleton: being implemented on branch referee")
+    async def start(cls, spec: BotSpec, *, time_control: TimeControl, log_dir: Path,
+                    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> "BotProcess":
+        """Start the bot in its own session with its limits, send hello, wait for ready.
+
+        Raises BotStartupError (naming the bot) if it cannot run or is not ready in time.
+        """
+        log_dir = Path(log_dir)
+        log_dir.mkdir(parents=True, exist_ok=True)
+        if spec.sandbox == "bwrap":
+            problem = await check_bwrap()
+            if problem:
+                raise BotStartupError(spec.name, problem)
+        private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
+        os.makedirs(os.path.join(private, "home"))
+        os.makedirs(os.path.join(private, "tmp"))
+        workdir = os.path.abspath(spec.cwd) if spec.cwd else private
+        argv = list(spec.argv)
+        if spec.sandbox == "bwrap":
+            home, tmp = "/tmp/home", "/tmp/tmp"
+            bot_dir = workdir if spec.cwd else "/tmp"
+            sandbox_workdir = workdir if spec.cwd else "/tmp"
+            argv = [BWRAP, *_bwrap_args(bot_dir, sandbox_workdir), "--", *argv]
+        else:
+            home, tmp = os.path.join(private, "home"), os.path.join(private, "tmp")
+        env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+               "LANG": os.environ.get("LANG", "C.UTF-8"), "HOME": home, "TMPDIR": tmp}
+        env.update(dict(spec.env))
+        limits = _limits_setter(spec.memory_mb or DEFAULT_MEMORY_MB,
+                                spec.cpu_seconds or DEFAULT_CPU_SECONDS,
+                                spec.file_mb or DEFAULT_FILE_MB)
+        try:
+            process = await trio.lowlevel.open_process(
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                cwd=workdir, env=env, start_new_session=True, preexec_fn=limits)
+        except OSError as error:
+            shutil.rmtree(private, ignore_errors=True)
+            reason = error.strerror or str(error)
+            raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
+        log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
+        transport = ProcessTransport(process, log_path, private)
+        return await cls.connect(spec, transport, time_control=time_control,
+                                 max_line_bytes=max_line_bytes)
+
+    @classmethod
+    async def connect(cls, spec: BotSpec, transport: Transport, *, time_control: TimeControl,
+                      max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> "BotProcess":
+        """Say hello over ``transport`` and wait for ready (the seam tests use for fake bots)."""
+        bot = cls(spec, transport, max_line_bytes=max_line_bytes)
+        try:
+            await bot._handshake(time_control)
+        except BaseException:
+            await bot.close()
+            raise
+        return bot
+
+    async def _handshake(self, control: TimeControl) -> None:
+        limits = Limits(startup_ms=control.startup_ms, decision_ms=control.decision_ms,
+                        bank_ms=control.bank_ms, increment_ms=control.increment_ms,
+                        margin_ms=control.margin_ms, max_line_bytes=self.max_line_bytes)
+        hello = Hello(protocol=PROTOCOL_VERSION, name=self.name, limits=limits)
+        line = None
+        with trio.move_on_after(control.startup_ms / 1000) as scope:
+            try:
+                await self.send(encode_line(hello))
+                line = await self.reader.read_line()
+            except BotGone:
+                line = None
+            except LineTooLong as error:
+                raise BotStartupError(self.name, f"its first line is longer than {error.limit} bytes, "
+                                                 "expected a ready message") from None
+        if scope.cancelled_caught:
+            raise BotStartupError(self.name, f"no ready message within {control.startup_ms} ms")
+        if line is None:
+            await trio.sleep(0.05)      # let the exit status arrive for the message
+            raise BotStartupError(self.name, f"ended before saying ready: {self.exit_reason()}")
+        try:
+            message = decode_from_bot(line)
+        except (msgspec.DecodeError, msgspec.ValidationError) as error:
+            raise BotStartupError(self.name, f"expected a ready message, got {_shorten(line)}: "
+                                             f"{error}") from None
+        if not isinstance(message, Ready):
+            raise BotStartupError(self.name, f"expected a ready message, got {_shorten(line)}")
+        self.reported_name = message.name
+        self.reported_version = message.version
+        if not self.version:
+            self.version = message.version
+
+    # -- ending -----------------------------------------------------------------------------------
 
     async def close(self) -> None:
-        raise NotImplementedError("skeleton: being implemented on branch referee")
+        """Say bye, give the bot a short grace to exit, then kill its whole process group.
+
+        Safe to call more than once and from a cancelled task (the work is shielded).
+        """
+        if self.closed:
+            return
+        self.closed = True
+        with trio.CancelScope(shield=True):
+            if self.broken is None and self.transport.exit_status() is None:
+                with trio.move_on_after(CLOSE_GRACE_S):
+                    try:
+                        await self.send(encode_line(Bye()))
+                    except BotGone:
+                        pass
+            await self.transport.terminate(CLOSE_GRACE_S)
+
+    async def __aenter__(self) -> "BotProcess":
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+
+def _shorten(data: bytes | str, limit: int = 120) -> str:
+    """A line as it may appear in a one-line message: repr, cut to ``limit`` characters."""
+    if isinstance(data, bytes):
+        data = data.decode("utf-8", errors="replace")
+    text = repr(data[:limit])
+    return text + (f"... ({len(data)} characters)" if len(data) > limit else "")
+
+
+__all__ = ["BotProcess", "BotStartupError", "BotGone", "Transport", "ProcessTransport",
+           "check_bwrap", "kill_everything", "related_pids", "DEFAULT_MEMORY_MB",
+           "DEFAULT_CPU_SECONDS", "DEFAULT_FILE_MB", "STDERR_CAP_BYTES"]

@@ -1,18 +1,416 @@
-"""run_match: the only place that joins the rules and the bot processes."""
+"""run_match: the only place that joins the rules and the bot processes. It trusts no bot.
+
+For each decision the referee writes, in one write, everything the seat to move has not seen yet
+(the events visible to it, fault notices) followed by the request, then reads that seat's reply
+under a deadline. Only the seat to move is read: what another bot writes meanwhile waits in its own
+pipe (and blocks only that bot); its standard error is drained all the time (bot_process). Seats
+that are not asked get their events with their next request or with match_end, so no bot that
+stops reading can hold up the others.
+
+A reply is checked in this order: a line at all (else crash), not over-long, JSON of the right shape
+(an ``action`` message), its id (older ids are stale and skipped, newer ones are malformed), exactly
+one of ``action``/``index``, legal, in time. Anything wrong is a fault (FaultRecord) and the
+autopilot moves instead; see SPEC.md sections 5 and 6.
+
+Deadlines use one cancel scope for the whole match whose deadline moves per request (a fresh scope
+per request costs about 14 us); only a timeout ends the scope, and a new one is opened.
+"""
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
-from arena.bot_process import BotProcess
-from arena.clock import TimeControl
+import msgspec
+import trio
+
+from arena.bot_process import BotGone, BotProcess, _shorten
+from arena.clock import SeatClock, TimeControl
 from arena.games import GameSpec
-from arena.results import MatchResult
+from arena.games.cards import Rng, derive_seed
+from arena.games.core import placings as rank_scores
+from arena.lines import LineTooLong
+from arena.record import RECORD_FORMAT, RecordingDealer, RecordWriter
+from arena.results import FaultKind, FaultRecord, MatchResult
+from protocol.codec import decode_from_bot, encode_line
+from protocol.messages import (PROTOCOL_VERSION, Action, Event, Fault, MatchEnd, MatchStart,
+                               Request, SeatInfo)
+
+MATCH_END_TIMEOUT_S = 2.0    # how long delivering match_end to one bot may take
+RECORDED_LINE_CHARS = 1000   # how much of a bot's raw reply the record keeps
+
+
+@dataclass
+class _Seat:
+    index: int
+    bot: BotProcess
+    clock: SeatClock
+    pending: bytearray = field(default_factory=bytearray)   # written with the next request
+    faults: int = 0
+    forfeited: bool = False
+    crashed: bool = False
+    writable: bool = True       # False once its input is closed or holds a cut-off write
+    times_ms: list[float] = field(default_factory=list)
+
+
+_CRASHED = "\0crashed"      # read_reply's answer when the bot's output ended
+
+
+class _Match:
+    """One match in progress: the game state, the seats, the record."""
+
+    def __init__(self, game: GameSpec, bots: Sequence[BotProcess], seed: int,
+                 options: Mapping | None, match_id: str, control: TimeControl, max_faults: int,
+                 record: RecordWriter) -> None:
+        self.game = game
+        self.match_id = match_id
+        self.seed = seed
+        self.control = control
+        self.max_faults = max_faults
+        self.record = record
+        self.resolved = game.resolve_options(options)
+        self.dealer = RecordingDealer(Rng(seed))
+        self.state = game.new_match(len(bots), self.resolved, seed, self.dealer)
+        self.players = self.state.players
+        self.teams = game.teams(self.players)
+        self.seats = [_Seat(i, bot, SeatClock(control)) for i, bot in enumerate(bots)]
+        self.autopilot = Rng(derive_seed(seed, "autopilot"))
+        self.faults: list[FaultRecord] = []
+        self.referee_us: list[float] = []
+        self.events_routed = 0
+        self.shuffles_recorded = 0
+        # The request being waited for, so a timeout knows what it interrupted.
+        self.mark = time.perf_counter()     # when the referee's own work began (for referee_us)
+        self.waiting: tuple[_Seat, int, float, bool] | None = None   # seat, id, sent at, written
+
+    # -- routing what seats may see ----------------------------------------------------------------
+
+    def route_events(self) -> None:
+        """Queue each new event for the seats in its audience, and record it."""
+        events = self.state.events
+        for n in range(self.events_routed, len(events)):
+            event = events[n]
+            line = encode_line(Event(match_id=self.match_id, event=event.data))
+            targets = self.seats if event.audience is None else [self.seats[s] for s in event.audience]
+            for seat in targets:
+                seat.pending += line
+            self.record.write({"type": "event", "n": n,
+                               "audience": None if event.audience is None else list(event.audience),
+                               "data": event.data})
+        self.events_routed = len(events)
+        decks = self.dealer.decks
+        for n in range(self.shuffles_recorded, len(decks)):
+            self.record.write({"type": "shuffle", "n": n + 1, "cards": decks[n]})
+        self.shuffles_recorded = len(decks)
+
+    # -- faults -----------------------------------------------------------------------------------
+
+    def fault(self, seat: _Seat, kind: FaultKind, request_id: int | None, reason: str) -> None:
+        seat.faults += 1
+        if kind is FaultKind.CRASH:
+            seat.crashed = True
+            seat.writable = False
+        if kind is FaultKind.CRASH or seat.faults >= self.max_faults:
+            seat.forfeited = True
+            seat.bot.retire(f"forfeited match {self.match_id}")
+        request = f"request {request_id}" if request_id is not None else "outside a request"
+        message = f"bot {seat.bot.name} (seat {seat.index}), {request}: {reason}"
+        if seat.forfeited:
+            message += (f"; fault {seat.faults}, forfeits the match" if kind is not FaultKind.CRASH
+                        else "; forfeits the match")
+        record = FaultRecord(seat.index, seat.bot.name, kind, request_id, message)
+        self.faults.append(record)
+        self.record.write({"type": "fault", "seat": seat.index, "bot": seat.bot.name,
+                           "kind": str(kind), "id": request_id, "message": message,
+                           "forfeited": seat.forfeited})
+        if seat.writable:
+            seat.pending += encode_line(Fault(match_id=self.match_id, id=request_id, kind=str(kind),
+                                              message=message, forfeited=seat.forfeited))
+
+    def autopilot_move(self, legal: list[str]) -> str:
+        return legal[self.autopilot.below(len(legal))]
+
+    # -- one decision ------------------------------------------------------------------------------
+
+    async def ask(self, seat: _Seat, scope: trio.CancelScope) -> tuple[str, str]:
+        """Ask the seat to move; returns (action, who chose it: "bot" or "autopilot")."""
+        state, bot = self.state, seat.bot
+        legal = state.legal_actions()
+        if seat.forfeited:
+            return self.autopilot_move(legal), "autopilot"
+        request_id = bot.next_request_id()
+        bot.stats.requests += 1
+        time_left = seat.clock.allowed_ms()
+        request = Request(match_id=self.match_id, id=request_id, decision=state.decision,
+                          view=state.view(seat.index), legal=legal, time_left_ms=time_left)
+        seat.pending += encode_line(request)
+        data = bytes(seat.pending)
+        seat.pending.clear()
+        self.record.write({"type": "request", "seat": seat.index, "id": request_id,
+                           "decision": state.decision, "legal": legal, "time_left_ms": time_left})
+        deadline_s = seat.clock.deadline_ms() / 1000
+        sent_at = trio.current_time()
+        self.waiting = (seat, request_id, sent_at, False)
+        scope.deadline = sent_at + deadline_s
+        try:
+            await bot.send(data)
+        except BotGone:
+            self.waiting = None
+            scope.deadline = math.inf
+            self.fault(seat, FaultKind.CRASH, request_id,
+                       f"cannot be written to any more: {bot.exit_reason()}")
+            return self.autopilot_move(legal), "autopilot"
+        sent_at = trio.current_time()
+        self.waiting = (seat, request_id, sent_at, True)
+        scope.deadline = sent_at + deadline_s
+        self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
+        action = await self.read_reply(seat, request_id, legal, sent_at)
+        self.mark = time.perf_counter()
+        self.waiting = None
+        scope.deadline = math.inf
+        if action is _CRASHED:
+            for _ in range(20):     # give the exit status a moment to arrive, for the message
+                if bot.transport.exit_status() is not None:
+                    break
+                await trio.sleep(0.01)
+            self.fault(seat, FaultKind.CRASH, request_id,
+                       f"ended or closed its output: {bot.exit_reason()}")
+            action = None
+        if action is None:
+            return self.autopilot_move(legal), "autopilot"
+        return action, "bot"
+
+    async def read_reply(self, seat: _Seat, request_id: int, legal: list[str],
+                         sent_at: float) -> str | None:
+        """Read lines until the reply to ``request_id``; None after a fault (already recorded)."""
+        bot = seat.bot
+        while True:
+            try:
+                line = await bot.reader.read_line()
+            except LineTooLong as error:
+                self.reply_entry(seat, request_id, sent_at, error.head, "too long")
+                self.fault(seat, FaultKind.MALFORMED, request_id,
+                           f"sent a line longer than {error.limit} bytes (starting "
+                           f"{_shorten(error.head, 60)})")
+                return None
+            if line is None:
+                return _CRASHED
+            used_ms = (trio.current_time() - sent_at) * 1000
+            try:
+                message = decode_from_bot(line)
+            except (msgspec.DecodeError, msgspec.ValidationError) as error:
+                self.reply_entry(seat, request_id, sent_at, line, "malformed")
+                self.fault(seat, FaultKind.MALFORMED, request_id,
+                           f"sent {_shorten(line)}, which is not a valid message: {error}")
+                return None
+            if not isinstance(message, Action):
+                self.reply_entry(seat, request_id, sent_at, line, "malformed")
+                self.fault(seat, FaultKind.MALFORMED, request_id,
+                           f"sent {_shorten(line)} while an action message was expected")
+                return None
+            if message.id < request_id:
+                self.reply_entry(seat, message.id, sent_at, line, "stale")
+                continue     # a late answer to an earlier request: never applied to this one
+            if message.id > request_id:
+                self.reply_entry(seat, request_id, sent_at, line, "malformed")
+                self.fault(seat, FaultKind.MALFORMED, request_id,
+                           f"answered request {message.id}, which was never sent "
+                           f"(the pending request is {request_id})")
+                return None
+            seat.times_ms.append(used_ms)
+            charge = seat.clock.charge(used_ms)
+            if not charge.in_time:
+                self.reply_entry(seat, request_id, sent_at, line, "late")
+                self.fault(seat, FaultKind.TIMEOUT, request_id,
+                           f"answered after {used_ms:.0f} ms; {charge.allowed_ms} ms were allowed "
+                           f"(+{self.control.margin_ms} ms margin)")
+                return None
+            action = self.check_action(seat, request_id, message, legal, line)
+            self.reply_entry(seat, request_id, sent_at, line, "ok" if action is not None else "illegal")
+            return action
+
+    def check_action(self, seat: _Seat, request_id: int, message: Action, legal: list[str],
+                     line: bytes) -> str | None:
+        allowed = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
+        if (message.action is None) == (message.index is None):
+            self.fault(seat, FaultKind.MALFORMED, request_id,
+                       f"sent {_shorten(line)}: an action message needs exactly one of "
+                       "\"action\" and \"index\"")
+            return None
+        if message.index is not None:
+            if 0 <= message.index < len(legal):
+                return legal[message.index]
+            self.fault(seat, FaultKind.ILLEGAL, request_id,
+                       f"answered index {message.index}, but {len(legal)} actions were offered "
+                       f"(0..{len(legal) - 1}: {allowed})")
+            return None
+        if message.action in legal:
+            return message.action
+        self.fault(seat, FaultKind.ILLEGAL, request_id,
+                   f"answered {message.action!r} to a {self.state.decision} decision, which is "
+                   f"illegal: {self.state.explain_illegal(message.action)}")
+        return None
+
+    def reply_entry(self, seat: _Seat, request_id: int, sent_at: float, line: bytes,
+                    verdict: str) -> None:
+        if self.record.enabled:
+            text = line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace")
+            self.record.write({"type": "reply", "seat": seat.index, "id": request_id,
+                               "ms": round((trio.current_time() - sent_at) * 1000, 3),
+                               "text": text, "verdict": verdict})
+
+    def timed_out(self) -> str:
+        """The pending request ran out of time: record the fault, return the autopilot's move."""
+        assert self.waiting is not None
+        seat, request_id, sent_at, written = self.waiting
+        self.waiting = None
+        waited_ms = (trio.current_time() - sent_at) * 1000
+        seat.times_ms.append(waited_ms)
+        charge = seat.clock.charge(None)
+        if not written:
+            # The write was cut off: the bot's input now holds half a line, so it cannot go on.
+            seat.writable = False
+            self.fault(seat, FaultKind.TIMEOUT, request_id,
+                       f"did not read its input within {charge.allowed_ms} ms "
+                       f"(+{self.control.margin_ms} ms margin)")
+            seat.writable = False
+            seat.forfeited = True
+            seat.bot.mark_broken("stopped reading its input")
+        else:
+            self.fault(seat, FaultKind.TIMEOUT, request_id,
+                       f"no answer to a {self.state.decision} decision within {charge.allowed_ms} ms "
+                       f"(+{self.control.margin_ms} ms margin)")
+        return self.autopilot_move(self.state.legal_actions())
+
+    # -- the whole match ---------------------------------------------------------------------------
+
+    def start(self) -> None:
+        seats_info = [SeatInfo(seat=s.index, name=s.bot.name,
+                               team=None if self.teams is None else self.teams[s.index])
+                      for s in self.seats]
+        self.record.write({
+            "type": "header", "format": RECORD_FORMAT, "protocol": PROTOCOL_VERSION,
+            "match_id": self.match_id, "game": self.game.id, "players": self.players,
+            "options": self.resolved, "seed": self.seed,
+            "seats": [{"seat": s.index, "bot": s.bot.name, "version": s.bot.version,
+                       "team": None if self.teams is None else self.teams[s.index]}
+                      for s in self.seats],
+            "time_control": self.control.as_dict(), "max_faults": self.max_faults,
+            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        })
+        for n, deck in enumerate(self.dealer.decks):
+            self.record.write({"type": "shuffle", "n": n + 1, "cards": deck})
+        self.shuffles_recorded = len(self.dealer.decks)
+        self.record.write({"type": "deal", "view": self.state.view(None)})
+        for seat in self.seats:
+            seat.bot.stats.matches += 1
+            seat.pending += encode_line(MatchStart(
+                match_id=self.match_id, game=self.game.id, options=self.resolved,
+                players=self.players, seat=seat.index, seats=seats_info))
+        self.route_events()
+
+    async def play(self) -> None:
+        state = self.state
+        while not state.is_over:
+            with trio.CancelScope() as scope:
+                while not state.is_over:
+                    seat = self.seats[state.seat_to_move]
+                    action, chosen_by = await self.ask(seat, scope)
+                    self.apply(seat, action, chosen_by)
+            if scope.cancelled_caught and self.waiting is not None:
+                seat = self.waiting[0]
+                self.mark = time.perf_counter()
+                self.apply(seat, self.timed_out(), "autopilot")
+
+    def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
+        request_id = seat.bot.last_request_id if chosen_by == "bot" else None
+        self.record.write({"type": "action", "seat": seat.index, "action": action,
+                           "by": chosen_by, "id": request_id})
+        self.state.apply(action)
+        self.route_events()
+
+    def final_placings(self, game_placings: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+        """Placings with every forfeited seat (and its partners) placed last; the forfeited seats."""
+        forfeited = tuple(s.index for s in self.seats if s.forfeited)
+        losers = set(forfeited)
+        if self.teams is not None:
+            losing_teams = {self.teams[s] for s in forfeited}
+            losers = {s for s in range(self.players) if self.teams[s] in losing_teams}
+        if not losers:
+            return game_placings, forfeited
+        # Better placing = smaller number: rank the others by their game placing, then the losers.
+        keys = [(1 if s in losers else 0, game_placings[s]) for s in range(self.players)]
+        final = tuple(1 + sum(other < mine for other in keys) for mine in keys)
+        return final, forfeited
+
+    async def finish(self, placings: tuple[int, ...], scores: tuple[int, ...],
+                     forfeited: tuple[int, ...]) -> None:
+        """Send match_end (after anything still pending) to every seat that can take it."""
+        end = encode_line(MatchEnd(match_id=self.match_id, scores=list(scores),
+                                   placings=list(placings), forfeited=list(forfeited)))
+
+        async def deliver(seat: _Seat) -> None:
+            data = bytes(seat.pending) + end
+            seat.pending.clear()
+            with trio.move_on_after(MATCH_END_TIMEOUT_S) as scope:
+                try:
+                    await seat.bot.send(data)
+                except BotGone:
+                    seat.bot.mark_broken("could not take match_end")
+            if scope.cancelled_caught:
+                seat.bot.mark_broken("did not read its input (match_end)")
+
+        async with trio.open_nursery() as nursery:
+            for seat in self.seats:
+                if seat.writable:
+                    nursery.start_soon(deliver, seat)
 
 
 async def run_match(game: GameSpec, seats: Sequence[BotProcess], *, seed: int,
                     options: Mapping | None = None, match_id: str,
                     time_control: TimeControl = TimeControl(), max_faults: int = 3,
                     record_path: Path | None = None) -> MatchResult:
-    raise NotImplementedError("skeleton: being implemented on branch referee")
+    """Play one match between running bots (seat i is ``seats[i]``) and return its result.
+
+    Raises OptionError for a bad player count or options before any bot is spoken to. The bots are
+    not closed here: their owner closes them, and replaces any that is no longer ``alive``.
+    """
+    if max_faults < 1:
+        raise ValueError(f"max_faults = {max_faults}: expected >= 1")
+    began = time.perf_counter()
+    game.check_players(len(seats))
+    record = RecordWriter(Path(record_path) if record_path is not None else None)
+    match = None
+    finished = False
+    try:
+        match = _Match(game, seats, seed, options, match_id, time_control, max_faults, record)
+        match.start()
+        await match.play()
+        outcome = match.state.result()
+        placings, forfeited = match.final_placings(outcome.placings)
+        await match.finish(placings, outcome.scores, forfeited)
+        duration = time.perf_counter() - began
+        record.write({"type": "result", "scores": list(outcome.scores),
+                      "game_placings": list(outcome.placings), "placings": list(placings),
+                      "teams": None if outcome.teams is None else list(outcome.teams),
+                      "forfeited": list(forfeited), "termination": "completed",
+                      "faults": len(match.faults), "duration_s": round(duration, 6)})
+        finished = True
+        return MatchResult(
+            match_id=match_id, game=game.id, options=match.resolved, seed=seed,
+            players=match.players, bots=tuple(s.bot.name for s in match.seats),
+            scores=tuple(outcome.scores), placings=placings, teams=outcome.teams,
+            forfeited=forfeited, faults=tuple(match.faults),
+            decision_ms=tuple(tuple(s.times_ms) for s in match.seats),
+            referee_us=tuple(match.referee_us), record_path=record.path,
+            termination="completed", duration_s=duration)
+    finally:
+        record.close()
+        if not finished:
+            # Cut off mid-match (cancelled or a crash in the referee): no bot's stream can be trusted.
+            for bot in seats:
+                bot.mark_broken(f"match {match_id} was aborted")

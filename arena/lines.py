@@ -1,0 +1,70 @@
+"""A bounded line reader: trio streams have no readline, and a bot's output is not to be trusted.
+
+``LineReader.read_line()`` returns one line (without its ``\\n``) or None at end of file. A line
+longer than ``max_line_bytes`` raises :class:`LineTooLong` as soon as the cap is passed; the rest of
+that line is then skipped by later reads without being kept, so an endless line costs a bounded
+amount of memory. Cancelling a read loses nothing: bytes already received stay buffered.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+DEFAULT_MAX_LINE_BYTES = 1 << 20
+CHUNK_BYTES = 1 << 16
+
+
+class LineTooLong(Exception):
+    def __init__(self, limit: int, head: bytes) -> None:
+        self.limit = limit
+        self.head = head            # the first bytes of the line, for the fault message
+        super().__init__(f"line longer than {limit} bytes")
+
+
+class LineReader:
+    """Reads lines from ``receive_some(max_bytes)`` (which returns b"" at end of file)."""
+
+    def __init__(self, receive_some: Callable[[int], Awaitable[bytes]],
+                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+        self._receive_some = receive_some
+        self.max_line_bytes = max_line_bytes
+        self._buffer = bytearray()
+        self._scanned = 0            # bytes of _buffer already known to hold no newline
+        self._skipping = False       # inside an over-long line: drop bytes up to its newline
+        self.at_eof = False
+
+    async def read_line(self) -> bytes | None:
+        while True:
+            newline = self._buffer.find(b"\n", self._scanned)
+            if newline >= 0:
+                line = bytes(self._buffer[:newline])
+                del self._buffer[:newline + 1]
+                self._scanned = 0
+                if self._skipping:
+                    self._skipping = False     # the tail of an over-long line: already reported
+                    continue
+                if len(line) > self.max_line_bytes:
+                    raise LineTooLong(self.max_line_bytes, line[:200])
+                return line
+            if self._skipping:
+                self._buffer.clear()
+                self._scanned = 0
+            elif len(self._buffer) > self.max_line_bytes:
+                head = bytes(self._buffer[:200])
+                self._buffer.clear()
+                self._scanned = 0
+                self._skipping = True
+                raise LineTooLong(self.max_line_bytes, head)
+            else:
+                self._scanned = len(self._buffer)
+            if self.at_eof:
+                if self._buffer and not self._skipping:
+                    line = bytes(self._buffer)     # a last line without its newline still counts
+                    self._buffer.clear()
+                    return line
+                return None
+            chunk = await self._receive_some(CHUNK_BYTES)
+            if not chunk:
+                self.at_eof = True
+            else:
+                self._buffer += chunk

@@ -1,0 +1,171 @@
+"""Match records: one self-contained JSONL file per match (SPEC.md section 8), and their replay.
+
+The referee writes a record through :class:`RecordWriter` while it plays. :func:`replay_record`
+re-runs a record through the rules and raises :class:`ReplayError` naming the first line where the
+record and the rules disagree (a deal, an event, a request's legal actions, an action, the result).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from arena.games import GameSpec, GameState, OptionError, find_game
+from arena.games.cards import Dealer, Rng
+
+RECORD_FORMAT = 1
+_encoder = msgspec.json.Encoder()
+
+
+class RecordingDealer(Dealer):
+    """The standard dealer that also remembers every shuffled deck, for the record."""
+
+    def __init__(self, rng: Rng) -> None:
+        super().__init__(rng)
+        self.decks: list[list[str]] = []
+
+    def shuffled(self, cards: Iterable[str]) -> list[str]:
+        deck = super().shuffled(cards)
+        self.decks.append(list(deck))
+        return deck
+
+
+class RecordWriter:
+    """Appends record lines to a file (or keeps nothing when ``path`` is None)."""
+
+    def __init__(self, path: Path | None) -> None:
+        self.path = path
+        self._file = open(path, "wb") if path is not None else None
+
+    @property
+    def enabled(self) -> bool:
+        return self._file is not None
+
+    def write(self, entry: dict[str, Any]) -> None:
+        if self._file is not None:
+            self._file.write(_encoder.encode(entry) + b"\n")
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+class ReplayError(Exception):
+    """The record and the rules disagree (or the record cannot be read); names the line."""
+
+
+@dataclass
+class Replay:
+    """A record re-run through the rules: the header, the final state and every entry."""
+
+    header: dict[str, Any]
+    spec: GameSpec
+    state: GameState
+    entries: list[dict[str, Any]]
+    result: dict[str, Any] | None
+    faults: list[dict[str, Any]] = field(default_factory=list)
+
+
+def read_record(path: Path) -> list[dict[str, Any]]:
+    """All entries of a record file; ReplayError names the file and line that cannot be read."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as error:
+        raise ReplayError(f"{path}: cannot read: {error.strerror or error}") from None
+    entries = []
+    for number, line in enumerate(raw.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            entry = msgspec.json.decode(line)
+        except msgspec.DecodeError as error:
+            raise ReplayError(f"{path} line {number}: not JSON: {error}") from None
+        if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
+            raise ReplayError(f"{path} line {number}: expected an object with a \"type\"")
+        entry["_line"] = number
+        entries.append(entry)
+    if not entries or entries[0]["type"] != "header":
+        raise ReplayError(f"{path}: the first line must be the header")
+    return entries
+
+
+def replay_record(path: Path) -> Replay:
+    """Re-run the record at ``path`` through the rules, checking every step."""
+    entries = read_record(path)
+    header = entries[0]
+    where = f"{path} line 1"
+    try:
+        spec = find_game(str(header["game"]))
+        dealer = RecordingDealer(Rng(int(header["seed"])))
+        state = spec.new_match(int(header["players"]), header["options"], int(header["seed"]), dealer)
+    except (KeyError, TypeError, ValueError) as error:
+        raise ReplayError(f"{where}: header is missing or has a bad field: {error}") from None
+    except OptionError as error:
+        raise ReplayError(f"{where}: {error}") from None
+    result = None
+    faults = []
+    for entry in entries[1:]:
+        kind = entry["type"]
+        where = f"{path} line {entry['_line']}"
+        if kind == "shuffle":
+            n = entry.get("n", 0)
+            if not (1 <= n <= len(dealer.decks)) or dealer.decks[n - 1] != entry.get("cards"):
+                raise ReplayError(f"{where}: shuffle {n} differs from what the seed gives")
+        elif kind == "deal":
+            if entry.get("view") != _json_roundtrip(state.view(None)):
+                raise ReplayError(f"{where}: the deal differs from what the seed gives")
+        elif kind == "event":
+            n = entry.get("n", -1)
+            if not (0 <= n < len(state.events)):
+                raise ReplayError(f"{where}: event {n} does not happen under the rules")
+            event = state.events[n]
+            audience = None if event.audience is None else list(event.audience)
+            if entry.get("audience") != audience or entry.get("data") != _json_roundtrip(event.data):
+                raise ReplayError(f"{where}: event {n} differs: recorded {entry.get('data')}, "
+                                  f"rules give {event.data} to {audience or 'everyone'}")
+        elif kind == "request":
+            if entry.get("seat") != state.seat_to_move:
+                raise ReplayError(f"{where}: request {entry.get('id')} goes to seat {entry.get('seat')}, "
+                                  f"but the rules have seat {state.seat_to_move} to move")
+            if entry.get("legal") != state.legal_actions() or entry.get("decision") != state.decision:
+                raise ReplayError(f"{where}: request {entry.get('id')}: recorded decision/legal "
+                                  f"actions differ from the rules' {state.decision} "
+                                  f"{state.legal_actions()}")
+        elif kind == "action":
+            seat, action = entry.get("seat"), entry.get("action")
+            if seat != state.seat_to_move:
+                raise ReplayError(f"{where}: action {action!r} by seat {seat}, but the rules have "
+                                  f"seat {state.seat_to_move} to move")
+            if action not in state.legal_actions():
+                raise ReplayError(f"{where}: action {action!r} by seat {seat} is illegal: "
+                                  f"{state.explain_illegal(action)}")
+            state.apply(action)
+        elif kind == "fault":
+            faults.append(entry)
+        elif kind == "result":
+            result = entry
+    where = f"{path} (result)"
+    if not state.is_over:
+        raise ReplayError(f"{where}: the record ends before the match is over "
+                          f"(seat {state.seat_to_move} to move)")
+    for n in range(len(state.events)):
+        if not any(e["type"] == "event" and e.get("n") == n for e in entries):
+            raise ReplayError(f"{where}: event {n} ({state.events[n].data}) is missing from the record")
+    if result is None:
+        raise ReplayError(f"{where}: the record has no result line")
+    game_result = state.result()
+    if result.get("scores") != list(game_result.scores) or result.get("game_placings") != list(
+            game_result.placings):
+        raise ReplayError(f"{path} line {result['_line']}: recorded scores {result.get('scores')} "
+                          f"differ from the rules' {list(game_result.scores)}")
+    return Replay(header, spec, state, entries, result, faults)
+
+
+def _json_roundtrip(data: Any) -> Any:
+    """``data`` as it reads back from JSON (tuples become lists), for comparisons."""
+    return msgspec.json.decode(_encoder.encode(data))

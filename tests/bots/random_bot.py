@@ -1,0 +1,33 @@
+#!/usr/bin/env python3
+"""A stdlib-only random bot: answers every request with a random legal action, by value.
+
+Usage: random_bot.py [SEED]. Reads one JSON message per line from stdin (SPEC.md section 4).
+"""
+
+import json
+import random
+import sys
+
+
+def main() -> None:
+    rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    for line in sys.stdin:
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "hello":
+            reply = {"type": "ready", "name": "random_bot", "version": "1"}
+        elif kind == "request":
+            reply = {"type": "action", "id": message["id"], "action": rng.choice(message["legal"])}
+        elif kind == "fault":
+            print(f"fault: {message['message']}", file=sys.stderr, flush=True)
+            continue
+        elif kind == "bye":
+            return
+        else:
+            continue
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
