@@ -21,6 +21,7 @@ from typing import Any
 
 from .cards import COLOURS_48
 from .core import GameSpec, GameState
+from .tricks import trick_winner as winning_seat
 
 HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
 RANK = COLOURS_48.rank
@@ -35,6 +36,7 @@ class AllesOderNichts(GameState):
         self.round = 0                     # 0-based index into HAND_SIZES
         self.first_dealer = self.dealer.rng.below(players)
         self.totals = [0] * players
+        self._others = [tuple(s for s in range(players) if s != seat) for seat in range(players)]
         self._start_round()
 
     # -- round structure ---------------------------------------------------------------------
@@ -121,8 +123,7 @@ class AllesOderNichts(GameState):
             bid = int(action[4:])
             self.bids[seat] = bid
             self.emit({"type": "bid", "seat": seat, "bid": bid}, (seat,))
-            others = tuple(s for s in range(n) if s != seat)
-            self.emit({"type": "bid", "seat": seat}, others)
+            self.emit({"type": "bid", "seat": seat}, self._others[seat])
             nxt = (seat + 1) % n
             if nxt == self.leader:
                 self.decision = "declare"
@@ -141,9 +142,10 @@ class AllesOderNichts(GameState):
 
     def _play(self, seat: int, card: str) -> None:
         self.hands[seat].remove(card)
-        self.trick.append((seat, card))
+        trick = self.trick
+        trick.append((seat, card))
         self.emit({"type": "play", "seat": seat, "card": card})
-        if len(self.trick) < self.players:
+        if len(trick) < self.players:
             self.seat_to_move = (seat + 1) % self.players
             return
         winner = trick_winner(self.trick, self.trump)
@@ -214,17 +216,7 @@ class AllesOderNichts(GameState):
 
 def trick_winner(trick: list[tuple[int, str]], trump: str) -> int:
     """The seat that wins: highest trump, else highest card of the led colour."""
-    led = trick[0][1][-1]
-    best_seat, best_card = trick[0]
-    best_trump = led == trump
-    for seat, card in trick[1:]:
-        suit = card[-1]
-        if suit == trump:
-            if not best_trump or RANK[card] > RANK[best_card]:
-                best_seat, best_card, best_trump = seat, card, True
-        elif suit == led and not best_trump and RANK[card] > RANK[best_card]:
-            best_seat, best_card = seat, card
-    return best_seat
+    return winning_seat(trick, trump, RANK)
 
 
 SPEC = GameSpec(

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-MASK64 = (1 << 64) - 1
+TWO64 = 1 << 64
+MASK64 = TWO64 - 1
 
 
 class Rng:
@@ -36,17 +37,32 @@ class Rng:
         """A uniform integer in [0, n): draw until the value falls under the largest multiple of n."""
         if n <= 0:
             raise ValueError("below() needs a positive bound")
-        limit = (1 << 64) - ((1 << 64) % n)
+        limit = TWO64 - TWO64 % n
         while True:
             x = self.next()
             if x < limit:
                 return x % n
 
     def shuffle(self, items: list) -> None:
-        """Fisher-Yates in place: for i from len-1 down to 1, swap item i with item below(i + 1)."""
+        """Fisher-Yates in place: for i from len-1 down to 1, swap item i with item below(i + 1).
+
+        The generator is inlined here because dealing is the engines' hottest loop; it draws
+        exactly the values ``below`` would.
+        """
+        state = self.state
         for i in range(len(items) - 1, 0, -1):
-            j = self.below(i + 1)
+            n = i + 1
+            limit = TWO64 - TWO64 % n
+            while True:
+                state = (state + 0x9E3779B97F4A7C15) & MASK64
+                z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+                z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+                z ^= z >> 31
+                if z < limit:
+                    break
+            j = z % n
             items[i], items[j] = items[j], items[i]
+        self.state = state
 
     def choice(self, items: Sequence):
         return items[self.below(len(items))]

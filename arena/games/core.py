@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 from .cards import Dealer, Deck, Rng
 
@@ -98,15 +98,21 @@ class Option:
         return "a string"
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
-    """Something that happened. ``audience`` None means every seat saw it; else only those seats."""
+class Event(NamedTuple):
+    """Something that happened. ``audience`` None means every seat saw it; else only those seats.
+
+    A NamedTuple rather than a dataclass: events are created on every step and this is cheaper.
+    """
 
     audience: tuple[int, ...] | None
     data: dict[str, Any]
 
     def visible_to(self, seat: int) -> bool:
         return self.audience is None or seat in self.audience
+
+
+# Builds an Event without NamedTuple's Python-level __new__ (emit runs on every step).
+_new_event = tuple.__new__
 
 
 @dataclass(frozen=True)
@@ -177,9 +183,12 @@ class GameState:
 
     def apply(self, action: str) -> None:
         """Apply the seat to move's action, or raise IllegalAction and change nothing."""
-        if self.seat_to_move is None:
-            raise IllegalAction(action, None, "the match is over")
-        if action not in self.legal_actions():
+        legal = self._legal_cache
+        if legal is None:
+            legal = self.legal_actions()
+        if action not in legal:
+            if self.seat_to_move is None:
+                raise IllegalAction(action, None, "the match is over")
             raise IllegalAction(action, self.seat_to_move, self.explain_illegal(action))
         self._legal_cache = None
         self.actions.append(action)
@@ -197,7 +206,13 @@ class GameState:
         if self.seat_to_move is not None:
             raise GameError("the match is not over")
         scores = tuple(self._scores())
-        return Result(scores, placings(scores, self.HIGHER_IS_BETTER), self.SPEC.teams(self.players))
+        teams = self.SPEC.teams(self.players)
+        if teams is None:
+            return Result(scores, placings(scores, self.HIGHER_IS_BETTER))
+        # Teams are placed among teams: partners share the team's score and placing (1 or 2).
+        team_scores = [scores[teams.index(team)] for team in range(max(teams) + 1)]
+        team_places = placings(team_scores, self.HIGHER_IS_BETTER)
+        return Result(scores, tuple(team_places[team] for team in teams), teams)
 
     def view(self, seat: int | None) -> dict[str, Any]:
         """What ``seat`` may know now, as JSON-ready data; ``None`` for the all-seeing view."""
@@ -226,7 +241,7 @@ class GameState:
     # -- helpers for subclasses --------------------------------------------------------------
 
     def emit(self, data: dict[str, Any], audience: tuple[int, ...] | None = None) -> None:
-        self.events.append(Event(audience, data))
+        self.events.append(_new_event(Event, (audience, data)))
 
     def _legal(self) -> list[str]:
         raise NotImplementedError

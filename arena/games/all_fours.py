@@ -1,0 +1,356 @@
+"""All Fours (Trinidad), 4 players in two teams.
+
+Source: shared/seeds/004 (a German description, cut off mid-sentence), completed and settled by
+shared/RULES.md (section All Fours). Choices, in our words:
+- Seats 0 and 2 are team 0, seats 1 and 3 team 1. One standard 52-card pack, A high. The deal and
+  play go anticlockwise: the next seat is seat - 1 (mod 4). The first dealer is the Rng's first
+  draw, ``below(4)``; the deal passes to the right (dealer - 1) after each hand.
+- Deal positions: each deal shuffles the full pack; the first 6 cards go to the dealer's right (the
+  beggar), the next 6 to the seat right of that, and so on round to the dealer; the next card is
+  the kick. A run deals the next 3 cards each in the same seat order, then the next card is the
+  new kick. What is left is the stock (never shown).
+- Every kick scores for the dealer's team at once: A 1, 6 2, J 3.
+- The beggar stands (the kick's suit is trump) or begs. After a beg the dealer gives one (the
+  beggar's team scores 1, the kick's suit is trump) or runs the pack. A run kick of a different suit
+  than the first kick of the deal makes that suit trump; the same suit is set aside and the pack is
+  run again. A run needs 13 cards (12 + a kick); with fewer left (after two runs: 52 - 24 - 1 - 26
+  = 1 card) the same dealer collects every card, reshuffles and deals afresh. Kick points stand.
+- Our choices where the rules are silent: a redeal starts the deal over, so the beggar may again
+  stand or beg (one beg per deal). With no trump dealt into any hand, High and Low are not
+  scored; Jack only if the trump jack was dealt (a kicked jack is never in play).
+- The match is to 14: every award (kick, give, High, Low, Jack, Game) is added on its own, and the
+  moment a team reaches 14 the match ends, even mid-deal (a kick) or mid-scoring.
+- Play: the beggar leads; trump led -> play trump if able; another suit led and held -> that suit or
+  a trump; void -> anything. Option ``no_undertrump``: once a trump was played to a trick led in
+  another suit, a lower trump may not be played unless the hand holds only trumps.
+- Game (option ``game_points``, at least 1): the team with more card points in its tricks (A 4,
+  K 3, Q 2, J 1, 10 10); equal totals score nothing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import STANDARD_52
+from .core import GameSpec, GameState, Option
+from .tricks import trick_winner
+
+TARGET = 14
+PLAYERS = 4
+FIRST_DEAL = 6
+RUN_DEAL = 3
+RUN_NEEDS = PLAYERS * RUN_DEAL + 1       # 12 cards for the hands and one new kick
+KICK_POINTS = {"A": 1, "6": 2, "J": 3}
+CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
+RANK = STANDARD_52.rank
+ORDER = STANDARD_52.order
+
+
+def team_of(seat: int) -> int:
+    return seat % 2
+
+
+def right_of(seat: int) -> int:
+    """The next seat anticlockwise: play and the deal go to the right."""
+    return (seat - 1) % PLAYERS
+
+
+class AllFours(GameState):
+    DECK = STANDARD_52
+
+    def __init__(self, players, options, seed, dealer=None) -> None:
+        super().__init__(players, options, seed, dealer)
+        self.no_undertrump: bool = self.options["no_undertrump"]
+        self.game_points: int = self.options["game_points"]
+        self.dealer_seat = self.dealer.rng.below(PLAYERS)
+        self.team_scores = [0, 0]
+        self.hand_number = 1
+        self._start_hand()
+
+    # -- the deal ------------------------------------------------------------------------------
+
+    @property
+    def beggar(self) -> int:
+        return right_of(self.dealer_seat)
+
+    def _deal_order(self) -> list[int]:
+        """Seats in dealing order: the beggar first, the dealer last."""
+        return [(self.dealer_seat - 1 - i) % PLAYERS for i in range(PLAYERS)]
+
+    def _start_hand(self) -> None:
+        self.emit({"type": "hand_start", "hand": self.hand_number, "dealer": self.dealer_seat,
+                   "beggar": self.beggar})
+        self._deal_afresh()
+
+    def _deal_afresh(self) -> None:
+        """Shuffle the whole pack, deal 6 each, kick. Also used by the redeal."""
+        self.stock = self.dealer.shuffled(STANDARD_52.cards)
+        self.hands: list[list[str]] = [[] for _ in range(PLAYERS)]
+        self.dealt: list[list[str]] = [[] for _ in range(PLAYERS)]   # every card dealt to a seat
+        self.kicked: list[str] = []
+        self.kick: str = ""
+        self.trump: str | None = None
+        self.begged = False
+        self.runs = 0
+        self.trick: list[tuple[int, str]] = []
+        self.last_trick: dict[str, Any] | None = None
+        self.taken: list[list[str]] = [[], []]
+        self.tricks_won = [0, 0]
+        self.jack_winner: int | None = None  # the seat that took the trick holding the trump jack
+        self._deal_cards(FIRST_DEAL)
+        if self._turn_kick():
+            return
+        self.decision = "beg"
+        self.seat_to_move = self.beggar
+
+    def _deal_cards(self, count: int) -> None:
+        for seat in self._deal_order():
+            cards = self.stock[:count]
+            del self.stock[:count]
+            self.dealt[seat].extend(cards)
+            self.hands[seat] = STANDARD_52.sorted(self.hands[seat] + cards)
+            self.emit({"type": "deal", "seat": seat, "cards": STANDARD_52.sorted(cards)}, (seat,))
+
+    def _turn_kick(self) -> bool:
+        """Turn the next card face up and score it for the dealer's team. True if that won."""
+        card = self.stock.pop(0)
+        self.kick = card
+        self.kicked.append(card)
+        points = KICK_POINTS.get(card[:-1], 0)
+        team = team_of(self.dealer_seat)
+        self.emit({"type": "kick", "card": card, "suit": card[-1], "points": points, "team": team,
+                   "run": self.runs})
+        return points > 0 and self._award(team, points, "kick", card=card)
+
+    def _run_pack(self) -> None:
+        """Run until a kick of another suit than the first kick, or redeal when the pack is short."""
+        begged_suit = self.kicked[0][-1]
+        while True:
+            if len(self.stock) < RUN_NEEDS:
+                self.emit({"type": "redeal", "dealer": self.dealer_seat,
+                           "reason": f"the pack cannot supply another run ({len(self.stock)} cards left)"})
+                self._deal_afresh()
+                return
+            self.runs += 1
+            self._deal_cards(RUN_DEAL)
+            if self._turn_kick():
+                return
+            if self.kick[-1] != begged_suit:
+                self._set_trump(self.kick[-1], "run")
+                return
+
+    def _set_trump(self, suit: str, how: str) -> None:
+        self.trump = suit
+        self.emit({"type": "trump", "suit": suit, "card": self.kick, "how": how})
+        self.decision = "play"
+        self.seat_to_move = self.beggar
+
+    # -- awards --------------------------------------------------------------------------------
+
+    def _award(self, team: int, points: int, reason: str, **details: Any) -> bool:
+        """Add one award; True (and the match is over) if it takes the team to 14."""
+        self.team_scores[team] += points
+        self.emit({"type": "award", "team": team, "points": points, "reason": reason, **details,
+                   "scores": list(self.team_scores)})
+        if self.team_scores[team] < TARGET:
+            return False
+        self.emit({"type": "match_won", "team": team, "scores": list(self.team_scores)})
+        self.seat_to_move = None
+        self.decision = ""
+        return True
+
+    def _score_hand(self) -> bool:
+        """High, Low, Jack, Game in that order; True if an award ended the match."""
+        trump = self.trump
+        holders = {card: seat for seat, cards in enumerate(self.dealt) for card in cards
+                   if card[-1] == trump}
+        if holders:
+            high = max(holders, key=RANK.__getitem__)
+            low = min(holders, key=RANK.__getitem__)
+            if self._award(team_of(holders[high]), 1, "high", seat=holders[high], card=high):
+                return True
+            if self._award(team_of(holders[low]), 1, "low", seat=holders[low], card=low):
+                return True
+        jack = "J" + trump
+        if jack in holders:
+            holder = holders[jack]
+            winner = self.jack_winner
+            if team_of(winner) == team_of(holder):
+                done = self._award(team_of(winner), 1, "jack", seat=holder, card=jack, winner=winner)
+            else:
+                done = self._award(team_of(winner), 3, "hang_jack", seat=holder, card=jack,
+                                   winner=winner)
+            if done:
+                return True
+        card_points = self.card_points()
+        if card_points[0] != card_points[1]:
+            team = 0 if card_points[0] > card_points[1] else 1
+            if self._award(team, self.game_points, "game", card_points=card_points):
+                return True
+        return False
+
+    def card_points(self) -> list[int]:
+        """Each team's card points in the tricks it has taken this hand."""
+        return [sum(CARD_POINTS.get(card[:-1], 0) for card in pile) for pile in self.taken]
+
+    # -- the rules -----------------------------------------------------------------------------
+
+    def _legal(self) -> list[str]:
+        if self.decision == "play":
+            return self._playable(self.hands[self.seat_to_move])
+        if self.decision == "beg":
+            return ["stand", "beg"]
+        return ["give", "run"]
+
+    def _playable(self, hand: list[str]) -> list[str]:
+        if not self.trick:
+            return list(hand)
+        trump = self.trump
+        led = self.trick[0][1][-1]
+        if led == trump:
+            trumps = [c for c in hand if c[-1] == trump]
+            return trumps or list(hand)
+        if any(c[-1] == led for c in hand):
+            allowed = [c for c in hand if c[-1] == led or c[-1] == trump]
+        else:
+            allowed = list(hand)
+        if self.no_undertrump:
+            top = max((RANK[c] for _, c in self.trick if c[-1] == trump), default=None)
+            if top is not None and any(c[-1] != trump for c in hand):
+                allowed = [c for c in allowed if c[-1] != trump or RANK[c] > top]
+        return allowed
+
+    def _explain(self, action: str) -> str:
+        seat = self.seat_to_move
+        if self.decision == "beg":
+            return "the beggar answers the kick with stand or beg"
+        if self.decision == "give":
+            return "the dealer answers the beg with give (one point to the beggar's team) or run"
+        if action not in ORDER:
+            return f"the play phase wants a card from your hand, not {action!r}"
+        if action not in self.hands[seat]:
+            return f"you do not hold {action}"
+        led = self.trick[0][1][-1]
+        if led == self.trump:
+            return f"trump ({self.trump}) was led: you must play trump"
+        if action[-1] != self.trump:
+            return f"{led} was led: play {led} or a trump ({self.trump}), not a third suit"
+        return "no undertrumping: play a trump higher than the one in the trick, or another card"
+
+    def _apply(self, action: str) -> None:
+        seat = self.seat_to_move
+        if self.decision == "play":
+            self._play(seat, action)
+        elif action == "stand":
+            self.emit({"type": "stand", "seat": seat})
+            self._set_trump(self.kick[-1], "stand")
+        elif action == "beg":
+            self.begged = True
+            self.emit({"type": "beg", "seat": seat})
+            self.decision = "give"
+            self.seat_to_move = self.dealer_seat
+        elif action == "give":
+            self.emit({"type": "give", "seat": seat})
+            if not self._award(team_of(self.beggar), 1, "give"):
+                self._set_trump(self.kick[-1], "give")
+        else:
+            self.emit({"type": "run", "seat": seat})
+            self._run_pack()
+
+    def _play(self, seat: int, card: str) -> None:
+        self.hands[seat].remove(card)
+        self.trick.append((seat, card))
+        self.emit({"type": "play", "seat": seat, "card": card})
+        if len(self.trick) < PLAYERS:
+            self.seat_to_move = right_of(seat)
+            return
+        winner = trick_winner(self.trick, self.trump, RANK)
+        leader = self.trick[0][0]
+        cards = [c for _, c in self.trick]
+        if "J" + self.trump in cards:
+            self.jack_winner = winner
+        self.taken[team_of(winner)].extend(cards)
+        self.tricks_won[team_of(winner)] += 1
+        self.trick = []
+        self.last_trick = {"leader": leader, "cards": cards, "winner": winner}
+        self.emit({"type": "trick", **self.last_trick, "team": team_of(winner)})
+        if self.hands[winner]:
+            self.seat_to_move = winner
+            return
+        if self._score_hand():
+            return
+        self.emit({"type": "hand_end", "hand": self.hand_number, "trump": self.trump,
+                   "card_points": self.card_points(), "tricks": list(self.tricks_won),
+                   "scores": list(self.team_scores)})
+        self.hand_number += 1
+        self.dealer_seat = right_of(self.dealer_seat)
+        self._start_hand()
+
+    def _scores(self) -> list[int]:
+        return [self.team_scores[team_of(seat)] for seat in range(PLAYERS)]
+
+    def card_locations(self) -> dict[str, list[str]]:
+        locations = {f"hand {seat}": list(hand) for seat, hand in enumerate(self.hands)}
+        locations["trick"] = [c for _, c in self.trick]
+        locations["taken 0"] = list(self.taken[0])
+        locations["taken 1"] = list(self.taken[1])
+        locations["kicked"] = list(self.kicked)
+        locations["stock"] = list(self.stock)
+        return locations
+
+    # -- what a seat may know -------------------------------------------------------------------
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        view: dict[str, Any] = {
+            "game": "all-fours",
+            "players": PLAYERS,
+            "seat": seat,
+            "phase": self.decision or "over",
+            "to_move": self.seat_to_move,
+            "teams": [team_of(s) for s in range(PLAYERS)],
+            "team": None if seat is None else team_of(seat),
+            "partner": None if seat is None else (seat + 2) % PLAYERS,
+            "hand_number": self.hand_number,
+            "dealer": self.dealer_seat,
+            "beggar": self.beggar,
+            "begged": self.begged,
+            "kick": self.kick,
+            "kicked": list(self.kicked),
+            "runs": self.runs,
+            "trump": self.trump,
+            "trick": [{"seat": s, "card": c} for s, c in self.trick],
+            "last_trick": self.last_trick,
+            "taken": [list(pile) for pile in self.taken],
+            "tricks_won": list(self.tricks_won),
+            "card_points": self.card_points(),
+            "hand_counts": [len(h) for h in self.hands],
+            "team_scores": list(self.team_scores),
+            "scores": self._scores(),
+            "target": TARGET,
+        }
+        if seat is None:
+            view["hands"] = [list(h) for h in self.hands]
+            view["stock"] = list(self.stock)
+        else:
+            view["hand"] = list(self.hands[seat])
+        return view
+
+
+SPEC = GameSpec(
+    id="all-fours",
+    name="All Fours (Trinidad)",
+    aliases=("allfours", "trinidad", "all-fours-trinidad"),
+    player_counts=(PLAYERS,),
+    default_players=PLAYERS,
+    options=(
+        Option("no_undertrump", False,
+               "after another suit was led and trumped, a lower trump may not be played "
+               "unless the hand holds only trumps"),
+        Option("game_points", 1, "points for Game (more card points in tricks)", minimum=1),
+    ),
+    state_class=AllFours,
+    team_size=2,
+    summary="Teams 0+2 v 1+3 to 14: kick, stand or beg, give one or run the pack; "
+            "High, Low, Jack (hang jack 3), Game.",
+)
+AllFours.SPEC = SPEC
