@@ -8,6 +8,7 @@ from rich.table import Table
 
 from arena import __version__
 from arena.cli_submit import submit_command
+from arena.cli_tournament import standings_command, tournament_command
 from arena.games import GAMES
 
 
@@ -30,4 +31,6 @@ def games_command() -> None:
     Console().print(table)
 
 
+main.add_command(tournament_command)
+main.add_command(standings_command)
 main.add_command(submit_command)

@@ -1,0 +1,188 @@
+"""Standings and progress on screen: pure renderables, plus the thin loops that show them live.
+
+``standings_table`` and ``live_view`` are pure functions from data to rich renderables (tests
+render them on a fixed-width console without colour). ``show_progress`` is the loop a running
+tournament starts beside its matches: a rich ``Live`` view on a terminal, refreshed a few times a
+second, or plain progress lines when the output is not a terminal (CI, a pipe).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import trio
+from rich.console import Console, Group, RenderableType
+from rich.live import Live
+from rich.progress_bar import ProgressBar
+from rich.table import Table
+from rich.text import Text
+
+from arena.tournament.standings import OVERALL, BotStanding, Standings
+
+LIVE_REFRESH_S = 0.25          # screen refresh; the standings fold runs at most once a second
+STANDINGS_EVERY_S = 1.0
+PLAIN_EVERY_S = 5.0            # a plain progress line at most this often
+
+
+def _number(value: float | None, digits: int = 2, *, signed: bool = False) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def faults_text(row: BotStanding) -> str:
+    parts = [f"{count} {kind}" for kind, count in row.faults.items()]
+    if row.forfeits:
+        parts.append(f"{row.forfeits} forfeit")
+    return ", ".join(parts) or "-"
+
+
+def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
+    """One table: a game's label, or ``"overall"``. Rows are best first (by rating ordinal)."""
+    rows = standings.tables.get(scope, [])
+    with_scores = scope != OVERALL
+    matches = standings.matches.get(scope, 0)
+    title = f"{'Overall' if scope == OVERALL else scope} ({matches} matches)"
+    table = Table(title=title, title_justify="left", expand=False)
+    table.add_column("#", justify="right")
+    table.add_column("bot")
+    table.add_column("played", justify="right")
+    table.add_column("wins", justify="right")
+    table.add_column("place", justify="right")
+    if with_scores:
+        table.add_column("score", justify="right")
+        table.add_column("dup", justify="right")
+    table.add_column("rating (mu ± sigma)", justify="right")
+    table.add_column("faults")
+    table.add_column("ms", justify="right")
+    for rank, row in enumerate(rows, start=1):
+        cells = [str(rank), row.bot, str(row.played), str(row.wins), _number(row.mean_placing)]
+        if with_scores:
+            cells += [_number(row.mean_score, 1), _number(row.duplicate, 1, signed=True)]
+        cells += [f"{row.mu:.1f} ± {row.sigma:.1f}", faults_text(row), _number(row.median_ms, 1)]
+        table.add_row(*cells)
+    return table
+
+
+def standings_tables(standings: Standings) -> Group:
+    """Every game's table, then the overall one."""
+    return Group(*[standings_table(standings, scope) for scope in [*standings.games, OVERALL]])
+
+
+@dataclass
+class Progress:
+    """How far a run is: what the runner reports, what the displays read."""
+
+    total: int                          # matches of this run, those already stored included
+    already_done: int = 0               # completed before this run started
+    done: int = 0                       # completed in this run
+    aborted: int = 0                    # cut by the match time limit in this run
+    started: float = field(default_factory=time.monotonic)
+    recent_faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
+    faults_seen: int = 0                # how many faults went into recent_faults, ever
+
+    def note_fault(self, line: str) -> None:
+        self.recent_faults.append(line)
+        self.faults_seen += 1
+
+    def per_second(self, now: float | None = None) -> float:
+        elapsed = (time.monotonic() if now is None else now) - self.started
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+    def eta_s(self, now: float | None = None) -> float | None:
+        rate = self.per_second(now)
+        left = self.total - self.already_done - self.done
+        return left / rate if rate > 0 else None
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = int(round(seconds))
+    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m" if seconds >= 3600 else \
+        f"{seconds // 60}m{seconds % 60:02d}s"
+
+
+def progress_line(progress: Progress, now: float | None = None) -> str:
+    finished = progress.already_done + progress.done
+    percent = 100 * finished / progress.total if progress.total else 100.0
+    line = (f"{finished}/{progress.total} matches ({percent:.0f}%), "
+            f"{progress.per_second(now):.2f}/s, ETA {_duration(progress.eta_s(now))}")
+    if progress.aborted:
+        line += f", {progress.aborted} aborted"
+    return line
+
+
+def live_view(standings: Standings | None, progress: Progress, now: float | None = None,
+              width: int = 40) -> Group:
+    """Standings, a progress bar with done/total, rate and ETA, and the latest faults."""
+    finished = progress.already_done + progress.done
+    bar = ProgressBar(total=max(progress.total, 1), completed=finished, width=width)
+    parts: list[RenderableType] = []
+    if standings is not None:
+        parts.append(standings_tables(standings))
+    status = Table.grid(padding=(0, 1))
+    status.add_row(bar, Text(progress_line(progress, now)))
+    parts.append(status)
+    if progress.recent_faults:
+        parts.append(Text("latest faults:", style="bold"))
+        parts.extend(Text("  " + line, overflow="ellipsis", no_wrap=True)
+                     for line in progress.recent_faults)
+    return Group(*parts)
+
+
+async def show_progress(progress: Progress, standings: Callable[[], Standings],
+                        console: Console) -> None:
+    """Run until cancelled: a Live view on a terminal, plain lines otherwise."""
+    if console.is_terminal:
+        await _live_loop(progress, standings, console)
+    else:
+        await _plain_loop(progress, console)
+
+
+async def _live_loop(progress: Progress, standings: Callable[[], Standings],
+                     console: Console) -> None:
+    shown: Standings | None = None
+    folded_at, folded_done = -1e9, -1
+    with Live(console=console, auto_refresh=False, transient=False,
+              vertical_overflow="visible") as live:
+        try:
+            while True:
+                now = time.monotonic()
+                if progress.done != folded_done and now - folded_at >= STANDINGS_EVERY_S:
+                    shown, folded_at, folded_done = standings(), now, progress.done
+                live.update(live_view(shown, progress, now), refresh=True)
+                await trio.sleep(LIVE_REFRESH_S)
+        finally:
+            live.update(live_view(standings(), progress), refresh=True)
+
+
+async def _plain_loop(progress: Progress, console: Console) -> None:
+    printed_faults = 0
+    last_line, last_at = "", 0.0
+    try:
+        while True:
+            printed_faults = _print_new_faults(progress, console, printed_faults)
+            now = time.monotonic()
+            line = progress_line(progress, now)
+            if now - last_at >= PLAIN_EVERY_S and line.split(",")[0] != last_line.split(",")[0]:
+                console.print(line, highlight=False, soft_wrap=True)
+                last_line, last_at = line, now
+            await trio.sleep(LIVE_REFRESH_S)
+    finally:
+        _print_new_faults(progress, console, printed_faults)
+        console.print(progress_line(progress), highlight=False, soft_wrap=True)
+
+
+def _print_new_faults(progress: Progress, console: Console, printed: int) -> int:
+    new = progress.faults_seen - printed
+    shown: Sequence[str] = list(progress.recent_faults)[-new:] if new > 0 else []
+    if new > len(progress.recent_faults):
+        console.print(f"fault: ({new - len(progress.recent_faults)} more not shown)",
+                      highlight=False)
+    for line in shown:
+        console.print(f"fault: {line}", highlight=False, soft_wrap=True, markup=False)
+    return progress.faults_seen

@@ -1,0 +1,371 @@
+"""The tournament definition: a TOML file in tournaments/, or the quick form from the command line.
+
+Every field is checked here, before anything runs. A mistake raises :class:`ConfigError` with one
+line: the file, the field, what was found and what was expected, e.g.::
+
+    tournaments/x.toml: bots[2].argv: found 7 (an integer); expected a list of strings
+
+The format is specified in SPEC.md section 10 (keep the two in step).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import shlex
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from arena.bots import SANDBOXES, BotSpec
+from arena.clock import TimeControl
+from arena.games import GAMES, GameError, find_game
+from arena.tournament.schedule import DEFAULT_MAX_TABLES, SEATINGS, GamePlan
+
+DEFAULT_DEALS = 2
+DEFAULT_MAX_FAULTS = 3
+DEFAULT_MATCH_TIME_LIMIT_S = 600.0
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
+NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
+
+TOP_FIELDS = ("name", "seed", "deals", "seating", "concurrency", "max_faults", "match_time_limit",
+              "output", "results", "records", "time", "bots", "games")
+BOT_FIELDS = ("name", "argv", "cmd", "cwd", "env", "version", "memory_mb", "cpu_seconds",
+              "file_mb", "sandbox")
+GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
+TIME_FIELDS = ("decision_ms", "bank_ms", "increment_ms", "margin_ms", "startup_ms")
+
+
+class ConfigError(ValueError):
+    """One line naming the file, the field, what was found and what was expected."""
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    name: str
+    seed: int
+    bots: tuple[BotSpec, ...]
+    games: tuple[GamePlan, ...]
+    seating: str = "duplicate"
+    concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    time_control: TimeControl = TimeControl()
+    max_faults: int = DEFAULT_MAX_FAULTS
+    match_time_limit_s: float = DEFAULT_MATCH_TIME_LIMIT_S
+    output: Path = Path("results")           # folder for the match records and bot logs
+    results: Path = Path("results/results.sqlite")
+    records: bool = True                     # write a JSONL record of every match
+    source: str = "<command line>"           # the file it came from, for messages
+
+    def definition(self) -> dict[str, Any]:
+        """What decides the matches and their results (not where files go, not how many run at
+        once): its fingerprint ties a results file to the definition that filled it."""
+        return {
+            "name": self.name,
+            "seed": self.seed,
+            "seating": self.seating,
+            "bots": [{"name": b.name, "argv": list(b.argv), "cwd": b.cwd, "env": dict(b.env),
+                      "version": b.version, "memory_mb": b.memory_mb,
+                      "cpu_seconds": b.cpu_seconds, "file_mb": b.file_mb, "sandbox": b.sandbox}
+                     for b in self.bots],
+            "games": [{"label": g.label, "game": g.game_id, "players": g.players,
+                       "deals": g.deals, "options": dict(g.options), "max_tables": g.max_tables}
+                      for g in self.games],
+            "time": {"decision_ms": self.time_control.decision_ms,
+                     "bank_ms": self.time_control.bank_ms,
+                     "increment_ms": self.time_control.increment_ms,
+                     "margin_ms": self.time_control.margin_ms,
+                     "startup_ms": self.time_control.startup_ms},
+            "max_faults": self.max_faults,
+            "match_time_limit": self.match_time_limit_s,
+        }
+
+    def fingerprint(self) -> str:
+        text = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    @property
+    def records_dir(self) -> Path:
+        return self.output / "records"
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.output / "logs"
+
+
+# -- reading values, one field at a time ------------------------------------------------------------
+
+
+def _describe(value: object) -> str:
+    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+             list: "a list", dict: "a table"}
+    kind = kinds.get(type(value), type(value).__name__)
+    shown = json.dumps(value, default=str) if not isinstance(value, dict) else "{...}"
+    if len(shown) > 60:
+        shown = shown[:57] + "..."
+    return f"{shown} ({kind})"
+
+
+class _Reader:
+    """Checks fields of one source and raises ConfigError with the source and field named."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> None:
+        shown = found if raw else _describe(found)
+        raise ConfigError(f"{self.source}: {field_name}: found {shown}; expected {expected}")
+
+    def only(self, table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
+        for key in table:
+            if key not in allowed:
+                place = f"{where}.{key}" if where else key
+                self.fail(place, "an unknown field", "one of " + ", ".join(allowed), raw=True)
+
+    def integer(self, name: str, value: object, *, minimum: int | None = None,
+                maximum: int | None = None) -> int:
+        if type(value) is not int or (minimum is not None and value < minimum) or (
+                maximum is not None and value > maximum):
+            bounds = []
+            if minimum is not None:
+                bounds.append(f">= {minimum}")
+            if maximum is not None:
+                bounds.append(f"<= {maximum}")
+            self.fail(name, value, "an integer" + (" " + " and ".join(bounds) if bounds else ""))
+        return value  # type: ignore[return-value]
+
+    def number(self, name: str, value: object, *, positive: bool = True) -> float:
+        if type(value) not in (int, float) or not math.isfinite(value) or (  # type: ignore[arg-type]
+                positive and value <= 0):  # type: ignore[operator]
+            self.fail(name, value, "a number of seconds > 0")
+        return float(value)  # type: ignore[arg-type]
+
+    def text(self, name: str, value: object, *, nonempty: bool = True) -> str:
+        if not isinstance(value, str) or (nonempty and not value.strip()):
+            self.fail(name, value, "a non-empty string" if nonempty else "a string")
+        return value  # type: ignore[return-value]
+
+    def boolean(self, name: str, value: object) -> bool:
+        if type(value) is not bool:
+            self.fail(name, value, "true or false")
+        return value  # type: ignore[return-value]
+
+    def table(self, name: str, value: object) -> dict[str, Any]:
+        if not isinstance(value, dict):
+            self.fail(name, value, "a table ({ key = value, ... } or a [section])")
+        return value  # type: ignore[return-value]
+
+    def name(self, field_name: str, value: object) -> str:
+        if not isinstance(value, str) or not NAME_PATTERN.match(value):
+            self.fail(field_name, value, NAME_EXPECTED)
+        return value  # type: ignore[return-value]
+
+
+# -- the parts of a definition --------------------------------------------------------------------
+
+
+def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
+    table = reader.table(where, raw)
+    reader.only(table, BOT_FIELDS, where)
+    if "name" not in table:
+        reader.fail(f"{where}.name", "nothing", NAME_EXPECTED, raw=True)
+    name = reader.name(f"{where}.name", table["name"])
+    if ("argv" in table) == ("cmd" in table):
+        reader.fail(where, "both argv and cmd" if "argv" in table else "neither argv nor cmd",
+                    "exactly one of argv (a list of strings) or cmd (a command line)", raw=True)
+    if "argv" in table:
+        argv = table["argv"]
+        if (not isinstance(argv, list) or not argv
+                or not all(isinstance(a, str) and a for a in argv)):
+            reader.fail(f"{where}.argv", argv, "a non-empty list of non-empty strings")
+        argv_tuple = tuple(argv)
+    else:
+        cmd = reader.text(f"{where}.cmd", table["cmd"])
+        try:
+            argv_tuple = tuple(shlex.split(cmd))
+        except ValueError as exc:
+            reader.fail(f"{where}.cmd", cmd, f"a command line shell-style ({exc})")
+        if not argv_tuple:
+            reader.fail(f"{where}.cmd", cmd, "a command line with a program")
+    cwd = None
+    if "cwd" in table:
+        cwd = reader.text(f"{where}.cwd", table["cwd"])
+        if not Path(cwd).is_dir():
+            reader.fail(f"{where}.cwd", cwd, "an existing directory")
+    env_table = reader.table(f"{where}.env", table.get("env", {}))
+    env = []
+    for key, value in env_table.items():
+        if not isinstance(value, str):
+            reader.fail(f"{where}.env.{key}", value, "a string")
+        env.append((key, value))
+    limits = {}
+    for limit in ("memory_mb", "cpu_seconds", "file_mb"):
+        if limit in table:
+            limits[limit] = reader.integer(f"{where}.{limit}", table[limit], minimum=1)
+    sandbox = table.get("sandbox")
+    if sandbox not in SANDBOXES:
+        reader.fail(f"{where}.sandbox", sandbox, "\"bwrap\" (or leave it out)")
+    version = reader.text(f"{where}.version", table.get("version", ""), nonempty=False)
+    return BotSpec(name=name, argv=argv_tuple, cwd=cwd, env=tuple(sorted(env)), version=version,
+                   sandbox=sandbox, **limits)
+
+
+def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GamePlan:
+    table = {"game": raw} if isinstance(raw, str) else reader.table(where, raw)
+    reader.only(table, GAME_FIELDS, where)
+    if "game" not in table:
+        reader.fail(f"{where}.game", "nothing", "a game id (" + ", ".join(GAMES) + ")", raw=True)
+    game_name = reader.text(f"{where}.game", table["game"])
+    try:
+        spec = find_game(game_name)
+    except GameError:
+        reader.fail(f"{where}.game", game_name, "a game id (" + ", ".join(GAMES) + ")")
+    players = spec.default_players
+    if "players" in table:
+        players = table["players"]
+        if type(players) is not int or players not in spec.player_counts:
+            reader.fail(f"{where}.players", players,
+                        f"one of {', '.join(map(str, spec.player_counts))} for {spec.id}")
+    options_raw = reader.table(f"{where}.options", table.get("options", {}))
+    options = {}
+    for key, value in options_raw.items():
+        try:
+            options[key] = spec.option(key).check(spec.id, value)
+        except GameError as exc:
+            reader.fail(f"{where}.options.{key}", value, str(exc).split(": ", 1)[-1])
+    label = spec.id
+    if "label" in table:
+        label = reader.name(f"{where}.label", table["label"])
+    deals = reader.integer(f"{where}.deals", table.get("deals", default_deals), minimum=1)
+    max_tables = reader.integer(f"{where}.max_tables", table.get("max_tables", DEFAULT_MAX_TABLES),
+                                minimum=1)
+    return GamePlan(label=label, game_id=spec.id, players=players, deals=deals, options=options,
+                    team_size=spec.team_size, max_tables=max_tables)
+
+
+def _time_control(reader: _Reader, raw: object) -> TimeControl:
+    table = reader.table("time", raw)
+    reader.only(table, TIME_FIELDS, "time")
+    values: dict[str, Any] = {}
+    for key in TIME_FIELDS:
+        if key in table:
+            values[key] = reader.integer(f"time.{key}", table[key],
+                                         minimum=0 if key in ("increment_ms", "margin_ms") else 1)
+    return TimeControl(**values)
+
+
+def _unique(reader: _Reader, where: str, names: Sequence[str], what: str) -> None:
+    seen: set[str] = set()
+    for index, name in enumerate(names):
+        if name in seen:
+            reader.fail(f"{where}[{index}]", f"{what} {name!r} a second time",
+                        f"each {what} once" + (" (give a game entry its own label = \"...\")"
+                                               if what == "label" else ""), raw=True)
+        seen.add(name)
+
+
+def _paths(reader: _Reader, table: Mapping[str, Any], name: str) -> tuple[Path, Path, bool]:
+    output = Path(reader.text("output", table.get("output", f"results/{name}")))
+    results = Path(reader.text("results", table.get("results", str(output / "results.sqlite"))))
+    records = reader.boolean("records", table.get("records", True))
+    return output, results, records
+
+
+def load_config(path: str | Path) -> TournamentConfig:
+    """Read and check a tournament file. Raises ConfigError (one line) on any mistake."""
+    source = str(path)
+    reader = _Reader(source)
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: no such file (expected a tournament file, e.g. "
+                          "tournaments/demo.toml)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{source}: cannot read it: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    return config_from_table(data, source=source, default_name=Path(path).stem)
+
+
+def config_from_table(data: Mapping[str, Any], *, source: str,
+                      default_name: str = "tournament") -> TournamentConfig:
+    reader = _Reader(source)
+    reader.only(data, TOP_FIELDS, "")
+    name = reader.name("name", data.get("name", default_name))
+    seed = reader.integer("seed", data.get("seed", 0), minimum=0, maximum=2**63 - 1)
+    deals = reader.integer("deals", data.get("deals", DEFAULT_DEALS), minimum=1)
+    seating = data.get("seating", "duplicate")
+    if seating not in SEATINGS:
+        reader.fail("seating", seating, " or ".join(f'"{s}"' for s in SEATINGS))
+    concurrency = reader.integer("concurrency", data.get("concurrency", os.cpu_count() or 1),
+                                 minimum=1, maximum=256)
+    max_faults = reader.integer("max_faults", data.get("max_faults", DEFAULT_MAX_FAULTS), minimum=1)
+    limit = reader.number("match_time_limit",
+                          data.get("match_time_limit", DEFAULT_MATCH_TIME_LIMIT_S))
+    time_control = _time_control(reader, data.get("time", {}))
+
+    bots_raw = data.get("bots")
+    if not isinstance(bots_raw, list) or len(bots_raw) < 2:
+        reader.fail("bots", "nothing" if bots_raw is None else _describe(bots_raw),
+                    "at least two [[bots]] entries", raw=True)
+    bots = tuple(_bot(reader, f"bots[{i}]", raw) for i, raw in enumerate(bots_raw))
+    _unique(reader, "bots", [b.name for b in bots], "name")
+
+    games_raw = data.get("games", "all")
+    if games_raw == "all":
+        games_raw = list(GAMES)
+    if not isinstance(games_raw, list) or not games_raw:
+        reader.fail("games", games_raw, "\"all\", a list of game ids or [[games]] entries")
+    games = tuple(_game(reader, f"games[{i}]", raw, deals) for i, raw in enumerate(games_raw))
+    _unique(reader, "games", [g.label for g in games], "label")
+
+    output, results, records = _paths(reader, data, name)
+    return TournamentConfig(name=name, seed=seed, bots=bots, games=games, seating=seating,
+                            concurrency=concurrency, time_control=time_control,
+                            max_faults=max_faults, match_time_limit_s=limit, output=output,
+                            results=results, records=records, source=source)
+
+
+def parse_bot_option(text: str) -> dict[str, Any]:
+    """``NAME=COMMAND`` from ``--bot`` as a bots entry; ConfigError names the option."""
+    name, sep, cmd = text.partition("=")
+    if not sep or not name.strip() or not cmd.strip():
+        raise ConfigError(f"--bot {text}: found no NAME=COMMAND; expected e.g. "
+                          "--bot random=\"python3 sample_bots/python/random_bot.py\"")
+    return {"name": name.strip(), "cmd": cmd.strip()}
+
+
+def quick_config(bots: Sequence[str], *, games: str = "all", deals: int = DEFAULT_DEALS,
+                 seed: int = 0, concurrency: int | None = None,
+                 results: str | None = None) -> TournamentConfig:
+    """The tournament of ``arena tournament --bot NAME=CMD ...`` (no file): its results go to
+    ``results/quick-<fingerprint>.sqlite`` unless given, so the same command resumes."""
+    data: dict[str, Any] = {"name": "quick", "seed": seed, "deals": deals,
+                            "bots": [parse_bot_option(b) for b in bots],
+                            "games": select_games(games, source="--games")}
+    if concurrency is not None:
+        data["concurrency"] = concurrency
+    config = config_from_table(data, source="--bot", default_name="quick")
+    short = config.fingerprint()[:10]
+    output = Path(f"results/quick-{short}")
+    chosen = Path(results) if results else output / "results.sqlite"
+    return replace(config, output=output, results=chosen)
+
+
+def select_games(text: str, *, source: str) -> list[str]:
+    """``all`` or comma-separated game ids/aliases, as game ids; ConfigError otherwise."""
+    if text.strip().lower() == "all":
+        return list(GAMES)
+    chosen = []
+    for part in text.split(","):
+        try:
+            chosen.append(find_game(part).id)
+        except GameError:
+            raise ConfigError(f"{source}: found {part.strip()!r}; expected \"all\" or game ids "
+                              f"separated by commas ({', '.join(GAMES)})") from None
+    return chosen
+

@@ -1,0 +1,255 @@
+"""Play a tournament's matches: many at once in one trio process, bot processes pooled.
+
+- ``concurrency`` matches run at once (a ``trio.CapacityLimiter``), in schedule order; the ones
+  already completed in the results file are skipped.
+- Bot processes are pooled: a process is started when no idle one of that bot is free, and goes
+  back to the pool after its match. A process that crashed, was forfeited, or was in a match that
+  was cut short is closed and never reused; the next match starts a fresh one.
+- Every match runs under the match time limit (``trio.move_on_after``); a match cut by it is
+  stored as ``aborted`` and played again on the next run.
+- Before the first match every bot is started once, so a bot that cannot start stops the
+  tournament at once with its reason. A bot that cannot be started later fails the match it was
+  wanted for (stored as aborted); three failures in a row stop the tournament.
+- Cancellation (Ctrl-C) cuts the running matches, which are not stored; every bot process is
+  closed in ``finally`` under a shielded cancel scope, so none is left behind.
+
+``start_bot`` and ``play`` default to the referee's ``BotProcess.start`` and ``run_match``; tests
+swap in fakes to check the pool, the limits and cancellation without processes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.bot_process import BotProcess, BotStartupError
+from arena.bots import BotSpec
+from arena.clock import TimeControl
+from arena.games import find_game
+from arena.referee import run_match
+from arena.render import Progress
+from arena.results import MatchResult
+from arena.store import ResultStore, StoredFault, StoredMatch
+from arena.tournament.config import TournamentConfig
+from arena.tournament.schedule import ScheduledMatch
+
+CLOSE_GRACE_S = 10.0            # a bound on closing one bot process (it kills on its own before)
+STARTUP_FAILURES_TO_STOP = 3
+
+StartBot = Callable[..., Awaitable[Any]]
+PlayMatch = Callable[..., Awaitable[MatchResult]]
+
+
+class TournamentError(Exception):
+    """The tournament cannot go on (one line, names the bot); finished matches are kept."""
+
+
+@dataclass
+class RunSummary:
+    played: int = 0          # completed in this run
+    aborted: int = 0         # cut by the match time limit or a failed bot start in this run
+    skipped: int = 0         # already completed before this run
+    started_processes: int = 0
+
+
+class BotPool:
+    """Idle bot processes by bot name; starts new ones on demand, closes unusable ones."""
+
+    def __init__(self, specs: Sequence[BotSpec], *, start_bot: StartBot,
+                 time_control: TimeControl, log_dir: Path) -> None:
+        self.specs = {spec.name: spec for spec in specs}
+        self._start_bot = start_bot
+        self._time_control = time_control
+        self._log_dir = log_dir
+        self._idle: dict[str, list[Any]] = {name: [] for name in self.specs}
+        self._open: set[Any] = set()           # every process started and not yet closed
+        self._failures: Counter[str] = Counter()
+        self.started = 0
+
+    async def acquire(self, name: str) -> Any:
+        idle = self._idle[name]
+        while idle:
+            process = idle.pop()
+            if process.alive:
+                return process
+            await self._close(process)
+        try:
+            process = await self._start_bot(self.specs[name], time_control=self._time_control,
+                                            log_dir=self._log_dir)
+        except BotStartupError:
+            self._failures[name] += 1
+            if self._failures[name] >= STARTUP_FAILURES_TO_STOP:
+                raise TournamentError(f"bot {name!r} failed to start {self._failures[name]} times "
+                                      "in a row; fix it and run again (finished matches are "
+                                      "kept)") from None
+            raise
+        self._failures[name] = 0
+        self._open.add(process)
+        self.started += 1
+        return process
+
+    async def release(self, process: Any, *, reusable: bool) -> None:
+        if reusable and process.alive:
+            self._idle[process.spec.name].append(process)
+        else:
+            await self._close(process)
+
+    async def warm_up(self) -> None:
+        """Start one process of every bot at once; the first bot that cannot start stops us."""
+        started: list[Any] = []
+
+        async def start_one(name: str) -> None:
+            try:
+                started.append(await self.acquire(name))
+            except BotStartupError as exc:
+                raise TournamentError(str(exc)) from None
+
+        try:
+            async with trio.open_nursery() as nursery:
+                for name in self.specs:
+                    nursery.start_soon(start_one, name)
+        finally:
+            for process in started:
+                await self.release(process, reusable=True)
+
+    async def close_all(self) -> None:
+        """Close every process this pool started (shielded: runs even when cancelled)."""
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for process in list(self._open):
+                    nursery.start_soon(self._close, process)
+        for idle in self._idle.values():
+            idle.clear()
+
+    async def _close(self, process: Any) -> None:
+        self._open.discard(process)
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(CLOSE_GRACE_S):
+                await process.close()
+
+
+def pending_matches(matches: Sequence[ScheduledMatch], done: set[str]) -> list[ScheduledMatch]:
+    return [m for m in matches if m.match_id not in done]
+
+
+async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMatch],
+                         store: ResultStore, progress: Progress, *,
+                         start_bot: StartBot | None = None, play: PlayMatch | None = None,
+                         on_stored: Callable[[StoredMatch], None] | None = None) -> RunSummary:
+    """Play every match of ``matches`` not yet completed in ``store``; store each as it ends."""
+    done = store.completed_ids()
+    todo = pending_matches(matches, done)
+    summary = RunSummary(skipped=len(matches) - len(todo))
+    progress.total, progress.already_done = len(matches), summary.skipped
+    progress.started = time.monotonic()
+    if not todo:
+        return summary
+    needed = {bot for match in todo for bot in match.seats}
+    pool = BotPool([b for b in config.bots if b.name in needed],
+                   start_bot=start_bot or BotProcess.start, time_control=config.time_control,
+                   log_dir=config.logs_dir)
+    play = play or run_match
+    config.logs_dir.mkdir(parents=True, exist_ok=True)
+    if config.records:
+        config.records_dir.mkdir(parents=True, exist_ok=True)
+    limiter = trio.CapacityLimiter(config.concurrency)
+
+    def keep(stored: StoredMatch) -> None:
+        store.save(stored)
+        for fault in stored.faults:
+            progress.note_fault(f"{stored.match_id} {fault.bot} (seat {fault.seat}) "
+                                f"{fault.kind}: {fault.message}")
+        if stored.completed:
+            summary.played += 1
+            progress.done += 1
+        else:
+            summary.aborted += 1
+            progress.aborted += 1
+            progress.note_fault(f"{stored.match_id} aborted: {stored.reason}")
+        if on_stored is not None:
+            on_stored(stored)
+
+    async def play_one(match: ScheduledMatch) -> None:
+        try:
+            stored = await _play_match(config, match, pool, play)
+            if stored is not None:
+                keep(stored)
+        finally:
+            limiter.release_on_behalf_of(match.match_id)
+
+    try:
+        await pool.warm_up()
+        async with trio.open_nursery() as nursery:
+            for match in todo:
+                await limiter.acquire_on_behalf_of(match.match_id)
+                nursery.start_soon(play_one, match)
+    finally:
+        summary.started_processes = pool.started
+        await pool.close_all()
+    return summary
+
+
+async def _play_match(config: TournamentConfig, match: ScheduledMatch, pool: BotPool,
+                      play: PlayMatch) -> StoredMatch | None:
+    """One match with pooled processes; None when it was cancelled (it will be replayed)."""
+    processes: list[Any] = []
+    reusable: list[bool] = []
+    started = time.monotonic()
+    try:
+        try:
+            for name in match.seats:
+                processes.append(await pool.acquire(name))
+        except BotStartupError as exc:
+            reusable = [True] * len(processes)
+            return _aborted(match, f"a bot did not start: {exc}", time.monotonic() - started)
+        record_path = (config.records_dir / (match.match_id.replace("/", "_") + ".jsonl")
+                       if config.records else None)
+        result = None
+        with trio.move_on_after(config.match_time_limit_s):
+            result = await play(find_game(match.game_id), processes, seed=match.seed,
+                                options=match.options, match_id=match.match_id,
+                                time_control=config.time_control, max_faults=config.max_faults,
+                                record_path=record_path)
+        if result is None:
+            reusable = [False] * len(processes)        # mid-match: their state is unknown
+            return _aborted(match, f"cut by the match time limit of {config.match_time_limit_s:g}"
+                            " s", time.monotonic() - started)
+        reusable = [seat not in result.forfeited for seat in range(len(processes))]
+        return _stored(match, result)
+    finally:
+        async def give_back() -> None:
+            for index, process in enumerate(processes):
+                await pool.release(process, reusable=index < len(reusable) and reusable[index])
+        with trio.CancelScope(shield=True):
+            await give_back()
+
+
+def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
+    return StoredMatch(
+        match_id=match.match_id, game=match.game, game_id=match.game_id, table=match.table,
+        deal=match.deal, rotation=match.rotation, seed=match.seed, players=match.players,
+        options=dict(result.options), bots=tuple(result.bots), scores=tuple(result.scores),
+        placings=tuple(result.placings),
+        teams=None if result.teams is None else tuple(result.teams),
+        forfeited=tuple(result.forfeited),
+        faults=tuple(StoredFault(f.seat, f.bot, str(f.kind), f.request_id, f.message)
+                     for f in result.faults),
+        decision_ms=tuple(tuple(seat) for seat in result.decision_ms),
+        status="completed", reason=result.termination,
+        record_path=None if result.record_path is None else str(result.record_path),
+        duration_s=result.duration_s)
+
+
+def _aborted(match: ScheduledMatch, reason: str, duration_s: float) -> StoredMatch:
+    return StoredMatch(
+        match_id=match.match_id, game=match.game, game_id=match.game_id, table=match.table,
+        deal=match.deal, rotation=match.rotation, seed=match.seed, players=match.players,
+        options=dict(match.options), bots=match.seats, scores=(), placings=(), teams=None,
+        forfeited=(), faults=(), decision_ms=(), status="aborted", reason=reason,
+        duration_s=duration_s)
