@@ -10,21 +10,21 @@ Layout (written only by ``arena submit``)::
 changed bot is a new folder beside the old one and an installed version is never overwritten.
 
 A tournament that takes a bots directory plays the **latest** version of each bot: the one
-submitted most recently (:func:`latest_bots`). Older versions stay installed; to play one, name its
-folder as a single bot. Every BotSpec carries ``version = "<manifest version>+<hash>"`` and standings
-name bots ``name@version`` (:func:`arena.manifest.bot_label`), so versions are never mixed.
+submitted most recently (:func:`tournament_bots`), named ``name@version`` with
+``version = "<manifest version>+<hash>"``, so results of different versions are never mixed.
+Older versions stay installed beside it.
 """
 
 from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
 from arena.bots import BotSpec
-from arena.manifest import HASH_LENGTH, BotFolderError, Manifest, load_manifest
+from arena.manifest import HASH_LENGTH, BotFolderError, Manifest, bot_label, load_manifest
 
 RECORD_PATH = ".arena/submission.json"
 STAGING_DIR = ".staging"
@@ -124,9 +124,11 @@ def installed_versions(bots_dir: Path | str) -> dict[str, list[InstalledBot]]:
     return versions
 
 
-def latest_bots(bots_dir: Path | str) -> list[BotSpec]:
-    """The tournament source: the most recently submitted version of each bot, sorted by name.
+def tournament_bots(bots_dir: Path | str) -> list[BotSpec]:
+    """What a tournament's ``bots_dir = "..."`` adds: the latest version of each bot, sorted by name.
 
-    A tournament config with ``bots_dir = "..."`` calls this; BotsDirError names what is wrong.
+    Each is named ``name@version`` (:func:`arena.manifest.bot_label`), so standings and results
+    files, which key on the name, never mix two versions of a bot. BotsDirError names what is wrong.
     """
-    return [versions[-1].spec for versions in installed_versions(bots_dir).values()]
+    return [replace(versions[-1].spec, name=bot_label(versions[-1].spec))
+            for versions in installed_versions(bots_dir).values()]

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.bots import BotSpec
-from arena.bots_dir import BotsDirError, installed_versions, latest_bots, read_installed
+from arena.bots_dir import BotsDirError, installed_versions, tournament_bots, read_installed
 from arena.manifest import ManifestError, content_hash
 from arena.submit import CheckOutcome, SubmitError, submit
 
@@ -126,8 +126,9 @@ def test_changed_code_is_a_new_version_and_the_old_one_is_kept(tmp_path):
     assert (new.installed.folder / "bot.py").read_text().endswith("# smarter now\n")
     versions = installed_versions(bots)["mini"]
     assert [v.content_hash for v in versions] == [old.installed.content_hash, new.installed.content_hash]
-    [latest] = latest_bots(bots)
+    [latest] = tournament_bots(bots)
     assert latest.version == f"1.0+{new.installed.content_hash}"
+    assert latest.name == f"mini@1.0+{new.installed.content_hash}"
     assert latest.cwd == str(new.installed.folder)
 
 
@@ -288,15 +289,15 @@ def test_each_sample_bot_submits(tmp_path, language, needs):
 
 # --- the bots directory as a tournament source --------------------------------------------------
 
-def test_latest_bots_lists_the_newest_version_of_each_name_and_ignores_staging(tmp_path):
+def test_tournament_bots_lists_the_newest_version_of_each_name_and_ignores_staging(tmp_path):
     bots = tmp_path / "bots"
     for name in ("zeta", "alpha"):
         submit(mini_bot(tmp_path / name, name=name), bots, checker=None)
     (bots / ".staging" / "leftover").mkdir(parents=True)
     (bots / "README.txt").write_text("organiser's notes")
-    specs = latest_bots(bots)
-    assert [spec.name for spec in specs] == ["alpha", "zeta"]
-    assert all(spec.version.startswith("1.0+") for spec in specs)
+    specs = tournament_bots(bots)
+    assert [spec.name.split("@")[0] for spec in specs] == ["alpha", "zeta"]
+    assert all(spec.name.endswith("@" + spec.version) and spec.version.startswith("1.0+") for spec in specs)
 
 
 def test_a_damaged_bots_directory_is_named_not_skipped(tmp_path):
@@ -305,12 +306,12 @@ def test_a_damaged_bots_directory_is_named_not_skipped(tmp_path):
     record = outcome.installed.folder / ".arena" / "submission.json"
     record.write_text("{not json")
     with pytest.raises(BotsDirError, match=r"submission.json: unreadable install record"):
-        latest_bots(bots)
+        tournament_bots(bots)
     record.unlink()
     with pytest.raises(BotsDirError, match=r"submission.json: missing"):
-        latest_bots(bots)
+        tournament_bots(bots)
     with pytest.raises(BotsDirError, match=r"not a folder"):
-        latest_bots(tmp_path / "nowhere")
+        tournament_bots(tmp_path / "nowhere")
 
 
 # --- the command line ---------------------------------------------------------------------------
@@ -349,3 +350,38 @@ def test_the_command_rejects_a_missing_folder_as_a_usage_error(tmp_path):
     done = arena("submit", str(tmp_path / "nowhere"), cwd=tmp_path)
     assert done.returncode == 2
     assert "does not exist" in done.stderr and "Traceback" not in done.stderr
+
+
+# --- a tournament that takes a bots directory -----------------------------------------------------
+
+def test_a_tournament_file_takes_a_bots_dir_and_never_mixes_versions(tmp_path, monkeypatch):
+    from arena.store import ResultStore, StoreError
+    from arena.tournament.config import ConfigError, load_config
+
+    monkeypatch.chdir(tmp_path)                            # bots_dir is relative to where arena runs
+    bots = tmp_path / "bots"
+    alpha = submit(mini_bot(tmp_path / "alpha", name="alpha"), bots, checker=None)
+    beta = submit(mini_bot(tmp_path / "beta", name="beta"), bots, checker=None)
+    file = tmp_path / "t.toml"
+    file.write_text('name = "t"\nbots_dir = "bots"\ngames = ["alles-oder-nichts"]\n'
+                    f'[[bots]]\nname = "single"\nargv = {json.dumps([sys.executable, "bot.py"])}\n'
+                    f'cwd = "alpha"\n')
+    config = load_config(file)
+    alpha_label = f"alpha@{alpha.installed.spec.version}"
+    assert [bot.name for bot in config.bots] == [alpha_label, beta.label, "single"]
+    assert config.bots[0].version == alpha.installed.spec.version
+    store = ResultStore.open_for_run(config.results, name=config.name, fingerprint=config.fingerprint(),
+                                     definition=config.definition(), restart=False)
+    store.close()
+
+    (tmp_path / "alpha" / "bot.py").write_text(MINI_BOT + "# v2\n")
+    newer = submit(tmp_path / "alpha", bots, checker=None)
+    changed = load_config(file)
+    assert changed.bots[0].name == f"alpha@{newer.installed.spec.version}" != alpha_label
+    with pytest.raises(StoreError, match="different definition"):   # the old results are not continued
+        ResultStore.open_for_run(changed.results, name=changed.name, fingerprint=changed.fingerprint(),
+                                 definition=changed.definition(), restart=False)
+
+    file.write_text('name = "t"\nbots_dir = "nowhere"\n')
+    with pytest.raises(ConfigError, match=r"t.toml: bots_dir: nowhere: not a folder"):
+        load_config(file)
