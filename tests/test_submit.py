@@ -266,25 +266,74 @@ def test_skipping_the_check_is_recorded(tmp_path):
     assert outcome.check is None and not outcome.installed.checked
 
 
-# --- the sample bots, one per starter language ---------------------------------------------------
+# --- the real arena check, and the sample bots, one per starter language -------------------------
+
+@pytest.fixture
+def real_check():
+    pytest.importorskip("arena.check", reason="arena check (arena/check.py) comes with branch botkit")
+    from arena.submit import arena_check
+    return arena_check
+
 
 def source_listing(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
-@pytest.mark.parametrize("language, needs", [("python", "python3"), ("javascript", "node"), ("c", "make")])
-def test_each_sample_bot_submits(tmp_path, language, needs):
-    for program in (needs, "cc") if language == "c" else (needs,):
+@pytest.mark.parametrize("language, needs", [("python", ("python3",)), ("javascript", ("node",)),
+                                             ("c", ("make", "cc"))])
+def test_each_sample_bot_submits_through_the_real_check(tmp_path, real_check, language, needs):
+    for program in needs:
         if shutil.which(program) is None:
             pytest.skip(f"{program} is not installed: cannot submit the {language} sample bot")
     folder = SAMPLE_BOTS / language
     before = source_listing(folder)
-    outcome = submit(folder, tmp_path / "bots", checker=HandshakeChecker())
+    outcome = submit(folder, tmp_path / "bots", checker=real_check)
     assert outcome.installed.manifest.name == f"random-{language}"
+    assert outcome.installed.checked
+    assert outcome.check is not None and outcome.check.passed
+    assert outcome.check.report.startswith("arena check: ") and " 0 failed" in outcome.check.report
     assert source_listing(folder) == before                         # built in the copy, not here
     if language == "c":
         assert outcome.installed.spec.argv == (str(outcome.installed.folder / "random_bot"),)
         assert os.access(outcome.installed.folder / "random_bot", os.X_OK)
+
+
+GARBLING_BOT = """\
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "garbler"}), flush=True)
+    elif message["type"] == "request":
+        print("I think I'll play the queen", flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+
+def test_the_real_check_refuses_a_bot_that_answers_garbage(tmp_path, real_check):
+    folder = mini_bot(tmp_path / "src", name="garbler", source=GARBLING_BOT)
+    bots = tmp_path / "bots"
+    with pytest.raises(SubmitError) as caught:
+        submit(folder, bots, checker=real_check)
+    lines = str(caught.value).splitlines()
+    assert lines[0] == "garbler: failed arena check; nothing installed"
+    assert lines[1].startswith("arena check: ") and " 0 failed" not in lines[1]
+    fail = next(line for line in lines if line.startswith("  FAIL "))
+    assert "I think I'll play the queen" in fail and "not a valid message" in fail
+    assert any(line.startswith("  hint: Write exactly one JSON object per line") for line in lines)
+    logs = Path(lines[-1].split("the bot's standard error: ", 1)[1])
+    assert logs.is_dir()                                            # kept for the author to read
+    shutil.rmtree(logs)
+    assert nothing_installed(bots)
+
+
+def test_the_command_runs_the_check_by_default(tmp_path, real_check):
+    done = arena("submit", str(SAMPLE_BOTS / "python"), "--to", str(tmp_path / "bots"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "checking the built bot with arena check" in done.stderr
+    assert done.stdout.startswith("arena check: ") and " 0 failed" in done.stdout
+    assert "installed random-python@1.0.0+" in done.stdout and "unchecked" not in done.stdout
 
 
 # --- the bots directory as a tournament source --------------------------------------------------
