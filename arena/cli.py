@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena import __version__
-from arena.cli_submit import submit_command
+from arena.cli_submit import bots_command, submit_command
 from arena.cli_tournament import standings_command, tournament_command
 from arena.games import GAMES
 
@@ -34,3 +34,4 @@ def games_command() -> None:
 main.add_command(tournament_command)
 main.add_command(standings_command)
 main.add_command(submit_command)
+main.add_command(bots_command)

@@ -1,13 +1,19 @@
-"""``arena submit FOLDER``: parse, call arena.submit, print. Exit 0 installed (or already there),
-1 refused (bad manifest, failed build or check; nothing installed), 2 bad command line."""
+"""``arena submit FOLDER`` and ``arena bots``: parse, call arena.submit / arena.bots_dir, print.
+
+``arena submit`` exits 0 when installed (or already there), 1 when refused (bad manifest, failed
+build or check; nothing installed), 2 on a bad command line.
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import click
+from rich.console import Console
+from rich.table import Table
 
-from arena.bots_dir import BotsDirError
+from arena.bots_dir import BotsDirError, InstalledBot, installed_versions
+from arena.cli_tournament import InputError
 from arena.manifest import BotFolderError, ManifestError
 from arena.submit import SubmitError, arena_check, submit
 
@@ -41,3 +47,30 @@ def submit_command(folder: Path, bots_dir: Path, skip_check: bool) -> None:
         click.echo(outcome.check.report)
     unchecked = " (unchecked: --skip-check)" if not outcome.installed.checked else ""
     click.echo(f"installed {outcome.label} at {outcome.installed.folder}{unchecked}")
+
+
+@click.command("bots")
+@click.option("--dir", "bots_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=DEFAULT_BOTS_DIR, show_default=True, help="The bots directory to list.")
+@click.option("--all", "all_versions", is_flag=True, help="Every installed version, not just the latest.")
+def bots_command(bots_dir: Path, all_versions: bool) -> None:
+    """List the bots `arena submit` installed: the latest version of each (what a tournament with
+    bots_dir plays), or every version with --all."""
+    try:
+        versions = installed_versions(bots_dir)
+    except BotsDirError as error:
+        raise InputError(str(error)) from None
+    chosen = [bot for found in versions.values() for bot in (found if all_versions else found[-1:])]
+    Console().print(installed_table(chosen, title=f"Bots in {bots_dir}"))
+
+
+def installed_table(bots: list[InstalledBot], *, title: str) -> Table:
+    """The installed versions as a table (pure: data in, table out)."""
+    table = Table(title=title)
+    for column in ("bot", "author", "submitted (UTC)", "checked", "folder"):
+        table.add_column(column)
+    for bot in bots:
+        table.add_row(f"{bot.manifest.name}@{bot.spec.version}", bot.manifest.author,
+                      bot.submitted_at.replace("+00:00", ""), "yes" if bot.checked else "no",
+                      str(bot.folder))
+    return table

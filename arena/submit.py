@@ -108,6 +108,9 @@ def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
     Raises ManifestError, BotFolderError or SubmitError; in every failure case nothing is installed.
     """
     source = load_manifest(folder)             # fail fast, before copying anything
+    if Path(bots_dir).resolve().is_relative_to(source.folder.resolve()):
+        raise SubmitError(f"{bots_dir}: the bots directory is inside the bot folder {folder} "
+                          f"(it would be copied into itself); choose another --to")
     staging = _make_staging(Path(bots_dir).absolute())
     try:
         copy_folder(source.folder, staging)

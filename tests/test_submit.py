@@ -261,6 +261,13 @@ def test_an_unwritable_place_is_a_clear_refusal(tmp_path):
         submit(folder, tmp_path / "plain-file", checker=None)
 
 
+def test_a_bots_directory_inside_the_bot_folder_is_refused(tmp_path):
+    folder = mini_bot(tmp_path / "src")
+    with pytest.raises(SubmitError, match=r"bots: the bots directory is inside the bot folder"):
+        submit(folder, folder / "bots", checker=None)
+    assert not (folder / "bots").exists()
+
+
 def test_skipping_the_check_is_recorded(tmp_path):
     outcome = submit(mini_bot(tmp_path / "src"), tmp_path / "bots", checker=None)
     assert outcome.check is None and not outcome.installed.checked
@@ -434,3 +441,24 @@ def test_a_tournament_file_takes_a_bots_dir_and_never_mixes_versions(tmp_path, m
     file.write_text('name = "t"\nbots_dir = "nowhere"\n')
     with pytest.raises(ConfigError, match=r"t.toml: bots_dir: nowhere: not a folder"):
         load_config(file)
+
+
+def test_the_bots_command_lists_the_latest_version_or_all(tmp_path):
+    folder = mini_bot(tmp_path / "src")
+    bots = tmp_path / "bots"
+    old = submit(folder, bots, checker=None)
+    (folder / "bot.py").write_text(MINI_BOT + "# v2\n")
+    new = submit(folder, bots, checker=HandshakeChecker())
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "250"}
+    command = [sys.executable, "-m", "arena", "bots", "--dir", str(bots)]
+    latest = subprocess.run(command, capture_output=True, text=True, env=env, timeout=60)
+    assert latest.returncode == 0, latest.stderr
+    rows = [line for line in latest.stdout.splitlines() if "mini@" in line]
+    assert len(rows) == 1 and new.label in rows[0] and " yes " in rows[0]
+    every = subprocess.run(command + ["--all"], capture_output=True, text=True, env=env, timeout=60)
+    rows = [line for line in every.stdout.splitlines() if "mini@" in line]
+    assert [old.label in rows[0], new.label in rows[1]] == [True, True]
+    assert " no " in rows[0]
+    missing = subprocess.run(command[:-1] + [str(tmp_path / "nowhere")], capture_output=True, text=True,
+                             env=env, timeout=60)
+    assert missing.returncode == 2 and "nowhere: not a folder" in missing.stderr
