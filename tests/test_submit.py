@@ -20,18 +20,23 @@ from arena.submit import CheckOutcome, SubmitError, submit
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_BOTS = REPO / "sample_bots"
 
-# A minimal bot: answers hello with ready and every request with its first legal action.
-MINI_BOT = """\
+def protocol_bot(name: str, answer: str) -> str:
+    """A tiny bot: ready on hello, ``answer`` (a Python expression over ``message``) on each request."""
+    return f"""\
 import json, sys
 for line in sys.stdin:
     message = json.loads(line)
     if message["type"] == "hello":
-        print(json.dumps({"type": "ready", "name": "mini"}), flush=True)
+        print(json.dumps({{"type": "ready", "name": "{name}"}}), flush=True)
     elif message["type"] == "request":
-        print(json.dumps({"type": "action", "id": message["id"], "action": message["legal"][0]}), flush=True)
+        print({answer}, flush=True)
     elif message["type"] == "bye":
         break
 """
+
+
+# A minimal bot: answers every request with its first legal action.
+MINI_BOT = protocol_bot("mini", 'json.dumps({"type": "action", "id": message["id"], "action": message["legal"][0]})')
 
 
 def mini_bot(folder: Path, *, name: str = "mini", extra: str = "", source: str = MINI_BOT) -> Path:
@@ -305,17 +310,7 @@ def test_each_sample_bot_submits_through_the_real_check(tmp_path, real_check, la
         assert os.access(outcome.installed.folder / "random_bot", os.X_OK)
 
 
-GARBLING_BOT = """\
-import json, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        print(json.dumps({"type": "ready", "name": "garbler"}), flush=True)
-    elif message["type"] == "request":
-        print("I think I'll play the queen", flush=True)
-    elif message["type"] == "bye":
-        break
-"""
+GARBLING_BOT = protocol_bot("garbler", '"I think I\'ll play the queen"')
 
 
 def test_the_real_check_refuses_a_bot_that_answers_garbage(tmp_path, real_check):
