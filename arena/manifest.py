@@ -1,4 +1,4 @@
-"""A bot folder: its manifest (``bot.toml``) and the content hash that names each submitted version.
+"""A bot folder: its manifest (``bot.toml``) and the content hash naming each submitted version.
 
 A bot is a folder holding a ``bot.toml``::
 
@@ -6,7 +6,7 @@ A bot is a folder holding a ``bot.toml``::
     author = "Ann Example"
     version = "1.0.0"               # the author's own label (letters, digits, '.', '_', '-')
     run = ["python3", "bot.py"]     # or a string, split like a shell would: "python3 bot.py"
-    build = "make"                  # optional; no shell: use ["sh", "-c", "a && b"] for several steps
+    build = "make"                  # optional; no shell runs it: ["sh", "-c", "a && b"] if needed
     build_timeout_s = 120           # optional, default 300, at most 3600
 
     [limits]                        # optional; the arena's defaults apply to whatever is left out
@@ -22,10 +22,11 @@ A bot is a folder holding a ``bot.toml``::
 
 :func:`load_manifest` reports every problem at once, one line each, naming the file and the field.
 
-The **content hash** (:func:`content_hash`) names one version of the submitted sources: SHA-256 over
-the folder's entries in sorted order of their relative paths (as bytes), each entry written as
-``d <path>\\0`` for a directory, ``l <path>\\0<target>\\0`` for a symlink, and ``f <path>\\0<size>\\0<bytes>``
-for a file (``x`` instead of ``f`` when it is executable); the first 12 hex digits are the hash.
+The **content hash** (:func:`content_hash`) names one version of the submitted sources: SHA-256
+over the folder's entries in sorted order of their relative paths (as bytes), each entry written
+as ``d <path>\\0`` for a directory, ``l <path>\\0<target>\\0`` for a symlink, and
+``f <path>\\0<size>\\0<bytes>`` for a file (``x`` instead of ``f`` when it is executable); the
+first 12 hex digits are the hash.
 VCS folders, caches and the arena's own ``.arena`` folder (:data:`EXCLUDED_DIRS`,
 :data:`EXCLUDED_FILES`) are neither hashed nor copied; everything else is, so build outputs left
 in the folder are part of the submission. ``arena submit`` hashes its staged copy *before* the
@@ -33,8 +34,8 @@ build, so the hash is a function of what the author sent.
 
 Errors::
 
-    BotFolderError      a folder that cannot be submitted (an unsafe symlink, a device file, ...)
-    └── ManifestError   a missing, unreadable or invalid bot.toml; ``problems`` holds one line each
+    BotFolderError      a folder that cannot be submitted (a symlink leaving it, a device file)
+    └── ManifestError   a missing, unreadable or invalid bot.toml; ``problems``: one line each
 """
 
 from __future__ import annotations
@@ -69,11 +70,14 @@ EXCLUDED_SUFFIXES = (".pyc", ".pyo")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 NAME_EXPECTED = "1-40 letters, digits or _ . - (starting with a letter or digit)"
 VERSION_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
-VERSION_EXPECTED = "1-32 letters, digits or _ . - (starting with a letter or digit), like \"1.0.0\""
+VERSION_EXPECTED = ("1-32 letters, digits or _ . - (starting with a letter or digit), "
+                    "like \"1.0.0\"")
 AUTHOR_PATTERN = re.compile(r"(?s).{1,200}")
-COMMAND_EXPECTED = "a command: a string like \"./bot --fast\" or a list of strings like [\"./bot\", \"--fast\"]"
+COMMAND_EXPECTED = ("a command: a string like \"./bot --fast\" or a list of strings like "
+                    "[\"./bot\", \"--fast\"]")
 ENV_NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-TOP_LEVEL_FIELDS = ("name", "author", "version", "run", "build", "build_timeout_s", "limits", "env")
+TOP_LEVEL_FIELDS = ("name", "author", "version", "run", "build", "build_timeout_s", "limits",
+                    "env")
 LIMIT_FIELDS = ("memory_mb", "cpu_seconds", "file_mb")
 
 
@@ -82,7 +86,7 @@ class BotFolderError(Exception):
 
 
 class ManifestError(BotFolderError):
-    """An invalid bot.toml (``path``). ``problems`` holds one line per problem, each naming file and field."""
+    """An invalid bot.toml at ``path``; ``problems``: one line each, naming the file and field."""
 
     def __init__(self, path: Path, problems: list[str]) -> None:
         self.path = path
@@ -132,7 +136,7 @@ class Manifest:
 
 
 def bot_label(spec: BotSpec) -> str:
-    """How standings and results name a bot: ``name@version``, or just the name without a version."""
+    """How standings and results name a bot: ``name@version`` (just the name without a version)."""
     return f"{spec.name}@{spec.version}" if spec.version else spec.name
 
 
@@ -141,12 +145,14 @@ def load_manifest(folder: Path | str) -> Manifest:
     folder = Path(folder).absolute()
     path = folder / MANIFEST_FILE
     if not folder.is_dir():
-        raise ManifestError(path, [f"{folder}: not a folder (expected a bot folder holding {MANIFEST_FILE})"])
+        raise ManifestError(path, [f"{folder}: not a folder (expected a bot folder holding "
+                                   f"{MANIFEST_FILE})"])
     try:
         with path.open("rb") as file:
             data = tomllib.load(file)
     except FileNotFoundError:
-        raise ManifestError(path, [f"{path}: missing (a bot folder needs a {MANIFEST_FILE} manifest)"]) from None
+        raise ManifestError(path, [f"{path}: missing (a bot folder needs a {MANIFEST_FILE} "
+                                   f"manifest)"]) from None
     except tomllib.TOMLDecodeError as error:
         raise ManifestError(path, [f"{path}: not valid TOML: {error}"]) from None
     except (OSError, UnicodeDecodeError) as error:
@@ -159,26 +165,30 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
     problems: list[str] = []
 
     def problem(field: str, found: Any, expected: str, *, raw: bool = False) -> None:
-        problems.append(f"{where}: {field}: found {found if raw else _describe(found)}; expected {expected}")
+        shown = found if raw else _describe(found)
+        problems.append(f"{where}: {field}: found {shown}; expected {expected}")
 
     for key in data:
         if key not in TOP_LEVEL_FIELDS:
             close = difflib.get_close_matches(key, TOP_LEVEL_FIELDS, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            problem(key, "an unknown field", "one of " + ", ".join(TOP_LEVEL_FIELDS) + hint, raw=True)
+            problem(key, "an unknown field", "one of " + ", ".join(TOP_LEVEL_FIELDS) + hint,
+                    raw=True)
 
     def required_string(field: str, pattern: re.Pattern[str] | None, expected: str) -> str:
         value = data.get(field)
         if field not in data:
             problem(field, "nothing", expected, raw=True)
-        elif not isinstance(value, str) or not value.strip() or (pattern and not pattern.fullmatch(value)):
+        elif (not isinstance(value, str) or not value.strip()
+              or (pattern and not pattern.fullmatch(value))):
             problem(field, value, expected)
         else:
             return value
         return ""
 
     name = required_string("name", NAME_PATTERN, NAME_EXPECTED)
-    author = required_string("author", AUTHOR_PATTERN, "a non-empty string of at most 200 characters")
+    author = required_string("author", AUTHOR_PATTERN,
+                             "a non-empty string of at most 200 characters")
     version = required_string("version", VERSION_PATTERN, VERSION_EXPECTED)
 
     run: tuple[str, ...] = ()
@@ -195,11 +205,12 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
     if "build_timeout_s" in data:
         value = data["build_timeout_s"]
         if "build" not in data:
-            problem("build_timeout_s", "a time limit but no build command", "a build command with it "
-                    "(or leave build_timeout_s out)", raw=True)
+            problem("build_timeout_s", "a time limit but no build command",
+                    "a build command with it (or leave build_timeout_s out)", raw=True)
         elif (not isinstance(value, (int, float)) or isinstance(value, bool)
               or not 0 < value <= MAX_BUILD_TIMEOUT_S):
-            problem("build_timeout_s", value, f"a number of seconds > 0 and <= {MAX_BUILD_TIMEOUT_S}")
+            problem("build_timeout_s", value,
+                    f"a number of seconds > 0 and <= {MAX_BUILD_TIMEOUT_S}")
         else:
             build_timeout_s = value
 
@@ -211,7 +222,8 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
         else:
             for key, value in table.items():
                 if key not in LIMIT_FIELDS:
-                    problem(f"limits.{key}", "an unknown limit", "one of " + ", ".join(LIMIT_FIELDS), raw=True)
+                    problem(f"limits.{key}", "an unknown limit",
+                            "one of " + ", ".join(LIMIT_FIELDS), raw=True)
                 elif not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                     problem(f"limits.{key}", value, "an integer >= 1")
                 else:
@@ -239,7 +251,7 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
 
 
 def _command(field: str, value: Any, problem: Any) -> tuple[str, ...]:
-    """A command as argv: a list of strings, or one string split like a shell would (no shell runs)."""
+    """A command as argv: a list of strings, or a string split shell-style (no shell runs it)."""
     if isinstance(value, str):
         try:
             argv = shlex.split(value)
@@ -256,7 +268,8 @@ def _command(field: str, value: Any, problem: Any) -> tuple[str, ...]:
         return ()
     program = argv[0]
     if "/" in program and not os.path.isabs(program) and _escapes(program):
-        problem(field, program, "a program inside the bot folder (a relative path may not leave it with '..')")
+        problem(field, program,
+                "a program inside the bot folder (a relative path may not leave it with '..')")
         return ()
     return tuple(argv)
 
@@ -264,6 +277,10 @@ def _command(field: str, value: Any, problem: Any) -> tuple[str, ...]:
 def _escapes(relative: str) -> bool:
     normal = os.path.normpath(relative)
     return normal == ".." or normal.startswith("../")
+
+
+def _inside(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
 
 
 def _absolute_program(argv: tuple[str, ...], folder: Path) -> tuple[str, ...]:
@@ -274,19 +291,19 @@ def _absolute_program(argv: tuple[str, ...], folder: Path) -> tuple[str, ...]:
 
 
 def _describe(value: Any) -> str:
-    kind = {bool: "a boolean", int: "an integer", float: "a number", str: "a string", list: "a list",
-            dict: "a table"}.get(type(value), type(value).__name__)
+    kind = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
     text = "{...}" if isinstance(value, dict) else json.dumps(value, default=str)
     if len(text) > 60:
         text = text[:57] + "..."
     return f"{text} ({kind})"
 
 
-# --- the folder's contents: what is hashed is exactly what is copied --------------------------------
+# --- the folder's contents: what is hashed is exactly what is copied ------------------------------
 
 @dataclass(frozen=True)
 class Entry:
-    """One thing in a bot folder: ``kind`` is "dir", "file" or "link"; ``path`` is relative, POSIX."""
+    """One thing in a bot folder: ``kind`` is "dir", "file" or "link"; ``path``: relative, POSIX."""
 
     path: str
     kind: str
@@ -301,12 +318,12 @@ def folder_entries(folder: Path | str) -> list[Entry]:
     not a file, folder or symlink is refused with a BotFolderError.
     """
     folder = Path(folder)
-    entries = list(_walk(folder, ""))
+    entries = list(_walk(folder, "", os.path.realpath(folder)))
     entries.sort(key=lambda entry: os.fsencode(entry.path))
     return entries
 
 
-def _walk(folder: Path, prefix: str) -> Iterator[Entry]:
+def _walk(folder: Path, prefix: str, root: str) -> Iterator[Entry]:
     try:
         children = list(os.scandir(folder / prefix if prefix else folder))
     except OSError as error:
@@ -316,16 +333,16 @@ def _walk(folder: Path, prefix: str) -> Iterator[Entry]:
         mode = child.stat(follow_symlinks=False).st_mode
         if stat.S_ISLNK(mode):
             target = os.readlink(child.path)
-            inside = os.path.join(os.path.dirname(relative), target)
-            if os.path.isabs(target) or _escapes(inside):
-                raise BotFolderError(f"{folder / relative}: symlink to {target!r} points outside the bot "
-                                     f"folder (expected links to files inside it)")
+            # Resolved for real: a lexical check is fooled by links through links ("d -> .").
+            if os.path.isabs(target) or not _inside(os.path.realpath(child.path), root):
+                raise BotFolderError(f"{folder / relative}: symlink to {target!r} points outside "
+                                     f"the bot folder (expected links to files inside it)")
             yield Entry(relative, "link", target=target)
         elif stat.S_ISDIR(mode):
             if child.name in EXCLUDED_DIRS:
                 continue
             yield Entry(relative, "dir")
-            yield from _walk(folder, relative + "/")
+            yield from _walk(folder, relative + "/", root)
         elif stat.S_ISREG(mode):
             if child.name in EXCLUDED_FILES or child.name.endswith(EXCLUDED_SUFFIXES):
                 continue
@@ -354,7 +371,8 @@ def content_hash(folder: Path | str) -> str:
                     while chunk := file.read(1 << 20):
                         digest.update(chunk)
             except OSError as error:
-                raise BotFolderError(f"{folder / entry.path}: cannot be read: {error.strerror}") from None
+                raise BotFolderError(f"{folder / entry.path}: cannot be read: "
+                                     f"{error.strerror}") from None
     return digest.hexdigest()[:HASH_LENGTH]
 
 
@@ -374,4 +392,5 @@ def copy_folder(source: Path | str, destination: Path | str) -> None:
             else:
                 shutil.copy2(source / entry.path, target, follow_symlinks=False)
         except OSError as error:
-            raise BotFolderError(f"{source / entry.path}: cannot be copied: {error.strerror}") from None
+            raise BotFolderError(f"{source / entry.path}: cannot be copied: "
+                                 f"{error.strerror}") from None

@@ -201,3 +201,12 @@ def test_a_symlink_leaving_the_folder_is_refused(tmp_path, target):
     (folder / "link").symlink_to(target)
     with pytest.raises(BotFolderError, match=r"link: symlink to .* points outside the bot folder"):
         content_hash(folder)
+
+
+def test_a_symlink_that_leaves_the_folder_through_another_link_is_refused(tmp_path):
+    folder = make_sources(tmp_path / "bot", ["bot.toml", "src/main.c", "Makefile"])
+    (tmp_path / "secret.txt").write_text("not part of the bot")
+    (folder / "here").symlink_to(".")
+    (folder / "sneaky").symlink_to("here/../secret.txt")          # lexically inside, really not
+    with pytest.raises(BotFolderError, match=r"sneaky: symlink to 'here/../secret.txt' points outside"):
+        content_hash(folder)
