@@ -2,8 +2,8 @@
 
 The steps, each of which can refuse the bot (and then nothing is installed)::
 
-    validate bot.toml -> copy to BOTS_DIR/.staging/<tmp> -> content hash (of the sources, pre-build)
-      -> already installed? stop (no-op) -> build (time limit, output kept) -> run program exists?
+    validate bot.toml -> copy to BOTS_DIR/.staging/<tmp> -> content hash (sources, pre-build)
+      -> already installed? stop (no-op) -> build (time limit, output kept) -> run program there?
       -> arena check -> install record -> rename to BOTS_DIR/<name>/<hash>
 
 The rename is the one step that makes a version visible, so a version folder is always complete;
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import errno
 import os
+import shlex
 import shutil
 import signal
 import stat
@@ -32,26 +33,27 @@ from pathlib import Path
 
 from arena.bots import BotSpec
 from arena.bots_dir import STAGING_DIR, InstalledBot, read_installed, version_folder, write_record
-from arena.manifest import Manifest, content_hash, copy_folder, load_manifest
+from arena.manifest import Manifest, bot_label, content_hash, copy_folder, load_manifest
 
 BUILD_OUTPUT_LINES = 40        # how much of a failed build's output the author is shown
+BUILD_OUTPUT_BYTES = 64 * 1024
 
 
 class SubmitError(Exception):
-    """The submission was refused (failed build, failed check, missing program); nothing installed."""
+    """The submission was refused (failed build or check, missing program); nothing installed."""
 
 
 @dataclass(frozen=True)
 class BuildResult:
     ok: bool
     seconds: float
-    summary: str               # one line: "exit status 2", "timed out after 5s", "cannot start 'make': ..."
+    summary: str               # one line: "exit status 2", "timed out after 5s (...)", ...
     output: str                # the last BUILD_OUTPUT_LINES lines of stdout+stderr
 
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    """What submit needs from ``arena check``: pass or fail, and the scorecard to show the author."""
+    """What submit needs from ``arena check``: pass or fail, and the report for the author."""
 
     passed: bool
     report: str
@@ -61,22 +63,24 @@ Checker = Callable[[BotSpec], CheckOutcome]
 
 
 def arena_check(spec: BotSpec) -> CheckOutcome:
-    """The check ``arena submit`` runs: ``arena check`` (every check, default settings) on the built bot.
+    """What ``arena submit`` runs: ``arena check`` (every check, default settings) on the built bot.
 
     The bot's standard error logs are kept, and named in the report, only when a check fails.
     """
     try:
-        from arena.check import FAILED, PASSED, CheckSettings, check_bot   # the referee loads only now
+        # Imported here: the referee and the games load only when a bot is checked.
+        from arena.check import FAILED, PASSED, CheckSettings, check_bot
     except ImportError:      # arena/check.py arrives with branch botkit; until then say so plainly
-        raise SubmitError(f"{spec.name}: arena check is not part of this arena yet; nothing installed "
-                          f"(--skip-check installs without it)") from None
+        raise SubmitError(f"{spec.name}: arena check is not part of this arena yet; nothing "
+                          f"installed (--skip-check installs without it)") from None
 
     logs = Path(tempfile.mkdtemp(prefix=f"arena-submit-{spec.name}-"))
     results = check_bot(spec, CheckSettings(log_dir=logs))
     failed = [result for result in results if result.status == FAILED]
     passed = sum(result.status == PASSED for result in results)
     skipped = len(results) - passed - len(failed)
-    lines = [f"arena check: {passed} passed, {len(failed)} failed" + (f", {skipped} skipped" if skipped else "")]
+    lines = [f"arena check: {passed} passed, {len(failed)} failed"
+             + (f", {skipped} skipped" if skipped else "")]
     lines += [f"  FAIL {result.name}: {result.reason}" for result in failed]
     hints = dict.fromkeys(result.hint for result in failed if result.hint)   # each once, in order
     lines += [f"  hint: {hint}" for hint in hints]
@@ -98,14 +102,14 @@ class Submission:
 
     @property
     def label(self) -> str:
-        return f"{self.installed.manifest.name}@{self.installed.spec.version}"
+        return bot_label(self.installed.spec)
 
 
 def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
            progress: Callable[[str], None] = lambda message: None) -> Submission:
-    """Build, check (unless ``checker`` is None) and install the bot in ``folder`` into ``bots_dir``.
+    """Build, check (unless ``checker`` is None) and install the bot in ``folder`` in ``bots_dir``.
 
-    Raises ManifestError, BotFolderError or SubmitError; in every failure case nothing is installed.
+    Raises ManifestError, BotFolderError or SubmitError; after any failure nothing is installed.
     """
     source = load_manifest(folder)             # fail fast, before copying anything
     if Path(bots_dir).resolve().is_relative_to(source.folder.resolve()):
@@ -124,7 +128,8 @@ def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
 
         build = None
         if manifest.build is not None:
-            progress(f"building: {' '.join(manifest.build)} (time limit {manifest.build_timeout_s:g}s)")
+            progress(f"building: {_one_line(manifest.build)} "
+                     f"(time limit {manifest.build_timeout_s:g}s)")
             build = run_build(manifest)
             if not build.ok:
                 raise SubmitError(_build_failure(manifest, build))
@@ -136,7 +141,8 @@ def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
             progress("checking the built bot with arena check")
             check = checker(manifest.bot_spec(digest))
             if not check.passed:
-                raise SubmitError(f"{manifest.name}: failed arena check; nothing installed\n{check.report}")
+                raise SubmitError(f"{manifest.name}: failed arena check; nothing installed\n"
+                                  f"{check.report}")
 
         write_record(staging, content_hash=digest, checked=checker is not None)
         if not _install(staging, final):
@@ -148,7 +154,7 @@ def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
 
 
 def _make_staging(bots_dir: Path) -> Path:
-    """A fresh folder under BOTS_DIR/.staging: on the same file system, so the install is a rename."""
+    """A fresh folder in BOTS_DIR/.staging: on the same file system, so installing is a rename."""
     try:
         staging_root = bots_dir / STAGING_DIR
         staging_root.mkdir(parents=True, exist_ok=True)
@@ -182,8 +188,9 @@ def run_build(manifest: Manifest) -> BuildResult:
     started = time.monotonic()
     with tempfile.TemporaryFile() as log:
         try:
-            process = subprocess.Popen(argv, cwd=manifest.folder, env=env, stdin=subprocess.DEVNULL,
-                                       stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            process = subprocess.Popen(argv, cwd=manifest.folder, env=env,
+                                       stdin=subprocess.DEVNULL, stdout=log,
+                                       stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as error:
             return BuildResult(False, 0.0, f"cannot start {argv[0]!r}: {error.strerror}", "")
         timed_out = False
@@ -195,7 +202,8 @@ def run_build(manifest: Manifest) -> BuildResult:
             _kill_group(process.pid)
             process.wait()
         seconds = time.monotonic() - started
-        log.seek(0)
+        size = os.fstat(log.fileno()).st_size
+        log.seek(max(0, size - BUILD_OUTPUT_BYTES))          # a chatty build: read only its end
         output = _tail(log.read().decode("utf-8", errors="replace"), BUILD_OUTPUT_LINES)
     if timed_out:
         return BuildResult(False, seconds, f"timed out after {manifest.build_timeout_s:g}s "
@@ -227,11 +235,16 @@ def _tail(text: str, lines: int) -> str:
 
 
 def _build_failure(manifest: Manifest, build: BuildResult) -> str:
-    command = " ".join(manifest.build or ())
+    command = _one_line(manifest.build or ())
     message = f"{manifest.name}: build failed ({command}): {build.summary}; nothing installed"
     if build.output:
         message += f"\nbuild output (last {BUILD_OUTPUT_LINES} lines at most):\n{build.output}"
     return message
+
+
+def _one_line(argv: tuple[str, ...]) -> str:
+    """A command as the author would type it, on one line."""
+    return shlex.join(argv).replace("\n", "\\n")
 
 
 def _require_program(manifest: Manifest, where: Path) -> None:
@@ -243,7 +256,8 @@ def _require_program(manifest: Manifest, where: Path) -> None:
     if "/" in program:
         if not os.path.isfile(program):
             shown = os.path.relpath(program, manifest.folder)
-            raise SubmitError(f"{where}: run: {shown} does not exist after the build; nothing installed")
+            raise SubmitError(f"{where}: run: {shown} does not exist after the build; "
+                              f"nothing installed")
         if not os.access(program, os.X_OK):
             shown = os.path.relpath(program, manifest.folder)
             raise SubmitError(f"{where}: run: {shown} is not executable (chmod +x it, or run it "
@@ -251,5 +265,5 @@ def _require_program(manifest: Manifest, where: Path) -> None:
     else:
         search_path = dict(manifest.env).get("PATH", os.environ.get("PATH"))
         if shutil.which(program, path=search_path) is None:
-            raise SubmitError(f"{where}: run: program {program!r} is not installed on this machine "
-                              f"(not found on PATH); nothing installed")
+            raise SubmitError(f"{where}: run: program {program!r} is not installed on this "
+                              f"machine (not found on PATH); nothing installed")

@@ -165,6 +165,16 @@ def test_a_failing_build_shows_its_output_and_installs_nothing(tmp_path):
     assert nothing_installed(bots)
 
 
+def test_a_chatty_failing_build_shows_only_the_end_of_its_output(tmp_path):
+    build = [sys.executable, "-c", "for i in range(200000): print('line', i)\nraise SystemExit(1)"]
+    folder = mini_bot(tmp_path / "src", extra=f"build = {json.dumps(build)}\n")
+    with pytest.raises(SubmitError) as caught:
+        submit(folder, tmp_path / "bots", checker=None)
+    lines = str(caught.value).splitlines()
+    assert lines[-1] == "line 199999" and lines[-40] == "line 199960"
+    assert len(lines) == 42                                      # the reason, a heading, 40 lines
+
+
 def test_a_build_that_runs_too_long_is_killed_with_everything_it_started(tmp_path):
     # The build starts a grandchild that would outlive it, records its pid, then hangs.
     script = ("import subprocess, sys, time\n"
