@@ -23,12 +23,13 @@ DEFAULT_BOTS_DIR = "bots"
 @click.command("submit")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option("--to", "bots_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=DEFAULT_BOTS_DIR, show_default=True,
+              metavar="BOTS_DIR", default=DEFAULT_BOTS_DIR, show_default=True,
               help="The organiser's bots directory; the bot goes to BOTS_DIR/<name>/<hash>/.")
 @click.option("--skip-check", is_flag=True,
-              help="Install without running arena check (for bots you trust); the build still runs.")
+              help="Install without arena check (for bots you trust); the build still runs.")
 def submit_command(folder: Path, bots_dir: Path, skip_check: bool) -> None:
-    """Validate FOLDER/bot.toml, build the bot, check it, and install it as a new version."""
+    """Validate FOLDER/bot.toml, build the bot in a copy, run arena check on it, and install it
+    as a new version. Nothing is installed unless every step passes."""
     try:
         outcome = submit(folder, bots_dir, checker=None if skip_check else arena_check,
                          progress=lambda message: click.echo(message, err=True))
@@ -51,8 +52,9 @@ def submit_command(folder: Path, bots_dir: Path, skip_check: bool) -> None:
 
 @click.command("bots")
 @click.option("--dir", "bots_dir", type=click.Path(file_okay=False, path_type=Path),
-              default=DEFAULT_BOTS_DIR, show_default=True, help="The bots directory to list.")
-@click.option("--all", "all_versions", is_flag=True, help="Every installed version, not just the latest.")
+              metavar="BOTS_DIR", default=DEFAULT_BOTS_DIR, show_default=True, help="The bots directory to list.")
+@click.option("--all", "all_versions", is_flag=True,
+              help="Every installed version, not just the latest.")
 def bots_command(bots_dir: Path, all_versions: bool) -> None:
     """List the bots `arena submit` installed: the latest version of each (what a tournament with
     bots_dir plays), or every version with --all."""
