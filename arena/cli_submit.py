@@ -52,7 +52,8 @@ def submit_command(folder: Path, bots_dir: Path, skip_check: bool) -> None:
 
 @click.command("bots")
 @click.option("--dir", "bots_dir", type=click.Path(file_okay=False, path_type=Path),
-              metavar="BOTS_DIR", default=DEFAULT_BOTS_DIR, show_default=True, help="The bots directory to list.")
+              metavar="BOTS_DIR", default=DEFAULT_BOTS_DIR, show_default=True,
+              help="The bots directory to list.")
 @click.option("--all", "all_versions", is_flag=True,
               help="Every installed version, not just the latest.")
 def bots_command(bots_dir: Path, all_versions: bool) -> None:
