@@ -36,7 +36,8 @@ for line in sys.stdin:
 
 
 # A minimal bot: answers every request with its first legal action.
-MINI_BOT = protocol_bot("mini", 'json.dumps({"type": "action", "id": message["id"], "action": message["legal"][0]})')
+MINI_BOT = protocol_bot(
+    "mini", 'json.dumps({"type": "action", "id": message["id"], "action": message["legal"][0]})')
 
 
 def mini_bot(folder: Path, *, name: str = "mini", extra: str = "", source: str = MINI_BOT) -> Path:
@@ -182,10 +183,9 @@ def test_a_build_that_runs_too_long_is_killed_with_everything_it_started(tmp_pat
               "open('child.pid', 'w').write(str(child.pid))\n"
               "print('waiting forever', flush=True)\n"
               "time.sleep(300)\n")
-    folder = mini_bot(tmp_path / "src", extra='build = ["python3", "build.py"]\nbuild_timeout_s = 1\n')
+    build = json.dumps([sys.executable, "build.py"])
+    folder = mini_bot(tmp_path / "src", extra=f"build = {build}\nbuild_timeout_s = 1\n")
     (folder / "build.py").write_text(script)
-    (folder / "bot.toml").write_text((folder / "bot.toml").read_text().replace(
-        '"python3", "build.py"', json.dumps(sys.executable) + ', "build.py"'))
     bots = tmp_path / "bots"
     pid_file_seen: list[int] = []
 
