@@ -6,6 +6,7 @@ build or check; nothing installed), 2 on a bad command line.
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import click
@@ -27,11 +28,14 @@ DEFAULT_BOTS_DIR = "bots"
               help="The organiser's bots directory; the bot goes to BOTS_DIR/<name>/<hash>/.")
 @click.option("--skip-check", is_flag=True,
               help="Install without arena check (for bots you trust); the build still runs.")
-def submit_command(folder: Path, bots_dir: Path, skip_check: bool) -> None:
+@click.option("--sandbox", type=click.Choice(["bwrap"]), default=None,
+              help="Run the bot in a bubblewrap sandbox during the check (the build is not).")
+def submit_command(folder: Path, bots_dir: Path, skip_check: bool, sandbox: str | None) -> None:
     """Validate FOLDER/bot.toml, build the bot in a copy, run arena check on it, and install it
     as a new version. Nothing is installed unless every step passes."""
     try:
-        outcome = submit(folder, bots_dir, checker=None if skip_check else arena_check,
+        checker = None if skip_check else partial(arena_check, sandbox=sandbox)
+        outcome = submit(folder, bots_dir, checker=checker,
                          progress=lambda message: click.echo(message, err=True))
     except ManifestError as error:
         if len(error.problems) == 1:

@@ -28,7 +28,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from arena.bots import BotSpec
@@ -62,8 +62,9 @@ class CheckOutcome:
 Checker = Callable[[BotSpec], CheckOutcome]
 
 
-def arena_check(spec: BotSpec) -> CheckOutcome:
-    """What ``arena submit`` runs: ``arena check`` (every check, default settings) on the built bot.
+def arena_check(spec: BotSpec, *, sandbox: str | None = None) -> CheckOutcome:
+    """What ``arena submit`` runs: ``arena check`` (every check, default settings) on the built bot,
+    in ``sandbox`` ("bwrap") when given.
 
     The bot's standard error logs are kept, and named in the report, only when a check fails.
     """
@@ -75,7 +76,7 @@ def arena_check(spec: BotSpec) -> CheckOutcome:
                           f"installed (--skip-check installs without it)") from None
 
     logs = Path(tempfile.mkdtemp(prefix=f"arena-submit-{spec.name}-"))
-    results = check_bot(spec, CheckSettings(log_dir=logs))
+    results = check_bot(replace(spec, sandbox=sandbox), CheckSettings(log_dir=logs))
     failed = [result for result in results if result.status == FAILED]
     passed = sum(result.status == PASSED for result in results)
     skipped = len(results) - passed - len(failed)

@@ -320,6 +320,19 @@ def test_each_sample_bot_submits_through_the_real_check(tmp_path, real_check, la
         assert os.access(outcome.installed.folder / "random_bot", os.X_OK)
 
 
+def test_the_check_can_run_the_bot_in_the_sandbox(tmp_path, real_check):
+    import trio
+
+    from arena.bot_process import check_bwrap
+    problem = trio.run(check_bwrap)
+    if problem:
+        pytest.skip(problem)
+    outcome = submit(SAMPLE_BOTS / "python", tmp_path / "bots",
+                     checker=lambda spec: real_check(spec, sandbox="bwrap"))
+    assert outcome.check is not None and outcome.check.passed
+    assert outcome.installed.spec.sandbox is None        # the organiser decides per tournament
+
+
 GARBLING_BOT = protocol_bot("garbler", '"I think I\'ll play the queen"')
 
 
@@ -443,6 +456,11 @@ def test_a_tournament_file_takes_a_bots_dir_and_never_mixes_versions(tmp_path, m
         ResultStore.open_for_run(changed.results, name=changed.name, fingerprint=changed.fingerprint(),
                                  definition=changed.definition(), restart=False)
 
+    file.write_text('name = "t"\nbots_dir = { path = "bots", sandbox = "bwrap" }\n')
+    assert [bot.sandbox for bot in load_config(file).bots] == ["bwrap", "bwrap"]
+    file.write_text('name = "t"\nbots_dir = { path = "bots", sandbox = "docker" }\n')
+    with pytest.raises(ConfigError, match=r'bots_dir.sandbox: found "docker" \(a string\); expected "bwrap"'):
+        load_config(file)
     file.write_text('name = "t"\nbots_dir = "nowhere"\n')
     with pytest.raises(ConfigError, match=r"t.toml: bots_dir: nowhere: not a folder"):
         load_config(file)

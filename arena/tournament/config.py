@@ -216,11 +216,17 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
 
 
 def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
-    """``bots_dir = "..."``: the latest version of every bot installed there by ``arena submit``,
-    each named ``name@version`` (arena/bots_dir.py)."""
-    path = reader.text("bots_dir", raw)
+    """``bots_dir = "bots"`` or ``bots_dir = { path = "bots", sandbox = "bwrap" }``: the latest
+    version of every bot installed there by ``arena submit``, named ``name@version``
+    (arena/bots_dir.py)."""
+    table = {"path": raw} if isinstance(raw, str) else reader.table("bots_dir", raw)
+    reader.only(table, ("path", "sandbox"), "bots_dir")
+    path = reader.text("bots_dir.path", table.get("path"))
+    sandbox = table.get("sandbox")
+    if sandbox not in SANDBOXES:
+        reader.fail("bots_dir.sandbox", sandbox, "\"bwrap\" (or leave it out)")
     try:
-        return tuple(tournament_bots(path))
+        return tuple(replace(bot, sandbox=sandbox) for bot in tournament_bots(path))
     except BotsDirError as exc:
         raise ConfigError(f"{reader.source}: bots_dir: {exc}") from None
 
