@@ -28,6 +28,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from typing import IO
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -35,8 +36,12 @@ from arena.bots import BotSpec
 from arena.bots_dir import STAGING_DIR, InstalledBot, read_installed, version_folder, write_record
 from arena.manifest import Manifest, bot_label, content_hash, copy_folder, load_manifest
 
-BUILD_OUTPUT_LINES = 40        # how much of a failed build's output the author is shown
-BUILD_OUTPUT_BYTES = 64 * 1024
+# What a failed build's author is shown: its first lines (where compilers put the first error)
+# and its last lines (where the build tool says what failed); of a chatty build only the two ends
+# are read.
+BUILD_OUTPUT_HEAD_LINES = 15
+BUILD_OUTPUT_TAIL_LINES = 25
+BUILD_OUTPUT_END_BYTES = 32 * 1024
 
 
 class SubmitError(Exception):
@@ -48,7 +53,7 @@ class BuildResult:
     ok: bool
     seconds: float
     summary: str               # one line: "exit status 2", "timed out after 5s (...)", ...
-    output: str                # the last BUILD_OUTPUT_LINES lines of stdout+stderr
+    output: str                # stdout+stderr, its middle left out when long (see _excerpt)
 
 
 @dataclass(frozen=True)
@@ -203,9 +208,7 @@ def run_build(manifest: Manifest) -> BuildResult:
             _kill_group(process.pid)
             process.wait()
         seconds = time.monotonic() - started
-        size = os.fstat(log.fileno()).st_size
-        log.seek(max(0, size - BUILD_OUTPUT_BYTES))          # a chatty build: read only its end
-        output = _tail(log.read().decode("utf-8", errors="replace"), BUILD_OUTPUT_LINES)
+        output = _excerpt(log)
     if timed_out:
         return BuildResult(False, seconds, f"timed out after {manifest.build_timeout_s:g}s "
                                            f"(build_timeout_s in bot.toml)", output)
@@ -230,16 +233,32 @@ def _exit_summary(returncode: int) -> str:
     return f"exit status {returncode}"
 
 
-def _tail(text: str, lines: int) -> str:
-    kept = text.rstrip("\n").splitlines()[-lines:]
-    return "\n".join(kept)
+def _excerpt(log: IO[bytes]) -> str:
+    """The build's output, or its first and last lines with a marker where lines are left out."""
+    size = os.fstat(log.fileno()).st_size
+    log.seek(0)
+    if size <= 2 * BUILD_OUTPUT_END_BYTES:
+        lines = _lines(log.read())
+        head, tail = lines[:BUILD_OUTPUT_HEAD_LINES], lines[BUILD_OUTPUT_HEAD_LINES:]
+        left_out = max(0, len(tail) - BUILD_OUTPUT_TAIL_LINES)
+        gap = [f"... ({left_out} lines left out) ..."] if left_out else []
+    else:
+        head = _lines(log.read(BUILD_OUTPUT_END_BYTES))[:BUILD_OUTPUT_HEAD_LINES]
+        log.seek(size - BUILD_OUTPUT_END_BYTES)
+        tail = _lines(log.read())[1:]                          # the first line is cut
+        gap = [f"... ({size - 2 * BUILD_OUTPUT_END_BYTES} or more bytes left out) ..."]
+    return "\n".join(head + gap + tail[-BUILD_OUTPUT_TAIL_LINES:])
+
+
+def _lines(data: bytes) -> list[str]:
+    return data.decode("utf-8", errors="replace").rstrip("\n").splitlines()
 
 
 def _build_failure(manifest: Manifest, build: BuildResult) -> str:
     command = _one_line(manifest.build or ())
     message = f"{manifest.name}: build failed ({command}): {build.summary}; nothing installed"
     if build.output:
-        message += f"\nbuild output (last {BUILD_OUTPUT_LINES} lines at most):\n{build.output}"
+        message += f"\nbuild output:\n{build.output}"
     return message
 
 
