@@ -6,7 +6,7 @@ below, and add a golden playthrough (``python -m pytest tests/games --update-gol
 
 from __future__ import annotations
 
-from . import all_fours, alles_oder_nichts
+from . import all_fours, alles_oder_nichts, eight_rounds, vingt_down
 from .cards import Dealer, Deck, Rng
 from .core import Event, GameError, GameSpec, GameState, IllegalAction, Option, OptionError, Result
 
@@ -14,6 +14,8 @@ GAMES: dict[str, GameSpec] = {
     spec.id: spec
     for spec in (
         alles_oder_nichts.SPEC,
+        vingt_down.SPEC,
+        eight_rounds.SPEC,
         all_fours.SPEC,
     )
 }

@@ -47,7 +47,8 @@ class AllesOderNichts(GameState):
 
     def _start_round(self) -> None:
         n, size = self.players, HAND_SIZES[self.round]
-        deck = self.dealer.shuffled(COLOURS_48.cards)
+        # Only the dealt cards and the turn-up are ever seen: shuffle just those positions.
+        deck = self.dealer.shuffled(COLOURS_48.cards, n * size + 1)
         self.hands = [sorted(deck[i * size:(i + 1) * size], key=ORDER.__getitem__) for i in range(n)]
         self.trump_card = deck[n * size]
         self.trump = self.trump_card[-1]

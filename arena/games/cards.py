@@ -43,15 +43,18 @@ class Rng:
             if x < limit:
                 return x % n
 
-    def shuffle(self, items: list) -> None:
-        """Fisher-Yates in place: for i from len-1 down to 1, swap item i with item below(i + 1).
+    def shuffle(self, items: list, count: int | None = None) -> None:
+        """Fisher-Yates in place, from the front: for i from 0 up to count - 1, swap item i with
+        item i + below(len - i). ``count`` defaults to len - 1 (a full shuffle); a game that deals
+        only part of the deck shuffles only the positions it deals (the rest stays hidden).
 
         The generator is inlined here because dealing is the engines' hottest loop; it draws
         exactly the values ``below`` would.
         """
+        size = len(items)
         state = self.state
-        for i in range(len(items) - 1, 0, -1):
-            n = i + 1
+        for i in range(min(size - 1, size - 1 if count is None else count)):
+            n = size - i
             limit = TWO64 - TWO64 % n
             while True:
                 state = (state + 0x9E3779B97F4A7C15) & MASK64
@@ -60,7 +63,7 @@ class Rng:
                 z ^= z >> 31
                 if z < limit:
                     break
-            j = z % n
+            j = i + z % n
             items[i], items[j] = items[j], items[i]
         self.state = state
 
@@ -90,9 +93,10 @@ class Dealer:
         self.rng = rng
         self.shuffles = 0
 
-    def shuffled(self, cards: Iterable[str]) -> list[str]:
+    def shuffled(self, cards: Iterable[str], count: int | None = None) -> list[str]:
+        """The cards shuffled; with ``count``, only the first ``count`` positions are drawn."""
         deck = list(cards)
-        self.rng.shuffle(deck)
+        self.rng.shuffle(deck, count)
         self.shuffles += 1
         return deck
 
@@ -155,9 +159,9 @@ class StackedDealer(Dealer):
         super().__init__(Rng(seed))
         self.tops = [list(top) for top in tops]
 
-    def shuffled(self, cards: Iterable[str]) -> list[str]:
+    def shuffled(self, cards: Iterable[str], count: int | None = None) -> list[str]:
         if self.shuffles >= len(self.tops):
-            return super().shuffled(cards)
+            return super().shuffled(cards, count)
         deck = list(cards)
         top = self.tops[self.shuffles]
         self.shuffles += 1

@@ -1,0 +1,347 @@
+"""Eight Rounds (a compendium of the Barbu/Kings family), 3-8 players.
+
+Source: shared/seeds/003 (a short, partly machine-translated description), settled by
+shared/RULES.md (section Eight Rounds). Choices, in our words:
+- A standard 52-card pack. With n players, 52 mod n cards are removed in the order 2D, 2H, 2S, 2C
+  (3: 2D; 4: none; 5: 2D 2H; 6 and 8: all four 2s; 7: 2D 2H 2S); all the rest is dealt out.
+- The first dealer is drawn from the seed (the Rng's first draw, ``below(n)``). Eight deals, one per
+  round, each from a fresh shuffle of the remaining cards; the deal passes clockwise (seat + 1).
+  Seat 0 gets the first hand-size cards of the shuffled list, seat 1 the next, and so on.
+- Round k plays contract k. Rounds 1-7: the dealer's left leads, no trump, follow suit if you can,
+  otherwise any card; the highest card of the led suit wins (Ace high) and leads next; every trick
+  is played out. Points: 1 -10 per trick; 2 -50 for the king of diamonds; 3 -25 per queen; 4 -10 per
+  heart; 5 -25 per jack; 6 -25 each for the 1st, 5th and last trick (every player count has at least
+  6 tricks, so these are three different tricks); 7 +10 per trick.
+- Round 8, competitive patience, Ace low: each suit's row starts with its 7 and is built up to K and
+  down to A; where the 2 was removed the A goes straight onto the 3. The dealer's left starts; turns
+  go clockwise, one card or one pass each.
+  - Until a 7 is on the table: play a 7 if you hold one (any of them), else pass.
+  - Then a card fits if it is a 7 or the next card up or down of an open row. Holding a fitting card
+    other than a 7 you must play (a 7 is allowed too); holding only fitting 7s you may pass; holding
+    none you pass. Every pass, forced or chosen, scores -10.
+  - No voluntary pass when the previous n-1 turns were all passes (the whole table passed).
+  - The round ends the moment a player plays their last card: every other player scores -5 per card
+    still in hand. The cards left in hands are never revealed (only the counts), and a pass event
+    does not say whether the pass was forced (that would tell the table about the hand).
+- No deadlock is possible (so no guard beyond the rules is needed): every card not on the table is in
+  a hand. Before the first 7 someone holds a 7 and must play it within n turns. Afterwards, while
+  nobody has emptied their hand, some row is unfinished or some suit unopened, so some hand holds a
+  fitting card (the unopened suit's 7, or the next card of an unfinished row). The table does not
+  change while players pass, so after n-1 passes in a row nobody may pass by choice and the holder of
+  that card plays within the next n turns. Each play empties hands by one card, so the round ends.
+- Highest total after round 8 wins; equal totals share the placing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .cards import STANDARD_52
+from .core import GameSpec, GameState
+from .tricks import trick_winner as winning_seat
+
+CONTRACTS = ("tricks", "king-of-diamonds", "queens", "hearts", "jacks", "first-fifth-last",
+             "most-tricks", "patience")
+PATIENCE_ROUND = len(CONTRACTS) - 1          # 0-based index of round 8
+REMOVAL_ORDER = ("2D", "2H", "2S", "2C")
+SUITS = STANDARD_52.suits
+RANK = STANDARD_52.rank
+ORDER = STANDARD_52.order
+PATIENCE_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")   # Ace low
+PASS = "pass"
+
+
+def removed_cards(players: int) -> list[str]:
+    """The cards taken out so that the pack deals out evenly: 52 mod n of them, 2D first."""
+    return list(REMOVAL_ORDER[:52 % players])
+
+
+def penalty_cards(contract: int, cards: list[str]) -> list[str]:
+    """The cards among ``cards`` that score in ``contract`` (0-based; only contracts 2-5 have any)."""
+    if contract == 1:
+        return [c for c in cards if c == "KD"]
+    if contract == 2:
+        return [c for c in cards if c[0] == "Q"]
+    if contract == 3:
+        return [c for c in cards if c[-1] == "H"]
+    if contract == 4:
+        return [c for c in cards if c[0] == "J"]
+    return []
+
+
+def trick_points(contract: int, cards: list[str], number: int, total: int) -> int:
+    """What taking this trick (the ``number``-th of ``total``, from 1) scores in ``contract`` (0-based)."""
+    if contract == 0:
+        return -10
+    if contract == 1:
+        return -50 * len(penalty_cards(1, cards))
+    if contract in (2, 4):
+        return -25 * len(penalty_cards(contract, cards))
+    if contract == 3:
+        return -10 * len(penalty_cards(3, cards))
+    if contract == 5:
+        return -25 if number in (1, 5, total) else 0
+    return 10
+
+
+def trick_winner(trick: list[tuple[int, str]]) -> int:
+    """No trump: the highest card of the led suit wins (Ace high)."""
+    return winning_seat(trick, None, RANK)
+
+
+class EightRounds(GameState):
+    DECK = STANDARD_52
+
+    def __init__(self, players, options, seed, dealer=None) -> None:
+        super().__init__(players, options, seed, dealer)
+        self.first_dealer = self.dealer.rng.below(players)
+        self.removed = removed_cards(players)
+        self.deck_cards = STANDARD_52.without(self.removed)
+        self.hand_size = len(self.deck_cards) // players
+        # Each suit's patience row, Ace low, without a removed 2 (so A sits next to 3).
+        self.sequences = {s: [r + s for r in PATIENCE_RANKS if r + s not in self.removed] for s in SUITS}
+        self.totals = [0] * players
+        self.round = 0                     # 0-based: round k + 1 plays CONTRACTS[k]
+        self._start_round()
+
+    # -- round structure ---------------------------------------------------------------------
+
+    @property
+    def dealer_seat(self) -> int:
+        return (self.first_dealer + self.round) % self.players
+
+    def _start_round(self) -> None:
+        n, size = self.players, self.hand_size
+        deck = self.dealer.shuffled(self.deck_cards)
+        self.hands = [sorted(deck[i * size:(i + 1) * size], key=ORDER.__getitem__) for i in range(n)]
+        self.round_points = [0] * n
+        # Rounds 1-7.
+        self.tricks = [0] * n
+        self.taken: list[list[str]] = [[] for _ in range(n)]    # the contract's penalty cards won
+        self.trick_winners: list[int] = []
+        self.trick: list[tuple[int, str]] = []
+        self.played: list[str] = []        # cards of this round's finished tricks, in play order
+        self.last_trick: dict[str, Any] | None = None
+        # Round 8.
+        self.rows: dict[str, tuple[int, int] | None] = {s: None for s in SUITS}  # (low, high) indices
+        self.fits: set[str] = set()        # the next card up or down of every open row
+        self.table: list[str] = []         # patience cards in the order they were played
+        self.passes = [0] * n
+        self.consecutive_passes = 0
+        self.leader = (self.dealer_seat + 1) % n
+        self.emit({"type": "round_start", "round": self.round + 1, "contract": CONTRACTS[self.round],
+                   "dealer": self.dealer_seat, "leader": self.leader, "hand_size": size,
+                   "removed": list(self.removed)})
+        for seat in range(n):
+            self.emit({"type": "deal", "seat": seat, "cards": list(self.hands[seat])}, (seat,))
+        self.decision = "patience" if self.round == PATIENCE_ROUND else "play"
+        self.seat_to_move = self.leader
+
+    def _end_round(self, out: int | None = None) -> None:
+        summary: dict[str, Any] = {"round": self.round + 1, "contract": CONTRACTS[self.round]}
+        if out is None:
+            summary["tricks"] = list(self.tricks)
+            summary["taken"] = [list(cards) for cards in self.taken]
+        else:
+            cards_left = [len(hand) for hand in self.hands]
+            for seat, left in enumerate(cards_left):
+                self.round_points[seat] -= 5 * left
+            summary.update(out=out, passes=list(self.passes), cards_left=cards_left)
+        self.totals = [t + p for t, p in zip(self.totals, self.round_points)]
+        self.emit({"type": "round_end", **summary, "points": list(self.round_points),
+                   "totals": list(self.totals)})
+        self.round += 1
+        if self.round == len(CONTRACTS):
+            self.seat_to_move = None
+            self.decision = ""
+        else:
+            self._start_round()
+
+    # -- the rules -----------------------------------------------------------------------------
+
+    def _fitting(self, hand: list[str]) -> list[str]:
+        """Cards of ``hand`` that may go on the patience table now (7s only until one is down)."""
+        fits = self.fits
+        return [c for c in hand if c in fits or c[:-1] == "7"]
+
+    def _may_pass_by_choice(self, fitting: list[str]) -> bool:
+        return (bool(self.table) and self.consecutive_passes < self.players - 1
+                and all(c[:-1] == "7" for c in fitting))
+
+    def _legal(self) -> list[str]:
+        hand = self.hands[self.seat_to_move]
+        if self.decision == "play":
+            if self.trick:
+                led = self.trick[0][1][-1]
+                follow = [c for c in hand if c[-1] == led]
+                if follow:
+                    return follow
+            return list(hand)
+        fitting = self._fitting(hand)
+        if not fitting:
+            return [PASS]
+        return fitting + [PASS] if self._may_pass_by_choice(fitting) else fitting
+
+    def _explain(self, action: str) -> str:
+        seat = self.seat_to_move
+        hand = self.hands[seat]
+        if action == PASS:
+            if self.decision == "play":
+                return "passing is only allowed in the patience round (round 8)"
+            if not self.table:
+                return "you hold a 7 and must play one: no 7 is on the table yet"
+            if self.consecutive_passes >= self.players - 1:
+                return (f"the previous {self.players - 1} turns were all passes, so you must play; "
+                        "no voluntary pass")
+            return "you hold a card other than a 7 that fits, so you must play"
+        if action not in ORDER:
+            wanted = "a card from your hand" + (" or pass" if self.decision == "patience" else "")
+            return f"the {self.decision} decision wants {wanted}, not {action!r}"
+        if action not in hand:
+            return f"you do not hold {action}"
+        if self.decision == "play":
+            return f"you must follow the led suit {self.trick[0][1][-1]}"
+        if not self.table:
+            return f"{action} does not fit: the first card on the table must be a 7"
+        return f"{action} does not fit: it is not a 7 nor next to an end of an open row"
+
+    def _apply(self, action: str) -> None:
+        seat = self.seat_to_move
+        if self.decision == "play":
+            self._play_to_trick(seat, action)
+        elif action == PASS:
+            self.passes[seat] += 1
+            self.round_points[seat] -= 10
+            self.consecutive_passes += 1
+            self.emit({"type": "pass", "seat": seat})
+            self.seat_to_move = (seat + 1) % self.players
+        else:
+            self._lay_down(seat, action)
+
+    def _play_to_trick(self, seat: int, card: str) -> None:
+        self.hands[seat].remove(card)
+        self.trick.append((seat, card))
+        self.emit({"type": "play", "seat": seat, "card": card})
+        if len(self.trick) < self.players:
+            self.seat_to_move = (seat + 1) % self.players
+            return
+        winner = trick_winner(self.trick)
+        cards = [c for _, c in self.trick]
+        number = len(self.trick_winners) + 1
+        points = trick_points(self.round, cards, number, self.hand_size)
+        self.tricks[winner] += 1
+        self.taken[winner].extend(penalty_cards(self.round, cards))
+        self.trick_winners.append(winner)
+        self.round_points[winner] += points
+        self.played.extend(cards)
+        self.last_trick = {"number": number, "leader": self.trick[0][0], "cards": cards,
+                           "winner": winner, "points": points}
+        self.trick = []
+        self.emit({"type": "trick", **self.last_trick})
+        if self.hands[winner]:
+            self.seat_to_move = winner
+        else:
+            self._end_round()
+
+    def _lay_down(self, seat: int, card: str) -> None:
+        self.hands[seat].remove(card)
+        suit = card[-1]
+        sequence = self.sequences[suit]
+        index = sequence.index(card)
+        row = self.rows[suit]
+        if row is None:
+            low = high = index
+        else:
+            low, high = min(row[0], index), max(row[1], index)
+        self.rows[suit] = (low, high)
+        self.fits = self._row_ends()
+        self.table.append(card)
+        self.consecutive_passes = 0
+        self.emit({"type": "play", "seat": seat, "card": card})
+        if self.hands[seat]:
+            self.seat_to_move = (seat + 1) % self.players
+        else:
+            self._end_round(out=seat)
+
+    def _row_ends(self) -> set[str]:
+        """The next card down and up of every open row (a finished end adds nothing)."""
+        ends = set()
+        for suit, row in self.rows.items():
+            if row is not None:
+                sequence = self.sequences[suit]
+                if row[0] > 0:
+                    ends.add(sequence[row[0] - 1])
+                if row[1] < len(sequence) - 1:
+                    ends.add(sequence[row[1] + 1])
+        return ends
+
+    def _scores(self) -> list[int]:
+        return list(self.totals)
+
+    def card_locations(self) -> dict[str, list[str]]:
+        locations = {f"hand {seat}": list(hand) for seat, hand in enumerate(self.hands)}
+        locations["trick"] = [c for _, c in self.trick]
+        locations["played"] = list(self.played)
+        locations["table"] = list(self.table)
+        locations["removed"] = list(self.removed)
+        locations["stock"] = []
+        return locations
+
+    # -- what a seat may know -------------------------------------------------------------------
+
+    def patience_layout(self) -> dict[str, dict[str, str] | None]:
+        """Per suit: the low and high end card of its row, or None while its 7 is not down."""
+        layout: dict[str, dict[str, str] | None] = {}
+        for suit, row in self.rows.items():
+            seq = self.sequences[suit]
+            layout[suit] = None if row is None else {"low": seq[row[0]], "high": seq[row[1]]}
+        return layout
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        over = self.seat_to_move is None
+        index = min(self.round, PATIENCE_ROUND)
+        view: dict[str, Any] = {
+            "game": "eight-rounds",
+            "players": self.players,
+            "seat": seat,
+            "round": index + 1,
+            "rounds": len(CONTRACTS),
+            "contract": CONTRACTS[index],
+            "hand_size": self.hand_size,
+            "removed": list(self.removed),
+            "dealer": None if over else self.dealer_seat,
+            "phase": self.decision or "over",
+            "to_move": self.seat_to_move,
+            "trick": [{"seat": s, "card": c} for s, c in self.trick],
+            "last_trick": self.last_trick,
+            "played": list(self.played),
+            "tricks": list(self.tricks),
+            "trick_winners": list(self.trick_winners),
+            "taken": [list(cards) for cards in self.taken],
+            "patience": self.patience_layout(),
+            "passes": list(self.passes),
+            "consecutive_passes": self.consecutive_passes,
+            "hand_counts": [len(h) for h in self.hands],
+            "round_points": list(self.round_points),
+            "scores": list(self.totals),
+        }
+        if seat is None:
+            view["hands"] = [list(h) for h in self.hands]
+            view["stock"] = []
+        else:
+            view["hand"] = list(self.hands[seat])
+        return view
+
+
+SPEC = GameSpec(
+    id="eight-rounds",
+    name="Eight Rounds",
+    aliases=("eight", "barbu", "kings"),
+    player_counts=(3, 4, 5, 6, 7, 8),
+    default_players=4,
+    options=(),
+    state_class=EightRounds,
+    summary="7 no-trump contracts (avoid tricks, KD, queens, hearts, jacks, 1st/5th/last; "
+            "win tricks), then a competitive patience round.",
+)
+EightRounds.SPEC = SPEC

@@ -1,0 +1,348 @@
+"""Vingt-down (Ralf Brostedt's "Zwanzig ab"), 4 players.
+
+Source: shared/seeds/001 (a machine translation into French), settled by shared/RULES.md.
+Choices, in our words:
+- 32 cards, C D H S x 7 8 9 10 J Q K A (A high). Everyone starts at 20; low is good.
+- The first dealer is the Rng's first draw, ``below(4)``; the deal passes clockwise (seat + 1).
+  Forehand is the dealer's left; it names trump, leads the first trick and exchanges first.
+- How the shuffled deck is dealt (our choice, like a dealer at a table): positions 0-7 give two
+  cards each to forehand, forehand + 1, forehand + 2 and the dealer (in that order, two at a time);
+  positions 8-19 then give three cards each in the same order; positions 20-31 are the stock, and
+  position 20 is its top: cards are drawn from the front of what is left.
+- Forehand names any of the four suits as trump having seen only its first two cards. From the
+  ninth deal on hearts are trump and nobody chooses.
+- The exchange: forehand first, clockwise, each player once discards 0-3 cards face down and draws
+  as many from the top of the stock. The count is public; the discards (dead for the deal) and the
+  drawn cards are known only to that player.
+- Option ``drop_out`` (off by default; in the original game): after the exchange each player but
+  forehand, from forehand's left and the dealer last, stays or drops out; a dropped player scores
+  nothing for the deal and its hand takes no part. Nobody may drop out when diamonds are trump (the
+  decision is skipped). If all three drop out, forehand takes all five tricks without play.
+- Five tricks: follow suit if you can; if you can't, you must trump if you can; else any card. No
+  duty to overtrump. The highest trump wins, else the highest card of the led suit.
+- Score with t tricks: -t, a further -5 when t = 5, +5 when t = 0; all doubled with hearts trump.
+- The match ends after a deal in which anyone is at 0 or below, or after option ``max_deals``
+  (default 100) deals. The lowest total wins; equal totals share the placing.
+"""
+
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any
+
+from .cards import PIQUET_32, parse_card_list
+from .core import GameSpec, GameState, Option
+from .tricks import trick_winner
+
+PLAYERS = 4
+START_SCORE = 20
+FIRST_PACKET, SECOND_PACKET = 2, 3
+HAND_SIZE = FIRST_PACKET + SECOND_PACKET
+MAX_EXCHANGE = 3
+HEARTS_FROM_DEAL = 9
+SUITS = PIQUET_32.suits
+RANK = PIQUET_32.rank
+ORDER = PIQUET_32.order
+
+
+class VingtDown(GameState):
+    DECK = PIQUET_32
+    HIGHER_IS_BETTER = False
+
+    def __init__(self, players, options, seed, dealer=None) -> None:
+        super().__init__(players, options, seed, dealer)
+        self.first_dealer = self.dealer.rng.below(players)
+        self.max_deals: int = self.options["max_deals"]
+        self.drop_out: bool = self.options["drop_out"]
+        self.deal = 0                      # 1-based number of the current deal
+        self.totals = [START_SCORE] * players
+        self._others = [tuple(s for s in range(players) if s != seat) for seat in range(players)]
+        self._start_deal()
+
+    # -- deal structure ------------------------------------------------------------------------
+
+    @property
+    def dealer_seat(self) -> int:
+        return (self.first_dealer + self.deal - 1) % self.players
+
+    @property
+    def forehand(self) -> int:
+        return (self.dealer_seat + 1) % self.players
+
+    def _start_deal(self) -> None:
+        n = self.players
+        self.deal += 1
+        self.stock = self.dealer.shuffled(PIQUET_32.cards)   # dealt and drawn from the front
+        self.hands: list[list[str]] = [[] for _ in range(n)]
+        self.discards: list[list[str]] = [[] for _ in range(n)]
+        self.exchanged: list[int | None] = [None] * n
+        self.drops: list[str | None] = [None] * n           # "stay" / "drop" once decided
+        self.trump: str | None = None
+        self.trump_chosen_by: int | None = None
+        self.tricks = [0] * n
+        self.trick: list[tuple[int, str]] = []
+        self.played: list[str] = []
+        self.last_trick: dict[str, Any] | None = None
+        self.emit({"type": "deal_start", "deal": self.deal, "dealer": self.dealer_seat,
+                   "forehand": self.forehand})
+        self._deal_packet(FIRST_PACKET)
+        if self.deal >= HEARTS_FROM_DEAL:
+            self._set_trump("H", None)
+        else:
+            self.decision = "trump"
+            self.seat_to_move = self.forehand
+
+    def _deal_packet(self, size: int) -> None:
+        """``size`` cards to each seat from the front of the stock, forehand first, dealer last."""
+        order = [(self.forehand + i) % self.players for i in range(self.players)]
+        packets = {}
+        for seat in order:
+            packets[seat] = PIQUET_32.sorted(self.stock[:size])
+            del self.stock[:size]
+            self.hands[seat] = PIQUET_32.sorted(self.hands[seat] + packets[seat])
+        for seat in order:
+            self.emit({"type": "deal", "seat": seat, "cards": packets[seat]}, (seat,))
+
+    def _set_trump(self, suit: str, chosen_by: int | None) -> None:
+        self.trump = suit
+        self.trump_chosen_by = chosen_by
+        self.emit({"type": "trump", "suit": suit, "chosen_by": chosen_by})
+        self._deal_packet(SECOND_PACKET)
+        self.decision = "exchange"
+        self.seat_to_move = self.forehand
+
+    def _after_exchange(self) -> None:
+        if self.drop_out and self.trump != "D":
+            self.decision = "drop"
+            self.seat_to_move = (self.forehand + 1) % self.players
+        else:
+            self._start_play()
+
+    def _start_play(self) -> None:
+        self.decision = "play"
+        self.seat_to_move = self.forehand
+
+    def _end_deal(self) -> None:
+        factor = 2 if self.trump == "H" else 1
+        points = []
+        for seat, taken in enumerate(self.tricks):
+            if self.drops[seat] == "drop":
+                points.append(0)
+            else:
+                bonus = -5 if taken == HAND_SIZE else 5 if taken == 0 else 0
+                points.append(factor * (bonus - taken))
+        self.totals = [t + p for t, p in zip(self.totals, points)]
+        self.emit({"type": "deal_end", "deal": self.deal, "trump": self.trump,
+                   "dropped": [d == "drop" for d in self.drops], "tricks": list(self.tricks),
+                   "points": points, "totals": list(self.totals)})
+        if min(self.totals) <= 0 or self.deal >= self.max_deals:
+            self.seat_to_move = None
+            self.decision = ""
+        else:
+            self._start_deal()
+
+    # -- the rules -----------------------------------------------------------------------------
+
+    def _legal(self) -> list[str]:
+        decision = self.decision
+        if decision == "play":
+            return playable(self.hands[self.seat_to_move], self.trick, self.trump)
+        if decision == "exchange":
+            hand = self.hands[self.seat_to_move]
+            return ["discard:none"] + [
+                "discard:" + ",".join(cards)
+                for size in range(1, MAX_EXCHANGE + 1) for cards in combinations(hand, size)]
+        if decision == "drop":
+            return ["stay", "drop"]
+        return [f"trump:{suit}" for suit in SUITS]
+
+    def _explain(self, action: str) -> str:
+        seat = self.seat_to_move
+        decision = self.decision
+        if decision == "play":
+            if action not in ORDER:
+                return f"the play phase wants a card from your hand, not {action!r}"
+            if action not in self.hands[seat]:
+                return f"you do not hold {action}"
+            led = self.trick[0][1][-1]
+            if any(c[-1] == led for c in self.hands[seat]):
+                return f"you must follow the led suit {led}"
+            return f"you cannot follow {led}, so you must trump ({self.trump})"
+        if decision == "exchange":
+            return self._explain_discard(seat, action)
+        if decision == "drop":
+            return "decide whether to play this deal: stay or drop"
+        return "name trump as trump:C, trump:D, trump:H or trump:S"
+
+    def _explain_discard(self, seat: int, action: str) -> str:
+        usage = ("discard 0-3 of your cards: discard:none, or discard:CARD,CARD in canonical order "
+                 "(e.g. discard:7H,KS)")
+        if not action.startswith("discard:") or action == "discard:":
+            return usage
+        cards = parse_card_list(action[len("discard:"):])
+        for card in cards:
+            if card not in ORDER:
+                return f"{card!r} is not a card; {usage}"
+            if card not in self.hands[seat]:
+                return f"you do not hold {card}"
+        if len(cards) > MAX_EXCHANGE:
+            return f"at most {MAX_EXCHANGE} cards may be exchanged, not {len(cards)}"
+        return f"list each card once, in canonical order; {usage}"
+
+    def _apply(self, action: str) -> None:
+        seat = self.seat_to_move
+        decision = self.decision
+        if decision == "play":
+            self._play(seat, action)
+        elif decision == "exchange":
+            self._exchange(seat, action)
+        elif decision == "drop":
+            self.drops[seat] = action
+            self.emit({"type": "drop", "seat": seat, "choice": action})
+            nxt = (seat + 1) % self.players
+            if nxt != self.forehand:
+                self.seat_to_move = nxt
+            elif self.drops.count("drop") == self.players - 1:
+                self._uncontested()
+            else:
+                self._start_play()
+        else:
+            self._set_trump(action[len("trump:"):], seat)
+
+    def _exchange(self, seat: int, action: str) -> None:
+        argument = action[len("discard:"):]
+        discarded = [] if argument == "none" else parse_card_list(argument)
+        count = len(discarded)
+        drawn = self.stock[:count]
+        del self.stock[:count]
+        hand = [c for c in self.hands[seat] if c not in discarded]
+        self.hands[seat] = PIQUET_32.sorted(hand + drawn)
+        self.discards[seat] = discarded
+        self.exchanged[seat] = count
+        self.emit({"type": "exchange", "seat": seat, "count": count,
+                   "discarded": list(discarded), "drawn": PIQUET_32.sorted(drawn)}, (seat,))
+        self.emit({"type": "exchange", "seat": seat, "count": count}, self._others[seat])
+        nxt = (seat + 1) % self.players
+        if nxt == self.forehand:
+            self._after_exchange()
+        else:
+            self.seat_to_move = nxt
+
+    def _uncontested(self) -> None:
+        """Everyone else dropped out: forehand takes all five tricks without play."""
+        self.tricks[self.forehand] = HAND_SIZE
+        self.emit({"type": "uncontested", "seat": self.forehand, "tricks": HAND_SIZE})
+        self._end_deal()
+
+    def _next_in_play(self, seat: int) -> int:
+        """The next seat clockwise that has not dropped out."""
+        nxt = (seat + 1) % self.players
+        while self.drops[nxt] == "drop":
+            nxt = (nxt + 1) % self.players
+        return nxt
+
+    def _play(self, seat: int, card: str) -> None:
+        self.hands[seat].remove(card)
+        self.trick.append((seat, card))
+        self.emit({"type": "play", "seat": seat, "card": card})
+        in_play = self.players - self.drops.count("drop")
+        if len(self.trick) < in_play:
+            self.seat_to_move = self._next_in_play(seat)
+            return
+        winner = trick_winner(self.trick, self.trump, RANK)
+        self.tricks[winner] += 1
+        self.last_trick = {"leader": self.trick[0][0], "cards": [c for _, c in self.trick],
+                           "winner": winner}
+        self.played.extend(self.last_trick["cards"])
+        self.trick = []
+        self.emit({"type": "trick", **self.last_trick})
+        if self.hands[winner]:
+            self.seat_to_move = winner
+        else:
+            self._end_deal()
+
+    def _scores(self) -> list[int]:
+        return list(self.totals)
+
+    # -- where the cards are, and who may know them ---------------------------------------------
+
+    def card_locations(self) -> dict[str, list[str]]:
+        locations = {f"hand {seat}": list(hand) for seat, hand in enumerate(self.hands)}
+        for seat, cards in enumerate(self.discards):
+            locations[f"discards {seat}"] = list(cards)
+        locations["trick"] = [c for _, c in self.trick]
+        locations["played"] = list(self.played)
+        locations["stock"] = list(self.stock)
+        return locations
+
+    def hidden_from(self, seat: int) -> set[str]:
+        """The stock, the other hands, and the other seats' discards (a seat knows its own)."""
+        hidden = set(self.stock)
+        for other in range(self.players):
+            if other != seat:
+                hidden.update(self.hands[other])
+                hidden.update(self.discards[other])
+        return hidden
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        view: dict[str, Any] = {
+            "game": "vingt-down",
+            "players": self.players,
+            "seat": seat,
+            "phase": self.decision or "over",
+            "to_move": self.seat_to_move,
+            "deal": self.deal,
+            "max_deals": self.max_deals,
+            "dealer": self.dealer_seat,
+            "forehand": self.forehand,
+            "trump": self.trump,
+            "trump_chosen_by": self.trump_chosen_by,
+            "drop_out": self.drop_out,
+            "exchanged": list(self.exchanged),
+            "stock_count": len(self.stock),
+            "drops": list(self.drops),
+            "trick": [{"seat": s, "card": c} for s, c in self.trick],
+            "last_trick": self.last_trick,
+            "played": list(self.played),
+            "tricks": list(self.tricks),
+            "hand_counts": [len(h) for h in self.hands],
+            "scores": list(self.totals),
+        }
+        if seat is None:
+            view["hands"] = [list(h) for h in self.hands]
+            view["discards"] = [list(d) for d in self.discards]
+            view["stock"] = list(self.stock)
+        else:
+            view["hand"] = list(self.hands[seat])
+            view["discarded"] = list(self.discards[seat])
+        return view
+
+
+def playable(hand: list[str], trick: list[tuple[int, str]], trump: str | None) -> list[str]:
+    """Follow the led suit if you can; else trump if you can; else any card (canonical order)."""
+    if not trick:
+        return list(hand)
+    led = trick[0][1][-1]
+    follow = [c for c in hand if c[-1] == led]
+    if follow:
+        return follow
+    trumps = [c for c in hand if c[-1] == trump]
+    return trumps or list(hand)
+
+
+SPEC = GameSpec(
+    id="vingt-down",
+    name="Vingt-down",
+    aliases=("zwanzig-ab", "vingt", "zwanzig"),
+    player_counts=(PLAYERS,),
+    default_players=PLAYERS,
+    options=(
+        Option("max_deals", 100, "the match ends after this many deals at the latest", minimum=1),
+        Option("drop_out", False, "after the exchange, players but forehand may drop out of a deal "
+                                  "(not with diamonds trump)"),
+    ),
+    state_class=VingtDown,
+    summary="Start at 20, each trick taken counts -1; a deal leaving anyone at 0 or below ends "
+            "the match, lowest wins. Forehand names trump from 2 cards; exchange up to 3.",
+)
+VingtDown.SPEC = SPEC
