@@ -91,13 +91,15 @@ def describe_returncode(code: int | None) -> str | None:
 # -- the real transport: a subprocess ---------------------------------------------------------------
 
 def _read_proc_stat(pid: int) -> tuple[int, int, int] | None:
-    """(parent pid, process group, session) of ``pid``, or None if it is gone."""
+    """(parent pid, process group, session) of ``pid``, or None if it is gone or a zombie."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             data = handle.read()
     except OSError:
         return None
     fields = data[data.rfind(b")") + 2:].split()
+    if fields[:1] == [b"Z"]:
+        return None
     try:
         return int(fields[1]), int(fields[2]), int(fields[3])
     except (IndexError, ValueError):
@@ -135,11 +137,12 @@ def related_pids(leader: int) -> set[int]:
 def kill_everything(leader: int) -> None:
     """SIGKILL the bot's process group, session and descendants (a few rounds, against forks)."""
     for _ in range(5):
+        # Find the tree before killing: once the leader dies, an escaped child's parent link is gone.
+        pids = related_pids(leader)
         try:
             os.killpg(leader, signal.SIGKILL)
         except OSError:
             pass
-        pids = related_pids(leader)
         if not pids:
             break
         for pid in pids:

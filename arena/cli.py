@@ -31,6 +31,10 @@ def games_command() -> None:
     Console().print(table)
 
 
+from arena.cli_match import match_command, replay_command  # noqa: E402  (registered below)
+
+main.add_command(match_command)
+main.add_command(replay_command)
 main.add_command(tournament_command)
 main.add_command(standings_command)
 main.add_command(submit_command)

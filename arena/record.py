@@ -107,6 +107,10 @@ def replay_record(path: Path) -> Replay:
         raise ReplayError(f"{where}: header is missing or has a bad field: {error}") from None
     except OptionError as error:
         raise ReplayError(f"{where}: {error}") from None
+    seats = header.get("seats")
+    if not (isinstance(seats, list) and len(seats) == state.players
+            and all(isinstance(s, dict) and "seat" in s and "bot" in s for s in seats)):
+        raise ReplayError(f"{where}: header field \"seats\" must list each seat's bot")
     result = None
     faults = []
     for entry in entries[1:]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -43,3 +43,11 @@ class MatchResult:
     record_path: Path | None = None
     termination: str = "completed"
     duration_s: float = 0.0
+
+
+def match_result_dict(result: MatchResult) -> dict[str, Any]:
+    """A MatchResult as JSON-ready data (for `arena match --json`, stores and reports)."""
+    data = asdict(result)
+    data["faults"] = [{**asdict(f), "kind": str(f.kind)} for f in result.faults]
+    data["record_path"] = None if result.record_path is None else str(result.record_path)
+    return data

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """A stdlib-only random bot: answers every request with a random legal action, by value.
 
-Usage: random_bot.py [SEED]. Reads one JSON message per line from stdin (SPEC.md section 4).
+Usage: random_bot.py [SEED]. Without a seed it seeds itself from the name the referee gives it in
+hello, so copies of it in one match play differently. Reads one JSON message per line from stdin
+(SPEC.md section 4).
 """
 
 import json
@@ -11,10 +13,13 @@ import sys
 
 def main() -> None:
     rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    seeded = len(sys.argv) > 1
     for line in sys.stdin:
         message = json.loads(line)
         kind = message.get("type")
         if kind == "hello":
+            if not seeded:
+                rng.seed(message["name"])
             reply = {"type": "ready", "name": "random_bot", "version": "1"}
         elif kind == "request":
             reply = {"type": "action", "id": message["id"], "action": rng.choice(message["legal"])}

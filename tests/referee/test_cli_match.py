@@ -1,0 +1,99 @@
+"""`arena match` and `arena replay` as a user runs them: help, errors (one line, exit 2), real runs."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'random_bot.py'}"
+
+
+def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
+                                                       "COLUMNS": "120", "NO_COLOR": "1"})
+
+
+def test_help_lists_the_options():
+    done = arena("match", "--help")
+    assert done.returncode == 0
+    for option in ("--bot", "--seed", "--players", "--option", "--record", "--json",
+                   "--decision-ms", "--sandbox"):
+        assert option in done.stdout
+    assert arena("replay", "--help").returncode == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["nosuchgame", "--bot", "x"], "unknown game 'nosuchgame'"),
+    (["aon", "--bot", "no-such-program-xyz"], "program 'no-such-program-xyz' not found on PATH"),
+    (["aon", "--bot", "./missing/bot"], "no executable program at ./missing/bot"),
+    (["aon", "--bot", f"{sys.executable} missing_bot.py"], "no such file missing_bot.py"),
+    (["aon", "--bot", RANDOM_BOT, "--players", "2"], "2 players: expected one of 3, 4, 5, 6"),
+    (["aon", "--bot", RANDOM_BOT, "--bot", RANDOM_BOT, "--players", "3"], "2 --bot given for 3"),
+    (["aon", "--bot", RANDOM_BOT, "--option", "colour=red"], "unknown option 'colour'"),
+    (["aon", "--bot", RANDOM_BOT, "--option", "nonsense"], "expected key=value"),
+    (["aon", "--bot", "'unclosed"], "No closing quotation"),
+    (["aon", "--bot", RANDOM_BOT, "--seed", "-1"], "--seed"),
+    (["aon", "--bot", f"{sys.executable} -c pass"], ": ended before saying ready: exited with status 0"),
+])
+def test_bad_arguments_are_one_line_and_exit_2(args, message):
+    done = arena("match", *args)
+    assert done.returncode == 2, done.stderr
+    error_lines = [line for line in done.stderr.splitlines() if line.startswith("Error")]
+    assert len(error_lines) == 1 and message in error_lines[0], done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_real_match_prints_a_table_and_replays(tmp_path):
+    record = tmp_path / "m.jsonl"
+    done = arena("match", "aon", "--bot", RANDOM_BOT, "--players", "3", "--seed", "5",
+                 "--record", str(record))
+    assert done.returncode == 0, done.stderr
+    assert "random_bot-3" in done.stdout and "score" in done.stdout and "seed 5" in done.stdout
+    shown = arena("replay", str(record))
+    assert shown.returncode == 0, shown.stderr
+    assert "hand of seat 2" in shown.stdout and "trick:" in shown.stdout
+    assert "record checked" in shown.stdout
+    seat = arena("replay", str(record), "--seat", "1")
+    assert seat.returncode == 0 and "your hand" in seat.stdout and "hand of seat" not in seat.stdout
+    assert arena("replay", str(record), "--seat", "7").returncode == 2
+
+
+def test_json_output(tmp_path):
+    done = arena("match", "aon", "--bot", RANDOM_BOT, "--bot", RANDOM_BOT, "--bot", RANDOM_BOT,
+                 "--seed", "9", "--json", "--decision-ms", "3000")
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout)
+    assert result["game"] == "alles-oder-nichts" and result["seed"] == 9
+    assert result["bots"] == ["random_bot", "random_bot-2", "random_bot-3"]
+    assert len(result["scores"]) == 3 and sorted(result["placings"])[0] == 1
+    assert result["faults"] == [] and result["termination"] == "completed"
+    again = json.loads(arena("match", "aon", "--bot", RANDOM_BOT, "--players", "3", "--seed", "9",
+                             "--json").stdout)
+    assert again["scores"] == result["scores"]          # same seed, same bots: same match
+
+
+def test_replay_reports_a_tampered_record(tmp_path):
+    record = tmp_path / "m.jsonl"
+    assert arena("match", "aon", "--bot", RANDOM_BOT, "--players", "3", "--seed", "2",
+                 "--record", str(record)).returncode == 0
+    lines = record.read_text().splitlines()
+    for number, line in enumerate(lines):
+        entry = json.loads(line)
+        if entry["type"] == "action" and entry["action"].startswith(("1", "2", "3", "4")):
+            entry["action"] = "12R" if entry["action"] != "12R" else "11R"
+            lines[number] = json.dumps(entry)
+            break
+    record.write_text("\n".join(lines) + "\n")
+    done = arena("replay", str(record))
+    assert done.returncode == 1
+    assert f"line {number + 1}:" in done.stderr and "replay failed" in done.stderr
+    (tmp_path / "junk.jsonl").write_text("not json\n")
+    junk = arena("replay", str(tmp_path / "junk.jsonl"))
+    assert junk.returncode == 1 and "line 1: not JSON" in junk.stderr
+    assert arena("replay", str(tmp_path / "absent.jsonl")).returncode == 2

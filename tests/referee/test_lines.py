@@ -1,0 +1,71 @@
+"""The bounded line reader: splitting, caps, skipping an over-long line without keeping it."""
+
+import pytest
+import trio
+
+from arena.lines import LineReader, LineTooLong
+
+
+def feeder(chunks):
+    chunks = list(chunks)
+    largest = [0]
+
+    async def receive_some(max_bytes):
+        await trio.lowlevel.checkpoint()
+        if not chunks:
+            return b""
+        chunk = chunks.pop(0)
+        largest[0] = max(largest[0], len(chunk))
+        return chunk
+    return receive_some
+
+
+async def test_lines_across_chunks_and_a_last_line_without_newline():
+    reader = LineReader(feeder([b"ab", b"c\nde", b"f\n\ng"]))
+    assert [await reader.read_line() for _ in range(5)] == [b"abc", b"def", b"", b"g", None]
+
+
+async def test_an_over_long_line_raises_then_the_next_line_reads_fine():
+    reader = LineReader(feeder([b"x" * 30, b"x" * 30, b"tail\nok\n"]), max_line_bytes=40)
+    with pytest.raises(LineTooLong) as raised:
+        await reader.read_line()
+    assert raised.value.limit == 40 and raised.value.head.startswith(b"xxx")
+    assert await reader.read_line() == b"ok"
+    assert await reader.read_line() is None
+
+
+async def test_an_endless_line_is_not_buffered():
+    endless = (b"y" * 65536 for _ in range(200))           # 13 MB, never a newline
+
+    async def receive_some(max_bytes):
+        await trio.lowlevel.checkpoint()
+        return next(endless, b"")
+
+    reader = LineReader(receive_some, max_line_bytes=100_000)
+    with pytest.raises(LineTooLong):
+        await reader.read_line()
+    assert len(reader._buffer) == 0
+    assert await reader.read_line() is None                 # the rest is dropped as it arrives
+    assert len(reader._buffer) == 0
+
+
+async def test_a_line_exactly_at_the_cap_is_accepted():
+    reader = LineReader(feeder([b"z" * 40 + b"\n"]), max_line_bytes=40)
+    assert await reader.read_line() == b"z" * 40
+
+
+async def test_cancelling_a_read_keeps_what_was_received(autojump_clock):
+    send, receive = trio.open_memory_channel(10)
+
+    async def receive_some(max_bytes):
+        try:
+            return await receive.receive()
+        except trio.EndOfChannel:
+            return b""
+
+    reader = LineReader(receive_some)
+    await send.send(b"half a ")
+    with trio.move_on_after(1):
+        await reader.read_line()
+    await send.send(b"line\n")
+    assert await reader.read_line() == b"half a line"
