@@ -16,11 +16,12 @@ from rich.console import Console
 
 from arena.games import GameError, find_game
 from arena.render import Progress, show_progress, standings_tables
-from arena.store import ResultStore, StoreError, StoredMatch
+from arena.store import ResultStore, StoreError
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
-from arena.tournament.runner import RunSummary, TournamentError, run_tournament
+from arena.tournament.runner import RunSummary, TournamentError, run_tournament, unwrapped
 from arena.tournament.schedule import ScheduledMatch, build_schedule
-from arena.tournament.standings import Standings, compute_standings, standings_as_data
+from arena.tournament.standings import (StandingsFold, compute_standings, schedule_order,
+                                        standings_as_data)
 
 EXIT_INTERRUPTED = 130
 
@@ -69,24 +70,24 @@ def tournament_command(file: str | None, bots: tuple[str, ...], games: str | Non
     console.print(f"tournament {config.name!r}: {len(config.bots)} bots, "
                   f"{len(config.games)} games, {len(schedule)} matches, "
                   f"{config.concurrency} at once; results in {config.results}",
-                  highlight=False, markup=False)
+                  highlight=False, markup=False, soft_wrap=True)
     try:
         summary, interrupted = trio.run(_run, config, schedule, store, console)
-        final = compute_standings(store.matches(), [b.name for b in config.bots])
+        final = compute_standings(store.matches(), [b.name for b in config.bots],
+                                  [g.label for g in config.games])
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         store.close()
-    if not console.is_terminal:            # the Live view already shows the final standings
-        console.print(standings_tables(final))
+    console.print(standings_tables(final))
     if interrupted:
         console.print(f"stopped: {summary.played} matches played in this run are stored; run the "
-                      "same command again to resume", highlight=False, markup=False)
+                      "same command again to resume", highlight=False, markup=False, soft_wrap=True)
         sys.exit(EXIT_INTERRUPTED)
     console.print(f"done: {summary.played} played, {summary.skipped} already stored, "
                   f"{summary.aborted} aborted (run again to replay them); "
                   f"{summary.started_processes} bot processes started",
-                  highlight=False, markup=False)
+                  highlight=False, markup=False, soft_wrap=True)
 
 
 def _config(file: str | None, bots: tuple[str, ...], games: str | None, deals: int | None,
@@ -139,19 +140,14 @@ async def _run(config: TournamentConfig, schedule: list[ScheduledMatch], store: 
                console: Console) -> tuple[RunSummary, bool]:
     """The runner and the display side by side; SIGINT/SIGTERM stop it cleanly."""
     progress = Progress(total=len(schedule))
-    stored = store.matches()
-    bot_names = [b.name for b in config.bots]
-
-    def standings() -> Standings:
-        return compute_standings(stored, bot_names)
-
-    def on_stored(match: StoredMatch) -> None:     # a replayed match replaces its aborted try
-        stored[:] = [m for m in stored if m.match_id != match.match_id]
-        stored.append(match)
+    fold = StandingsFold([b.name for b in config.bots], [g.label for g in config.games])
+    for match in sorted(store.matches(), key=schedule_order):
+        fold.add(match)          # live ratings then follow the order matches finish in
 
     interrupted = False
     summary = RunSummary()
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals, \
+            unwrapped(TournamentError):
         async with trio.open_nursery() as nursery:
             async def stop_on_signal() -> None:
                 nonlocal interrupted
@@ -161,9 +157,8 @@ async def _run(config: TournamentConfig, schedule: list[ScheduledMatch], store: 
                     return
 
             nursery.start_soon(stop_on_signal)
-            nursery.start_soon(show_progress, progress, standings, console)
-            summary = await run_tournament(config, schedule, store, progress,
-                                           on_stored=on_stored)
+            nursery.start_soon(show_progress, progress, fold.standings, console)
+            summary = await run_tournament(config, schedule, store, progress, on_stored=fold.add)
             nursery.cancel_scope.cancel()
     return summary, interrupted
 
@@ -184,8 +179,10 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
             raise InputError(str(exc)) from None
     try:
         with ResultStore.open_read(path) as store:
-            bots = [b["name"] for b in store.definition().get("bots", [])]
-            standings = compute_standings(store.matches(), bots)
+            definition = store.definition()
+            standings = compute_standings(store.matches(),
+                                          [b["name"] for b in definition.get("bots", [])],
+                                          [g["label"] for g in definition.get("games", [])])
     except StoreError as exc:
         raise InputError(str(exc)) from None
     data = standings_as_data(standings)

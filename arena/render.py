@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import trio
+from rich import box
 from rich.console import Console, Group, RenderableType
 from rich.live import Live
 from rich.progress_bar import ProgressBar
@@ -46,23 +47,24 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
     with_scores = scope != OVERALL
     matches = standings.matches.get(scope, 0)
     title = f"{'Overall' if scope == OVERALL else scope} ({matches} matches)"
-    table = Table(title=title, title_justify="left", expand=False)
+    table = Table(title=title, title_justify="left", expand=False, box=box.SIMPLE_HEAD,
+                  pad_edge=False, collapse_padding=True)
     table.add_column("#", justify="right")
-    table.add_column("bot")
-    table.add_column("played", justify="right")
-    table.add_column("wins", justify="right")
-    table.add_column("place", justify="right")
+    table.add_column("bot", no_wrap=True)
+    table.add_column("played", justify="right", no_wrap=True)
+    table.add_column("wins", justify="right", no_wrap=True)
+    table.add_column("place", justify="right", no_wrap=True)
     if with_scores:
-        table.add_column("score", justify="right")
-        table.add_column("dup", justify="right")
-    table.add_column("rating (mu ± sigma)", justify="right")
+        table.add_column("score", justify="right", no_wrap=True)
+        table.add_column("dup", justify="right", no_wrap=True)
+    table.add_column("rating", justify="right", no_wrap=True)
     table.add_column("faults")
-    table.add_column("ms", justify="right")
+    table.add_column("ms", justify="right", no_wrap=True)
     for rank, row in enumerate(rows, start=1):
         cells = [str(rank), row.bot, str(row.played), str(row.wins), _number(row.mean_placing)]
         if with_scores:
             cells += [_number(row.mean_score, 1), _number(row.duplicate, 1, signed=True)]
-        cells += [f"{row.mu:.1f} ± {row.sigma:.1f}", faults_text(row), _number(row.median_ms, 1)]
+        cells += [f"{row.mu:.1f} ± {row.sigma:.1f}", faults_text(row), _number(row.median_ms)]
         table.add_row(*cells)
     return table
 
@@ -145,19 +147,17 @@ async def show_progress(progress: Progress, standings: Callable[[], Standings],
 
 async def _live_loop(progress: Progress, standings: Callable[[], Standings],
                      console: Console) -> None:
+    """Transient: the caller prints the final standings (in schedule order) when it ends."""
     shown: Standings | None = None
     folded_at, folded_done = -1e9, -1
-    with Live(console=console, auto_refresh=False, transient=False,
+    with Live(console=console, auto_refresh=False, transient=True,
               vertical_overflow="visible") as live:
-        try:
-            while True:
-                now = time.monotonic()
-                if progress.done != folded_done and now - folded_at >= STANDINGS_EVERY_S:
-                    shown, folded_at, folded_done = standings(), now, progress.done
-                live.update(live_view(shown, progress, now), refresh=True)
-                await trio.sleep(LIVE_REFRESH_S)
-        finally:
-            live.update(live_view(standings(), progress), refresh=True)
+        while True:
+            now = time.monotonic()
+            if progress.done != folded_done and now - folded_at >= STANDINGS_EVERY_S:
+                shown, folded_at, folded_done = standings(), now, progress.done
+            live.update(live_view(shown, progress, now), refresh=True)
+            await trio.sleep(LIVE_REFRESH_S)
 
 
 async def _plain_loop(progress: Progress, console: Console) -> None:

@@ -349,12 +349,13 @@ def config_from_table(data: Mapping[str, Any], *, source: str,
 
 
 def parse_bot_option(text: str) -> dict[str, Any]:
-    """``NAME=COMMAND`` from ``--bot`` as a bots entry; ConfigError names the option."""
+    """``NAME=COMMAND`` from ``--bot`` as a bots entry, run in the current directory (where the
+    command line was typed); ConfigError names the option."""
     name, sep, cmd = text.partition("=")
     if not sep or not name.strip() or not cmd.strip():
         raise ConfigError(f"--bot {text}: found no NAME=COMMAND; expected e.g. "
                           "--bot random=\"python3 sample_bots/python/random_bot.py\"")
-    return {"name": name.strip(), "cmd": cmd.strip()}
+    return {"name": name.strip(), "cmd": cmd.strip(), "cwd": "."}
 
 
 def quick_config(bots: Sequence[str], *, games: str = "all", deals: int = DEFAULT_DEALS,
@@ -368,10 +369,10 @@ def quick_config(bots: Sequence[str], *, games: str = "all", deals: int = DEFAUL
     if concurrency is not None:
         data["concurrency"] = concurrency
     config = config_from_table(data, source="--bot", default_name="quick")
-    short = config.fingerprint()[:10]
-    output = Path(f"results/quick-{short}")
-    chosen = Path(results) if results else output / "results.sqlite"
-    return replace(config, output=output, results=chosen)
+    if results:
+        return replace(config, output=Path(results).parent, results=Path(results))
+    output = Path(f"results/quick-{config.fingerprint()[:10]}")
+    return replace(config, output=output, results=output / "results.sqlite")
 
 
 def select_games(text: str, *, source: str) -> list[str]:

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -85,7 +86,7 @@ class BotPool:
         except BotStartupError:
             self._failures[name] += 1
             if self._failures[name] >= STARTUP_FAILURES_TO_STOP:
-                raise TournamentError(f"bot {name!r} failed to start {self._failures[name]} times "
+                raise TournamentError(f"bot {name} failed to start {self._failures[name]} times "
                                       "in a row; fix it and run again (finished matches are "
                                       "kept)") from None
             raise
@@ -132,6 +133,21 @@ class BotPool:
         with trio.CancelScope(shield=True):
             with trio.move_on_after(CLOSE_GRACE_S):
                 await process.close()
+
+
+@contextmanager
+def unwrapped(kind: type[Exception]) -> Iterator[None]:
+    """Raise the first ``kind`` error out of a nursery's exception group as itself."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        matched, _rest = group.split(kind)
+        if matched is None:
+            raise
+        first: BaseException = matched
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
 
 
 def pending_matches(matches: Sequence[ScheduledMatch], done: set[str]) -> list[ScheduledMatch]:
@@ -184,11 +200,12 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
             limiter.release_on_behalf_of(match.match_id)
 
     try:
-        await pool.warm_up()
-        async with trio.open_nursery() as nursery:
-            for match in todo:
-                await limiter.acquire_on_behalf_of(match.match_id)
-                nursery.start_soon(play_one, match)
+        with unwrapped(TournamentError):
+            await pool.warm_up()
+            async with trio.open_nursery() as nursery:
+                for match in todo:
+                    await limiter.acquire_on_behalf_of(match.match_id)
+                    nursery.start_soon(play_one, match)
     finally:
         summary.started_processes = pool.started
         await pool.close_all()

@@ -162,7 +162,7 @@ def _balanced_groups(bots: Sequence[str], n: int, size: int, rng: Rng) -> list[l
     Greedy first: each group takes the bots that have played least (so play counts never differ by
     more than one and end equal), preferring those that have met the chosen ones least. Then swaps
     of two bots between two groups, which keep every play count, are kept when they lower the sum
-    of squared pair counts (the same total spread more evenly).
+    of squared pair counts (the same total spread more evenly), or keep it equal.
     """
     plays: Counter[str] = Counter({b: 0 for b in bots})
     meets: Counter[frozenset[str]] = Counter()
@@ -201,7 +201,7 @@ def _balanced_groups(bots: Sequence[str], n: int, size: int, rng: Rng) -> list[l
         change = Counter(added)
         change.subtract(removed)
         delta = sum((meets[p] + d) ** 2 - meets[p] ** 2 for p, d in change.items() if d)
-        if delta < 0:
+        if delta <= 0:                           # sideways moves cross plateaus
             meets.update({p: d for p, d in change.items() if d})
             groups[gi] = [y if b == x else b for b in groups[gi]]
             groups[gj] = [x if b == y else b for b in groups[gj]]

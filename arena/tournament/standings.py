@@ -15,6 +15,7 @@ forfeits and the median decision time. Only completed matches count.
   forfeited seat ranks last. In team games (All Fours) partners are one team. A bot holding seats
   in several places of one match is ranked by its mean placing; a bot on two opposing teams of a
   match (possible only with fewer bots than seats) leaves that match unrated.
+- The median decision time is exact on a 0.01 ms grid (times are counted, not kept).
 - The overall table pools every game; it has no score columns (score scales differ by game).
 """
 
@@ -31,6 +32,7 @@ from arena.games import GAMES
 from arena.store import StoredMatch
 
 OVERALL = "overall"
+TIME_RESOLUTION_MS = 0.01      # decision times are counted on this grid for the median
 
 
 @dataclass(frozen=True)
@@ -71,10 +73,9 @@ class _Tally:
         self.wins = 0
         self.placing_sum = 0
         self.score_sum = 0
-        self.dup: list[float] = []
         self.faults: Counter[str] = Counter()
         self.forfeits = 0
-        self.times: list[float] = []
+        self.times: Counter[int] = Counter()   # decision times in units of TIME_RESOLUTION_MS
 
 
 def higher_is_better(game_id: str) -> bool:
@@ -82,57 +83,80 @@ def higher_is_better(game_id: str) -> bool:
     return True if spec is None else spec.state_class.HIGHER_IS_BETTER
 
 
-def compute_standings(matches: Iterable[StoredMatch], bots: Sequence[str] = ()) -> Standings:
-    """Fold completed matches into standings. ``bots`` lists bots to show even before they play."""
-    done = sorted((m for m in matches if m.completed),
-                  key=lambda m: (m.deal, m.game, m.table, m.rotation, m.match_id))
-    labels = sorted({m.game for m in done})
-    scopes = [*labels, OVERALL]
-    tallies: dict[str, dict[str, _Tally]] = {s: defaultdict(_Tally) for s in scopes}
-    for scope in scopes:
-        for bot in bots:
-            tallies[scope][bot]           # noqa: B018 (create the row)
-    model = PlackettLuce()
-    ratings: dict[str, dict[str, object]] = {s: {} for s in scopes}
+def schedule_order(match: StoredMatch) -> tuple:
+    return (match.deal, match.game, match.table, match.rotation, match.match_id)
 
-    for match in done:
+
+def compute_standings(matches: Iterable[StoredMatch], bots: Sequence[str] = (),
+                      games: Sequence[str] = ()) -> Standings:
+    """Fold completed matches, in schedule order, into standings. ``bots`` lists bots to show
+    even before they play; ``games`` orders the game tables (others follow by name)."""
+    fold = StandingsFold(bots, games)
+    for match in sorted((m for m in matches if m.completed), key=schedule_order):
+        fold.add(match)
+    return fold.standings()
+
+
+class StandingsFold:
+    """The fold, one match at a time: :meth:`add` is cheap (a running tournament calls it as each
+    match is stored), :meth:`standings` builds the tables from the running sums."""
+
+    def __init__(self, bots: Sequence[str] = (), games: Sequence[str] = ()) -> None:
+        self._bots = list(bots)
+        self._games = list(games)
+        self._model = PlackettLuce()
+        self._tallies: dict[str, dict[str, _Tally]] = {}
+        self._ratings: dict[str, dict[str, object]] = {}
+        self._deals: dict[tuple[str, int, int], list[StoredMatch]] = defaultdict(list)
+        self._counts: Counter[str] = Counter()
+
+    def _scope(self, scope: str) -> dict[str, _Tally]:
+        if scope not in self._tallies:
+            self._tallies[scope] = {bot: _Tally() for bot in self._bots}
+            self._ratings[scope] = {}
+        return self._tallies[scope]
+
+    def add(self, match: StoredMatch) -> None:
+        if not match.completed:
+            return
+        self._counts[match.game] += 1
+        self._counts[OVERALL] += 1
+        self._deals[(match.game, match.table, match.deal)].append(match)
         for scope in (match.game, OVERALL):
-            tally = tallies[scope]
+            tally = self._scope(scope)
             for seat, bot in enumerate(match.bots):
-                row = tally[bot]
+                row = tally.setdefault(bot, _Tally())
                 row.played += 1
                 row.wins += match.placings[seat] == 1
                 row.placing_sum += match.placings[seat]
                 row.score_sum += match.scores[seat]
                 row.forfeits += seat in match.forfeited
                 if seat < len(match.decision_ms):
-                    row.times.extend(match.decision_ms[seat])
+                    row.times.update(round(ms / TIME_RESOLUTION_MS)
+                                     for ms in match.decision_ms[seat])
             for fault in match.faults:
-                tally[fault.bot].faults[fault.kind] += 1
-            _rate(model, ratings[scope], match)
+                tally.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
+            _rate(self._model, self._ratings[scope], match)
 
-    for (label, _table, _deal), group in _deals(done).items():
-        sign = 1 if higher_is_better(group[0].game_id) else -1
-        for bot, delta in _duplicate_deltas(group):
-            tallies[label][bot].dup.append(sign * delta)
-
-    tables = {}
-    for scope in scopes:
-        rows = [_row(bot, tally, ratings[scope].get(bot), with_scores=scope != OVERALL, model=model)
-                for bot, tally in tallies[scope].items()]
-        rows.sort(key=lambda r: (-r.ordinal, r.mean_placing if r.mean_placing is not None else 99,
-                                 r.bot))
-        tables[scope] = rows
-    counts = Counter(m.game for m in done)
-    counts[OVERALL] = len(done)
-    return Standings(tables=tables, matches=dict(counts))
-
-
-def _deals(done: Sequence[StoredMatch]) -> dict[tuple[str, int, int], list[StoredMatch]]:
-    groups: dict[tuple[str, int, int], list[StoredMatch]] = defaultdict(list)
-    for match in done:
-        groups[(match.game, match.table, match.deal)].append(match)
-    return groups
+    def standings(self) -> Standings:
+        played = [label for label in self._tallies if label != OVERALL]
+        labels = [g for g in self._games if g in played] + sorted(set(played) - set(self._games))
+        self._scope(OVERALL)
+        dup: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+        for (label, _table, _deal), group in self._deals.items():
+            sign = 1 if higher_is_better(group[0].game_id) else -1
+            for bot, delta in _duplicate_deltas(group):
+                dup[label][bot].append(sign * delta)
+        tables = {}
+        for scope in [*labels, OVERALL]:
+            rows = [_row(bot, tally, self._ratings[scope].get(bot), dup[scope].get(bot, []),
+                         with_scores=scope != OVERALL, model=self._model)
+                    for bot, tally in self._tallies[scope].items()]
+            rows.sort(key=lambda r: (-r.ordinal,
+                                     r.mean_placing if r.mean_placing is not None else 99, r.bot))
+            tables[scope] = rows
+        matches = {scope: self._counts[scope] for scope in tables}
+        return Standings(tables=tables, matches=matches)
 
 
 def _duplicate_deltas(group: Sequence[StoredMatch]) -> list[tuple[str, float]]:
@@ -165,7 +189,7 @@ def _rate(model: PlackettLuce, ratings: dict[str, object], match: StoredMatch) -
             ratings[bot] = rating
 
 
-def _row(bot: str, tally: _Tally, rating: object, *, with_scores: bool,
+def _row(bot: str, tally: _Tally, rating: object, dup: Sequence[float], *, with_scores: bool,
          model: PlackettLuce) -> BotStanding:
     rating = rating or model.rating(name=bot)
     played = tally.played
@@ -173,10 +197,29 @@ def _row(bot: str, tally: _Tally, rating: object, *, with_scores: bool,
         bot=bot, played=played, wins=tally.wins,
         mean_placing=tally.placing_sum / played if played else None,
         mean_score=tally.score_sum / played if played and with_scores else None,
-        duplicate=statistics.fmean(tally.dup) if tally.dup and with_scores else None,
+        duplicate=statistics.fmean(dup) if dup and with_scores else None,
         mu=rating.mu, sigma=rating.sigma,  # type: ignore[attr-defined]
         faults=dict(sorted(tally.faults.items())), forfeits=tally.forfeits,
-        median_ms=statistics.median(tally.times) if tally.times else None)
+        median_ms=_median(tally.times))
+
+
+def _median(times: Counter[int]) -> float | None:
+    """The median of times counted on the TIME_RESOLUTION_MS grid (mean of the middle two)."""
+    total = sum(times.values())
+    if not total:
+        return None
+    middle = ((total - 1) // 2, total // 2)
+    found: list[int] = []
+    seen = 0
+    for value in sorted(times):
+        count = times[value]
+        for position in middle:
+            if seen <= position < seen + count:
+                found.append(value)
+        seen += count
+        if len(found) == 2:
+            break
+    return (found[0] + found[1]) / 2 * TIME_RESOLUTION_MS
 
 
 def standings_as_data(standings: Standings) -> dict:

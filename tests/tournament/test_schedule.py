@@ -1,0 +1,134 @@
+"""Properties of the tournament schedule: duplicate seating, partners, balance, stable ids."""
+
+import itertools
+from collections import Counter, defaultdict
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.tournament.schedule import GamePlan, build_schedule, rotate, team_splits
+
+
+def bots_named(count):
+    return [f"bot{i}" for i in range(count)]
+
+
+@st.composite
+def tournaments(draw, team_game=None):
+    team = draw(st.booleans()) if team_game is None else team_game
+    players = 4 if team else draw(st.integers(3, 6))
+    plan = GamePlan(label="g", game_id="g", players=players, deals=draw(st.integers(1, 3)),
+                    team_size=2 if team else 1, max_tables=draw(st.integers(1, 30)))
+    bots = bots_named(draw(st.integers(2, 11)))
+    seed = draw(st.integers(0, 2**64 - 1))
+    return seed, bots, plan
+
+
+def deals_of(schedule):
+    groups = defaultdict(list)
+    for match in schedule:
+        groups[(match.game, match.table, match.deal)].append(match)
+    return groups
+
+
+@settings(max_examples=60, deadline=None)
+@given(tournaments())
+def test_every_deal_is_played_in_every_rotation_with_the_same_seed(case):
+    seed, bots, plan = case
+    schedule = build_schedule(seed, bots, [plan])
+    assert len({m.match_id for m in schedule}) == len(schedule)
+    for group in deals_of(schedule).values():
+        assert sorted(m.rotation for m in group) == list(range(plan.players))
+        assert len({m.seed for m in group}) == 1
+        table = group[0].seats
+        for match in group:
+            assert match.seats == rotate(rotate(table, -group[0].rotation), match.rotation)
+        # every bot at the table holds every seat's cards equally often
+        for seat in range(plan.players):
+            assert Counter(m.seats[seat] for m in group) == Counter(table)
+
+
+@settings(max_examples=60, deadline=None)
+@given(tournaments(team_game=True))
+def test_partners_stay_together_and_teams_swap_sides(case):
+    seed, bots, plan = case
+    schedule = build_schedule(seed, bots, [plan])
+    for group in deals_of(schedule).values():
+        sides = defaultdict(set)
+        teams = set()
+        for match in group:
+            for side in (0, 1):
+                team = frozenset(match.seats[s] for s in (side, side + 2))
+                teams.add(team)
+                sides[team].add(side)
+        assert len(teams) == 2 or len(set(bots)) < 4
+        if len(bots) >= 4:
+            assert all(found == {0, 1} for found in sides.values())
+
+
+@settings(max_examples=60, deadline=None)
+@given(tournaments())
+def test_every_bot_holds_the_same_number_of_seats(case):
+    seed, bots, plan = case
+    schedule = build_schedule(seed, bots, [plan])
+    seats = Counter(bot for match in schedule for bot in match.seats)
+    assert set(seats) == set(bots)
+    assert len(set(seats.values())) == 1
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(7, 14), st.sampled_from([3, 4, 6]), st.booleans(), st.integers(0, 2**32))
+def test_sampled_tables_are_balanced(bot_count, players, team, seed):
+    """Every bot at the same number of tables; pair meetings close to even (a greedy search with
+    swaps, not an exact design: within 3 of each other, and most within 1 of the mean)."""
+    team = team and players == 4
+    plan = GamePlan("g", "g", players, deals=1, team_size=2 if team else 1, max_tables=12)
+    bots = bots_named(bot_count)
+    schedule = build_schedule(seed, bots, [plan])
+    tables = [m.seats for m in schedule if m.rotation == 0]
+    assert all(len(set(t)) == players for t in tables)
+    plays = Counter(b for t in tables for b in t)
+    assert len(set(plays.values())) == 1 and set(plays) == set(bots)
+    meets = Counter(frozenset(p) for t in tables for p in itertools.combinations(t, 2))
+    counts = [meets[frozenset(p)] for p in itertools.combinations(bots, 2)]
+    assert max(counts) - min(counts) <= 3
+    mean = sum(counts) / len(counts)
+    assert sum(abs(c - mean) <= 1 for c in counts) >= 0.75 * len(counts)
+
+
+def test_few_bots_play_every_combination_and_every_team_split():
+    plan = GamePlan("g", "g", 3, deals=1, max_tables=50)
+    tables = {frozenset(m.seats) for m in build_schedule(1, bots_named(5), [plan])}
+    assert tables == {frozenset(c) for c in itertools.combinations(bots_named(5), 3)}
+    teams = GamePlan("t", "t", 4, deals=1, team_size=2, max_tables=50)
+    splits = {frozenset([frozenset(m.seats[0::2]), frozenset(m.seats[1::2])])
+              for m in build_schedule(1, bots_named(4), [teams])}
+    assert len(splits) == 3
+    assert len(team_splits(bots_named(4), 4, 2)) == 3
+
+
+def test_two_bots_at_a_team_table_are_each_their_own_team():
+    plan = GamePlan("t", "t", 4, deals=2, team_size=2)
+    schedule = build_schedule(5, ["a", "b"], [plan])
+    assert len(schedule) == 2 * 4
+    for match in schedule:
+        assert match.seats[0] == match.seats[2] and match.seats[1] == match.seats[3]
+
+
+def test_single_seating_plays_each_deal_once_rotating_deal_by_deal():
+    plan = GamePlan("g", "g", 3, deals=6)
+    schedule = build_schedule(5, bots_named(3), [plan], seating="single")
+    assert [m.rotation for m in schedule] == [0, 1, 2, 0, 1, 2]
+
+
+def test_the_schedule_is_stable_and_ids_name_the_match():
+    plans = [GamePlan("g", "g", 3, deals=2), GamePlan("h", "h", 4, deals=1, team_size=2)]
+    first = build_schedule(9, bots_named(5), plans)
+    assert first == build_schedule(9, bots_named(5), plans)
+    other = build_schedule(10, bots_named(5), plans)
+    assert [m.seed for m in first] != [m.seed for m in other]
+    assert first[0].match_id == "g/t0/d0/r0"
+    # deal by deal across the games: both games appear before the second deal starts
+    firsts = [m.game for m in first if m.deal == 0]
+    assert set(firsts) == {"g", "h"}
+    assert all(m.deal == 0 for m in first[:len(firsts)])

@@ -1,0 +1,148 @@
+"""The standings fold over stored matches, and its rendering as rich tables."""
+
+import pytest
+from rich.console import Console
+
+from arena.render import Progress, live_view, standings_table
+from arena.store import StoredFault, StoredMatch
+from arena.tournament import standings as standings_module
+from arena.tournament.standings import (OVERALL, StandingsFold, compute_standings,
+                                        standings_as_data)
+
+
+def played(rotation, bots, scores, placings, *, game="g", game_id="alles-oder-nichts", deal=0,
+           teams=None, forfeited=(), faults=(), times=None, status="completed"):
+    return StoredMatch(
+        match_id=f"{game}/t0/d{deal}/r{rotation}", game=game, game_id=game_id, table=0,
+        deal=deal, rotation=rotation, seed=1, players=len(bots), options={}, bots=tuple(bots),
+        scores=tuple(scores), placings=tuple(placings), teams=teams, forfeited=tuple(forfeited),
+        faults=tuple(faults), decision_ms=times or tuple((10.0,) for _ in bots), status=status)
+
+
+DEAL = [  # one deal in its three rotations: seat k's cards are the same in each
+    played(0, "abc", (10, 4, 1), (1, 2, 3), times=((5.0, 7.0), (1.0,), (2.0,))),
+    played(1, "cab", (6, 8, 1), (2, 1, 3), times=((2.0,), (9.0,), (1.0,))),
+    played(2, "bca", (9, 2, 4), (1, 3, 2), times=((1.0,), (2.0,), (6.0,))),
+]
+
+
+def rows_by_bot(standings, scope):
+    return {row.bot: row for row in standings.tables[scope]}
+
+
+def test_the_fold_counts_places_scores_and_the_duplicate_comparison():
+    standings = compute_standings(DEAL)
+    rows = rows_by_bot(standings, "g")
+    a, b, c = rows["a"], rows["b"], rows["c"]
+    assert (a.played, a.wins, b.wins, c.wins) == (3, 2, 1, 0)
+    assert a.mean_placing == pytest.approx(4 / 3) and c.mean_placing == pytest.approx(8 / 3)
+    assert a.mean_score == pytest.approx(22 / 3) and c.mean_score == pytest.approx(3)
+    # seat means 25/3, 14/3, 2: a's seats differ by +5/3, +10/3, +2 from them
+    assert a.duplicate == pytest.approx(7 / 3)
+    assert b.duplicate == pytest.approx(-1 / 3)
+    assert c.duplicate == pytest.approx(-2)
+    assert a.median_ms == 6.5 and b.median_ms == 1.0   # a: 5, 7, 9, 6
+    assert [r.bot for r in standings.tables["g"]] == ["a", "b", "c"]
+    assert a.mu > b.mu > c.mu and a.sigma < 25 / 3
+    overall = rows_by_bot(standings, OVERALL)
+    assert overall["a"].mean_score is None and overall["a"].duplicate is None
+    assert overall["a"].wins == 2 and standings.matches == {"g": 3, OVERALL: 3}
+
+
+def test_aborted_matches_do_not_count_and_one_rotation_has_no_duplicate():
+    aborted = played(1, "cab", (), (), status="aborted")
+    standings = compute_standings([DEAL[0], aborted], bots=["a", "b", "c", "idle"])
+    rows = rows_by_bot(standings, "g")
+    assert rows["a"].played == 1 and rows["a"].duplicate is None
+    assert rows["idle"].played == 0 and rows["idle"].mean_placing is None
+    assert standings.matches["g"] == 1
+
+
+def test_lower_is_better_games_flip_the_duplicate_sign(monkeypatch):
+    monkeypatch.setattr(standings_module, "higher_is_better", lambda game_id: False)
+    rows = rows_by_bot(compute_standings(DEAL), "g")
+    assert rows["a"].duplicate == pytest.approx(-7 / 3)
+
+
+def test_partners_are_rated_as_one_team():
+    teams = (0, 1, 0, 1)
+    matches = [played(r, "abcd", (14, 6, 14, 6), (1, 3, 1, 3), game="af", game_id="all-fours",
+                      teams=teams) for r in range(2)]
+    rows = rows_by_bot(compute_standings(matches), "af")
+    assert rows["a"].mu == pytest.approx(rows["c"].mu) and rows["a"].mu > 25
+    assert rows["b"].mu == pytest.approx(rows["d"].mu) and rows["b"].mu < 25
+
+
+def test_a_forfeited_seat_ranks_last_for_the_rating_and_faults_are_counted():
+    faults = (StoredFault(0, "a", "timeout", 3, "late"), StoredFault(0, "a", "timeout", 5, "late"),
+              StoredFault(0, "a", "crash", None, "died"))
+    # a's placing says first (as if the referee had not placed it last): it forfeited
+    match = played(0, "abc", (10, 4, 1), (1, 2, 3), forfeited=(0,), faults=faults)
+    rows = rows_by_bot(compute_standings([match]), "g")
+    assert rows["a"].mu < rows["c"].mu < rows["b"].mu
+    assert rows["a"].faults == {"crash": 1, "timeout": 2} and rows["a"].forfeits == 1
+
+
+def test_a_bot_on_both_teams_leaves_the_match_unrated():
+    match = played(0, "abca", (14, 6, 14, 6), (1, 2, 1, 2), game="af", teams=(0, 1, 0, 1))
+    rows = rows_by_bot(compute_standings([match]), "af")
+    assert all(row.mu == 25 for row in rows.values())
+    assert rows["a"].played == 2
+
+
+def test_the_incremental_fold_matches_the_whole_fold():
+    fold = StandingsFold(["a", "b", "c"], ["g"])
+    for match in DEAL:
+        fold.add(match)
+    assert fold.standings() == compute_standings(reversed(DEAL), ["a", "b", "c"])
+    early = StandingsFold(["a", "b", "c", "d"])
+    assert [r.bot for r in early.standings().tables[OVERALL]] == ["a", "b", "c", "d"]
+    assert early.standings().matches == {OVERALL: 0}
+
+
+def test_json_data_has_every_column():
+    data = standings_as_data(compute_standings(DEAL))
+    first = data["g"]["rows"][0]
+    assert first["bot"] == "a" and first["rank"] == 1 and data["g"]["matches"] == 3
+    assert set(first) >= {"played", "wins", "mean_placing", "mean_score", "duplicate", "mu",
+                          "sigma", "ordinal", "faults", "forfeits", "median_ms"}
+
+
+def render(renderable, width=100):
+    console = Console(width=width, color_system=None, record=True, force_terminal=False)
+    console.print(renderable)
+    return "\n".join(line.rstrip() for line in console.export_text().splitlines()) + "\n"
+
+
+GAME_TABLE = """\
+g (3 matches)
+
+ #  bot  played  wins  place  score   dup      rating  faults    ms
+ ──────────────────────────────────────────────────────────────────
+ 1  a         3     2   1.33    7.3  +2.3  30.1 ± 7.8  -       6.50
+ 2  b         3     1   2.00    4.7  -0.3  24.9 ± 7.7  -       1.00
+ 3  c         3     0   2.67    3.0  -2.0  20.1 ± 7.6  -       2.00
+
+"""
+
+
+def test_the_game_table_renders_at_a_fixed_width():
+    assert render(standings_table(compute_standings(DEAL), "g")) == GAME_TABLE
+
+
+def test_the_overall_table_has_no_score_columns_and_shows_faults():
+    match = played(0, "abc", (10, 4, 1), (3, 1, 2), forfeited=(0,),
+                   faults=(StoredFault(0, "a", "timeout", 3, "late"),))
+    text = render(standings_table(compute_standings([match]), OVERALL))
+    assert text.splitlines()[0] == "Overall (1 matches)"
+    assert "score" not in text and "dup" not in text
+    assert "1 timeout, 1 forfeit" in text
+
+
+def test_the_live_view_shows_progress_and_latest_faults():
+    progress = Progress(total=10, already_done=2, done=3, started=100.0)
+    progress.note_fault("g/t0/d0/r1 a (seat 0) timeout: late")
+    text = render(live_view(compute_standings(DEAL), progress, now=110.0), width=120)
+    assert "5/10 matches (50%), 0.30/s, ETA 0m17s" in text
+    assert "latest faults:" in text and "g/t0/d0/r1 a (seat 0) timeout: late" in text
+    assert "Overall (3 matches)" in text and "g (3 matches)" in text

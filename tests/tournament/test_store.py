@@ -1,0 +1,92 @@
+"""The results file: round trip, resume bookkeeping, refusal of a changed definition, bad files."""
+
+import sqlite3
+
+import pytest
+
+from arena.store import ResultStore, StoredFault, StoredMatch, StoreError
+
+DEFINITION = {"name": "cup", "seed": 1, "bots": [{"name": "a"}, {"name": "b"}]}
+
+
+def match(match_id="g/t0/d0/r0", status="completed", **changes):
+    fields = dict(
+        match_id=match_id, game="g", game_id="alles-oder-nichts", table=0, deal=0, rotation=0,
+        seed=2**64 - 5, players=3, options={"x": 1}, bots=("a", "b", "a"), scores=(10, 7, 3),
+        placings=(1, 2, 3), teams=None, forfeited=(2,),
+        faults=(StoredFault(2, "a", "timeout", 4, "a: no answer to request 4 in 1000 ms"),),
+        decision_ms=((1.5, 2.25), (3.0,), ()), status=status,
+        reason="completed" if status == "completed" else "cut", record_path="r/x.jsonl",
+        duration_s=0.5)
+    fields.update(changes)
+    return StoredMatch(**fields)
+
+
+def open_store(path, definition=DEFINITION, restart=False):
+    return ResultStore.open_for_run(path, name="cup", fingerprint=str(hash(str(definition))),
+                                    definition=definition, restart=restart)
+
+
+def test_round_trip_keeps_every_field(tmp_path):
+    path = tmp_path / "sub" / "results.sqlite"
+    original = match()
+    with open_store(path) as store:
+        store.save(original)
+        store.save(match("g/t0/d0/r1", rotation=1, teams=(0, 1, 0), faults=()))
+    with ResultStore.open_read(path) as store:
+        first, second = store.matches()
+        assert first == original
+        assert second.teams == (0, 1, 0) and second.faults == ()
+        assert store.completed_ids() == {"g/t0/d0/r0", "g/t0/d0/r1"}
+        assert store.definition() == DEFINITION and store.name() == "cup"
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_an_aborted_match_is_not_done_and_its_replay_replaces_it(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with open_store(path) as store:
+        store.save(match(status="aborted", scores=(), placings=(), faults=()))
+        assert store.completed_ids() == set()
+        assert store.matches() == []
+        assert len(store.matches(include_aborted=True)) == 1
+    with open_store(path) as store:                  # same definition: resumes
+        store.save(match())
+        (only,) = store.matches(include_aborted=True)
+        assert only.completed and len(only.faults) == 1
+        store.save(match())                          # saving twice never duplicates faults
+        assert len(store.matches()[0].faults) == 1
+
+
+def test_a_changed_definition_is_refused_unless_restart(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with open_store(path) as store:
+        store.save(match())
+    changed = {**DEFINITION, "seed": 2}
+    with pytest.raises(StoreError) as caught:
+        open_store(path, changed)
+    text = str(caught.value)
+    assert "\n" not in text and str(path) in text
+    assert "different definition of tournament 'cup' (changed: seed)" in text
+    assert "--restart" in text
+    with open_store(path, changed, restart=True) as store:
+        assert store.completed_ids() == set()
+        assert store.definition() == changed
+
+
+def test_corrupt_and_foreign_files_get_one_clear_line(tmp_path):
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_bytes(b"this is not a database at all" * 100)
+    foreign = tmp_path / "foreign.sqlite"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE songs (title TEXT)")
+    db.commit()
+    db.close()
+    for path, message in ((garbage, "not a Trick Arena results file"),
+                          (foreign, "an SQLite file, but not a Trick Arena results file")):
+        for opener in (ResultStore.open_read, open_store):
+            with pytest.raises(StoreError) as caught:
+                opener(path)
+            assert str(caught.value).startswith(f"{path}: ")
+            assert message in str(caught.value) and "\n" not in str(caught.value)
+    with pytest.raises(StoreError, match="no such results file"):
+        ResultStore.open_read(tmp_path / "missing.sqlite")

@@ -1,0 +1,166 @@
+"""End to end with real processes: `python -m arena tournament` killed with SIGKILL mid-run and run
+again, stopped with Ctrl-C, and its error messages. Generous time limits; nothing is timed."""
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from arena.store import ResultStore
+from arena.tournament.config import load_config
+from arena.tournament.schedule import build_schedule
+
+ROOT = Path(__file__).resolve().parents[2]
+RANDOM_BOT = ROOT / "tests" / "bots" / "random_bot.py"
+PATIENCE_S = 120
+
+
+def tournament_file(tmp_path, deals=8, concurrency=2):
+    bots = "".join(f'[[bots]]\nname = "r{i}"\nargv = ["{sys.executable}", "{RANDOM_BOT}", "{i}", '
+                   f'"{tmp_path}"]\n' for i in range(3))
+    text = (f'name = "kill-test"\nseed = 11\nconcurrency = {concurrency}\n'
+            f'output = "{tmp_path / "out"}"\n\n[[games]]\ngame = "aon"\nplayers = 3\n'
+            f"deals = {deals}\n\n{bots}")
+    path = tmp_path / "kill.toml"
+    path.write_text(text)
+    return path
+
+
+def arena(*args, **kwargs):
+    return subprocess.Popen([sys.executable, "-m", "arena", *map(str, args)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def completed_count(results):
+    if not results.exists():
+        return 0
+    try:
+        db = sqlite3.connect(f"{results.as_uri()}?mode=ro", uri=True)
+        try:
+            return db.execute("SELECT count(*) FROM matches WHERE status = 'completed'").fetchone()[0]
+        finally:
+            db.close()
+    except sqlite3.Error:          # the file is being created
+        return 0
+
+
+def wait_for_matches(process, results, count):
+    deadline = time.monotonic() + PATIENCE_S
+    while completed_count(results) < count:
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the tournament made no progress"
+        time.sleep(0.05)
+
+
+def bot_processes(marker):
+    """Pids of processes whose command line mentions ``marker`` (our bots carry tmp_path)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and entry.name != str(os.getpid()):
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if str(marker).encode() in cmdline and RANDOM_BOT.name.encode() in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+def wait_until_no_bots(marker):
+    deadline = time.monotonic() + 30
+    while bot_processes(marker):
+        assert time.monotonic() < deadline, f"bot processes left: {bot_processes(marker)}"
+        time.sleep(0.1)
+
+
+def test_sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
+    path = tournament_file(tmp_path)
+    config = load_config(path)
+    expected = {m.match_id for m in build_schedule(config.seed, [b.name for b in config.bots],
+                                                   config.games)}
+    process = arena("tournament", path)
+    wait_for_matches(process, config.results, 4)
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=PATIENCE_S)
+    wait_until_no_bots(tmp_path)          # orphaned bots see end of input and leave
+    with ResultStore.open_read(config.results) as store:
+        before = {m.match_id: m for m in store.matches()}
+    assert 4 <= len(before) < len(expected)
+
+    rerun = arena("tournament", path)
+    out, err = rerun.communicate(timeout=PATIENCE_S)
+    assert rerun.returncode == 0, err
+    assert "already stored" in out
+    with ResultStore.open_read(config.results) as store:
+        after = store.matches(include_aborted=True)
+    ids = [m.match_id for m in after]
+    assert len(ids) == len(set(ids)) == len(expected)
+    assert set(ids) == expected and all(m.completed for m in after)
+    for match in after:                   # what was stored before the kill is kept as it was
+        if match.match_id in before:
+            assert match == before[match.match_id]
+    db = sqlite3.connect(config.results)
+    assert db.execute("SELECT count(*) FROM faults").fetchone()[0] == sum(
+        len(m.faults) for m in after)
+    db.close()
+    wait_until_no_bots(tmp_path)
+
+    standings = arena("standings", config.results, "--json")
+    out, err = standings.communicate(timeout=PATIENCE_S)
+    assert standings.returncode == 0, err
+    data = json.loads(out)
+    assert data["overall"]["matches"] == len(expected)
+    assert sorted(row["bot"] for row in data["overall"]["rows"]) == ["r0", "r1", "r2"]
+
+
+def test_ctrl_c_stops_cleanly_keeping_finished_matches(tmp_path):
+    path = tournament_file(tmp_path, deals=30)
+    config = load_config(path)
+    process = arena("tournament", path)
+    wait_for_matches(process, config.results, 2)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 130, err
+    assert "stopped:" in out and "Traceback" not in err
+    assert bot_processes(tmp_path) == []          # closed before the arena exited
+    assert completed_count(config.results) >= 2
+
+
+def test_errors_are_one_line_with_exit_status_2(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text('name = "x"\nseed = "soon"\n')
+    garbage = tmp_path / "garbage.sqlite"
+    garbage.write_text("not a database")
+    cases = [
+        (("tournament", bad), f"Error: {bad}: seed: found \"soon\" (a string); expected an "
+                              "integer >= 0 and <= 9223372036854775807"),
+        (("tournament",), "Error: give a tournament FILE, or two or more --bot NAME=CMD"),
+        (("standings", garbage), f"Error: {garbage}: not a Trick Arena results file"),
+        (("tournament", bad, "--seed", "3"), "Error: --seed is for a quick tournament without "
+                                             "FILE"),
+    ]
+    for args, message in cases:
+        process = arena(*args)
+        out, err = process.communicate(timeout=PATIENCE_S)
+        assert process.returncode == 2, (args, err)
+        assert err.startswith(message) and err.count("\n") == 1, err
+
+
+def test_a_changed_definition_is_refused_then_restarted(tmp_path):
+    path = tournament_file(tmp_path, deals=1)
+    first = arena("tournament", path)
+    out, err = first.communicate(timeout=PATIENCE_S)
+    assert first.returncode == 0, err
+    path.write_text(path.read_text().replace("seed = 11", "seed = 12"))
+    refused = arena("tournament", path)
+    out, err = refused.communicate(timeout=PATIENCE_S)
+    assert refused.returncode == 2
+    assert "different definition of tournament 'kill-test' (changed: seed)" in err
+    restarted = arena("tournament", path, "--restart")
+    out, err = restarted.communicate(timeout=PATIENCE_S)
+    assert restarted.returncode == 0, err
+    assert "done: 3 played, 0 already stored" in out
