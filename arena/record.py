@@ -28,8 +28,8 @@ class RecordingDealer(Dealer):
         super().__init__(rng)
         self.decks: list[list[str]] = []
 
-    def shuffled(self, cards: Iterable[str]) -> list[str]:
-        deck = super().shuffled(cards)
+    def shuffled(self, cards: Iterable[str], count: int | None = None) -> list[str]:
+        deck = super().shuffled(cards, count)
         self.decks.append(list(deck))
         return deck
 

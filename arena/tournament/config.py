@@ -329,7 +329,7 @@ def config_from_table(data: Mapping[str, Any], *, source: str,
     bots_raw = data.get("bots", [] if dir_bots else None)
     if not isinstance(bots_raw, list) or len(dir_bots) + len(bots_raw) < 2:
         reader.fail("bots", "nothing" if bots_raw is None else _describe(bots_raw),
-                    "at least two bots: [[bots]] entries and/or the bots of bots_dir", raw=True)
+                    "at least two [[bots]] entries, counting the bots of bots_dir", raw=True)
     bots = dir_bots + tuple(_bot(reader, f"bots[{i}]", raw) for i, raw in enumerate(bots_raw))
     _unique(reader, "bots", [b.name for b in bots], "name")
 
