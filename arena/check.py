@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 
 from arena.bot_process import CLOSE_GRACE_S, BotGone, BotProcess, BotStartupError
@@ -123,7 +124,10 @@ class _RandomSeat:
         lines = (self.partial + data).split(b"\n")
         self.partial = lines.pop()
         for line in lines:
-            message = decode_to_bot(line)
+            try:
+                message = decode_to_bot(line)
+            except msgspec.ValidationError:
+                continue            # a message type this random player does not know
             if isinstance(message, Hello):
                 self.outbox_send.send_nowait(encode_line(Ready(name="random")))
             elif isinstance(message, Request):

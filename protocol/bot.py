@@ -34,7 +34,7 @@ from typing import IO, Any, Callable
 import msgspec
 
 from .codec import decode_to_bot, encode_line
-from .messages import (PROTOCOL_VERSION, Action, Bye, Event, Fault, Hello, MatchEnd, MatchStart,
+from .messages import (PROTOCOL_VERSION, Bye, Event, Fault, Hello, MatchEnd, MatchStart,
                        Ready, Request, SeatInfo)
 
 Choice = str | int
@@ -132,7 +132,7 @@ def _serve(bot: Bot, reader: IO[bytes], writer: IO[bytes], on_error: str) -> Non
         if isinstance(message, Request):
             match = matches.get(message.match_id) or _unknown_match(message.match_id)
             matches[message.match_id] = match
-            _send(writer, Action(id=message.id, **_answer(bot, message, match, on_error)))
+            _send(writer, _ActionAnswer(id=message.id, **_answer(bot, message, match, on_error)))
         elif isinstance(message, Event):
             match = matches.get(message.match_id)
             if match is not None:
@@ -161,6 +161,14 @@ def _serve(bot: Bot, reader: IO[bytes], writer: IO[bytes], on_error: str) -> Non
             _send(writer, Ready(name=bot.name, version=bot.version))
         elif isinstance(message, Bye):
             return
+
+
+class _ActionAnswer(msgspec.Struct, frozen=True, kw_only=True, omit_defaults=True, tag="action"):
+    """An ``Action`` written without the unused one of ``action``/``index`` (no ``null``s)."""
+
+    id: int
+    action: str | None = None
+    index: int | None = None
 
 
 def _decode(line: bytes) -> Any:
