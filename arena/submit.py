@@ -73,12 +73,8 @@ def arena_check(spec: BotSpec, *, sandbox: str | None = None) -> CheckOutcome:
 
     The bot's standard error logs are kept, and named in the report, only when a check fails.
     """
-    try:
-        # Imported here: the referee and the games load only when a bot is checked.
-        from arena.check import FAILED, PASSED, CheckSettings, check_bot
-    except ImportError:      # arena/check.py arrives with branch botkit; until then say so plainly
-        raise SubmitError(f"{spec.name}: arena check is not part of this arena yet; nothing "
-                          f"installed (--skip-check installs without it)") from None
+    # Imported here: the referee and the games load only when a bot is checked.
+    from arena.check import FAILED, PASSED, CheckSettings, check_bot
 
     logs = Path(tempfile.mkdtemp(prefix=f"arena-submit-{spec.name}-"))
     results = check_bot(replace(spec, sandbox=sandbox), CheckSettings(log_dir=logs))

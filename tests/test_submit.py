@@ -15,7 +15,7 @@ import pytest
 from arena.bots import BotSpec
 from arena.bots_dir import BotsDirError, installed_versions, tournament_bots, read_installed
 from arena.manifest import ManifestError, content_hash
-from arena.submit import CheckOutcome, SubmitError, submit
+from arena.submit import CheckOutcome, SubmitError, arena_check, submit
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_BOTS = REPO / "sample_bots"
@@ -294,26 +294,19 @@ def test_skipping_the_check_is_recorded(tmp_path):
 
 # --- the real arena check, and the sample bots, one per starter language -------------------------
 
-@pytest.fixture
-def real_check():
-    pytest.importorskip("arena.check", reason="arena check (arena/check.py) comes with branch botkit")
-    from arena.submit import arena_check
-    return arena_check
-
-
 def source_listing(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
 @pytest.mark.parametrize("language, needs", [("python", ("python3",)), ("javascript", ("node",)),
                                              ("c", ("make", "cc"))])
-def test_each_sample_bot_submits_through_the_real_check(tmp_path, real_check, language, needs):
+def test_each_sample_bot_submits_through_the_real_check(tmp_path, language, needs):
     for program in needs:
         if shutil.which(program) is None:
             pytest.skip(f"{program} is not installed: cannot submit the {language} sample bot")
     folder = SAMPLE_BOTS / language
     before = source_listing(folder)
-    outcome = submit(folder, tmp_path / "bots", checker=real_check)
+    outcome = submit(folder, tmp_path / "bots", checker=arena_check)
     assert outcome.installed.manifest.name == f"random-{language}"
     assert outcome.installed.checked
     assert outcome.check is not None and outcome.check.passed
@@ -324,7 +317,7 @@ def test_each_sample_bot_submits_through_the_real_check(tmp_path, real_check, la
         assert os.access(outcome.installed.folder / "random_bot", os.X_OK)
 
 
-def test_the_check_can_run_the_bot_in_the_sandbox(tmp_path, real_check):
+def test_the_check_can_run_the_bot_in_the_sandbox(tmp_path):
     import trio
 
     from arena.bot_process import check_bwrap
@@ -332,7 +325,7 @@ def test_the_check_can_run_the_bot_in_the_sandbox(tmp_path, real_check):
     if problem:
         pytest.skip(problem)
     outcome = submit(SAMPLE_BOTS / "python", tmp_path / "bots",
-                     checker=lambda spec: real_check(spec, sandbox="bwrap"))
+                     checker=lambda spec: arena_check(spec, sandbox="bwrap"))
     assert outcome.check is not None and outcome.check.passed
     assert outcome.installed.spec.sandbox is None        # the organiser decides per tournament
 
@@ -340,11 +333,11 @@ def test_the_check_can_run_the_bot_in_the_sandbox(tmp_path, real_check):
 GARBLING_BOT = protocol_bot("garbler", '"I think I\'ll play the queen"')
 
 
-def test_the_real_check_refuses_a_bot_that_answers_garbage(tmp_path, real_check):
+def test_the_real_check_refuses_a_bot_that_answers_garbage(tmp_path):
     folder = mini_bot(tmp_path / "src", name="garbler", source=GARBLING_BOT)
     bots = tmp_path / "bots"
     with pytest.raises(SubmitError) as caught:
-        submit(folder, bots, checker=real_check)
+        submit(folder, bots, checker=arena_check)
     lines = str(caught.value).splitlines()
     assert lines[0] == "garbler: failed arena check; nothing installed"
     assert lines[1].startswith("arena check: ") and " 0 failed" not in lines[1]
@@ -357,7 +350,7 @@ def test_the_real_check_refuses_a_bot_that_answers_garbage(tmp_path, real_check)
     assert nothing_installed(bots)
 
 
-def test_the_command_runs_the_check_by_default(tmp_path, real_check):
+def test_the_command_runs_the_check_by_default(tmp_path):
     done = arena("submit", str(SAMPLE_BOTS / "python"), "--to", str(tmp_path / "bots"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "checking the built bot with arena check" in done.stderr
