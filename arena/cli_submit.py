@@ -33,6 +33,8 @@ DEFAULT_BOTS_DIR = "bots"
 def submit_command(folder: Path, bots_dir: Path, skip_check: bool, sandbox: str | None) -> None:
     """Validate FOLDER/bot.toml, build the bot in a copy, run arena check on it, and install it
     as a new version. Nothing is installed unless every step passes."""
+    if skip_check and sandbox:
+        raise click.UsageError("--sandbox applies to the check: it cannot go with --skip-check")
     try:
         checker = None if skip_check else partial(arena_check, sandbox=sandbox)
         outcome = submit(folder, bots_dir, checker=checker,
@@ -45,8 +47,9 @@ def submit_command(folder: Path, bots_dir: Path, skip_check: bool, sandbox: str 
     except (BotFolderError, BotsDirError, SubmitError) as error:
         raise click.ClickException(str(error)) from None
     if outcome.already_installed:
+        unchecked = ", installed unchecked" if not outcome.installed.checked else ""
         click.echo(f"{outcome.label} is already installed at {outcome.installed.folder} "
-                   f"(identical content): nothing to do")
+                   f"(identical content{unchecked}): nothing to do")
         return
     if outcome.check is not None:
         click.echo(outcome.check.report)

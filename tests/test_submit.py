@@ -417,10 +417,14 @@ def test_the_command_refuses_a_broken_manifest_with_one_line_per_problem(tmp_pat
     assert not (tmp_path / "bots").exists()
 
 
-def test_the_command_rejects_a_missing_folder_as_a_usage_error(tmp_path):
+def test_the_command_rejects_bad_arguments_as_usage_errors(tmp_path):
     done = arena("submit", str(tmp_path / "nowhere"), cwd=tmp_path)
     assert done.returncode == 2
     assert "does not exist" in done.stderr and "Traceback" not in done.stderr
+    folder = mini_bot(tmp_path / "src")
+    done = arena("submit", str(folder), "--skip-check", "--sandbox", "bwrap", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "--sandbox applies to the check: it cannot go with --skip-check" in done.stderr
 
 
 # --- a tournament that takes a bots directory -----------------------------------------------------
