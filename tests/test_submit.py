@@ -486,3 +486,18 @@ def test_the_bots_command_lists_the_latest_version_or_all(tmp_path):
     missing = subprocess.run(command[:-1] + [str(tmp_path / "nowhere")], capture_output=True, text=True,
                              env=env, timeout=60)
     assert missing.returncode == 2 and "nowhere: not a folder" in missing.stderr
+
+
+def test_a_tournament_over_a_bots_dir_names_every_bot_with_its_version(tmp_path):
+    bots = tmp_path / "bots"
+    labels = {submit(mini_bot(tmp_path / name, name=name), bots, checker=None).label
+              for name in ("alpha", "beta", "gamma")}
+    (tmp_path / "t.toml").write_text('name = "t"\nbots_dir = "bots"\ndeals = 1\nconcurrency = 1\n'
+                                     'games = ["alles-oder-nichts"]\noutput = "out"\n')
+    run = arena("tournament", "t.toml", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    shown = arena("standings", "--json", "out/results.sqlite", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    tables = json.loads(shown.stdout)
+    named = {row["bot"] for table in tables.values() for row in table["rows"]}
+    assert named == labels
