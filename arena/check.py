@@ -31,22 +31,22 @@ import dataclasses
 import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import msgspec
 import trio
 
-from arena.bot_process import CLOSE_GRACE_S, BotGone, BotProcess, BotStartupError
+from arena.bot_process import CLOSE_GRACE_S, BotProcess, BotStartupError
 from arena.bots import BotSpec
 from arena.clock import TimeControl
-from arena.games import GAMES, GameSpec, GameState, Result
+from arena.games import GAMES, GameSpec, Result, find_game
 from arena.games.cards import Rng, derive_seed
 from arena.referee import run_match
 from arena.results import FaultRecord, MatchResult
 from protocol.codec import decode_to_bot, encode_line
-from protocol.messages import Action, Bye, Fault, Hello, Ready, Request
+from protocol.messages import Action, Fault, Hello, Ready, Request
 
 PASSED, FAILED, SKIPPED = "pass", "FAIL", "skip"
 GROUPS = ("decisions", "fault", "future", "low-time", "full", "long", "exit")
@@ -99,7 +99,7 @@ class CheckSettings:
     startup_ms: int = 10000
     low_time_ms: int = 100
     seed: int = 1
-    games: tuple[str, ...] = ()       # game ids; empty: every registered game
+    games: tuple[str, ...] = ()       # game ids or aliases; empty: every registered game
     only: tuple[str, ...] = ()        # check groups (GROUPS) to run; empty: all (handshake always)
     log_dir: Path = Path("arena-check-logs")
 
@@ -240,10 +240,7 @@ class _Session:
     settings: CheckSettings
     bot: BotProcess | None = None
     matches: int = 0
-    last_match_id: str = ""
-    last_request_id: int | None = None
     startup_problem: str = ""
-    records: list[Path] = field(default_factory=list)
 
     async def running(self) -> BotProcess | None:
         if self.bot is not None and self.bot.alive:
@@ -283,8 +280,6 @@ class _Session:
         record = self.settings.log_dir / f"{match_id}.jsonl"
         result = await run_match(game, seats, seed=seed, options=options, match_id=match_id,
                                  time_control=control, record_path=record)
-        self.last_match_id = match_id
-        self.records.append(record)
         return result, record
 
 
@@ -293,9 +288,10 @@ def _short(text: str, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def _exchange(record: Path, seat: int) -> tuple[str, str, int | None]:
-    """(what the seat was asked last, what it answered, that request's id) from a match record."""
-    sent, received, request_id = "", "", None
+def _exchange(record: Path, seat: int, request_id: int | None) -> tuple[str, str]:
+    """What the seat was asked (request ``request_id``, or its last one) and what it answered,
+    read back from the match record."""
+    sent, received = "", ""
     try:
         with open(record, "rb") as handle:
             for line in handle:
@@ -303,17 +299,18 @@ def _exchange(record: Path, seat: int) -> tuple[str, str, int | None]:
                 if entry.get("seat") != seat:
                     continue
                 if entry.get("type") == "request":
+                    if sent and request_id is not None and entry.get("id") > request_id:
+                        break
                     legal = entry.get("legal", [])
                     shown = ", ".join(legal[:8]) + (", ..." if len(legal) > 8 else "")
                     sent = (f"request id {entry.get('id')}: {entry.get('decision')} "
                             f"(legal: {shown}; time_left_ms {entry.get('time_left_ms')})")
-                    request_id = entry.get("id")
                     received = "(nothing)"
                 elif entry.get("type") == "reply":
                     received = f"{entry.get('text', '')} [{entry.get('verdict', '')}]"
-    except (OSError, ValueError):
+    except (OSError, ValueError, TypeError):
         pass
-    return _short(sent), _short(received), request_id
+    return _short(sent), _short(received)
 
 
 def _judge(name: str, outcome: tuple[MatchResult, Path] | str, seat: int) -> CheckResult:
@@ -321,11 +318,12 @@ def _judge(name: str, outcome: tuple[MatchResult, Path] | str, seat: int) -> Che
         return CheckResult(name, FAILED, reason=f"the bot could not be started: {outcome}",
                            kind="startup", hint=HINTS["startup"])
     result, record = outcome
-    sent, received, _ = _exchange(record, seat)
     mine: list[FaultRecord] = [f for f in result.faults if f.seat == seat]
     if not mine:
+        sent, received = _exchange(record, seat, None)
         return CheckResult(name, PASSED, sent=sent, received=received)
     first = mine[0]
+    sent, received = _exchange(record, seat, first.request_id)
     more = f" (and {len(mine) - 1} more faults)" if len(mine) > 1 else ""
     kind = str(first.kind)
     return CheckResult(name, FAILED, sent=sent, received=received, reason=first.message + more,
@@ -491,7 +489,7 @@ async def _check_long_match(session: _Session, games: list[GameSpec]) -> CheckRe
 async def run_checks(spec: BotSpec, settings: CheckSettings,
                      report: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
     """Run every check in order; ``report`` sees each result as soon as it is known."""
-    games = [GAMES[g] for g in settings.games] if settings.games else list(GAMES.values())
+    games = [find_game(g) for g in settings.games] if settings.games else list(GAMES.values())
     settings.log_dir.mkdir(parents=True, exist_ok=True)
     results: list[CheckResult] = []
 

@@ -53,10 +53,11 @@ async def test_heuristic_outscores_random_bots_in_every_game(tmp_path):
             lines.append(f"{game.id:18} mean placing: heuristic {mean_h:.2f}, random {mean_r:.2f}; "
                          f"mean score: heuristic {score_h:.1f}, random {score_r:.1f}; "
                          f"heuristic first in {firsts}/{MATCHES_PER_GAME}")
-            # A real margin: first in at least 60 % of the matches and a full place better on
-            # average (half a place in the two-team game, where placings are only 1 and 2).
+            # A real margin: first in at least 60 % of the matches, a full place better on
+            # average (in the two-team game, where placings are only 1 and 2: 0.3, i.e. the
+            # heuristic team wins at least 65 % of the matches).
             assert firsts >= 0.6 * MATCHES_PER_GAME, lines[-1]
-            assert mean_r - mean_h >= (0.5 if teams is not None else 1.0), lines[-1]
+            assert mean_r - mean_h >= (0.3 if teams is not None else 1.0), lines[-1]
     finally:
         for bot in heuristic + randoms:
             await bot.close()

@@ -14,7 +14,8 @@ from .common import round_events, suit, trick_winner, voids_from_tricks, win_cha
 
 CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
 POINT_VALUE = 0.08       # one card point, in match points (Game is 1 point for the larger share)
-SPEND_COST = 0.02        # per rank step: the value of keeping a high card for a later trick
+SPEND_COST = 0.01        # per rank step: the value of keeping a high card for a later trick
+TRUMP_KEEP = 0.3         # and of keeping a trump (trumps take the later tricks)
 
 
 def choose(view: dict, legal: list[str], events: list[dict]) -> str:
@@ -88,7 +89,7 @@ def play(view: dict, legal: list[str], events: list[dict]) -> str:
                 gain, loss = gain + 1, loss + 3        # our jack: 1 if we keep it, 3 to them if hanged
             else:
                 gain, loss = gain + 3, loss + 1        # their jack: we hang it for 3
-        spend = SPEND_COST * (DECK.rank[card] + (13 if suit(card) == trump else 0))
+        spend = SPEND_COST * DECK.rank[card] + (TRUMP_KEEP if suit(card) == trump else 0.0)
         return ours * gain - (1 - ours) * loss - spend
 
     return max(legal, key=lambda c: (value(c), -DECK.cards.index(c)))
