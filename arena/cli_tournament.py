@@ -15,10 +15,11 @@ import trio
 from rich.console import Console
 
 from arena.games import GameError, find_game
-from arena.render import Progress, show_progress, standings_tables
+from arena.render import show_progress, standings_tables
 from arena.store import ResultStore, StoreError
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
-from arena.tournament.runner import RunSummary, TournamentError, run_tournament, unwrapped
+from arena.tournament.runner import (Progress, RunSummary, TournamentError, run_tournament,
+                                     unwrapped)
 from arena.tournament.schedule import ScheduledMatch, build_schedule
 from arena.tournament.standings import (StandingsFold, compute_standings, schedule_order,
                                         standings_as_data)

@@ -9,9 +9,7 @@ second, or plain progress lines when the output is not a terminal (CI, a pipe).
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 import trio
 from rich import box
@@ -21,6 +19,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, BotStanding, Standings
 
 LIVE_REFRESH_S = 0.25          # screen refresh; the standings fold runs at most once a second
@@ -74,32 +73,6 @@ def standings_tables(standings: Standings) -> Group:
     return Group(*[standings_table(standings, scope) for scope in [*standings.games, OVERALL]])
 
 
-@dataclass
-class Progress:
-    """How far a run is: what the runner reports, what the displays read."""
-
-    total: int                          # matches of this run, those already stored included
-    already_done: int = 0               # completed before this run started
-    done: int = 0                       # completed in this run
-    aborted: int = 0                    # cut by the match time limit in this run
-    started: float = field(default_factory=time.monotonic)
-    recent_faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
-    faults_seen: int = 0                # how many faults went into recent_faults, ever
-
-    def note_fault(self, line: str) -> None:
-        self.recent_faults.append(line)
-        self.faults_seen += 1
-
-    def per_second(self, now: float | None = None) -> float:
-        elapsed = (time.monotonic() if now is None else now) - self.started
-        return self.done / elapsed if elapsed > 0 else 0.0
-
-    def eta_s(self, now: float | None = None) -> float | None:
-        rate = self.per_second(now)
-        left = self.total - self.already_done - self.done
-        return left / rate if rate > 0 else None
-
-
 def _duration(seconds: float | None) -> str:
     if seconds is None:
         return "?"
@@ -119,21 +92,26 @@ def progress_line(progress: Progress, now: float | None = None) -> str:
 
 
 def live_view(standings: Standings | None, progress: Progress, now: float | None = None,
-              width: int = 40) -> Group:
-    """Standings, a progress bar with done/total, rate and ETA, and the latest faults."""
+              width: int = 40, every_game: bool = True) -> Group:
+    """Standings (every game's, or only the overall table), a progress bar with done/total, rate
+    and ETA, and the latest faults."""
     finished = progress.already_done + progress.done
-    bar = ProgressBar(total=max(progress.total, 1), completed=finished, width=width)
     parts: list[RenderableType] = []
     if standings is not None:
-        parts.append(standings_tables(standings))
-    status = Table.grid(padding=(0, 1))
-    status.add_row(bar, Text(progress_line(progress, now)))
-    parts.append(status)
+        parts.append(standings_tables(standings) if every_game
+                     else standings_table(standings, OVERALL))
+    parts.append(ProgressBar(total=max(progress.total, 1), completed=finished, width=width))
+    parts.append(Text(progress_line(progress, now)))
     if progress.recent_faults:
         parts.append(Text("latest faults:", style="bold"))
         parts.extend(Text("  " + line, overflow="ellipsis", no_wrap=True)
                      for line in progress.recent_faults)
     return Group(*parts)
+
+
+def _lines_needed(standings: Standings) -> int:
+    """Roughly how many lines every game's table takes (title, header, rows, edges)."""
+    return sum(len(rows) + 5 for rows in standings.tables.values()) + 10
 
 
 async def show_progress(progress: Progress, standings: Callable[[], Standings],
@@ -151,12 +129,13 @@ async def _live_loop(progress: Progress, standings: Callable[[], Standings],
     shown: Standings | None = None
     folded_at, folded_done = -1e9, -1
     with Live(console=console, auto_refresh=False, transient=True,
-              vertical_overflow="visible") as live:
+              vertical_overflow="ellipsis") as live:
         while True:
             now = time.monotonic()
             if progress.done != folded_done and now - folded_at >= STANDINGS_EVERY_S:
                 shown, folded_at, folded_done = standings(), now, progress.done
-            live.update(live_view(shown, progress, now), refresh=True)
+            every_game = shown is None or _lines_needed(shown) <= console.height
+            live.update(live_view(shown, progress, now, every_game=every_game), refresh=True)
             await trio.sleep(LIVE_REFRESH_S)
 
 

@@ -18,7 +18,9 @@ something else, or a tournament definition that changed since the file was fille
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
 import sqlite3
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -111,25 +113,41 @@ class StoredMatch:
 class ResultStore:
     """An open results file. Use :meth:`open_for_run` to play into it, :meth:`open_read` to read."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection, lock: int | None = None) -> None:
         self.path = path
         self._db = connection
+        self._lock = lock              # a file descriptor holding flock(LOCK_EX) while we write
 
     # -- opening ---------------------------------------------------------------------------------
 
     @classmethod
     def open_for_run(cls, path: str | Path, *, name: str, fingerprint: str,
                      definition: Mapping[str, Any], restart: bool = False) -> ResultStore:
-        """Open or create the file of a tournament. An existing file must hold the same
-        definition (same fingerprint) unless ``restart``, which discards its results."""
+        """Open or create the file of a tournament, locked against a second tournament writing
+        to it. An existing file must hold the same definition (same fingerprint) unless
+        ``restart``, which discards its results (only ever from a Trick Arena results file)."""
         path = Path(path)
-        if restart:
-            for suffix in ("", "-wal", "-shm", "-journal"):
-                Path(f"{path}{suffix}").unlink(missing_ok=True)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        store = cls(path, _connect(path, read_only=False))
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"{path}: cannot create it: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(lock)
+            raise StoreError(f"{path}: another arena tournament is writing to it; wait for it "
+                             "or stop it") from None
+        try:
+            store = cls(path, _connect(path, read_only=False), lock=lock)
+        except BaseException:
+            os.close(lock)
+            raise
         try:
             meta = store._meta()
+            if meta is not None and restart:
+                store._discard()
+                meta = None
             if meta is None:
                 store._create(name, fingerprint, definition)
             elif meta.get("fingerprint") != fingerprint:
@@ -159,6 +177,9 @@ class ResultStore:
 
     def close(self) -> None:
         self._db.close()
+        if self._lock is not None:
+            os.close(self._lock)        # releases the flock
+            self._lock = None
 
     def __enter__(self) -> ResultStore:
         return self
@@ -248,6 +269,11 @@ class ResultStore:
             raise StoreError(f"{self.path}: results file schema {meta.get('schema')!r}; this "
                              f"arena reads schema {SCHEMA_VERSION!r}")
         return meta
+
+    def _discard(self) -> None:
+        with self._db:
+            for table in ("faults", "matches", "meta"):
+                self._db.execute(f"DROP TABLE IF EXISTS {table}")
 
     def _create(self, name: str, fingerprint: str, definition: Mapping[str, Any]) -> None:
         with self._db:

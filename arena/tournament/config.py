@@ -20,7 +20,7 @@ import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from arena.bots import SANDBOXES, BotSpec
 from arena.bots_dir import BotsDirError, tournament_bots
@@ -98,7 +98,7 @@ class TournamentConfig:
         return self.output / "logs"
 
 
-# -- reading values, one field at a time ------------------------------------------------------------
+# -- reading values, one field at a time -----------------------------------------------------------
 
 
 def _describe(value: object) -> str:
@@ -117,7 +117,7 @@ class _Reader:
     def __init__(self, source: str) -> None:
         self.source = source
 
-    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> None:
+    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
         shown = found if raw else _describe(found)
         raise ConfigError(f"{self.source}: {field_name}: found {shown}; expected {expected}")
 
@@ -129,41 +129,39 @@ class _Reader:
 
     def integer(self, name: str, value: object, *, minimum: int | None = None,
                 maximum: int | None = None) -> int:
-        if type(value) is not int or (minimum is not None and value < minimum) or (
-                maximum is not None and value > maximum):
-            bounds = []
-            if minimum is not None:
-                bounds.append(f">= {minimum}")
-            if maximum is not None:
-                bounds.append(f"<= {maximum}")
-            self.fail(name, value, "an integer" + (" " + " and ".join(bounds) if bounds else ""))
-        return value  # type: ignore[return-value]
+        if (isinstance(value, int) and not isinstance(value, bool)
+                and (minimum is None or value >= minimum)
+                and (maximum is None or value <= maximum)):
+            return value
+        bounds = [f">= {minimum}"] if minimum is not None else []
+        bounds += [f"<= {maximum}"] if maximum is not None else []
+        self.fail(name, value, "an integer" + (" " + " and ".join(bounds) if bounds else ""))
 
-    def number(self, name: str, value: object, *, positive: bool = True) -> float:
-        if type(value) not in (int, float) or not math.isfinite(value) or (  # type: ignore[arg-type]
-                positive and value <= 0):  # type: ignore[operator]
-            self.fail(name, value, "a number of seconds > 0")
-        return float(value)  # type: ignore[arg-type]
+    def number(self, name: str, value: object) -> float:
+        if (isinstance(value, (int, float)) and not isinstance(value, bool)
+                and math.isfinite(value) and value > 0):
+            return float(value)
+        self.fail(name, value, "a number of seconds > 0")
 
     def text(self, name: str, value: object, *, nonempty: bool = True) -> str:
-        if not isinstance(value, str) or (nonempty and not value.strip()):
-            self.fail(name, value, "a non-empty string" if nonempty else "a string")
-        return value  # type: ignore[return-value]
+        if isinstance(value, str) and (value.strip() or not nonempty):
+            return value
+        self.fail(name, value, "a non-empty string" if nonempty else "a string")
 
     def boolean(self, name: str, value: object) -> bool:
-        if type(value) is not bool:
-            self.fail(name, value, "true or false")
-        return value  # type: ignore[return-value]
+        if isinstance(value, bool):
+            return value
+        self.fail(name, value, "true or false")
 
     def table(self, name: str, value: object) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            self.fail(name, value, "a table ({ key = value, ... } or a [section])")
-        return value  # type: ignore[return-value]
+        if isinstance(value, dict):
+            return value
+        self.fail(name, value, "a table ({ key = value, ... } or a [section])")
 
     def name(self, field_name: str, value: object) -> str:
-        if not isinstance(value, str) or not NAME_PATTERN.match(value):
-            self.fail(field_name, value, NAME_EXPECTED)
-        return value  # type: ignore[return-value]
+        if isinstance(value, str) and NAME_PATTERN.match(value):
+            return value
+        self.fail(field_name, value, NAME_EXPECTED)
 
 
 # -- the parts of a definition --------------------------------------------------------------------

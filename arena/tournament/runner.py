@@ -20,10 +20,10 @@ swap in fakes to check the pool, the limits and cancellation without processes.
 from __future__ import annotations
 
 import time
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,7 +34,6 @@ from arena.bots import BotSpec
 from arena.clock import TimeControl
 from arena.games import find_game
 from arena.referee import run_match
-from arena.render import Progress
 from arena.results import MatchResult
 from arena.store import ResultStore, StoredFault, StoredMatch
 from arena.tournament.config import TournamentConfig
@@ -45,6 +44,32 @@ STARTUP_FAILURES_TO_STOP = 3
 
 StartBot = Callable[..., Awaitable[Any]]
 PlayMatch = Callable[..., Awaitable[MatchResult]]
+
+
+@dataclass
+class Progress:
+    """How far a run is: what the runner reports, what the displays read."""
+
+    total: int                          # matches of this run, those already stored included
+    already_done: int = 0               # completed before this run started
+    done: int = 0                       # completed in this run
+    aborted: int = 0                    # cut by the match time limit in this run
+    started: float = field(default_factory=time.monotonic)
+    recent_faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
+    faults_seen: int = 0                # how many faults went into recent_faults, ever
+
+    def note_fault(self, line: str) -> None:
+        self.recent_faults.append(line)
+        self.faults_seen += 1
+
+    def per_second(self, now: float | None = None) -> float:
+        elapsed = (time.monotonic() if now is None else now) - self.started
+        return self.done / elapsed if elapsed > 0 else 0.0
+
+    def eta_s(self, now: float | None = None) -> float | None:
+        rate = self.per_second(now)
+        left = self.total - self.already_done - self.done
+        return left / rate if rate > 0 else None
 
 
 class TournamentError(Exception):
@@ -193,9 +218,7 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
 
     async def play_one(match: ScheduledMatch) -> None:
         try:
-            stored = await _play_match(config, match, pool, play)
-            if stored is not None:
-                keep(stored)
+            keep(await _play_match(config, match, pool, play))
         finally:
             limiter.release_on_behalf_of(match.match_id)
 
@@ -213,10 +236,11 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
 
 
 async def _play_match(config: TournamentConfig, match: ScheduledMatch, pool: BotPool,
-                      play: PlayMatch) -> StoredMatch | None:
-    """One match with pooled processes; None when it was cancelled (it will be replayed)."""
+                      play: PlayMatch) -> StoredMatch:
+    """One match with pooled processes: completed, or aborted with the reason. Cancellation
+    propagates (the match is not stored and will be replayed); the processes go back either way."""
     processes: list[Any] = []
-    reusable: list[bool] = []
+    reusable: list[bool] = []              # per seat; processes without an entry are closed
     started = time.monotonic()
     try:
         try:
@@ -228,23 +252,24 @@ async def _play_match(config: TournamentConfig, match: ScheduledMatch, pool: Bot
         record_path = (config.records_dir / (match.match_id.replace("/", "_") + ".jsonl")
                        if config.records else None)
         result = None
-        with trio.move_on_after(config.match_time_limit_s):
-            result = await play(find_game(match.game_id), processes, seed=match.seed,
-                                options=match.options, match_id=match.match_id,
-                                time_control=config.time_control, max_faults=config.max_faults,
-                                record_path=record_path)
-        if result is None:
-            reusable = [False] * len(processes)        # mid-match: their state is unknown
+        try:
+            with trio.move_on_after(config.match_time_limit_s):
+                result = await play(find_game(match.game_id), processes, seed=match.seed,
+                                    options=match.options, match_id=match.match_id,
+                                    time_control=config.time_control,
+                                    max_faults=config.max_faults, record_path=record_path)
+        except Exception as exc:           # a referee bug must not end a long tournament
+            return _aborted(match, f"referee error: {type(exc).__name__}: {exc}",
+                            time.monotonic() - started)
+        if result is None:                 # mid-match processes are in an unknown state
             return _aborted(match, f"cut by the match time limit of {config.match_time_limit_s:g}"
                             " s", time.monotonic() - started)
         reusable = [seat not in result.forfeited for seat in range(len(processes))]
         return _stored(match, result)
     finally:
-        async def give_back() -> None:
+        with trio.CancelScope(shield=True):
             for index, process in enumerate(processes):
                 await pool.release(process, reusable=index < len(reusable) and reusable[index])
-        with trio.CancelScope(shield=True):
-            await give_back()
 
 
 def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:

@@ -33,7 +33,8 @@ from arena.games.cards import Rng, derive_seed
 
 SEATINGS = ("duplicate", "single")
 DEFAULT_MAX_TABLES = 24
-SWAP_ATTEMPTS = 3000           # local search steps when sampling tables; fast, deterministic
+SWAP_ATTEMPTS = 2000           # local search steps per try when sampling tables
+SAMPLE_TRIES = 8               # independent tries; the most even one is kept
 
 
 @dataclass(frozen=True)
@@ -134,8 +135,8 @@ def tables_for(bots: Sequence[str], plan: GamePlan, rng: Rng) -> list[tuple[str,
 
 
 def sample_size(bot_count: int, players: int, max_tables: int) -> int:
-    """The number of sampled tables: at most ``max_tables`` (if it can be done), and a multiple of
-    ``bot_count / gcd(bot_count, players)`` so that every bot can sit at the same number of tables."""
+    """The number of sampled tables: a multiple of ``bot_count / gcd(bot_count, players)``, so that
+    every bot can sit at the same number of tables; the largest not above ``max_tables``, if any."""
     step = bot_count // math.gcd(bot_count, players)
     return max(step, (max_tables // step) * step)
 
@@ -144,8 +145,10 @@ def _balanced_sample(bots: Sequence[str], plan: GamePlan, rng: Rng) -> list[tupl
     """Balanced groups of bots, each seated in the team split that repeats partnerships least."""
     partners: Counter[frozenset[str]] = Counter()
     tables = []
-    for group in _balanced_groups(bots, plan.players, sample_size(len(bots), plan.players,
-                                                                  plan.max_tables), rng):
+    size = sample_size(len(bots), plan.players, plan.max_tables)
+    tries = [_balanced_groups(bots, plan.players, size, Rng(rng.next()))
+             for _ in range(SAMPLE_TRIES)]
+    for group in min(tries, key=lambda groups: _pair_spread(bots, groups)):
         seatings = team_splits(group, plan.players, plan.team_size)
         seating = min(seatings, key=lambda s: _partner_repeats(s, plan, partners))
         for team in _teams_of(seating, plan):
@@ -153,6 +156,13 @@ def _balanced_sample(bots: Sequence[str], plan: GamePlan, rng: Rng) -> list[tupl
                 partners[frozenset((a, b))] += 1
         tables.append(seating)
     return tables
+
+
+def _pair_spread(bots: Sequence[str], groups: Sequence[Sequence[str]]) -> tuple[int, int]:
+    """(max - min meetings over all pairs, sum of squared meetings): smaller is more even."""
+    meets = Counter(frozenset(p) for g in groups for p in itertools.combinations(g, 2))
+    counts = [meets[frozenset(p)] for p in itertools.combinations(bots, 2)]
+    return max(counts) - min(counts), sum(c * c for c in counts)
 
 
 def _balanced_groups(bots: Sequence[str], n: int, size: int, rng: Rng) -> list[list[str]]:

@@ -26,7 +26,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from openskill.models import PlackettLuce
+from openskill.models import PlackettLuce, PlackettLuceRating
 
 from arena.games import GAMES
 from arena.store import StoredMatch
@@ -106,7 +106,7 @@ class StandingsFold:
         self._games = list(games)
         self._model = PlackettLuce()
         self._tallies: dict[str, dict[str, _Tally]] = {}
-        self._ratings: dict[str, dict[str, object]] = {}
+        self._ratings: dict[str, dict[str, PlackettLuceRating]] = {}
         self._deals: dict[tuple[str, int, int], list[StoredMatch]] = defaultdict(list)
         self._counts: Counter[str] = Counter()
 
@@ -168,7 +168,8 @@ def _duplicate_deltas(group: Sequence[StoredMatch]) -> list[tuple[str, float]]:
     return [(m.bots[seat], m.scores[seat] - means[seat]) for m in group for seat in range(players)]
 
 
-def _rate(model: PlackettLuce, ratings: dict[str, object], match: StoredMatch) -> None:
+def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating],
+          match: StoredMatch) -> None:
     """One Plackett-Luce update from the match's placings (forfeits last, partners as teams)."""
     worst = match.players + 1
     placing = [worst if seat in match.forfeited else p for seat, p in enumerate(match.placings)]
@@ -189,8 +190,8 @@ def _rate(model: PlackettLuce, ratings: dict[str, object], match: StoredMatch) -
             ratings[bot] = rating
 
 
-def _row(bot: str, tally: _Tally, rating: object, dup: Sequence[float], *, with_scores: bool,
-         model: PlackettLuce) -> BotStanding:
+def _row(bot: str, tally: _Tally, rating: PlackettLuceRating | None, dup: Sequence[float], *,
+         with_scores: bool, model: PlackettLuce) -> BotStanding:
     rating = rating or model.rating(name=bot)
     played = tally.played
     return BotStanding(
@@ -198,7 +199,7 @@ def _row(bot: str, tally: _Tally, rating: object, dup: Sequence[float], *, with_
         mean_placing=tally.placing_sum / played if played else None,
         mean_score=tally.score_sum / played if played and with_scores else None,
         duplicate=statistics.fmean(dup) if dup and with_scores else None,
-        mu=rating.mu, sigma=rating.sigma,  # type: ignore[attr-defined]
+        mu=rating.mu, sigma=rating.sigma,
         faults=dict(sorted(tally.faults.items())), forfeits=tally.forfeits,
         median_ms=_median(tally.times))
 

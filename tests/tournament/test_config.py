@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.games import GAMES
 from arena.tournament.config import ConfigError, load_config, parse_bot_option, quick_config
 
 GOOD = f"""
@@ -63,7 +64,7 @@ def test_a_good_file_loads_with_every_field(tmp_path):
 def test_defaults_and_games_all(tmp_path):
     text = GOOD.split("[[games]]")[0].replace('deals = 3\n', "")
     config = load_config(write(tmp_path, text))
-    assert [g.game_id for g in config.games] == list(__import__("arena.games").games.GAMES)
+    assert [g.game_id for g in config.games] == list(GAMES)
     assert all(g.deals == 2 for g in config.games)
 
 
@@ -147,3 +148,11 @@ def test_quick_form(tmp_path):
         quick_config(["a=x", "b=y"], games="aon,poker")
     with pytest.raises(ConfigError, match=r"--bot: bots\[1\]: found name 'a' a second time"):
         quick_config(["a=x", "a=y"])
+
+
+def test_the_demo_file_loads_and_covers_all_four_games():
+    root = Path(__file__).resolve().parents[2]
+    config = load_config(root / "tournaments" / "demo.toml")
+    assert {g.game_id for g in config.games} == {"alles-oder-nichts", "vingt-down",
+                                                  "eight-rounds", "all-fours"}
+    assert len(config.bots) == 4 and config.concurrency == 2

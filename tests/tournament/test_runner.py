@@ -8,7 +8,7 @@ import trio
 
 from arena.bot_process import BotStartupError
 from arena.bots import BotSpec
-from arena.render import Progress
+from arena.tournament.runner import Progress
 from arena.results import FaultKind, FaultRecord, MatchResult
 from arena.store import ResultStore
 from arena.tournament.config import TournamentConfig
@@ -194,4 +194,25 @@ async def test_a_bot_that_stops_starting_later_fails_its_matches_then_the_tourna
         assert len(store.completed_ids()) == 1
         assert [m.reason for m in store.matches(include_aborted=True) if not m.completed] == [
             "a bot did not start: bot c: exited before ready (exit status 1)"] * 2
+    assert all(bot.closed for bot in bots.started)
+
+
+async def test_a_referee_error_aborts_only_that_match(tmp_path, autojump_clock):
+    config = make_config(tmp_path, concurrency=1, deals=1)
+    bots = Bots()
+    fine = referee()
+    calls = []
+
+    async def flaky(game, seats, **kwargs):
+        calls.append(kwargs["match_id"])
+        if len(calls) == 2:
+            raise RuntimeError("boom")
+        return await fine(game, seats, **kwargs)
+
+    with open_store(config) as store:
+        summary = await run_tournament(config, schedule_of(config), store, Progress(total=0),
+                                       start_bot=bots.start, play=flaky)
+        (aborted,) = [m for m in store.matches(include_aborted=True) if not m.completed]
+    assert summary.played == 2 and summary.aborted == 1
+    assert aborted.match_id == calls[1] and aborted.reason == "referee error: RuntimeError: boom"
     assert all(bot.closed for bot in bots.started)

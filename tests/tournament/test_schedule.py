@@ -76,11 +76,11 @@ def test_every_bot_holds_the_same_number_of_seats(case):
     assert len(set(seats.values())) == 1
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=30, deadline=None)
 @given(st.integers(7, 14), st.sampled_from([3, 4, 6]), st.booleans(), st.integers(0, 2**32))
 def test_sampled_tables_are_balanced(bot_count, players, team, seed):
-    """Every bot at the same number of tables; pair meetings close to even (a greedy search with
-    swaps, not an exact design: within 3 of each other, and most within 1 of the mean)."""
+    """Every bot at the same number of tables; pair meetings close to even (a seeded search, not
+    an exact design: within 2 of each other, and most within 1 of the mean)."""
     team = team and players == 4
     plan = GamePlan("g", "g", players, deals=1, team_size=2 if team else 1, max_tables=12)
     bots = bots_named(bot_count)
@@ -91,7 +91,7 @@ def test_sampled_tables_are_balanced(bot_count, players, team, seed):
     assert len(set(plays.values())) == 1 and set(plays) == set(bots)
     meets = Counter(frozenset(p) for t in tables for p in itertools.combinations(t, 2))
     counts = [meets[frozenset(p)] for p in itertools.combinations(bots, 2)]
-    assert max(counts) - min(counts) <= 3
+    assert max(counts) - min(counts) <= 2
     mean = sum(counts) / len(counts)
     assert sum(abs(c - mean) <= 1 for c in counts) >= 0.75 * len(counts)
 

@@ -3,7 +3,8 @@
 import pytest
 from rich.console import Console
 
-from arena.render import Progress, live_view, standings_table
+from arena.render import live_view, standings_table
+from arena.tournament.runner import Progress
 from arena.store import StoredFault, StoredMatch
 from arena.tournament import standings as standings_module
 from arena.tournament.standings import (OVERALL, StandingsFold, compute_standings,

@@ -90,3 +90,33 @@ def test_corrupt_and_foreign_files_get_one_clear_line(tmp_path):
             assert message in str(caught.value) and "\n" not in str(caught.value)
     with pytest.raises(StoreError, match="no such results file"):
         ResultStore.open_read(tmp_path / "missing.sqlite")
+
+
+def test_a_results_file_that_cannot_be_created_is_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    with pytest.raises(StoreError, match=r"file/sub/r.sqlite: cannot create it: "):
+        open_store(blocker / "sub" / "r.sqlite")
+
+
+def test_one_tournament_at_a_time_writes_a_results_file(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with open_store(path) as store:
+        store.save(match())
+        with pytest.raises(StoreError, match="r.sqlite: another arena tournament is writing to it"):
+            open_store(path)
+        with ResultStore.open_read(path) as reader:          # reading is always allowed
+            assert reader.completed_ids() == {"g/t0/d0/r0"}
+    with open_store(path) as store:                          # the lock went with the writer
+        assert store.completed_ids() == {"g/t0/d0/r0"}
+
+
+def test_restart_never_discards_a_file_that_is_not_a_results_file(tmp_path):
+    foreign = tmp_path / "foreign.sqlite"
+    db = sqlite3.connect(foreign)
+    db.execute("CREATE TABLE songs (title TEXT)")
+    db.commit()
+    db.close()
+    with pytest.raises(StoreError, match="not a Trick Arena results file"):
+        open_store(foreign, restart=True)
+    assert sqlite3.connect(foreign).execute("SELECT count(*) FROM songs").fetchone() == (0,)

@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from arena.store import ResultStore
 from arena.tournament.config import load_config
 from arena.tournament.schedule import build_schedule
@@ -164,3 +166,13 @@ def test_a_changed_definition_is_refused_then_restarted(tmp_path):
     out, err = restarted.communicate(timeout=PATIENCE_S)
     assert restarted.returncode == 0, err
     assert "done: 3 played, 0 already stored" in out
+
+
+def test_games_option_with_a_file_plays_only_those_games(tmp_path):
+    from arena.cli_tournament import InputError, _only_games
+    config = load_config(tournament_file(tmp_path))
+    schedule = build_schedule(config.seed, ["r0", "r1", "r2"], config.games)
+    assert _only_games(schedule, config, "alles") == schedule
+    assert _only_games(schedule, config, "all") == schedule
+    with pytest.raises(InputError, match="--games: found 'vingt-down'; expected a game of"):
+        _only_games(schedule, config, "vingt-down")
