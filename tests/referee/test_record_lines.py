@@ -267,3 +267,16 @@ async def test_replay_labels_each_card_with_the_seat_that_played_it(autojump_clo
                   if line.strip().startswith("trick:")]
     assert shown_to_1 == expected
     assert re.search(r"\(seat \d\)", shown[0])
+
+
+async def test_a_forfeit_in_all_fours_places_teams_among_teams(autojump_clock, tmp_path):
+    async def quit_(bot, request):
+        bot.exit(1)
+
+    bots = [Scripted("a", {1: quit_}), FakeBot("b"), FakeBot("c"), FakeBot("d")]
+    result, entries = await play(ALL_FOURS, bots, tmp_path / "m.jsonl", seed=5)
+    assert result.forfeited == (0,)
+    assert result.placings == (2, 1, 2, 1)
+    assert entries[-1]["placings"] == [2, 1, 2, 1]
+    end = bots[1].messages("match_end")[0]
+    assert end["placings"] == [2, 1, 2, 1] and end["forfeited"] == [0]
