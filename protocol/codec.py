@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import msgspec
+from msgspec import UNSET
 
 from .messages import PROTOCOL_VERSION, Action, FromBot, ToBot
 
@@ -44,20 +45,12 @@ def decode_from_bot(line: bytes | str) -> FromBot:
     quote characters than the plain message needs, so an ordinary action costs one count.
     """
     message = _from_bot_decoder.decode(line)
-    raw = line.encode() if isinstance(line, str) else line
-    if type(message) is not Action or raw.count(b'"') > _action_quotes(message):
+    raw = line if type(line) is bytes else line.encode()
+    # An action line without repeats: "type":"action" and "id" (6 quotes), plus "action":"..."
+    # (4) or "index" (2). More quotes: a repeat, or an escaped quote; the exact check decides.
+    if type(message) is not Action or raw.count(b'"') > (10 if message.index is UNSET else 8):
         _reject_duplicate_keys(raw)
     return message
-
-
-def _action_quotes(message: Action) -> int:
-    """Quote characters in an action line with no duplicate key and no escaped quote."""
-    quotes = 6                                  # "type":"action" and "id"
-    if message.action is not msgspec.UNSET:
-        quotes += 4                             # "action":"..."
-    if message.index is not msgspec.UNSET:
-        quotes += 2                             # "index"
-    return quotes
 
 
 class _DuplicateKey(Exception):
