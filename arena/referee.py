@@ -185,7 +185,9 @@ class _Match:
         self.waiting = None
         scope.deadline = math.inf
         if action is _CRASHED:
-            for _ in range(20):     # give the exit status a moment to arrive, for the message
+            # Give the exit status a moment to arrive, for the message (up to 1 s on a busy
+            # machine; this happens at most once per seat and match: the seat then forfeits).
+            for _ in range(100):
                 if bot.transport.exit_status() is not None:
                     break
                 await trio.sleep(0.01)
