@@ -30,9 +30,11 @@ def games_command() -> None:
     Console().print(table)
 
 
-from arena.cli_match import match_command, replay_command  # noqa: E402  (registered below)
+from arena.cli_check import check_command  # noqa: E402  (registered below)
+from arena.cli_match import match_command, replay_command  # noqa: E402
 
 main.add_command(match_command)
 main.add_command(replay_command)
 main.add_command(tournament_command)
 main.add_command(standings_command)
+main.add_command(check_command)

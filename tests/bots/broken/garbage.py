@@ -1,0 +1,5 @@
+"""Answers hello with a line that is not JSON."""
+import sys
+
+for line in sys.stdin:
+    print("hello referee, nice to meet you!", flush=True)

@@ -1,0 +1,174 @@
+"""`arena check` passes every sample bot and fails each broken bot with the right reason."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from arena.check import FAILED, PASSED, SKIPPED, CheckSettings, find_positions, run_checks
+from arena.games import GAMES
+from sample_bot_specs import ROOT, SAMPLE_BOTS, broken_bot, sample_bot
+
+# Passing bots get generous limits (the result must not depend on the machine's speed); each
+# broken bot gets limits it misses by a wide margin.
+GENEROUS = dict(decision_ms=20000, startup_ms=60000, low_time_ms=3000, exit_grace_s=20.0)
+
+
+def settings(tmp_path, **changes) -> CheckSettings:
+    return CheckSettings(**{**GENEROUS, "log_dir": tmp_path / "logs", **changes})
+
+
+def failures(results) -> dict[str, tuple[str, str]]:
+    return {r.name: (r.kind, r.reason) for r in results if r.status == FAILED}
+
+
+def by_name(results, prefix: str):
+    return [r for r in results if r.name.startswith(prefix)]
+
+
+@pytest.mark.parametrize("kind", SAMPLE_BOTS)
+async def test_every_sample_bot_passes(kind, tmp_path):
+    results = await run_checks(sample_bot(kind, tmp_path), settings(tmp_path))
+    assert failures(results) == {}
+    assert all(r.status == PASSED for r in results)
+    names = [r.name for r in results]
+    for game in GAMES.values():
+        assert f"full match {game.id}" in names
+        assert any(name.startswith(f"decide {game.id} ") for name in names)
+    for prefix in ("handshake", "fault notice", "time running low", "long match", "bye",
+                   "end of input"):
+        assert by_name(results, prefix), f"no {prefix} check ran"
+
+
+def test_every_decision_kind_of_every_game_is_checked():
+    for game in GAMES.values():
+        kinds = {p.decision for p in find_positions(game, seed=1)}
+        seen = set()
+        for seed in range(30):
+            state = game.new_match(game.default_players, {}, seed)
+            while not state.is_over:
+                seen.add(state.decision)
+                state.apply(state.legal_actions()[seed % len(state.legal_actions())])
+        assert seen <= kinds, f"{game.id}: decisions {seen - kinds} are never checked"
+
+
+async def test_mute_bot_fails_the_handshake(tmp_path):
+    results = await run_checks(broken_bot("mute"), settings(tmp_path, startup_ms=1500))
+    assert failures(results) == {"handshake": ("startup", "no ready message within 1500 ms")}
+    assert all(r.status == SKIPPED for r in results[1:])
+
+
+async def test_garbage_bot_fails_the_handshake(tmp_path):
+    results = await run_checks(broken_bot("garbage"), settings(tmp_path))
+    kind, reason = failures(results)["handshake"]
+    assert kind == "startup"
+    assert "expected a ready message" in reason and "hello referee" in reason
+
+
+@pytest.mark.parametrize("bot, kind, evidence", [
+    ("wrong_shape", "malformed", '"move"'),
+    ("chatty", "malformed", "thinking about request"),
+    ("illegal", "illegal", "bid:99"),
+])
+async def test_bad_answers_fail_the_decisions(bot, kind, evidence, tmp_path):
+    results = await run_checks(broken_bot(bot), settings(tmp_path, only=("decisions",)))
+    decisions = by_name(results, "decide ")
+    assert decisions and all(r.status == FAILED for r in decisions if r.name.endswith(" bid"))
+    first = next(r for r in decisions if r.status == FAILED)
+    assert first.kind == kind
+    assert evidence in first.reason or evidence in first.received
+    assert first.hint and first.sent.startswith("request id")
+
+
+async def test_slow_bot_times_out(tmp_path):
+    game = next(iter(GAMES))
+    results = await run_checks(broken_bot("slow"), settings(tmp_path, decision_ms=300,
+                                                            games=(game,), only=("decisions",)))
+    decisions = by_name(results, "decide ")
+    assert decisions and all(r.status == FAILED and r.kind == "timeout" for r in decisions)
+    assert "within 300 ms" in decisions[0].reason
+
+
+async def test_bot_that_ignores_the_time_left_fails_when_time_runs_low(tmp_path):
+    game = next(iter(GAMES))
+    results = await run_checks(broken_bot("fixed_think"),
+                               settings(tmp_path, low_time_ms=50, games=(game,),
+                                        only=("decisions", "low-time")))
+    failed = failures(results)
+    assert list(failed) == ["time running low (50 ms left)"]
+    assert failed["time running low (50 ms left)"][0] == "timeout"
+    assert by_name(results, "decide ") and all(r.passed for r in by_name(results, "decide "))
+
+
+async def test_crash_mid_match_is_a_crash_with_its_stderr(tmp_path):
+    results = await run_checks(broken_bot("crash_mid_match"), settings(tmp_path))
+    failed = [r for r in results if r.status == FAILED]
+    assert failed and all(r.kind == "crash" for r in failed)
+    assert "crashes on purpose on its fifth request" in failed[0].reason
+    assert "exited with status 1" in failed[0].reason
+    assert by_name(results, "bye")[0].passed, "the crashed bot was restarted for the next checks"
+
+
+async def test_bot_that_quits_after_one_match_fails_the_next_match(tmp_path):
+    results = await run_checks(broken_bot("one_match"), settings(tmp_path, only=("decisions",)))
+    decisions = by_name(results, "decide ")
+    assert decisions[0].passed
+    assert decisions[1].status == FAILED and decisions[1].kind == "crash"
+    assert "exited with status 0" in decisions[1].reason
+    assert "after match_end keep reading" in decisions[1].hint
+
+
+async def test_bot_that_chokes_on_a_fault_notice_fails_that_check(tmp_path):
+    results = await run_checks(broken_bot("fault_intolerant"),
+                               settings(tmp_path, only=("decisions", "fault", "future")))
+    failed = failures(results)
+    assert set(failed) == {"fault notice", "unknown message type and field"}
+    kind, reason = failed["fault notice"]
+    assert kind == "crash" and "unexpected message type 'fault'" in reason
+    assert "unexpected message type 'x_future_notice'" in failed["unknown message type and field"][1]
+
+
+async def test_bot_that_rejects_unknown_fields_fails_the_future_check(tmp_path):
+    results = await run_checks(broken_bot("strict_fields"),
+                               settings(tmp_path, only=("decisions", "future")))
+    failed = failures(results)
+    assert list(failed) == ["unknown message type and field"]
+    kind, reason = failed["unknown message type and field"]
+    assert kind == "crash" and "x_future_field" in reason
+    assert by_name(results, "unknown")[0].hint.startswith("Ignore message types and fields")
+
+
+async def test_bot_that_ignores_bye_fails_both_exit_checks(tmp_path):
+    results = await run_checks(broken_bot("ignores_bye"),
+                               settings(tmp_path, only=("exit",), exit_grace_s=1.0))
+    failed = failures(results)
+    assert failed["bye, then end of input"][0] == "bye"
+    assert failed["end of input without bye"][0] == "eof"
+    assert "it was killed" in failed["bye, then end of input"][1]
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "arena", "check", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_exit_status_and_scorecard(tmp_path):
+    good = run_cli("--game", "aon", "--decision-ms", "20000", "--low-time-ms", "3000",
+                   "--log-dir", str(tmp_path / "good"), "--",
+                   sys.executable, "sample_bots/python/random_bot.py")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "0 failed" in good.stdout and "ready for a tournament" in good.stdout
+    bad = run_cli("--game", "aon", "--only", "decisions", "--log-dir", str(tmp_path / "bad"), "--",
+                  sys.executable, "tests/bots/broken/illegal.py")
+    assert bad.returncode == 1
+    assert "FAIL" in bad.stdout and "illegal" in bad.stdout and "hint" in bad.stdout
+
+
+def test_cli_usage_errors():
+    missing = run_cli()
+    assert missing.returncode == 2 and "Missing argument" in missing.stderr
+    unknown = run_cli("--game", "chess", "--", "true")
+    assert unknown.returncode == 2 and "unknown game 'chess'" in unknown.stderr
+    assert "Traceback" not in missing.stderr + unknown.stderr
