@@ -13,7 +13,10 @@ one of ``action``/``index``, legal, in time. Anything wrong is a fault (FaultRec
 autopilot moves instead; see SPEC.md sections 5 and 6.
 
 Deadlines use one cancel scope for the whole match whose deadline moves per request (a fresh scope
-per request costs about 14 us); only a timeout ends the scope, and a new one is opened.
+per request costs about 14 us); only a timeout ends the scope, and a new one is opened. Each move
+costs about 2 us, so a request moves it once: before the write, to the request's deadline plus
+DEADLINE_SLACK_S (never early, at most that late: whether a reply was in time is the clock's call,
+not the scope's), and again after the write only if the write had to wait for the bot to read.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from protocol.messages import (PROTOCOL_VERSION, Action, Event, Fault, MatchEnd,
 
 MATCH_END_TIMEOUT_S = 2.0    # how long delivering match_end to one bot may take
 RECORDED_LINE_CHARS = 1000   # how much of a bot's raw reply the record keeps
+DEADLINE_SLACK_S = 0.001     # see the module docstring: a deadline may fire this much late
 
 
 @dataclass
@@ -91,19 +95,21 @@ class _Match:
     def route_events(self) -> None:
         """Queue each new event for the seats in its audience, and record it."""
         events = self.state.events
+        recording = self.record.enabled
         for n in range(self.events_routed, len(events)):
             event = events[n]
             line = encode_line(Event(match_id=self.match_id, event=event.data))
             targets = self.seats if event.audience is None else [self.seats[s] for s in event.audience]
             for seat in targets:
                 seat.pending += line
-            self.record.write({"type": "event", "n": n,
-                               "audience": None if event.audience is None else list(event.audience),
-                               "data": event.data})
+            if recording:
+                self.record.write({"type": "event", "n": n, "audience": None if event.audience is None
+                                   else list(event.audience), "data": event.data})
         self.events_routed = len(events)
         decks = self.dealer.decks
-        for n in range(self.shuffles_recorded, len(decks)):
-            self.record.write({"type": "shuffle", "n": n + 1, "cards": decks[n]})
+        if recording:
+            for n in range(self.shuffles_recorded, len(decks)):
+                self.record.write({"type": "shuffle", "n": n + 1, "cards": decks[n]})
         self.shuffles_recorded = len(decks)
 
     # -- faults -----------------------------------------------------------------------------------
@@ -144,17 +150,24 @@ class _Match:
         request_id = bot.next_request_id()
         bot.stats.requests += 1
         time_left = seat.clock.allowed_ms()
-        request = Request(match_id=self.match_id, id=request_id, decision=state.decision,
-                          view=state.view(seat.index), legal=legal, time_left_ms=time_left)
-        seat.pending += encode_line(request)
-        data = bytes(seat.pending)
-        seat.pending.clear()
-        self.record.write({"type": "request", "seat": seat.index, "id": request_id,
-                           "decision": state.decision, "legal": legal, "time_left_ms": time_left})
+        line = encode_line(Request(match_id=self.match_id, id=request_id, decision=state.decision,
+                                   view=state.view(seat.index), legal=legal,
+                                   time_left_ms=time_left))
+        pending = seat.pending
+        if pending:
+            pending += line
+            data = bytes(pending)
+            pending.clear()
+        else:
+            data = line
+        if self.record.enabled:
+            self.record.write({"type": "request", "seat": seat.index, "id": request_id,
+                               "decision": state.decision, "legal": legal,
+                               "time_left_ms": time_left})
         deadline_s = seat.clock.deadline_ms() / 1000
-        sent_at = trio.current_time()
-        self.waiting = (seat, request_id, sent_at, False)
-        scope.deadline = sent_at + deadline_s
+        before = trio.current_time()
+        self.waiting = (seat, request_id, before, False)
+        scope.deadline = before + deadline_s + DEADLINE_SLACK_S
         try:
             await bot.send(data)
         except BotGone:
@@ -165,13 +178,16 @@ class _Match:
             return self.autopilot_move(legal), "autopilot"
         sent_at = trio.current_time()
         self.waiting = (seat, request_id, sent_at, True)
-        scope.deadline = sent_at + deadline_s
+        if sent_at - before > DEADLINE_SLACK_S:     # the write waited: the bot's time starts now
+            scope.deadline = sent_at + deadline_s
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         action = await self.read_reply(seat, request_id, legal, sent_at)
         self.mark = time.perf_counter()
         self.waiting = None
-        scope.deadline = math.inf
+        # The scope's deadline is left as it is: nothing awaits before the next request moves it
+        # (play() applies the action without yielding), except the waits for a crash just below.
         if action is _CRASHED:
+            scope.deadline = math.inf
             for _ in range(20):     # give the exit status a moment to arrive, for the message
                 if bot.transport.exit_status() is not None:
                     break
@@ -238,7 +254,6 @@ class _Match:
 
     def check_action(self, seat: _Seat, request_id: int, message: Action, legal: list[str],
                      line: bytes) -> str | None:
-        allowed = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
         if (message.action is None) == (message.index is None):
             self.fault(seat, FaultKind.MALFORMED, request_id,
                        f"sent {shorten(line)}: an action message needs exactly one of "
@@ -247,6 +262,7 @@ class _Match:
         if message.index is not None:
             if 0 <= message.index < len(legal):
                 return legal[message.index]
+            allowed = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
             self.fault(seat, FaultKind.ILLEGAL, request_id,
                        f"answered index {message.index}, but {len(legal)} actions were offered "
                        f"(0..{len(legal) - 1}: {allowed})")
@@ -334,9 +350,10 @@ class _Match:
                 self.apply(seat, self.timed_out(), "autopilot")
 
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        request_id = seat.bot.last_request_id if chosen_by == "bot" else None
-        self.record.write({"type": "action", "seat": seat.index, "action": action,
-                           "by": chosen_by, "id": request_id})
+        if self.record.enabled:
+            request_id = seat.bot.last_request_id if chosen_by == "bot" else None
+            self.record.write({"type": "action", "seat": seat.index, "action": action,
+                               "by": chosen_by, "id": request_id})
         self.state.apply(action)
         self.route_events()
 
