@@ -13,10 +13,12 @@ one of ``action``/``index``, legal, in time. Anything wrong is a fault (FaultRec
 autopilot moves instead; see SPEC.md sections 5 and 6.
 
 Deadlines use one cancel scope for the whole match whose deadline moves per request (a fresh scope
-per request costs about 14 us); only a timeout ends the scope, and a new one is opened. Each move
-costs about 2 us, so a request moves it once: before the write, to the request's deadline plus
-DEADLINE_SLACK_S (never early, at most that late: whether a reply was in time is the clock's call,
-not the scope's), and again after the write only if the write had to wait for the bot to read.
+per request costs about 14 us); only a timeout ends the scope, and a new one is opened. Even a move
+costs about 2 us, so the deadline is only moved when it is not already where it may be: from the
+request's deadline to DEADLINE_SLACK_S later (never early, at most that late; whether a reply was in
+time is the clock's call, not the scope's). Requests come tens of microseconds apart, so most reuse
+the deadline the last one set. It is checked before the write (a bot that does not read its input
+blocks the write) and again after it (the bot's time starts once the request is written).
 """
 
 from __future__ import annotations
@@ -61,6 +63,13 @@ class _Seat:
 
 
 _CRASHED = "\0crashed"      # read_reply's answer when the bot's output ended
+encode_event = msgspec.json.Encoder().encode
+
+
+def _move_deadline(scope: trio.CancelScope, deadline: float) -> None:
+    """Let ``scope`` expire between ``deadline`` and DEADLINE_SLACK_S later (see the docstring)."""
+    if not deadline <= scope.deadline <= deadline + DEADLINE_SLACK_S:
+        scope.deadline = deadline + DEADLINE_SLACK_S
 
 
 class _Match:
@@ -88,6 +97,8 @@ class _Match:
         self.shuffles_recorded = 0
         # The request being waited for, so a timeout knows what it interrupted.
         self.mark = time.perf_counter()     # when the referee's own work began (for referee_us)
+        # Every event line of the match starts the same: encode that envelope once.
+        self.event_prefix = encode_line(Event(match_id=match_id, event={}))[:-len(b"{}}\n")]
         self.waiting: tuple[_Seat, int, float, bool] | None = None   # seat, id, sent at, written
 
     # -- routing what seats may see ----------------------------------------------------------------
@@ -98,7 +109,7 @@ class _Match:
         recording = self.record.enabled
         for n in range(self.events_routed, len(events)):
             event = events[n]
-            line = encode_line(Event(match_id=self.match_id, event=event.data))
+            line = b"".join((self.event_prefix, encode_event(event.data), b"}\n"))
             targets = self.seats if event.audience is None else [self.seats[s] for s in event.audience]
             for seat in targets:
                 seat.pending += line
@@ -167,7 +178,7 @@ class _Match:
         deadline_s = seat.clock.deadline_ms() / 1000
         before = trio.current_time()
         self.waiting = (seat, request_id, before, False)
-        scope.deadline = before + deadline_s + DEADLINE_SLACK_S
+        _move_deadline(scope, before + deadline_s)
         try:
             await bot.send(data)
         except BotGone:
@@ -178,8 +189,7 @@ class _Match:
             return self.autopilot_move(legal), "autopilot"
         sent_at = trio.current_time()
         self.waiting = (seat, request_id, sent_at, True)
-        if sent_at - before > DEADLINE_SLACK_S:     # the write waited: the bot's time starts now
-            scope.deadline = sent_at + deadline_s
+        _move_deadline(scope, sent_at + deadline_s)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         action = await self.read_reply(seat, request_id, legal, sent_at)
         self.mark = time.perf_counter()
