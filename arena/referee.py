@@ -44,9 +44,9 @@ from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import (PROTOCOL_VERSION, Action, Event, Fault, MatchEnd, MatchStart,
                                Request, SeatInfo)
 
+DEADLINE_SLACK_S = 0.001     # see the module docstring: a deadline may fire this much late
 MATCH_END_TIMEOUT_S = 2.0    # how long delivering match_end to one bot may take
 RECORDED_LINE_CHARS = 1000   # how much of a bot's raw reply the record keeps
-DEADLINE_SLACK_S = 0.001     # see the module docstring: a deadline may fire this much late
 
 
 @dataclass
