@@ -218,13 +218,13 @@ class ProcessTransport:
                  stderr_cap: int = STDERR_CAP_BYTES) -> None:
         self.process = process
         self.pid = process.pid
-        self._stdin_fd = process.stdin.fileno()
-        self._stdout_fd = process.stdout.fileno()
-        self._streams_closed = False    # set before the fds are closed: their numbers get reused
         self.log_path = log_path
         self.private_dir = private_dir
         self.stderr_cap = stderr_cap
         self.stderr_bytes = 0
+        self._stdin_fd = process.stdin.fileno()
+        self._stdout_fd = process.stdout.fileno()
+        self._streams_closed = False    # set before the fds are closed: their numbers get reused
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()
         self._tail = b""

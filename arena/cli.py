@@ -35,6 +35,6 @@ from arena.cli_match import match_command, replay_command  # noqa: E402
 
 main.add_command(match_command)
 main.add_command(replay_command)
+main.add_command(check_command)
 main.add_command(tournament_command)
 main.add_command(standings_command)
-main.add_command(check_command)
