@@ -7,6 +7,9 @@ from rich.console import Console
 from rich.table import Table
 
 from arena import __version__
+from arena.cli_check import check_command
+from arena.cli_match import match_command, replay_command
+from arena.cli_submit import bots_command, submit_command
 from arena.cli_tournament import standings_command, tournament_command
 from arena.games import GAMES
 
@@ -30,11 +33,10 @@ def games_command() -> None:
     Console().print(table)
 
 
-from arena.cli_check import check_command  # noqa: E402  (registered below)
-from arena.cli_match import match_command, replay_command  # noqa: E402
-
 main.add_command(match_command)
 main.add_command(replay_command)
 main.add_command(check_command)
 main.add_command(tournament_command)
 main.add_command(standings_command)
+main.add_command(submit_command)
+main.add_command(bots_command)

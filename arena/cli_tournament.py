@@ -85,8 +85,9 @@ def tournament_command(file: str | None, bots: tuple[str, ...], games: str | Non
         console.print(f"stopped: {summary.played} matches played in this run are stored; run the "
                       "same command again to resume", highlight=False, markup=False, soft_wrap=True)
         sys.exit(EXIT_INTERRUPTED)
-    console.print(f"done: {summary.played} played, {summary.skipped} already stored, "
-                  f"{summary.aborted} aborted (run again to replay them); "
+    aborted = (f"{summary.aborted} aborted (run again to replay them)" if summary.aborted
+               else "0 aborted")
+    console.print(f"done: {summary.played} played, {summary.skipped} already stored, {aborted}; "
                   f"{summary.started_processes} bot processes started",
                   highlight=False, markup=False, soft_wrap=True)
 

@@ -238,15 +238,21 @@ class ResultStore:
                _json([[round(ms, 2) for ms in seat] for seat in match.decision_ms]),
                match.status, match.reason, match.record_path, match.duration_s,
                datetime.now(UTC).isoformat(timespec="seconds"))
-        with self._db:
-            self._db.execute("DELETE FROM faults WHERE match_id = ?", (match.match_id,))
-            self._db.execute(
-                "INSERT OR REPLACE INTO matches VALUES "
-                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
-            self._db.executemany(
-                "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)",
-                [(match.match_id, f.seat, f.bot, f.kind, f.request_id, f.message)
-                 for f in match.faults])
+        try:
+            with self._db:
+                self._db.execute("DELETE FROM faults WHERE match_id = ?", (match.match_id,))
+                self._db.execute(
+                    "INSERT OR REPLACE INTO matches VALUES "
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                self._db.executemany(
+                    "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)",
+                    [(match.match_id, f.seat, f.bot, f.kind, f.request_id, f.message)
+                     for f in match.faults])
+        except sqlite3.Error as exc:
+            # The transaction was rolled back: every match stored before this one is intact.
+            raise StoreError(f"{self.path}: cannot store match {match.match_id} ({exc}); the "
+                             "matches stored before it are kept: fix the cause (e.g. free disk "
+                             "space) and run the same command again to resume") from None
 
     # -- inside ------------------------------------------------------------------------------------
 

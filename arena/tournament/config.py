@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from arena.bots import SANDBOXES, BotSpec
+from arena.bots_dir import BotsDirError, tournament_bots
 from arena.clock import TimeControl
 from arena.games import GAMES, GameError, find_game
 from arena.tournament.schedule import DEFAULT_MAX_TABLES, SEATINGS, GamePlan
@@ -34,7 +35,7 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
 
 TOP_FIELDS = ("name", "seed", "deals", "seating", "concurrency", "max_faults", "match_time_limit",
-              "output", "results", "records", "time", "bots", "games")
+              "output", "results", "records", "time", "bots", "bots_dir", "games")
 BOT_FIELDS = ("name", "argv", "cmd", "cwd", "env", "version", "memory_mb", "cpu_seconds",
               "file_mb", "sandbox")
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
@@ -212,6 +213,22 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
                    sandbox=sandbox, **limits)
 
 
+def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
+    """``bots_dir = "bots"`` or ``bots_dir = { path = "bots", sandbox = "bwrap" }``: the latest
+    version of every bot installed there by ``arena submit``, named ``name@version``
+    (arena/bots_dir.py)."""
+    table = {"path": raw} if isinstance(raw, str) else reader.table("bots_dir", raw)
+    reader.only(table, ("path", "sandbox"), "bots_dir")
+    path = reader.text("bots_dir.path", table.get("path"))
+    sandbox = table.get("sandbox")
+    if sandbox not in SANDBOXES:
+        reader.fail("bots_dir.sandbox", sandbox, "\"bwrap\" (or leave it out)")
+    try:
+        return tuple(replace(bot, sandbox=sandbox) for bot in tournament_bots(path))
+    except BotsDirError as exc:
+        raise ConfigError(f"{reader.source}: bots_dir: {exc}") from None
+
+
 def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GamePlan:
     table = {"game": raw} if isinstance(raw, str) else reader.table(where, raw)
     reader.only(table, GAME_FIELDS, where)
@@ -306,11 +323,12 @@ def config_from_table(data: Mapping[str, Any], *, source: str,
                           data.get("match_time_limit", DEFAULT_MATCH_TIME_LIMIT_S))
     time_control = _time_control(reader, data.get("time", {}))
 
-    bots_raw = data.get("bots")
-    if not isinstance(bots_raw, list) or len(bots_raw) < 2:
+    dir_bots = _bots_dir(reader, data["bots_dir"]) if "bots_dir" in data else ()
+    bots_raw = data.get("bots", [] if dir_bots else None)
+    if not isinstance(bots_raw, list) or len(dir_bots) + len(bots_raw) < 2:
         reader.fail("bots", "nothing" if bots_raw is None else _describe(bots_raw),
-                    "at least two [[bots]] entries", raw=True)
-    bots = tuple(_bot(reader, f"bots[{i}]", raw) for i, raw in enumerate(bots_raw))
+                    "at least two [[bots]] entries, counting the bots of bots_dir", raw=True)
+    bots = dir_bots + tuple(_bot(reader, f"bots[{i}]", raw) for i, raw in enumerate(bots_raw))
     _unique(reader, "bots", [b.name for b in bots], "name")
 
     games_raw = data.get("games", "all")

@@ -36,7 +36,7 @@ from arena.clock import TimeControl
 from arena.games import find_game
 from arena.referee import run_match
 from arena.results import FaultKind, MatchResult
-from arena.store import ResultStore, StoredFault, StoredMatch
+from arena.store import ResultStore, StoredFault, StoredMatch, StoreError
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import ScheduledMatch
 
@@ -203,7 +203,10 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
     limiter = trio.CapacityLimiter(config.concurrency)
 
     def keep(stored: StoredMatch) -> None:
-        store.save(stored)
+        try:
+            store.save(stored)
+        except StoreError as exc:
+            raise TournamentError(str(exc)) from None
         for fault in stored.faults:
             progress.note_fault(f"{stored.match_id} {fault.bot} (seat {fault.seat}) "
                                 f"{fault.kind}: {fault.message}")

@@ -120,3 +120,17 @@ def test_restart_never_discards_a_file_that_is_not_a_results_file(tmp_path):
     with pytest.raises(StoreError, match="not a Trick Arena results file"):
         open_store(foreign, restart=True)
     assert sqlite3.connect(foreign).execute("SELECT count(*) FROM songs").fetchone() == (0,)
+
+
+def test_a_failed_write_is_one_line_and_keeps_what_was_stored(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with open_store(path) as store:
+        store.save(match("g/t0/d0/r0"))
+        # Simulate a full disk: the database may not grow by another page.
+        pages = store._db.execute("PRAGMA page_count").fetchone()[0]
+        store._db.execute(f"PRAGMA max_page_count = {pages}")
+        huge = tuple(tuple(float(i) for i in range(20000)) for _ in range(3))
+        with pytest.raises(StoreError, match=r"cannot store match g/t0/d0/r1 .*full.*kept"):
+            store.save(match("g/t0/d0/r1", rotation=1, decision_ms=huge))
+    with ResultStore.open_read(path) as store:
+        assert store.completed_ids() == {"g/t0/d0/r0"}
