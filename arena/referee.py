@@ -64,6 +64,7 @@ class _Seat:
 
 _CRASHED = "\0crashed"      # read_reply's answer when the bot's output ended
 encode_event = msgspec.json.Encoder().encode
+assert Event.__struct_fields__[-1] == "event", "route_events builds event lines from a prefix"
 
 
 def _move_deadline(scope: trio.CancelScope, deadline: float) -> None:
@@ -97,7 +98,8 @@ class _Match:
         self.shuffles_recorded = 0
         # The request being waited for, so a timeout knows what it interrupted.
         self.mark = time.perf_counter()     # when the referee's own work began (for referee_us)
-        # Every event line of the match starts the same: encode that envelope once.
+        # Every event line of the match starts the same: encode that envelope once (this needs
+        # "event" to stay the last field of the Event message, which the assert below checks).
         self.event_prefix = encode_line(Event(match_id=match_id, event={}))[:-len(b"{}}\n")]
         self.waiting: tuple[_Seat, int, float, bool] | None = None   # seat, id, sent at, written
 
