@@ -116,8 +116,9 @@ class _Match:
             for seat in targets:
                 seat.pending += line
             if recording:
-                self.record.write({"type": "event", "n": n, "audience": None if event.audience is None
-                                   else list(event.audience), "data": event.data})
+                audience = None if event.audience is None else list(event.audience)
+                self.record.write({"type": "event", "n": n, "audience": audience,
+                                   "data": event.data})
         self.events_routed = len(events)
         decks = self.dealer.decks
         if recording:
