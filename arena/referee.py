@@ -96,11 +96,11 @@ class _Match:
         self.referee_us: list[float] = []
         self.events_routed = 0
         self.shuffles_recorded = 0
+        # Every event line of the match starts the same: encode that envelope once (this needs
+        # "event" to stay the last field of the Event message, which the module checks at import).
+        self.event_prefix = encode_line(Event(match_id=match_id, event={}))[:-len(b"{}}\n")]
         # The request being waited for, so a timeout knows what it interrupted.
         self.mark = time.perf_counter()     # when the referee's own work began (for referee_us)
-        # Every event line of the match starts the same: encode that envelope once (this needs
-        # "event" to stay the last field of the Event message, which the assert below checks).
-        self.event_prefix = encode_line(Event(match_id=match_id, event={}))[:-len(b"{}}\n")]
         self.waiting: tuple[_Seat, int, float, bool] | None = None   # seat, id, sent at, written
 
     # -- routing what seats may see ----------------------------------------------------------------
