@@ -10,9 +10,11 @@ work per decision costs no more than one raw round trip). Then the same with the
 (sample_bots/python/random_bot.py) against the Python echo child. The ratio to pipe.py's stricter
 "lean" limit (raw writes, as the referee now does them) is printed beside it.
 
-The machine is shared and noisy, so the measurements are interleaved (limit, every game, limit,
-every game, ...) and each figure is the median of ``--repeat`` rounds. Bot processes are started
-once per round and game, outside the timed part. ``--record`` also writes a match record per match
+The machine is shared and noisy, so the measurements are interleaved (limit, lean limit, game,
+for each game in turn, round after round), each ratio compares a game with the limits measured just
+before it, and each figure is the median of ``--repeat`` rounds. "referee CPU" is the arena
+process's CPU time (user + system) per decision: less sensitive to the neighbours than the rates.
+Bot processes are started once per round and game, outside the timed part. ``--record`` also writes a match record per match
 (to a temporary folder), as a tournament with ``records = true`` does.
 """
 
@@ -56,8 +58,9 @@ def build_c_bot(folder: Path) -> list[str]:
 
 
 async def referee_decisions(game_id: str, argv: list[str], seconds: float, first_seed: int,
-                            records: Path | None) -> float:
-    """Decisions per second over whole matches (at least one) of ``game_id``, one bot per seat."""
+                            records: Path | None) -> tuple[float, float]:
+    """Decisions per second over whole matches (at least one) of ``game_id``, one bot per seat,
+    and the referee process's CPU time per decision in microseconds (user + system)."""
     game = find_game(game_id)
     players = PLAYERS.get(game_id, game.player_counts[0])
     control = TimeControl(decision_ms=5000)
@@ -66,7 +69,7 @@ async def referee_decisions(game_id: str, argv: list[str], seconds: float, first
                                    log_dir=logs) for i in range(players)]
     decisions = 0
     try:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         seed = first_seed
         while True:
             record = records / f"{game_id}-{seed}.jsonl" if records is not None else None
@@ -76,7 +79,8 @@ async def referee_decisions(game_id: str, argv: list[str], seconds: float, first
             seed += 1
             if time.perf_counter() - start >= seconds:
                 break
-        return decisions / (time.perf_counter() - start)
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        return decisions / elapsed, cpu / decisions * 1e6
     finally:
         for bot in bots:
             await bot.close()
@@ -85,7 +89,8 @@ async def referee_decisions(game_id: str, argv: list[str], seconds: float, first
 
 async def measure(games: list[str], seconds: float, repeat: int, record: bool,
                   python: bool) -> dict[str, dict[str, list[float]]]:
-    """{"C" / "Python": {"limit" / game: [figure per round]}}, interleaved round by round."""
+    """{"C" / "Python": {figure: [one per round]}}: for each game "<game>" (decisions/s),
+    "<game> limit" and "<game> lean" (round trips/s, measured just before it) and "<game> cpu"."""
     figures: dict[str, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
@@ -101,15 +106,18 @@ async def measure(games: list[str], seconds: float, repeat: int, record: bool,
         for round_number in range(repeat):
             for kind, (echo_argv, bot_argv) in kinds.items():
                 rows = figures.setdefault(kind, {})
-                rows.setdefault("limit", []).append(await pipe_round_trips(echo_argv, seconds))
-                rows.setdefault("lean", []).append(await pipe_round_trips(echo_argv, seconds, True))
                 for game_id in games:
+                    # Each game right after its own limit: the ratio compares neighbours in time.
+                    limit = await pipe_round_trips(echo_argv, seconds)
+                    lean = await pipe_round_trips(echo_argv, seconds, True)
                     if records is not None:
                         shutil.rmtree(records, ignore_errors=True)
                         records.mkdir()
-                    rate = await referee_decisions(game_id, bot_argv, seconds,
-                                                   1000 * round_number, records)
-                    rows.setdefault(game_id, []).append(rate)
+                    rate, cpu_us = await referee_decisions(game_id, bot_argv, seconds,
+                                                           1000 * round_number, records)
+                    for name, value in (("", rate), (" limit", limit), (" lean", lean),
+                                        (" cpu", cpu_us)):
+                        rows.setdefault(game_id + name, []).append(value)
             print(f"  round {round_number + 1}/{repeat} done", file=sys.stderr)
     return figures
 
@@ -127,16 +135,19 @@ def main() -> None:
     print(f"median of {args.repeat} interleaved rounds, {args.seconds:g} s each"
           f"{', with match records' if args.record else ''}")
     for kind, rows in figures.items():
-        limit, lean = statistics.median(rows["limit"]), statistics.median(rows["lean"])
-        print(f"{kind} bots: limit (trio <-> {kind} echo child) {limit:,.0f} round trips/s; "
-              f"lean limit {lean:,.0f}")
-        print(f"  {'game':<20} {'decisions/s':>12} {'ratio':>6} {'lean':>6}  (goal: ratio >= 0.5)")
+        print(f"{kind} bots (limit: trio <-> a minimal {kind} echo child; goal: ratio >= 0.5)")
+        print(f"  {'game':<18} {'limit/s':>8} {'lean/s':>8} {'decisions/s':>12} {'ratio':>6} "
+              f"{'lean':>5} {'referee CPU':>12}")
         for game_id in games:
-            # The ratio per round (limit and referee measured side by side), then the median.
-            ratios = [r / l for r, l in zip(rows[game_id], rows["limit"])]
-            leans = [r / l for r, l in zip(rows[game_id], rows["lean"])]
-            print(f"  {game_id:<20} {statistics.median(rows[game_id]):>12,.0f} "
-                  f"{statistics.median(ratios):>6.2f} {statistics.median(leans):>6.2f}")
+            # The ratio per round (each game against the limit measured just before), then the
+            # median of those: the noise of a shared machine mostly cancels out.
+            ratios = [r / l for r, l in zip(rows[game_id], rows[game_id + " limit"])]
+            leans = [r / l for r, l in zip(rows[game_id], rows[game_id + " lean"])]
+            median = {name: statistics.median(rows[game_id + name])
+                      for name in ("", " limit", " lean", " cpu")}
+            print(f"  {game_id:<18} {median[' limit']:>8,.0f} {median[' lean']:>8,.0f} "
+                  f"{median['']:>12,.0f} {statistics.median(ratios):>6.2f} "
+                  f"{statistics.median(leans):>5.2f} {median[' cpu']:>7.1f} us/d")
 
 
 if __name__ == "__main__":
