@@ -29,6 +29,8 @@ def games_command() -> None:
     for spec in GAMES.values():
         options = "\n".join(f"{o.name} ({o.default!r}): {o.doc}" for o in spec.options) or "-"
         players = ", ".join(map(str, spec.player_counts))
+        if len(spec.player_counts) > 1:
+            players += f" (default {spec.default_players})"
         table.add_row(spec.id, ", ".join(spec.aliases), players, options)
     Console().print(table)
 

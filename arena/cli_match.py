@@ -162,13 +162,16 @@ def result_table(result: MatchResult) -> Table:
               help="A bot's command line (split like a shell). One per seat, or one for all seats.")
 @click.option("--seed", type=click.IntRange(0, (1 << 64) - 1), default=None,
               help="Match seed (default: random, printed).")
-@click.option("--players", type=int, default=None, help="Number of seats (default: one per --bot).")
+@click.option("--players", type=int, default=None,
+              help="Number of seats (default: the number of --bot given; with a single --bot, "
+                   "the game's default player count, shown by `arena games`).")
 @click.option("--option", "option_items", multiple=True, metavar="KEY=VALUE", help="A game option.")
 @click.option("--record", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the match record (JSONL) here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @click.option("--decision-ms", type=click.IntRange(1), default=1000, show_default=True)
-@click.option("--bank-ms", type=click.IntRange(0), default=None, help="Per-match time bank.")
+@click.option("--bank-ms", type=click.IntRange(1), default=None,
+              help="Per-match time bank (>= 1; default: no bank).")
 @click.option("--increment-ms", type=click.IntRange(0), default=0, show_default=True)
 @click.option("--margin-ms", type=click.IntRange(0), default=50, show_default=True)
 @click.option("--startup-ms", type=click.IntRange(1), default=10000, show_default=True)
@@ -237,14 +240,14 @@ def match_command(game_name: str, bot_commands: tuple[str, ...], seed: int | Non
 
 # -- arena replay -------------------------------------------------------------------------------------
 
-def _format_event(data: dict[str, Any]) -> str:
+def _format_event(data: dict[str, Any], played_by: dict[str, int] | None = None) -> str:
+    """One event as a line; a trick's cards are labelled with the seats that played them, taken
+    from the trick's ``play`` events (``played_by``: card -> seat), never guessed from a direction."""
     kind = data.get("type", "?")
     if kind == "trick" and {"leader", "cards", "winner"} <= data.keys():
-        players = len(data["cards"])
-        shown = []
-        for offset, card in enumerate(data["cards"]):
-            shown.append(f"{card} (seat {(data['leader'] + offset) % players})"
-                         if isinstance(data["leader"], int) else str(card))
+        played_by = played_by or {}
+        shown = [f"{card} (seat {played_by[card]})" if card in played_by else str(card)
+                 for card in data["cards"]]
         return f"trick: {', '.join(shown)} -> seat {data['winner']}"
     rest = ", ".join(f"{key}={value}" for key, value in data.items() if key != "type")
     return f"{kind}: {rest}" if rest else kind
@@ -274,6 +277,7 @@ def render_replay(replay: Replay, seat: int | None) -> Group:
                 lines.append(Text(f"  your hand: {' '.join(map(str, hand))}", style="cyan"))
 
     previous: dict[str, Any] = {}
+    played_by: dict[str, int] = {}      # card -> seat, for the trick being played
 
     def flush_events() -> None:
         nonlocal shown_events, previous
@@ -281,6 +285,8 @@ def render_replay(replay: Replay, seat: int | None) -> Group:
             if seat is not None and not event.visible_to(seat):
                 continue
             kind = event.data.get("type")
+            if kind == "play":
+                played_by[event.data["card"]] = event.data["seat"]
             if kind in ("play", "deal"):
                 continue          # the trick line shows every card; the hands are shown above
             if seat is None and event.audience is not None:
@@ -293,7 +299,8 @@ def render_replay(replay: Replay, seat: int | None) -> Group:
                 lines.append(Text(_format_event(event.data), style="bold"))
                 hands()
             elif kind == "trick":
-                lines.append(Text(_format_event(event.data), style="green"))
+                lines.append(Text(_format_event(event.data, played_by), style="green"))
+                played_by.clear()
             else:
                 lines.append(Text(_format_event(event.data)))
         shown_events = len(state.events)

@@ -15,22 +15,33 @@ from typing import Any
 import msgspec
 
 from arena.games import GameSpec, GameState, OptionError, find_game
-from arena.games.cards import Dealer, Rng
+from arena.games.cards import Dealer, Rng, derive_seed
 
 RECORD_FORMAT = 1
 _encoder = msgspec.json.Encoder()
 
 
 class RecordingDealer(Dealer):
-    """The standard dealer that also remembers every shuffled deck, for the record."""
+    """The standard dealer that also remembers every shuffled deck, for the record.
+
+    ``marks[i]`` is how many events the match had when deck ``i`` was shuffled (once
+    :meth:`watch` names the event list; shuffles before that, the first deal's, get 0), so the
+    record can write each shuffle just before the events it led to.
+    """
 
     def __init__(self, rng: Rng) -> None:
         super().__init__(rng)
         self.decks: list[list[str]] = []
+        self.marks: list[int] = []
+        self._events: list | None = None
+
+    def watch(self, events: list) -> None:
+        self._events = events
 
     def shuffled(self, cards: Iterable[str], count: int | None = None) -> list[str]:
         deck = super().shuffled(cards, count)
         self.decks.append(list(deck))
+        self.marks.append(0 if self._events is None else len(self._events))
         return deck
 
 
@@ -113,6 +124,7 @@ def replay_record(path: Path) -> Replay:
         raise ReplayError(f"{where}: header field \"seats\" must list each seat's bot")
     result = None
     faults = []
+    autopilot = Rng(derive_seed(int(header["seed"]), "autopilot"))
     for entry in entries[1:]:
         kind = entry["type"]
         where = f"{path} line {entry['_line']}"
@@ -132,13 +144,13 @@ def replay_record(path: Path) -> Replay:
             if entry.get("audience") != audience or entry.get("data") != _json_roundtrip(event.data):
                 raise ReplayError(f"{where}: event {n} differs: recorded {entry.get('data')}, "
                                   f"rules give {event.data} to {audience or 'everyone'}")
-        elif kind == "request":
+        elif kind in ("request", "autopilot"):
+            what = f"request {entry.get('id')}" if kind == "request" else "autopilot decision"
             if entry.get("seat") != state.seat_to_move:
-                raise ReplayError(f"{where}: request {entry.get('id')} goes to seat "
-                                  f"{entry.get('seat')}, "
+                raise ReplayError(f"{where}: {what} goes to seat {entry.get('seat')}, "
                                   f"but the rules have seat {state.seat_to_move} to move")
             if entry.get("legal") != state.legal_actions() or entry.get("decision") != state.decision:
-                raise ReplayError(f"{where}: request {entry.get('id')}: recorded decision/legal "
+                raise ReplayError(f"{where}: {what}: recorded decision/legal "
                                   f"actions differ from the rules' {state.decision} "
                                   f"{state.legal_actions()}")
         elif kind == "action":
@@ -146,9 +158,15 @@ def replay_record(path: Path) -> Replay:
             if seat != state.seat_to_move:
                 raise ReplayError(f"{where}: action {action!r} by seat {seat}, but the rules have "
                                   f"seat {state.seat_to_move} to move")
-            if action not in state.legal_actions():
+            legal = state.legal_actions()
+            if action not in legal:
                 raise ReplayError(f"{where}: action {action!r} by seat {seat} is illegal: "
                                   f"{state.explain_illegal(action)}")
+            if entry.get("by") == "autopilot":
+                chosen = legal[autopilot.below(len(legal))]
+                if action != chosen:
+                    raise ReplayError(f"{where}: the autopilot's move for seat {seat} is "
+                                      f"{chosen!r} (SPEC section 6), not {action!r}")
             state.apply(action)
         elif kind == "fault":
             faults.append(entry)

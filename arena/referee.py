@@ -32,9 +32,10 @@ from pathlib import Path
 
 import msgspec
 import trio
+from msgspec import UNSET
 
 from arena.bot_process import BotGone, BotProcess
-from arena.clock import SeatClock, TimeControl
+from arena.clock import Charge, SeatClock, TimeControl
 from arena.games import GameSpec
 from arena.games.cards import Rng, derive_seed
 from arena.lines import LineTooLong, shorten
@@ -88,6 +89,7 @@ class _Match:
         self.resolved = game.resolve_options(options)
         self.dealer = RecordingDealer(Rng(seed))
         self.state = game.new_match(len(bots), self.resolved, seed, self.dealer)
+        self.dealer.watch(self.state.events)
         self.players = self.state.players
         self.teams = game.teams(self.players)
         self.seats = [_Seat(i, bot, SeatClock(control)) for i, bot in enumerate(bots)]
@@ -95,6 +97,7 @@ class _Match:
         self.faults: list[FaultRecord] = []
         self.referee_us: list[float] = []
         self.events_routed = 0
+        self.sent_times: dict[tuple[int, int], float] = {}    # (seat, request id) -> written at
         self.shuffles_recorded = 0
         # Every event line of the match starts the same: encode that envelope once (this needs
         # "event" to stay the last field of the Event message, which the module checks at import).
@@ -110,6 +113,7 @@ class _Match:
         events = self.state.events
         recording = self.record.enabled
         for n in range(self.events_routed, len(events)):
+            self.record_shuffles(n)     # a shuffle comes before the events it led to
             event = events[n]
             line = b"".join((self.event_prefix, encode_event(event.data), b"}\n"))
             targets = self.seats if event.audience is None else [self.seats[s] for s in event.audience]
@@ -120,11 +124,15 @@ class _Match:
                 self.record.write({"type": "event", "n": n, "audience": audience,
                                    "data": event.data})
         self.events_routed = len(events)
-        decks = self.dealer.decks
-        if recording:
-            for n in range(self.shuffles_recorded, len(decks)):
-                self.record.write({"type": "shuffle", "n": n + 1, "cards": decks[n]})
-        self.shuffles_recorded = len(decks)
+        self.record_shuffles(len(events))
+
+    def record_shuffles(self, before_event: int) -> None:
+        """Record every shuffle not yet written that happened before event ``before_event``."""
+        decks, marks = self.dealer.decks, self.dealer.marks
+        while self.shuffles_recorded < len(decks) and marks[self.shuffles_recorded] <= before_event:
+            n = self.shuffles_recorded
+            self.record.write({"type": "shuffle", "n": n + 1, "cards": decks[n]})
+            self.shuffles_recorded = n + 1
 
     # -- faults -----------------------------------------------------------------------------------
 
@@ -160,6 +168,9 @@ class _Match:
         state, bot = self.state, seat.bot
         legal = state.legal_actions()
         if seat.forfeited:
+            # No request is sent; the record still lists what the autopilot chose from.
+            self.record.write({"type": "autopilot", "seat": seat.index,
+                               "decision": state.decision, "legal": legal})
             return self.autopilot_move(legal), "autopilot"
         request_id = bot.next_request_id()
         bot.stats.requests += 1
@@ -191,6 +202,7 @@ class _Match:
                        f"cannot be written to any more: {bot.exit_reason()}")
             return self.autopilot_move(legal), "autopilot"
         sent_at = trio.current_time()
+        self.sent_times[(seat.index, request_id)] = sent_at
         self.waiting = (seat, request_id, sent_at, True)
         _move_deadline(scope, sent_at + deadline_s)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
@@ -201,7 +213,9 @@ class _Match:
         # (play() applies the action without yielding), except the waits for a crash just below.
         if action is _CRASHED:
             scope.deadline = math.inf
-            for _ in range(20):     # give the exit status a moment to arrive, for the message
+            # Give the exit status a moment to arrive, for the message (up to 1 s on a busy
+            # machine; this happens at most once per seat and match: the seat then forfeits).
+            for _ in range(100):
                 if bot.transport.exit_status() is not None:
                     break
                 await trio.sleep(0.01)
@@ -239,13 +253,14 @@ class _Match:
                     message = decode_from_bot(line)
                 except (msgspec.DecodeError, msgspec.ValidationError) as error:
                     problem = f"sent {shorten(line)}, which is not a valid message: {error}"
-            if isinstance(message, Action) and message.id < request_id:
-                self.reply_entry(seat, message.id, sent_at, line, "stale")
+            written_id = message.id if isinstance(message, Action) else None
+            if written_id is not None and written_id < request_id:
+                self.reply_entry(seat, line, "stale", written_id, request_id, None, None)
                 continue     # a late answer to an earlier request: never applied to this one
             seat.times_ms.append(used_ms)
             charge = seat.clock.charge(used_ms)
             if not charge.in_time:
-                self.reply_entry(seat, request_id, sent_at, line, "late")
+                self.reply_entry(seat, line, "late", written_id, request_id, used_ms, charge)
                 self.fault(seat, FaultKind.TIMEOUT, request_id,
                            f"answered after {used_ms:.0f} ms; {charge.allowed_ms} ms were allowed "
                            f"(+{self.control.margin_ms} ms margin)")
@@ -255,45 +270,61 @@ class _Match:
             elif not problem and message.id > request_id:
                 problem = (f"answered request {message.id}, which was never sent "
                            f"(the pending request is {request_id})")
+            kind = FaultKind.MALFORMED
             if problem:
                 verdict = "too long" if too_long is not None else "malformed"
-                self.reply_entry(seat, request_id, sent_at, line, verdict)
-                self.fault(seat, FaultKind.MALFORMED, request_id, problem)
+            else:
+                action, kind, problem = self.check_action(message, legal, line)
+                verdict = str(kind) if problem else "ok"
+            # The reply line comes first, then the fault it caused (the order things happened).
+            self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
+            if problem:
+                self.fault(seat, kind, request_id, problem)
                 return None
-            action = self.check_action(seat, request_id, message, legal, line)
-            self.reply_entry(seat, request_id, sent_at, line,
-                             "ok" if action is not None else "illegal")
             return action
 
-    def check_action(self, seat: _Seat, request_id: int, message: Action, legal: list[str],
-                     line: bytes) -> str | None:
-        if (message.action is None) == (message.index is None):
-            self.fault(seat, FaultKind.MALFORMED, request_id,
-                       f"sent {shorten(line)}: an action message needs exactly one of "
-                       "\"action\" and \"index\"")
-            return None
-        if message.index is not None:
+    def check_action(self, message: Action, legal: list[str],
+                     line: bytes) -> tuple[str | None, FaultKind, str]:
+        """(the action, or None; the fault kind; the reason, "" when the action is fine)."""
+        if (message.action is UNSET) == (message.index is UNSET):
+            return None, FaultKind.MALFORMED, (
+                f"sent {shorten(line)}: an action message needs exactly one of "
+                "\"action\" and \"index\"")
+        if message.index is not UNSET:
             if 0 <= message.index < len(legal):
-                return legal[message.index]
+                return legal[message.index], FaultKind.ILLEGAL, ""
             allowed = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
-            self.fault(seat, FaultKind.ILLEGAL, request_id,
-                       f"answered index {message.index}, but {len(legal)} actions were offered "
-                       f"(0..{len(legal) - 1}: {allowed})")
-            return None
+            return None, FaultKind.ILLEGAL, (
+                f"answered index {message.index}, but {len(legal)} actions were offered "
+                f"(0..{len(legal) - 1}: {allowed})")
         if message.action in legal:
-            return message.action
-        self.fault(seat, FaultKind.ILLEGAL, request_id,
-                   f"answered {message.action!r} to a {self.state.decision} decision, which is "
-                   f"illegal: {self.state.explain_illegal(message.action)}")
-        return None
+            return message.action, FaultKind.ILLEGAL, ""
+        return None, FaultKind.ILLEGAL, (
+            f"answered {message.action!r} to a {self.state.decision} decision, which is "
+            f"illegal: {self.state.explain_illegal(message.action)}")
 
-    def reply_entry(self, seat: _Seat, request_id: int, sent_at: float, line: bytes,
-                    verdict: str) -> None:
-        if self.record.enabled:
-            text = line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace")
-            self.record.write({"type": "reply", "seat": seat.index, "id": request_id,
-                               "ms": round((trio.current_time() - sent_at) * 1000, 3),
-                               "text": text, "verdict": verdict})
+    def reply_entry(self, seat: _Seat, line: bytes, verdict: str, written_id: int | None,
+                    pending_id: int, used_ms: float | None, charge: Charge | None) -> None:
+        """The record's ``reply`` line (SPEC.md section 8).
+
+        ``id`` is the id the bot wrote (None when the line has none); ``ms`` is measured from the
+        request that id names (None when it names no request sent in this match); ``pending`` is
+        the request the line was read for and charged to; ``charged_ms`` what the bank lost.
+        """
+        if not self.record.enabled:
+            return
+        if written_id == pending_id:
+            ms = used_ms
+        else:
+            sent = self.sent_times.get((seat.index, written_id))
+            ms = None if sent is None else (trio.current_time() - sent) * 1000
+        self.record.write({
+            "type": "reply", "seat": seat.index, "id": written_id,
+            "ms": None if ms is None else round(ms, 3), "pending": pending_id,
+            "charged_ms": None if charge is None or seat.clock.bank_left_ms is None
+            else charge.charged_ms,
+            "text": line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace"),
+            "verdict": verdict})
 
     def timed_out(self) -> str:
         """The pending request ran out of time: record the fault, return the autopilot's move."""
@@ -333,14 +364,13 @@ class _Match:
             "match_id": self.match_id, "game": self.game.id, "players": self.players,
             "options": self.resolved, "seed": self.seed,
             "seats": [{"seat": s.index, "bot": s.bot.name, "version": s.bot.version,
-                       "team": None if self.teams is None else self.teams[s.index]}
+                       "team": None if self.teams is None else self.teams[s.index],
+                       "ready_name": s.bot.reported_name}
                       for s in self.seats],
             "time_control": self.control.as_dict(), "max_faults": self.max_faults,
             "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         })
-        for n, deck in enumerate(self.dealer.decks):
-            self.record.write({"type": "shuffle", "n": n + 1, "cards": deck})
-        self.shuffles_recorded = len(self.dealer.decks)
+        self.record_shuffles(0)
         self.record.write({"type": "deal", "view": self.state.view(None)})
         for seat in self.seats:
             seat.bot.stats.matches += 1
@@ -381,7 +411,12 @@ class _Match:
             return game_placings, forfeited
         # Better placing = smaller number: rank the others by their game placing, then the losers.
         keys = [(1 if s in losers else 0, game_placings[s]) for s in range(self.players)]
-        final = tuple(1 + sum(other < mine for other in keys) for mine in keys)
+        if self.teams is None:
+            return tuple(1 + sum(other < mine for other in keys) for mine in keys), forfeited
+        # Team games place teams among teams: partners share one key, each team counts once.
+        team_keys = {self.teams[s]: keys[s] for s in range(self.players)}
+        final = tuple(1 + sum(other < team_keys[self.teams[s]] for other in team_keys.values())
+                      for s in range(self.players))
         return final, forfeited
 
     async def finish(self, placings: tuple[int, ...], scores: tuple[int, ...],

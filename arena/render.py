@@ -46,6 +46,10 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
     with_scores = scope != OVERALL
     matches = standings.matches.get(scope, 0)
     title = f"{'Overall' if scope == OVERALL else scope} ({matches} matches)"
+    unrated = standings.unrated.get(scope, 0)
+    if unrated:
+        title += (f" — {'all' if unrated == matches else unrated} unrated: a bot sat on both "
+                  "teams (ratings unchanged)")
     table = Table(title=title, title_justify="left", expand=False, box=box.SIMPLE_HEAD,
                   pad_edge=False, collapse_padding=True)
     table.add_column("#", justify="right")

@@ -9,8 +9,9 @@ import json
 from pathlib import Path
 
 import msgspec
+from msgspec import UNSET
 
-from .messages import PROTOCOL_VERSION, FromBot, ToBot
+from .messages import PROTOCOL_VERSION, Action, FromBot, ToBot
 
 SCHEMA_PATH = Path(__file__).with_name("schema.json")
 
@@ -37,8 +38,41 @@ def encode_lines(messages: list[msgspec.Struct]) -> bytes:
 
 
 def decode_from_bot(line: bytes | str) -> FromBot:
-    """Parse one line from a bot; raises msgspec.DecodeError / ValidationError with a reason."""
-    return _from_bot_decoder.decode(line)
+    """Parse one line from a bot; raises msgspec.DecodeError / ValidationError with a reason.
+
+    A key given twice (``{"index": 5, "index": 0}``) is rejected: msgspec alone would keep the
+    last one. The exact check (the standard json module) runs only when the line holds more
+    quote characters than the plain message needs, so an ordinary action costs one count.
+    """
+    message = _from_bot_decoder.decode(line)
+    raw = line if type(line) is bytes else line.encode()
+    # An action line without repeats: "type":"action" and "id" (6 quotes), plus "action":"..."
+    # (4) or "index" (2). More quotes: a repeat, or an escaped quote; the exact check decides.
+    if type(message) is not Action or raw.count(b'"') > (10 if message.index is UNSET else 8):
+        _reject_duplicate_keys(raw)
+    return message
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _no_duplicates(pairs: list[tuple[str, object]]) -> dict:
+    seen: dict = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
+def _reject_duplicate_keys(raw: bytes) -> None:
+    try:
+        json.loads(raw, object_pairs_hook=_no_duplicates)
+    except _DuplicateKey as duplicate:
+        raise msgspec.ValidationError(f"key {duplicate.args[0]!r} is given more than once") from None
+    except ValueError:          # json's stricter corners (e.g. lone surrogates): msgspec accepted it
+        pass
 
 
 def decode_to_bot(line: bytes | str) -> ToBot:
@@ -46,10 +80,29 @@ def decode_to_bot(line: bytes | str) -> ToBot:
     return _to_bot_decoder.decode(line)
 
 
+_REFEREE_SENT = ("Hello", "Limits", "MatchStart", "SeatInfo", "Event", "Request", "Fault",
+                 "MatchEnd", "Bye")
+_GAME_OBJECTS = (
+    ("Event", "event", "One event of the game: an object with a \"type\"; each game's events "
+                       "and their fields are specified in SPEC.md section 9."),
+    ("Request", "view", "What the seat may know now; the common fields are in SPEC.md section 9, "
+                        "each game's fields in its own part of section 9."),
+)
+
+
 def json_schema() -> dict:
     """The JSON Schema of both directions, for bot authors in other languages."""
     (to_bot, from_bot), components = msgspec.json.schema_components((ToBot, FromBot),
                                                                    ref_template="#/$defs/{name}")
+    # The referee always sends every field of its messages, even those with defaults (defaults
+    # exist only so that Python bots decode messages of older referees): say so in the schema.
+    for name in _REFEREE_SENT:
+        definition = components[name]
+        definition["required"] = sorted(definition.get("properties", {}))
+    for name, field_name, text in _GAME_OBJECTS:
+        components[name]["properties"][field_name]["description"] = text
+    # Exactly one of action/index (the referee checks it too: a malformed fault otherwise).
+    components["Action"]["oneOf"] = [{"required": ["action"]}, {"required": ["index"]}]
     return {
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"Trick Arena bot protocol, version {PROTOCOL_VERSION}",

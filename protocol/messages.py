@@ -98,11 +98,12 @@ class Ready(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
 
 
 class Action(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag="action"):
-    """The answer to a request: the action as written in ``legal``, or its 0-based ``index``."""
+    """The answer to a request: exactly one of ``action`` (as written in ``legal``) or its 0-based
+    ``index``; the other is left out (``null`` is not allowed)."""
 
     id: int
-    action: str | None = None
-    index: int | None = None
+    action: str | msgspec.UnsetType = msgspec.UNSET
+    index: int | msgspec.UnsetType = msgspec.UNSET
 
 
 FromBot = Ready | Action

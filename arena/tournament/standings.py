@@ -60,6 +60,8 @@ class BotStanding:
 class Standings:
     tables: Mapping[str, list[BotStanding]]       # game label -> rows (best first); "overall" last
     matches: Mapping[str, int]                    # completed matches per game label, and overall
+    # completed matches left out of the ratings (one bot on two opposing teams), per label
+    unrated: Mapping[str, int] = field(default_factory=dict)
 
     @property
     def games(self) -> list[str]:
@@ -110,6 +112,7 @@ class StandingsFold:
         self._ratings: dict[str, dict[str, PlackettLuceRating]] = {}
         self._deals: dict[tuple[str, int, int], list[StoredMatch]] = defaultdict(list)
         self._counts: Counter[str] = Counter()
+        self._unrated: Counter[str] = Counter()
 
     def _scope(self, scope: str) -> dict[str, _Tally]:
         if scope not in self._tallies:
@@ -141,7 +144,8 @@ class StandingsFold:
                                      for ms in match.decision_ms[seat])
             for fault in match.faults:
                 tally.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
-            _rate(self._model, self._ratings[scope], match)
+            if not _rate(self._model, self._ratings[scope], match):
+                self._unrated[scope] += 1
 
     def standings(self) -> Standings:
         played = [label for label in self._tallies if label != OVERALL]
@@ -161,7 +165,8 @@ class StandingsFold:
                                      r.mean_placing if r.mean_placing is not None else 99, r.bot))
             tables[scope] = rows
         matches = {scope: self._counts[scope] for scope in tables}
-        return Standings(tables=tables, matches=matches)
+        unrated = {scope: self._unrated[scope] for scope in tables}
+        return Standings(tables=tables, matches=matches, unrated=unrated)
 
 
 def _duplicate_deltas(group: Sequence[StoredMatch]) -> list[tuple[str, float]]:
@@ -174,8 +179,9 @@ def _duplicate_deltas(group: Sequence[StoredMatch]) -> list[tuple[str, float]]:
 
 
 def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating],
-          match: StoredMatch) -> None:
-    """One Plackett-Luce update from the match's placings (forfeits last, partners as teams)."""
+          match: StoredMatch) -> bool:
+    """One Plackett-Luce update from the match's placings (forfeits last, partners as teams);
+    False when the match cannot be rated (a bot on two opposing sides)."""
     worst = match.players + 1
     placing = [worst if seat in match.forfeited else p for seat, p in enumerate(match.placings)]
     sides: dict[object, list[int]] = defaultdict(list)      # side -> seats
@@ -185,7 +191,7 @@ def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating],
     members = {side: sorted({match.bots[s] for s in seats}) for side, seats in sides.items()}
     everyone = [bot for bots in members.values() for bot in bots]
     if len(sides) < 2 or len(everyone) != len(set(everyone)):
-        return                               # a bot against itself teaches the model nothing
+        return False                         # a bot against itself teaches the model nothing
     order = list(sides)
     teams = [[ratings.get(bot) or model.rating(name=bot) for bot in members[side]]
              for side in order]
@@ -193,6 +199,7 @@ def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating],
     for side, new_team in zip(order, model.rate(teams, ranks=ranks), strict=True):
         for bot, rating in zip(members[side], new_team, strict=True):
             ratings[bot] = rating
+    return True
 
 
 def _row(bot: str, tally: _Tally, rating: PlackettLuceRating | None, dup: Sequence[float], *,
@@ -233,6 +240,7 @@ def standings_as_data(standings: Standings) -> dict:
     return {
         scope: {
             "matches": standings.matches.get(scope, 0),
+            "unrated": standings.unrated.get(scope, 0),
             "rows": [{"rank": i + 1, "bot": r.bot, "played": r.played, "wins": r.wins,
                       "mean_placing": r.mean_placing, "mean_score": r.mean_score,
                       "duplicate": r.duplicate, "mu": r.mu, "sigma": r.sigma,

@@ -31,6 +31,9 @@ def test_help_lists_the_options():
                    "--decision-ms", "--sandbox"):
         assert option in done.stdout
     assert arena("replay", "--help").returncode == 0
+    # The default seat count is said exactly: one --bot plays the game's default count.
+    assert "with a single --bot, the game's default player count" in " ".join(done.stdout.split())
+    assert "default 4" in arena("games").stdout
 
 
 @pytest.mark.parametrize("args, message", [
@@ -44,6 +47,7 @@ def test_help_lists_the_options():
     (["aon", "--bot", RANDOM_BOT, "--option", "nonsense"], "expected key=value"),
     (["aon", "--bot", "'unclosed"], "No closing quotation"),
     (["aon", "--bot", RANDOM_BOT, "--seed", "-1"], "--seed"),
+    (["aon", "--bot", RANDOM_BOT, "--bank-ms", "0"], "--bank-ms"),   # as in tournament files
     (["aon", "--bot", f"{sys.executable} -c pass"], ": ended before saying ready: exited with status 0"),
 ])
 def test_bad_arguments_are_one_line_and_exit_2(args, message):

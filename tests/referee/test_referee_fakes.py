@@ -193,6 +193,14 @@ async def test_stale_ids_are_skipped_and_future_ids_are_malformed(autojump_clock
     (b"{\"type\": \"action\", \"id\": ID}\n", "exactly one of"),
     (b"{\"type\": \"action\", \"id\": ID, \"action\": \"x\", \"index\": 0}\n", "exactly one of"),
     (b"\n", "not a valid message"),
+    # null is not a value of action or index: exactly one of them is given, the other left out
+    (b"{\"type\": \"action\", \"id\": ID, \"action\": null, \"index\": 0}\n", "got `null`"),
+    (b"{\"type\": \"action\", \"id\": ID, \"index\": null}\n", "got `null`"),
+    # a key given twice is not "last one wins"
+    (b"{\"type\": \"action\", \"id\": ID, \"index\": 5, \"index\": 0}\n",
+     "'index' is given more than once"),
+    (b"{\"type\": \"action\", \"id\": ID, \"id\": ID, \"action\": \"bid:0\"}\n",
+     "'id' is given more than once"),
 ])
 async def test_malformed_replies(autojump_clock, line, expected):
     async def garbage(bot, request):
@@ -280,7 +288,7 @@ async def test_team_partners_of_a_forfeiting_seat_are_placed_last_too(autojump_c
         match.seats[2].forfeited = True
         final, forfeited = match.final_placings((1, 2, 1, 2))   # partners share placings
         assert forfeited == (2,)
-        assert final == (3, 1, 3, 1)
+        assert final == (2, 1, 2, 1)      # teams are placed among teams (SPEC section 9)
         for proc in procs:
             await proc.close()
 

@@ -86,6 +86,7 @@ BAD = [
     ('name = "cup"', 'name = "my cup!"', "name: found \"my cup!\""),
     ('name = "cup"', 'name = "cup"\ncolour = "red"', "colour: found an unknown field; expected one of name"),
     ("decision_ms = 500", "decision_ms = 0", "time.decision_ms: found 0"),
+    ("decision_ms = 500", "decision_ms = 500\nbank_ms = 0", "time.bank_ms: found 0"),  # as arena match
     ("decision_ms = 500", "decison_ms = 500", "time.decison_ms: found an unknown field"),
     ('name = "beta"', 'name = "alpha"', "bots[1]: found name 'alpha' a second time; expected each name once"),
     ('name = "beta"', "", "bots[1].name: found nothing"),

@@ -94,6 +94,20 @@ def test_a_bot_on_both_teams_leaves_the_match_unrated():
     assert rows["a"].played == 2
 
 
+def test_unrated_matches_are_counted_and_shown():
+    """Three bots at All Fours: every table puts one bot on both teams, so nothing is rated,
+    and the table says so rather than showing unexplained 25.0 ± 8.3 ratings."""
+    tables = [played(0, "abca", (14, 6, 14, 6), (1, 2, 1, 2), game="af", teams=(0, 1, 0, 1)),
+              played(1, "bcab", (6, 14, 6, 14), (2, 1, 2, 1), game="af", teams=(0, 1, 0, 1))]
+    rated = played(0, "ab", (3, 1), (1, 2), game="g", deal=1)
+    standings = compute_standings([*tables, rated])
+    assert standings.unrated == {"af": 2, "g": 0, OVERALL: 2}
+    assert "all unrated: a bot sat on both teams" in render(standings_table(standings, "af"))
+    assert "2 unrated" in render(standings_table(standings, OVERALL), width=160)
+    assert "unrated" not in render(standings_table(standings, "g"))
+    assert standings_as_data(standings)["af"]["unrated"] == 2
+
+
 def test_the_incremental_fold_matches_the_whole_fold():
     fold = StandingsFold(["a", "b", "c"], ["g"])
     for match in DEAL:
