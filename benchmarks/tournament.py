@@ -60,8 +60,8 @@ def cpu_seconds(who: int) -> float:
 
 
 def pool_size(schedule, concurrency: int) -> int:
-    """The most processes the pool may need: per bot, its seats in one match times the matches at
-    once (a bot sits in every match of a table of all the bots)."""
+    """The processes a pool needs at most: per bot, its most seats in one match, times the matches
+    at once."""
     per_bot: dict[str, int] = {}
     for match in schedule:
         for name in set(match.seats):
@@ -89,8 +89,7 @@ def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
         store.close()
     decisions = sum(len(seat) for m in matches for seat in m.decision_ms)
     return Run(summary.played / elapsed, decisions / elapsed, summary.started_processes,
-               min(pool_size(schedule, concurrency), len(schedule) * 8), arena_cpu, bots_cpu,
-               matches)
+               pool_size(schedule, concurrency), arena_cpu, bots_cpu, matches)
 
 
 def quick(bot_kinds: list[str], games: str, deals: int, folder: Path) -> TournamentConfig:
