@@ -278,6 +278,9 @@ class ProcessTransport:
         self.private_dir = private_dir
         self.stderr_cap = stderr_cap
         self.stderr_bytes = 0
+        self._stdin_fd = process.stdin.fileno()
+        self._stdout_fd = process.stdout.fileno()
+        self._streams_closed = False    # set before the fds are closed: their numbers get reused
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()
         self._tail = b""
@@ -322,20 +325,55 @@ class ProcessTransport:
         lines = self._tail.decode(errors="replace").strip().splitlines()
         return lines[-1][-200:] if lines else ""
 
+    # The pipes are driven on their raw (non-blocking) fds rather than through trio's FdStream:
+    # FdStream.send_all and receive_some each add a scheduler pass (an up-front checkpoint), and
+    # receive_some first tries a read that fails with EAGAIN; per decision that was three passes
+    # instead of one (benchmarks/limit.py). A write that fits in the pipe returns without yielding;
+    # a read always waits for readability first, so it is a checkpoint.
+
     async def send_all(self, data: bytes) -> None:
-        await self.process.stdin.send_all(data)
+        if self._streams_closed:
+            raise trio.ClosedResourceError("the bot's input was already closed")
+        fd = self._stdin_fd
+        view = memoryview(data)
+        sent = 0
+        try:
+            while True:
+                try:
+                    sent += os.write(fd, view[sent:])
+                except BlockingIOError:     # the pipe is full: the bot is not reading yet
+                    pass
+                if sent >= len(view):
+                    return
+                await trio.lowlevel.wait_writable(fd)
+                if self._streams_closed:
+                    raise trio.ClosedResourceError("the bot's input was closed")
+        except OSError as error:            # EPIPE: the bot closed its input or exited
+            raise trio.BrokenResourceError(str(error)) from error
 
     async def receive_some(self, max_bytes: int) -> bytes:
-        try:
-            return await self.process.stdout.receive_some(max_bytes)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            return b""
+        fd = self._stdout_fd
+        while not self._streams_closed:
+            try:
+                await trio.lowlevel.wait_readable(fd)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                return b""
+            if self._streams_closed:
+                break
+            try:
+                return os.read(fd, max_bytes)
+            except BlockingIOError:
+                continue
+            except OSError:
+                return b""
+        return b""
 
     def exit_status(self) -> str | None:
         return describe_returncode(self.process.poll())
 
     async def terminate(self, grace_s: float) -> None:
         with trio.CancelScope(shield=True):
+            self._streams_closed = True
             try:
                 await self.process.stdin.aclose()    # end of file on the bot's input
             except Exception:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,7 @@ class TimeControl:
                 "startup_ms": self.startup_ms}
 
 
-@dataclass(frozen=True)
-class Charge:
+class Charge(NamedTuple):     # one per decision: a NamedTuple builds ~1 us faster than a dataclass
     """What one decision cost: whether it was in time and what was taken from the bank."""
 
     in_time: bool

@@ -13,7 +13,12 @@ one of ``action``/``index``, legal, in time. Anything wrong is a fault (FaultRec
 autopilot moves instead; see SPEC.md sections 5 and 6.
 
 Deadlines use one cancel scope for the whole match whose deadline moves per request (a fresh scope
-per request costs about 14 us); only a timeout ends the scope, and a new one is opened.
+per request costs about 14 us); only a timeout ends the scope, and a new one is opened. Even a move
+costs about 2 us, so the deadline is only moved when it is not already where it may be: from the
+request's deadline to DEADLINE_SLACK_S later (never early, at most that late; whether a reply was in
+time is the clock's call, not the scope's). Requests come tens of microseconds apart, so most reuse
+the deadline the last one set. It is checked before the write (a bot that does not read its input
+blocks the write) and again after it (the bot's time starts once the request is written).
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import (PROTOCOL_VERSION, Action, Event, Fault, MatchEnd, MatchStart,
                                Request, SeatInfo)
 
+DEADLINE_SLACK_S = 0.001     # see the module docstring: a deadline may fire this much late
 MATCH_END_TIMEOUT_S = 2.0    # how long delivering match_end to one bot may take
 RECORDED_LINE_CHARS = 1000   # how much of a bot's raw reply the record keeps
 RECORDED_STALE_REPLIES = 5   # stale answers recorded per request (the rest are skipped unrecorded)
@@ -59,6 +65,14 @@ class _Seat:
 
 
 _CRASHED = "\0crashed"      # read_reply's answer when the bot's output ended
+encode_event = msgspec.json.Encoder().encode
+assert Event.__struct_fields__[-1] == "event", "route_events builds event lines from a prefix"
+
+
+def _move_deadline(scope: trio.CancelScope, deadline: float) -> None:
+    """Let ``scope`` expire between ``deadline`` and DEADLINE_SLACK_S later (see the docstring)."""
+    if not deadline <= scope.deadline <= deadline + DEADLINE_SLACK_S:
+        scope.deadline = deadline + DEADLINE_SLACK_S
 
 
 class _Match:
@@ -86,6 +100,9 @@ class _Match:
         self.events_routed = 0
         self.sent_times: dict[tuple[int, int], float] = {}    # (seat, request id) -> written at
         self.shuffles_recorded = 0
+        # Every event line of the match starts the same: encode that envelope once (this needs
+        # "event" to stay the last field of the Event message, which the module checks at import).
+        self.event_prefix = encode_line(Event(match_id=match_id, event={}))[:-len(b"{}}\n")]
         # The request being waited for, so a timeout knows what it interrupted.
         self.mark = time.perf_counter()     # when the referee's own work began (for referee_us)
         self.waiting: tuple[_Seat, int, float, bool] | None = None   # seat, id, sent at, written
@@ -95,16 +112,18 @@ class _Match:
     def route_events(self) -> None:
         """Queue each new event for the seats in its audience, and record it."""
         events = self.state.events
+        recording = self.record.enabled
         for n in range(self.events_routed, len(events)):
             self.record_shuffles(n)     # a shuffle comes before the events it led to
             event = events[n]
-            line = encode_line(Event(match_id=self.match_id, event=event.data))
+            line = b"".join((self.event_prefix, encode_event(event.data), b"}\n"))
             targets = self.seats if event.audience is None else [self.seats[s] for s in event.audience]
             for seat in targets:
                 seat.pending += line
-            self.record.write({"type": "event", "n": n,
-                               "audience": None if event.audience is None else list(event.audience),
-                               "data": event.data})
+            if recording:
+                audience = None if event.audience is None else list(event.audience)
+                self.record.write({"type": "event", "n": n, "audience": audience,
+                                   "data": event.data})
         self.events_routed = len(events)
         self.record_shuffles(len(events))
 
@@ -157,17 +176,24 @@ class _Match:
         request_id = bot.next_request_id()
         bot.stats.requests += 1
         time_left = seat.clock.allowed_ms()
-        request = Request(match_id=self.match_id, id=request_id, decision=state.decision,
-                          view=state.view(seat.index), legal=legal, time_left_ms=time_left)
-        seat.pending += encode_line(request)
-        data = bytes(seat.pending)
-        seat.pending.clear()
-        self.record.write({"type": "request", "seat": seat.index, "id": request_id,
-                           "decision": state.decision, "legal": legal, "time_left_ms": time_left})
+        line = encode_line(Request(match_id=self.match_id, id=request_id, decision=state.decision,
+                                   view=state.view(seat.index), legal=legal,
+                                   time_left_ms=time_left))
+        pending = seat.pending
+        if pending:
+            pending += line
+            data = bytes(pending)
+            pending.clear()
+        else:
+            data = line
+        if self.record.enabled:
+            self.record.write({"type": "request", "seat": seat.index, "id": request_id,
+                               "decision": state.decision, "legal": legal,
+                               "time_left_ms": time_left})
         deadline_s = seat.clock.deadline_ms() / 1000
-        sent_at = trio.current_time()
-        self.waiting = (seat, request_id, sent_at, False)
-        scope.deadline = sent_at + deadline_s
+        before = trio.current_time()
+        self.waiting = (seat, request_id, before, False)
+        _move_deadline(scope, before + deadline_s)
         try:
             await bot.send(data)
         except BotGone:
@@ -179,13 +205,15 @@ class _Match:
         sent_at = trio.current_time()
         self.sent_times[(seat.index, request_id)] = sent_at
         self.waiting = (seat, request_id, sent_at, True)
-        scope.deadline = sent_at + deadline_s
+        _move_deadline(scope, sent_at + deadline_s)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         action = await self.read_reply(seat, request_id, legal, sent_at)
         self.mark = time.perf_counter()
         self.waiting = None
-        scope.deadline = math.inf
+        # The scope's deadline is left as it is: nothing awaits before the next request moves it
+        # (play() applies the action without yielding), except the waits for a crash just below.
         if action is _CRASHED:
+            scope.deadline = math.inf
             # Give the exit status a moment to arrive, for the message (up to 1 s on a busy
             # machine; this happens at most once per seat and match: the seat then forfeits).
             for _ in range(100):
@@ -264,7 +292,6 @@ class _Match:
     def check_action(self, message: Action, legal: list[str],
                      line: bytes) -> tuple[str | None, FaultKind, str]:
         """(the action, or None; the fault kind; the reason, "" when the action is fine)."""
-        allowed = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
         if (message.action is UNSET) == (message.index is UNSET):
             return None, FaultKind.MALFORMED, (
                 f"sent {shorten(line)}: an action message needs exactly one of "
@@ -272,6 +299,7 @@ class _Match:
         if message.index is not UNSET:
             if 0 <= message.index < len(legal):
                 return legal[message.index], FaultKind.ILLEGAL, ""
+            allowed = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
             return None, FaultKind.ILLEGAL, (
                 f"answered index {message.index}, but {len(legal)} actions were offered "
                 f"(0..{len(legal) - 1}: {allowed})")
@@ -371,9 +399,10 @@ class _Match:
                 self.apply(seat, self.timed_out(), "autopilot")
 
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        request_id = seat.bot.last_request_id if chosen_by == "bot" else None
-        self.record.write({"type": "action", "seat": seat.index, "action": action,
-                           "by": chosen_by, "id": request_id})
+        if self.record.enabled:
+            request_id = seat.bot.last_request_id if chosen_by == "bot" else None
+            self.record.write({"type": "action", "seat": seat.index, "action": action,
+                               "by": chosen_by, "id": request_id})
         self.state.apply(action)
         self.route_events()
 

@@ -22,8 +22,8 @@ from rich.text import Text
 from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, BotStanding, Standings
 
-LIVE_REFRESH_S = 0.25          # screen refresh; the standings fold runs at most once a second
-STANDINGS_EVERY_S = 1.0
+LIVE_REFRESH_S = 0.5           # screen refresh: ~15 ms of the referee's CPU each time
+STANDINGS_EVERY_S = 1.0        # the standings fold runs at most this often
 PLAIN_EVERY_S = 5.0            # a plain progress line at most this often
 
 

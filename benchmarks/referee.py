@@ -2,9 +2,11 @@
 
     python benchmarks/referee.py [--matches 20] [--game ID] [--players N]
 
-Prints, for real stdlib-Python random bots (subprocesses) and for in-memory fakes: matches/s,
-decisions/s, and the referee's latency per decision (median, 99th percentile, max: from having a
-reply to having written the next request, i.e. rules + view + encoding + the write).
+Prints, for real stdlib-Python random bots (subprocesses), for in-memory fakes and for an
+"instant" transport (a bot that has its answer ready when the referee reads, so no scheduler pass
+and no pipe: the referee's own work and nothing else): matches/s, decisions/s, the referee's
+latency per decision (median, 99th percentile, max: from having a reply to having written the next
+request, i.e. rules + view + encoding + the write), and the process's CPU time per decision.
 """
 
 from __future__ import annotations
@@ -30,25 +32,53 @@ from arena.testing import FakeBot, connect_fake  # noqa: E402
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "tests" / "bots" / "random_bot.py"
 
 
+class InstantTransport:
+    """Answers each request with index 0 at once: receive_some returns without waiting."""
+
+    def __init__(self) -> None:
+        self.reply = b'{"type":"ready","name":"instant","version":"1"}\n'
+
+    async def send_all(self, data: bytes) -> None:
+        at = data.rfind(b'{"type":"request"')
+        if at >= 0:
+            start = data.index(b'"id":', at) + 5
+            request_id = data[start:data.index(b",", start)]
+            self.reply = b'{"type":"action","id":' + request_id + b',"index":0}\n'
+
+    async def receive_some(self, max_bytes: int) -> bytes:
+        reply, self.reply = self.reply, b""
+        return reply
+
+    async def terminate(self, grace_s: float) -> None:
+        pass
+
+    def exit_status(self) -> str | None:
+        return None
+
+
 class RandomFake(FakeBot):
     async def on_request(self, request):
         legal = request["legal"]
         await self.send({"type": "action", "id": request["id"], "index": request["id"] % len(legal)})
 
 
-async def run(game, players: int, matches: int, fake: bool) -> tuple[float, int, list[float]]:
+async def run(game, players: int, matches: int,
+              kind: str) -> tuple[float, float, int, list[float]]:
     control = TimeControl(decision_ms=5000)
     latencies: list[float] = []
     decisions = 0
     async with trio.open_nursery() as nursery:
-        if fake:
+        if kind == "instant":
+            bots = [await BotProcess.connect(BotSpec(f"i{i}", ("instant",)), InstantTransport(),
+                                             time_control=control) for i in range(players)]
+        elif kind == "fake":
             bots = [await connect_fake(nursery, RandomFake(f"f{i}")) for i in range(players)]
         else:
             logs = Path(tempfile.mkdtemp(prefix="arena-bench-"))
             bots = [await BotProcess.start(BotSpec(f"r{i}", (sys.executable, str(RANDOM_BOT), str(i))),
                                            time_control=control, log_dir=logs)
                     for i in range(players)]
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         try:
             for seed in range(matches):
                 result = await run_match(game, bots, seed=seed, match_id=f"b{seed}",
@@ -56,10 +86,10 @@ async def run(game, players: int, matches: int, fake: bool) -> tuple[float, int,
                 latencies.extend(result.referee_us)
                 decisions += sum(len(times) for times in result.decision_ms)
         finally:
-            elapsed = time.perf_counter() - start
+            elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
             for bot in bots:
                 await bot.close()
-    return elapsed, decisions, latencies
+    return elapsed, cpu, decisions, latencies
 
 
 def main() -> None:
@@ -70,13 +100,15 @@ def main() -> None:
     args = parser.parse_args()
     game = find_game(args.game)
     print(f"{game.id}, {args.players} players, {args.matches} matches each")
-    for label, fake in (("real Python bots", False), ("in-memory fakes ", True)):
-        elapsed, decisions, latencies = trio.run(run, game, args.players, args.matches, fake)
+    for label, kind in (("real Python bots ", "process"), ("in-memory fakes  ", "fake"),
+                        ("instant transport", "instant")):
+        elapsed, cpu, decisions, latencies = trio.run(run, game, args.players, args.matches, kind)
         latencies.sort()
         p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
         print(f"{label}: {args.matches / elapsed:7.1f} matches/s, {decisions / elapsed:8.0f} "
               f"decisions/s; referee latency per decision: median "
-              f"{statistics.median(latencies):6.1f} us, p99 {p99:7.1f} us, max {latencies[-1]:7.1f} us")
+              f"{statistics.median(latencies):6.1f} us, p99 {p99:7.1f} us, max {latencies[-1]:7.1f} us;"
+              f" CPU {cpu / decisions * 1e6:5.1f} us/decision")
 
 
 if __name__ == "__main__":

@@ -1,18 +1,27 @@
-"""Tournament throughput: matches per second at several concurrencies, and the standings fold.
+"""Tournament throughput: matches/s per concurrency, bot processes started, CPU shares, the fold.
 
-    python benchmarks/tournament.py [--deals 6] [--game alles-oder-nichts] [--concurrency 1,2,4]
+    python benchmarks/tournament.py [--deals 2] [--games all] [--concurrency 1,2] [--repeat 3]
+                                    [--bots c,c,python,python] [--records]
+    python benchmarks/tournament.py --demo [--deals N] [--concurrency 1,2] [--repeat 1]
 
-Plays a quick tournament of three tests/bots/random_bot.py processes (real processes, pooled)
-once per concurrency, interleaved over --repeat rounds, and prints matches/s (median), the bot
-processes started and the decisions per second. Then folds the stored matches into standings and
-prints the cost of adding one match (what a running tournament pays per match) and of one
-snapshot (what the live view pays once a second). The machine is shared: compare figures from
-one run, never across runs.
+Plays a quick tournament across the chosen games (default: all four) between the random starter
+bots (``c``: sample_bots/c/random_bot.c, compiled here; ``python``: sample_bots/python/random_bot.py),
+real processes, pooled, once per concurrency and interleaved over ``--repeat`` rounds. ``--demo``
+plays tournaments/demo.toml instead (its bots: heuristic, Python, JavaScript; ``--deals`` shortens
+it). For each concurrency it prints the median matches/s and decisions/s, the speedup over the
+first concurrency, the bot processes started against the pool size (the most processes of each bot
+that can be in matches at once), and the CPU seconds of the arena process (getrusage
+RUSAGE_SELF: referee, pool, store) against those of the bots (RUSAGE_CHILDREN, counted once they
+are closed). Then it folds the stored matches into standings and prints the cost of adding one
+match and of one snapshot (what the live view pays once a second). The machine is shared: compare
+figures from one run, never across runs.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import resource
 import statistics
 import sys
 import tempfile
@@ -23,58 +32,122 @@ import trio
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from limit import PY_BOT, build_c_bot  # noqa: E402
 
 from arena.store import ResultStore  # noqa: E402
-from arena.tournament.config import quick_config  # noqa: E402
+from arena.tournament.config import TournamentConfig, load_config, quick_config  # noqa: E402
 from arena.tournament.runner import Progress, run_tournament  # noqa: E402
 from arena.tournament.schedule import build_schedule  # noqa: E402
 from arena.tournament.standings import StandingsFold  # noqa: E402
 
 
-def play(game: str, deals: int, concurrency: int, folder: Path) -> tuple[float, int, int, list]:
-    bot = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'random_bot.py'}"
-    config = quick_config([f"r{i}={bot} {i}" for i in range(3)], games=game, deals=deals,
-                          concurrency=concurrency, results=str(folder / "r.sqlite"))
+@dataclasses.dataclass
+class Run:
+    matches_per_s: float
+    decisions_per_s: float
+    started: int
+    pool_size: int
+    arena_cpu_s: float
+    bots_cpu_s: float
+    matches: list
+
+
+def cpu_seconds(who: int) -> float:
+    usage = resource.getrusage(who)
+    return usage.ru_utime + usage.ru_stime
+
+
+def pool_size(schedule, concurrency: int) -> int:
+    """The processes a pool needs at most: per bot, its most seats in one match, times the matches
+    at once."""
+    per_bot: dict[str, int] = {}
+    for match in schedule:
+        for name in set(match.seats):
+            per_bot[name] = max(per_bot.get(name, 0), match.seats.count(name))
+    return sum(per_bot.values()) * concurrency
+
+
+def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
+    config = dataclasses.replace(config, concurrency=concurrency, output=folder,
+                                 results=folder / "results.sqlite")
     schedule = build_schedule(config.seed, [b.name for b in config.bots], config.games)
     store = ResultStore.open_for_run(config.results, name=config.name,
                                      fingerprint=config.fingerprint(),
                                      definition=config.definition(), restart=True)
     try:
+        arena_before, bots_before = (cpu_seconds(resource.RUSAGE_SELF),
+                                     cpu_seconds(resource.RUSAGE_CHILDREN))
         start = time.perf_counter()
         summary = trio.run(run_tournament, config, schedule, store, Progress(total=0))
         elapsed = time.perf_counter() - start
+        arena_cpu = cpu_seconds(resource.RUSAGE_SELF) - arena_before
+        bots_cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - bots_before
         matches = store.matches()
     finally:
         store.close()
     decisions = sum(len(seat) for m in matches for seat in m.decision_ms)
-    return summary.played / elapsed, summary.started_processes, round(decisions / elapsed), matches
+    return Run(summary.played / elapsed, decisions / elapsed, summary.started_processes,
+               pool_size(schedule, concurrency), arena_cpu, bots_cpu, matches)
+
+
+def quick(bot_kinds: list[str], games: str, deals: int, folder: Path) -> TournamentConfig:
+    commands = {"python": f"{sys.executable} {PY_BOT}"}
+    if "c" in bot_kinds:
+        commands["c"] = " ".join(build_c_bot(folder))
+    bots = [f"{kind}{i}={commands[kind]} {i}" for i, kind in enumerate(bot_kinds)]
+    config = quick_config(bots, games=games, deals=deals, results=str(folder / "unused.sqlite"))
+    return dataclasses.replace(config, records=False)
+
+
+def demo(deals: int | None) -> TournamentConfig:
+    config = load_config(ROOT / "tournaments" / "demo.toml")
+    bots = tuple(dataclasses.replace(b, cwd=str(ROOT)) for b in config.bots)
+    games = config.games
+    if deals is not None:
+        games = tuple(dataclasses.replace(g, deals=min(g.deals, deals)) for g in games)
+    return dataclasses.replace(config, bots=bots, games=games)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=6)
-    parser.add_argument("--game", default="alles-oder-nichts")
-    parser.add_argument("--concurrency", default="1,2,4")
+    parser.add_argument("--demo", action="store_true", help="play tournaments/demo.toml")
+    parser.add_argument("--deals", type=int, default=None, help="deals per table (quick: 2)")
+    parser.add_argument("--games", default="all")
+    parser.add_argument("--bots", default="c,c,python,python", help="kinds: c, python")
+    parser.add_argument("--concurrency", default="1,2")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--records", action="store_true", help="write match records (quick)")
     args = parser.parse_args()
     levels = [int(c) for c in args.concurrency.split(",")]
-    rates: dict[int, list[float]] = {c: [] for c in levels}
-    started: dict[int, int] = {}
-    per_s: dict[int, list[int]] = {c: [] for c in levels}
-    matches: list = []
+    runs: dict[int, list[Run]] = {c: [] for c in levels}
     with tempfile.TemporaryDirectory() as tmp:
-        for _ in range(args.repeat):
+        folder = Path(tmp)
+        if args.demo:
+            config = demo(args.deals)
+        else:
+            config = quick(args.bots.split(","), args.games, args.deals or 2, folder)
+            config = dataclasses.replace(config, records=args.records)
+        for round_number in range(args.repeat):
             for level in levels:
-                rate, processes, decisions, matches = play(args.game, args.deals, level,
-                                                           Path(tmp) / str(level))
-                rates[level].append(rate)
-                started[level] = processes
-                per_s[level].append(decisions)
-    print(f"{args.game}, 3 random bots, {len(matches)} matches per run, median of {args.repeat}")
+                runs[level].append(play(config, level, folder / f"{round_number}-{level}"))
+            print(f"  round {round_number + 1}/{args.repeat} done", file=sys.stderr)
+    matches = runs[levels[0]][-1].matches
+    bots = ", ".join(b.name for b in config.bots)
+    print(f"{config.name}: {len(matches)} matches per run ({', '.join(g.label for g in config.games)}),"
+          f" bots {bots}; median of {args.repeat}")
+    base = statistics.median(r.matches_per_s for r in runs[levels[0]])
     for level in levels:
-        print(f"  concurrency {level}: {statistics.median(rates[level]):6.1f} matches/s, "
-              f"{statistics.median(per_s[level]):7.0f} decisions/s, "
-              f"{started[level]} bot processes started")
+        rate = statistics.median(r.matches_per_s for r in runs[level])
+        arena = statistics.median(r.arena_cpu_s for r in runs[level])
+        bots_cpu = statistics.median(r.bots_cpu_s for r in runs[level])
+        share = arena / (arena + bots_cpu) if arena + bots_cpu else 0.0
+        last = runs[level][-1]
+        print(f"  concurrency {level}: {rate:6.2f} matches/s ({rate / base:4.2f}x), "
+              f"{statistics.median(r.decisions_per_s for r in runs[level]):7.0f} decisions/s, "
+              f"{last.started} bot processes started (pool size {last.pool_size}); CPU: arena "
+              f"{arena:5.2f} s, bots {bots_cpu:5.2f} s (arena share {share:.0%})")
     many = matches * max(1, 2000 // max(1, len(matches)))
     fold = StandingsFold()
     start = time.perf_counter()

@@ -1,0 +1,154 @@
+"""The referee against the limit, in one run: decisions/s over full matches vs raw pipe round trips/s.
+
+    python benchmarks/limit.py [--seconds 1.5] [--repeat 5] [--game ID] [--record] [--no-python]
+
+For each game (its default player count: 4 everywhere) it plays full matches with the C starter bot
+(sample_bots/c/random_bot.c, compiled here) in every seat and counts decisions per second; in the
+same run it measures the raw limit, a trio parent <-> the minimal C echo child of
+benchmarks/pipe.py. The ratio referee/limit is the figure to watch (goal >= 0.5: the referee's own
+work per decision costs no more than one raw round trip). Then the same with the Python random bot
+(sample_bots/python/random_bot.py) against the Python echo child. The ratio to pipe.py's stricter
+"lean" limit (raw writes, as the referee now does them) is printed beside it.
+
+The machine is shared and noisy, so the measurements are interleaved (limit, lean limit, game,
+for each game in turn, round after round), each ratio compares a game with the limits measured just
+before it, and each figure is the median of ``--repeat`` rounds. "referee CPU" is the arena
+process's CPU time (user + system) per decision: less sensitive to the neighbours than the rates.
+Bot processes are started once per round and game, outside the timed part. ``--record`` also writes a match record per match
+(to a temporary folder), as a tournament with ``records = true`` does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from pipe import PY_ECHO, build_c_echo, pipe_round_trips  # noqa: E402
+
+from arena.bot_process import BotProcess  # noqa: E402
+from arena.bots import BotSpec  # noqa: E402
+from arena.clock import TimeControl  # noqa: E402
+from arena.games import GAMES, find_game  # noqa: E402
+from arena.referee import run_match  # noqa: E402
+
+C_BOT_SOURCE = ROOT / "sample_bots" / "c" / "random_bot.c"
+PY_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
+PLAYERS = {"alles-oder-nichts": 4, "vingt-down": 4, "eight-rounds": 4, "all-fours": 4}
+
+
+def build_c_bot(folder: Path) -> list[str]:
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        raise SystemExit("benchmarks/limit.py needs a C compiler (cc) for the C starter bot")
+    binary = folder / "random_bot"
+    subprocess.run([compiler, "-O2", "-std=c11", "-o", str(binary), str(C_BOT_SOURCE)], check=True)
+    return [str(binary)]
+
+
+async def referee_decisions(game_id: str, argv: list[str], seconds: float, first_seed: int,
+                            records: Path | None) -> tuple[float, float]:
+    """Decisions per second over whole matches (at least one) of ``game_id``, one bot per seat,
+    and the referee process's CPU time per decision in microseconds (user + system)."""
+    game = find_game(game_id)
+    players = PLAYERS.get(game_id, game.player_counts[0])
+    control = TimeControl(decision_ms=5000)
+    logs = Path(tempfile.mkdtemp(prefix="arena-bench-logs-"))
+    bots = [await BotProcess.start(BotSpec(f"b{i}", (*argv, str(i))), time_control=control,
+                                   log_dir=logs) for i in range(players)]
+    decisions = 0
+    try:
+        start, cpu = time.perf_counter(), time.process_time()
+        seed = first_seed
+        while True:
+            record = records / f"{game_id}-{seed}.jsonl" if records is not None else None
+            result = await run_match(game, bots, seed=seed, match_id=f"m{seed}",
+                                     time_control=control, record_path=record)
+            decisions += sum(len(times) for times in result.decision_ms)
+            seed += 1
+            if time.perf_counter() - start >= seconds:
+                break
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        return decisions / elapsed, cpu / decisions * 1e6
+    finally:
+        for bot in bots:
+            await bot.close()
+        shutil.rmtree(logs, ignore_errors=True)
+
+
+async def measure(games: list[str], seconds: float, repeat: int, record: bool,
+                  python: bool) -> dict[str, dict[str, list[float]]]:
+    """{"C" / "Python": {figure: [one per round]}}: for each game "<game>" (decisions/s),
+    "<game> limit" and "<game> lean" (round trips/s, measured just before it) and "<game> cpu"."""
+    figures: dict[str, dict[str, list[float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        echo = build_c_echo(folder)
+        if echo is None:
+            raise SystemExit("benchmarks/limit.py needs a C compiler (cc) for the echo child")
+        (folder / "echo.py").write_text(PY_ECHO)
+        kinds = {"C": (echo, build_c_bot(folder))}
+        if python:
+            kinds["Python"] = ([sys.executable, str(folder / "echo.py")],
+                               [sys.executable, str(PY_BOT)])
+        records = folder / "records" if record else None
+        for round_number in range(repeat):
+            for kind, (echo_argv, bot_argv) in kinds.items():
+                rows = figures.setdefault(kind, {})
+                for game_id in games:
+                    # Each game right after its own limit: the ratio compares neighbours in time.
+                    limit = await pipe_round_trips(echo_argv, seconds)
+                    lean = await pipe_round_trips(echo_argv, seconds, True)
+                    if records is not None:
+                        shutil.rmtree(records, ignore_errors=True)
+                        records.mkdir()
+                    rate, cpu_us = await referee_decisions(game_id, bot_argv, seconds,
+                                                           1000 * round_number, records)
+                    for name, value in (("", rate), (" limit", limit), (" lean", lean),
+                                        (" cpu", cpu_us)):
+                        rows.setdefault(game_id + name, []).append(value)
+            print(f"  round {round_number + 1}/{repeat} done", file=sys.stderr)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=1.5, help="per measurement")
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--game", action="append", help="one game (repeatable); default: all")
+    parser.add_argument("--record", action="store_true", help="write a match record per match")
+    parser.add_argument("--no-python", action="store_true", help="only the C bot and C echo")
+    args = parser.parse_args()
+    games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
+    figures = trio.run(measure, games, args.seconds, args.repeat, args.record, not args.no_python)
+    print(f"median of {args.repeat} interleaved rounds, {args.seconds:g} s each"
+          f"{', with match records' if args.record else ''}")
+    for kind, rows in figures.items():
+        print(f"{kind} bots (limit: trio <-> a minimal {kind} echo child; goal: ratio >= 0.5)")
+        print(f"  {'game':<18} {'limit/s':>8} {'lean/s':>8} {'decisions/s':>12} {'ratio':>6} "
+              f"{'lean':>5} {'referee CPU':>12}")
+        for game_id in games:
+            # The ratio per round (each game against the limit measured just before), then the
+            # median of those: the noise of a shared machine mostly cancels out.
+            ratios = [r / l for r, l in zip(rows[game_id], rows[game_id + " limit"])]
+            leans = [r / l for r, l in zip(rows[game_id], rows[game_id + " lean"])]
+            median = {name: statistics.median(rows[game_id + name])
+                      for name in ("", " limit", " lean", " cpu")}
+            print(f"  {game_id:<18} {median[' limit']:>8,.0f} {median[' lean']:>8,.0f} "
+                  f"{median['']:>12,.0f} {statistics.median(ratios):>6.2f} "
+                  f"{statistics.median(leans):>5.2f} {median[' cpu']:>7.1f} us/d")
+
+
+if __name__ == "__main__":
+    main()
