@@ -410,6 +410,25 @@ class BotStats:
     requests: int = 0
 
 
+class _NoProcess:
+    """The transport of a bot that could not be started: nothing to write to or read from."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    async def send_all(self, data: bytes) -> None:
+        raise trio.ClosedResourceError(self.reason)
+
+    async def receive_some(self, max_bytes: int) -> bytes:
+        return b""
+
+    async def terminate(self, grace_s: float) -> None:
+        return None
+
+    def exit_status(self) -> str | None:
+        return f"did not start: {self.reason}"
+
+
 class BotProcess:
     """One running bot program (plays many matches in sequence).
 
@@ -432,7 +451,17 @@ class BotProcess:
         self.retired: str | None = None     # why it must not play again (e.g. it forfeited)
         self.closed = False
         self.stats = BotStats()
+        self.startup_error: str | None = None   # set on a stand-in for a bot that did not start
         self._next_id = 0
+
+    @classmethod
+    def absent(cls, spec: BotSpec, reason: str) -> "BotProcess":
+        """A stand-in for a bot that could not be started. ``run_match`` records a startup fault
+        for its seat and lets the autopilot play it, so the other bots' match goes on."""
+        bot = cls(spec, _NoProcess(reason))
+        bot.startup_error = reason
+        bot.mark_broken(f"did not start: {reason}")
+        return bot
 
     @property
     def alive(self) -> bool:

@@ -379,6 +379,12 @@ class _Match:
         self.record_shuffles(0)
         self.record.write({"type": "deal", "view": self.state.view(None)})
         for seat in self.seats:
+            if seat.bot.startup_error is not None:
+                # Its process could not be started: the seat forfeits and the autopilot plays it.
+                seat.writable = False
+                seat.forfeited = True
+                self.fault(seat, FaultKind.STARTUP, None, f"did not start: {seat.bot.startup_error}")
+                continue
             seat.bot.stats.matches += 1
             seat.pending += encode_line(MatchStart(
                 match_id=self.match_id, game=self.game.id, options=self.resolved,

@@ -7,10 +7,10 @@
   was cut short is closed and never reused; the next match starts a fresh one.
 - Every match runs under the match time limit (``trio.move_on_after``); a match cut by it is
   stored as ``aborted`` and played again on the next run.
-- Before the first match every bot is started once, so a bot that cannot start stops the
-  tournament at once with its reason. A bot that cannot be started later fails the match it was
-  wanted for (stored as aborted, with a ``startup`` fault); three failures in a row stop the
-  tournament.
+- A bot that cannot be started forfeits the match it was wanted for: its seat gets a ``startup``
+  fault and the autopilot plays it, so the other bots' match is completed and counts. After three
+  failures in a row the bot is not started again in this run: its remaining matches are forfeited
+  at once with the same reason (a rerun tries it afresh).
 - Cancellation (Ctrl-C) cuts the running matches, which are not stored; every bot process is
   closed in ``finally`` under a shielded cancel scope, so none is left behind.
 
@@ -35,13 +35,13 @@ from arena.bots import BotSpec
 from arena.clock import TimeControl
 from arena.games import find_game
 from arena.referee import run_match
-from arena.results import FaultKind, MatchResult
+from arena.results import MatchResult
 from arena.store import ResultStore, StoredFault, StoredMatch, StoreError
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import ScheduledMatch
 
 CLOSE_GRACE_S = 10.0            # a bound on closing one bot process (it kills on its own before)
-STARTUP_FAILURES_TO_STOP = 3
+STARTUP_FAILURES_TO_GIVE_UP = 3
 
 StartBot = Callable[..., Awaitable[Any]]
 PlayMatch = Callable[..., Awaitable[MatchResult]]
@@ -97,9 +97,15 @@ class BotPool:
         self._idle: dict[str, list[Any]] = {name: [] for name in self.specs}
         self._open: set[Any] = set()           # every process started and not yet closed
         self._failures: Counter[str] = Counter()
+        self._given_up: dict[str, str] = {}    # bots not started again in this run, and why
         self.started = 0
 
     async def acquire(self, name: str) -> Any:
+        """A running process of bot ``name``, or (when it cannot start) a stand-in whose seat the
+        referee forfeits with a startup fault."""
+        spec = self.specs[name]
+        if name in self._given_up:
+            return BotProcess.absent(spec, self._given_up[name])
         idle = self._idle[name]
         while idle:
             process = idle.pop()
@@ -107,15 +113,14 @@ class BotPool:
                 return process
             await self._close(process)
         try:
-            process = await self._start_bot(self.specs[name], time_control=self._time_control,
+            process = await self._start_bot(spec, time_control=self._time_control,
                                             log_dir=self._log_dir)
-        except BotStartupError:
+        except BotStartupError as exc:
             self._failures[name] += 1
-            if self._failures[name] >= STARTUP_FAILURES_TO_STOP:
-                raise TournamentError(f"bot {name} failed to start {self._failures[name]} times "
-                                      "in a row; fix it and run again (finished matches are "
-                                      "kept)") from None
-            raise
+            if self._failures[name] >= STARTUP_FAILURES_TO_GIVE_UP:
+                self._given_up[name] = (f"{exc.reason} (failed to start {self._failures[name]} "
+                                        "times in a row: not started again in this run)")
+            return BotProcess.absent(spec, exc.reason)
         self._failures[name] = 0
         self._open.add(process)
         self.started += 1
@@ -128,14 +133,11 @@ class BotPool:
             await self._close(process)
 
     async def warm_up(self) -> None:
-        """Start one process of every bot at once; the first bot that cannot start stops us."""
+        """Start one process of every bot at once, so the first matches do not wait in line."""
         started: list[Any] = []
 
         async def start_one(name: str) -> None:
-            try:
-                started.append(await self.acquire(name))
-            except BotStartupError as exc:
-                raise TournamentError(str(exc)) from None
+            started.append(await self.acquire(name))
 
         try:
             async with trio.open_nursery() as nursery:
@@ -247,15 +249,8 @@ async def _play_match(config: TournamentConfig, match: ScheduledMatch, pool: Bot
     reusable: list[bool] = []              # per seat; processes without an entry are closed
     started = time.monotonic()
     try:
-        try:
-            for name in match.seats:
-                processes.append(await pool.acquire(name))
-        except BotStartupError as exc:
-            reusable = [True] * len(processes)
-            seat = len(processes)
-            fault = StoredFault(seat, match.seats[seat], str(FaultKind.STARTUP), None, str(exc))
-            return _aborted(match, f"a bot did not start: {exc}", time.monotonic() - started,
-                            faults=(fault,))
+        for name in match.seats:
+            processes.append(await pool.acquire(name))
         record_path = (config.records_dir / (match.match_id.replace("/", "_") + ".jsonl")
                        if config.records else None)
         result = None
@@ -295,11 +290,10 @@ def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
         duration_s=result.duration_s)
 
 
-def _aborted(match: ScheduledMatch, reason: str, duration_s: float,
-             faults: tuple[StoredFault, ...] = ()) -> StoredMatch:
+def _aborted(match: ScheduledMatch, reason: str, duration_s: float) -> StoredMatch:
     return StoredMatch(
         match_id=match.match_id, game=match.game, game_id=match.game_id, table=match.table,
         deal=match.deal, rotation=match.rotation, seed=match.seed, players=match.players,
         options=dict(match.options), bots=match.seats, scores=(), placings=(), teams=None,
-        forfeited=(), faults=faults, decision_ms=(), status="aborted", reason=reason,
+        forfeited=(), faults=(), decision_ms=(), status="aborted", reason=reason,
         duration_s=duration_s)

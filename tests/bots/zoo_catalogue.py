@@ -86,8 +86,9 @@ ZOO = (
     # In the sandbox bwrap keeps a copy of the bot's output open: no end of file, only silence.
     ZooBot("closed-stdout", "closed_stdout_bot.py", faults=kinds(FaultKind.CRASH), forfeits=True,
            faults_in_sandbox=kinds(FaultKind.TIMEOUT)),
+    # It never says ready: in a tournament its seat forfeits at once and the autopilot plays it.
     ZooBot("exit-at-once", "exit_at_once_bot.py", faults=kinds(FaultKind.STARTUP),
-           fails_to_start=True),
+           fails_to_start=True, forfeits=True),
     ZooBot("enormous-json", "enormous_json_bot.py", faults=kinds(FaultKind.MALFORMED),
            forfeits=True),
 )
@@ -197,11 +198,10 @@ async def run_zoo_tournament(output: Path, mark: str, *, tables: int = 20, concu
                              seed: int = 1, include: tuple[str, ...] | None = None,
                              sandbox: str | None = None
                              ) -> tuple[RunSummary, list[StoredMatch], float]:
-    """Alles oder Nichts for 3 between both honest bots and every zoo bot that can start (or
-    those named in ``include``), one deal per table, every bot in ``sandbox``; returns the run
-    summary, the stored matches and the wall time in seconds."""
-    chosen = [bot for bot in ZOO if not bot.fails_to_start] if include is None else [
-        BY_NAME[name] for name in include]
+    """Alles oder Nichts for 3 between both honest bots and every zoo bot (or those named in
+    ``include``), one deal per table, every bot in ``sandbox``; returns the run summary, the stored
+    matches and the wall time in seconds."""
+    chosen = list(ZOO) if include is None else [BY_NAME[name] for name in include]
     bots = tuple(bot.spec(mark, sandbox=sandbox) for bot in (*HONEST, *chosen))
     config = TournamentConfig(
         name="zoo", seed=seed, bots=bots, seating="single", concurrency=concurrency,

@@ -387,3 +387,29 @@ async def test_one_process_cannot_sit_in_two_seats(autojump_clock):
             await run_match(AON, [a, b, a], seed=1, match_id="m")
         for proc in (a, b):
             await proc.close()
+
+
+async def test_a_seat_whose_bot_did_not_start_forfeits_and_the_match_goes_on(tmp_path,
+                                                                             autojump_clock):
+    from arena.bot_process import BotProcess
+    from arena.bots import BotSpec
+
+    control = TimeControl()
+    record = tmp_path / "absent.jsonl"
+    async with trio.open_nursery() as nursery:
+        honest = [await connect_fake(nursery, IndexBot(name), time_control=control)
+                  for name in ("a", "b")]
+        absent = BotProcess.absent(BotSpec("quitter", ("none",)), "ended before saying ready")
+        try:
+            result = await run_match(AON, [honest[0], absent, honest[1]], seed=5, match_id="m1",
+                                     time_control=control, record_path=record)
+        finally:
+            for proc in (*honest, absent):
+                await proc.close()
+    assert result.termination == "completed" and result.forfeited == (1,)
+    (fault,) = result.faults
+    assert (fault.seat, fault.kind, fault.request_id) == (1, FaultKind.STARTUP, None)
+    assert "bot quitter (seat 1)" in fault.message and "ended before saying ready" in fault.message
+    assert result.placings[1] == 3, "the forfeiting seat is placed last"
+    assert all(bot.stats.matches == 1 for bot in honest)
+    assert replay_record(record).state.result().scores == result.scores

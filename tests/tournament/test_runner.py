@@ -47,18 +47,23 @@ class Bots:
 def referee(*, stuck=(), forfeit=()):
     """play: a match takes 1 s; a seat of a bot in ``forfeit`` forfeits (its process dies)."""
     async def play(game, seats, *, seed, options, match_id, time_control, max_faults, record_path):
-        assert all(bot.alive and not bot.closed for bot in seats)
-        assert len({bot.id for bot in seats}) == len(seats)       # one process per seat
-        for bot in seats:
-            bot.matches += 1
+        absent = {s for s, bot in enumerate(seats) if getattr(bot, "startup_error", None)}
+        assert all(bot.alive and not bot.closed for s, bot in enumerate(seats) if s not in absent)
+        assert len({id(bot) for bot in seats}) == len(seats)      # one process per seat
+        for s, bot in enumerate(seats):
+            if s not in absent:
+                bot.matches += 1
         await trio.sleep(1)
         if any(bot.name in stuck for bot in seats):
             await trio.sleep_forever()
         names = tuple(bot.name for bot in seats)
-        lost = tuple(s for s, name in enumerate(names) if name in forfeit)
+        lost = tuple(s for s, name in enumerate(names) if name in forfeit and s not in absent)
         for s in lost:
             seats[s].alive = False
         faults = tuple(FaultRecord(s, names[s], FaultKind.CRASH, None, "died") for s in lost)
+        faults += tuple(FaultRecord(s, names[s], FaultKind.STARTUP, None, seats[s].startup_error)
+                        for s in sorted(absent))
+        lost = tuple(sorted((*lost, *absent)))
         scores = tuple(10 * (s + 1) for s in range(len(seats)))
         return MatchResult(match_id=match_id, game=game.id, options=dict(options or {}), seed=seed,
                            players=len(seats), bots=names, scores=scores,
@@ -165,41 +170,49 @@ async def test_cancelling_keeps_finished_matches_and_closes_every_process(tmp_pa
     assert bots.started and all(bot.closed for bot in bots.started)
 
 
-async def test_a_bot_that_cannot_start_stops_the_tournament_before_any_match(tmp_path,
-                                                                             autojump_clock):
+async def test_a_bot_that_cannot_start_forfeits_its_matches_and_the_tournament_goes_on(
+        tmp_path, autojump_clock):
     config = make_config(tmp_path)
     bots = Bots(refuse={"c"})
     with open_store(config) as store:
-        with pytest.raises(TournamentError, match="bot c: exited before ready"):
-            await run_tournament(config, schedule_of(config), store, Progress(total=0),
-                                 start_bot=bots.start, play=referee())
-        assert store.completed_ids() == set()
+        summary = await run_tournament(config, schedule_of(config), store, Progress(total=0),
+                                       start_bot=bots.start, play=referee())
+        matches = store.matches()
+        assert summary.aborted == 0 and len(matches) == len(schedule_of(config))
+        for match in matches:
+            seats = [s for s, name in enumerate(match.bots) if name == "c"]
+            assert set(match.forfeited) == set(seats)
+            assert [(f.seat, f.kind) for f in match.faults] == [(s, "startup") for s in seats]
+    assert {bot.name for bot in bots.started} == {"a", "b"}
     assert all(bot.closed for bot in bots.started)
 
 
-async def test_a_bot_that_stops_starting_later_fails_its_matches_then_the_tournament(
+async def test_a_bot_that_stops_starting_is_given_up_after_three_failures(
         tmp_path, autojump_clock):
     config = make_config(tmp_path, concurrency=1, deals=4)
     bots = Bots()
     play = referee(forfeit={"c"})                          # every match needs a fresh c
+    attempts = []
 
     async def start(spec, **kwargs):
-        if spec.name == "c" and any(b.name == "c" for b in bots.started):
-            bots.refuse.add("c")
+        if spec.name == "c":
+            attempts.append(spec.name)
+            if any(b.name == "c" for b in bots.started):
+                bots.refuse.add("c")
         return await bots.start(spec, **kwargs)
 
     with open_store(config) as store:
-        with pytest.raises(TournamentError, match="bot c failed to start 3 times in a row"):
-            await run_tournament(config, schedule_of(config), store, Progress(total=0),
-                                 start_bot=start, play=play)
-        assert len(store.completed_ids()) == 1
-        aborted = [m for m in store.matches(include_aborted=True) if not m.completed]
-        assert [m.reason for m in aborted] == [
-            "a bot did not start: bot c: exited before ready (exit status 1)"] * 2
-        assert all(m.faults[0].kind == "startup" and m.faults[0].bot == "c" for m in aborted)
-        rows = {r.bot: r for r in compute_standings(store.matches(include_aborted=True))
-                .tables["overall"]}
-        assert rows["c"].faults["startup"] == 2 and rows["c"].played == 1
+        summary = await run_tournament(config, schedule_of(config), store, Progress(total=0),
+                                       start_bot=start, play=play)
+        matches = store.matches()
+        assert summary.aborted == 0 and len(matches) == len(schedule_of(config))
+        startup = [f for m in matches for f in m.faults if f.kind == "startup"]
+        assert len(startup) == len(matches) - 1           # all but the first match
+        assert "not started again in this run" in startup[-1].message
+        assert len(attempts) == 1 + 3, "after three failures in a row c is not started again"
+        rows = {r.bot: r for r in compute_standings(matches).tables["overall"]}
+        assert rows["c"].faults["startup"] == len(matches) - 1
+        assert rows["c"].played == len(matches)
     assert all(bot.closed for bot in bots.started)
 
 

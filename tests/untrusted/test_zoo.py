@@ -19,7 +19,6 @@ import pytest
 from arena.bot_process import BotProcess, BotStartupError, check_bwrap
 from arena.games import find_game
 from arena.referee import run_match
-from arena.tournament.runner import TournamentError
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))
 from zoo_catalogue import (HONEST, ZOO, ZOO_TIME_CONTROL, ZooBot,  # noqa: E402
@@ -126,8 +125,9 @@ async def test_the_stderr_log_is_capped_and_the_flood_still_drained(tmp_path):
 
 @pytest.mark.parametrize("sandbox", [None, "bwrap"])
 async def test_a_tournament_of_the_whole_zoo_finishes(tmp_path, sandbox):
-    """Every zoo bot that can start and both honest bots, three tables each: every match completes,
-    every fault is of the right kind, no process survives, the referee's memory stays bounded."""
+    """Every zoo bot and both honest bots: every match completes (a bot that cannot start forfeits
+    its seat to the autopilot), every fault is of the right kind, no process survives, the
+    referee's memory stays bounded."""
     if sandbox and await check_bwrap():
         pytest.skip(await check_bwrap())
     mark = uuid.uuid4().hex
@@ -141,18 +141,25 @@ async def test_a_tournament_of_the_whole_zoo_finishes(tmp_path, sandbox):
                 for problem in zoo_match_problems(match, sandboxed=sandbox is not None)]
     assert problems == []
     assert {name for match in matches for name in match.bots} == {
-        bot.name for bot in (*HONEST, *ZOO) if not bot.fails_to_start}
+        bot.name for bot in (*HONEST, *ZOO)}
     assert peak_rss_mb() - baseline < REFEREE_GROWTH_MB
 
 
-async def test_a_zoo_bot_that_cannot_start_stops_the_tournament_with_its_reason(tmp_path):
-    """The runner's rule (arena/tournament/runner.py): every bot is started once before the first
-    match, and one that cannot start stops the tournament with one line naming it."""
+async def test_a_zoo_bot_that_cannot_start_forfeits_every_match_and_the_tournament_finishes(
+        tmp_path):
+    """The runner's rule (arena/tournament/runner.py): a bot that cannot start forfeits its seat
+    with a startup fault naming it; the autopilot plays the seat and the match counts."""
     quitter = next(bot for bot in ZOO if bot.fails_to_start)
     mark = uuid.uuid4().hex
     try:
-        with pytest.raises(TournamentError,
-                           match=f"^bot {quitter.name}: ended before saying ready"):
-            await run_zoo_tournament(tmp_path / "zoo", mark, include=(quitter.name,))
+        summary, matches, _ = await run_zoo_tournament(tmp_path / "zoo", mark,
+                                                       include=(quitter.name,))
     finally:
         await assert_no_leftovers(mark)
+    assert summary.aborted == 0 and summary.played == len(matches) > 0
+    for match in matches:
+        assert zoo_match_problems(match) == []
+        seats = [s for s, name in enumerate(match.bots) if name == quitter.name]
+        assert set(match.forfeited) == set(seats)
+        assert all(f"bot {quitter.name}" in f.message and "did not start" in f.message
+                   for f in match.faults)
