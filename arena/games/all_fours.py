@@ -158,8 +158,7 @@ class AllFours(TrickGame):
         if self.team_scores[team] < TARGET:
             return False
         self.emit({"type": "match_won", "team": team, "scores": list(self.team_scores)})
-        self.seat_to_move = None
-        self.decision = ""
+        self._end_match()
         return True
 
     def _score_hand(self) -> bool:

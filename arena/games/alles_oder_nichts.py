@@ -21,7 +21,7 @@ from typing import Any
 
 from .cards import COLOURS_48
 from .core import GameSpec
-from .tricks import TrickGame
+from .tricks import TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
 HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
@@ -85,8 +85,7 @@ class AllesOderNichts(TrickGame):
         self.emit({"type": "round_end", **summary})
         self.round += 1
         if self.round == len(HAND_SIZES):
-            self.seat_to_move = None
-            self.decision = ""
+            self._end_match()
         else:
             self._start_round()
 
@@ -95,13 +94,7 @@ class AllesOderNichts(TrickGame):
     def _legal(self) -> list[str]:
         seat = self.seat_to_move
         if self.decision == "play":
-            hand = self.hands[seat]
-            if self.trick:
-                led = self.trick[0][1][-1]
-                follow = [c for c in hand if c[-1] == led]
-                if follow:
-                    return follow
-            return list(hand)
+            return follow_suit(self.hands[seat], self.trick)
         if self.decision == "bid":
             return [f"bid:{b}" for b in range(HAND_SIZES[self.round] + 1)]
         return ["declare:open", "declare:secret"]

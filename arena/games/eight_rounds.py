@@ -38,7 +38,7 @@ from typing import Any
 
 from .cards import STANDARD_52
 from .core import GameSpec
-from .tricks import TrickGame
+from .tricks import TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
 CONTRACTS = ("tricks", "king-of-diamonds", "queens", "hearts", "jacks", "first-fifth-last",
@@ -153,8 +153,7 @@ class EightRounds(TrickGame):
                    "totals": list(self.totals)})
         self.round += 1
         if self.round == len(CONTRACTS):
-            self.seat_to_move = None
-            self.decision = ""
+            self._end_match()
         else:
             self._start_round()
 
@@ -172,12 +171,7 @@ class EightRounds(TrickGame):
     def _legal(self) -> list[str]:
         hand = self.hands[self.seat_to_move]
         if self.decision == "play":
-            if self.trick:
-                led = self.trick[0][1][-1]
-                follow = [c for c in hand if c[-1] == led]
-                if follow:
-                    return follow
-            return list(hand)
+            return follow_suit(hand, self.trick)
         fitting = self._fitting(hand)
         if not fitting:
             return [PASS]

@@ -26,6 +26,16 @@ def trick_winner(trick: list[tuple[int, str]], trump: str | None,
     return best_seat
 
 
+def follow_suit(hand: list[str], trick: list[tuple[int, str]]) -> list[str]:
+    """The cards of ``hand`` in the led suit; the whole hand when void or leading (a new list)."""
+    if trick:
+        led = trick[0][1][-1]
+        follow = [card for card in hand if card[-1] == led]
+        if follow:
+            return follow
+    return list(hand)
+
+
 class TrickGame(GameState):
     """A game whose deals are played out in tricks.
 

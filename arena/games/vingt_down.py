@@ -135,8 +135,7 @@ class VingtDown(TrickGame):
                    "dropped": [d == "drop" for d in self.drops], "tricks": list(self.tricks),
                    "points": points, "totals": list(self.totals)})
         if min(self.totals) <= 0 or self.deal >= self.max_deals:
-            self.seat_to_move = None
-            self.decision = ""
+            self._end_match()
         else:
             self._start_deal()
 
