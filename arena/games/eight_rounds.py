@@ -124,7 +124,7 @@ class EightRounds(TrickGame):
         self._new_tricks()
         # Round 8.
         self.rows: dict[str, tuple[int, int] | None] = {s: None for s in SUITS}  # (low, high) indices
-        self._layout = self.patience_layout()   # for the views: changes only when a card is laid
+        self._layout: dict[str, dict[str, str] | None] = {s: None for s in SUITS}  # the rows' ends
         self.fits: set[str] = set()        # the next card up or down of every open row
         self.table: list[str] = []         # patience cards in the order they were played
         self.passes = [0] * n
@@ -246,7 +246,8 @@ class EightRounds(TrickGame):
             low, high = min(row[0], index), max(row[1], index)
         self.rows[suit] = (low, high)
         self.fits = self._row_ends()
-        self._layout = self.patience_layout()
+        # A new dict, not an update: views made earlier share the old one.
+        self._layout[suit] = {"low": sequence[low], "high": sequence[high]}
         self.table.append(card)
         self.consecutive_passes = 0
         self.emit({"type": "play", "seat": seat, "card": card})
@@ -278,11 +279,7 @@ class EightRounds(TrickGame):
 
     def patience_layout(self) -> dict[str, dict[str, str] | None]:
         """Per suit: the low and high end card of its row, or None while its 7 is not down."""
-        layout: dict[str, dict[str, str] | None] = {}
-        for suit, row in self.rows.items():
-            seq = self.sequences[suit]
-            layout[suit] = None if row is None else {"low": seq[row[0]], "high": seq[row[1]]}
-        return layout
+        return dict(self._layout)
 
     def view(self, seat: int | None) -> dict[str, Any]:
         over = self.seat_to_move is None
@@ -301,7 +298,7 @@ class EightRounds(TrickGame):
             "to_move": self.seat_to_move,
             "trick_winners": list(self.trick_winners),
             "taken": [list(cards) for cards in self.taken],
-            "patience": dict(self._layout),
+            "patience": self.patience_layout(),
             "passes": list(self.passes),
             "consecutive_passes": self.consecutive_passes,
             "round_points": list(self.round_points),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .core import GameState
+from .core import Event, GameState, _new_event
 
 
 def trick_winner(trick: list[tuple[int, str]], trump: str | None,
@@ -50,8 +50,9 @@ class TrickGame(GameState):
       every trick game shows the same way.
 
     Views are built on every decision, so the trick as views show it (``{"seat", "card"}`` per
-    card) is kept up to date as cards are played rather than rebuilt per view. A view shares those
-    small dicts and ``last_trick`` with the state, which never changes them once made.
+    card) is kept between views and only extended by the cards played since the last one (lazily:
+    a playout that never asks for a view does not pay for it). A view shares those small dicts and
+    ``last_trick`` with the state, which never changes them once made.
     """
 
     hands: list[list[str]]
@@ -65,10 +66,11 @@ class TrickGame(GameState):
 
     def _play_card(self, seat: int, card: str) -> int:
         self.hands[seat].remove(card)
-        self.trick.append((seat, card))
-        self._trick_shown.append({"seat": seat, "card": card})
-        self.emit({"type": "play", "seat": seat, "card": card})
-        return len(self.trick)
+        trick = self.trick
+        trick.append((seat, card))
+        # self.emit inlined: this runs on most steps, and a playout pays for every call.
+        self.events.append(_new_event(Event, (None, {"type": "play", "seat": seat, "card": card})))
+        return len(trick)
 
     def _take_trick(self, winner: int) -> dict[str, Any]:
         trick = self.trick
@@ -83,7 +85,10 @@ class TrickGame(GameState):
         (if given: the cards of this deal's finished tricks, tricks per seat), ``hand_counts``,
         ``scores``; then the seat's ``hand``, or for the all-seeing view (``seat`` None) every
         seat's ``hands`` and the ``stock``. Every list is a copy."""
-        view["trick"] = list(self._trick_shown)
+        shown, trick = self._trick_shown, self.trick
+        if len(shown) < len(trick):         # cards played since the last view
+            shown.extend([{"seat": s, "card": c} for s, c in trick[len(shown):]])
+        view["trick"] = list(shown)
         view["last_trick"] = self.last_trick
         if played is not None:
             view["played"] = list(played)
