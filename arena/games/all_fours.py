@@ -286,7 +286,8 @@ class AllFours(TrickGame):
         self._start_hand()
 
     def _scores(self) -> list[int]:
-        return [self.team_scores[team] for team in TEAMS]
+        team_0, team_1 = self.team_scores
+        return [team_0, team_1, team_0, team_1]      # seat by seat, as in TEAMS
 
     def card_locations(self) -> dict[str, list[str]]:
         return self._card_locations({"taken 0": list(self.taken[0]), "taken 1": list(self.taken[1]),
