@@ -44,8 +44,6 @@ KICK_POINTS = {"A": 1, "6": 2, "J": 3}
 CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
 RANK = STANDARD_52.rank
 ORDER = STANDARD_52.order
-
-
 TEAMS = (0, 1, 0, 1)                     # each seat's team: seat % 2
 
 

@@ -124,7 +124,7 @@ class EightRounds(TrickGame):
         self._new_tricks()
         # Round 8.
         self.rows: dict[str, tuple[int, int] | None] = {s: None for s in SUITS}  # (low, high) indices
-        self._layout: dict[str, dict[str, str] | None] = {s: None for s in SUITS}  # the rows' ends
+        self._layout: dict[str, dict[str, str] | None] = {s: None for s in SUITS}  # for views
         self.fits: set[str] = set()        # the next card up or down of every open row
         self.table: list[str] = []         # patience cards in the order they were played
         self.passes = [0] * n
@@ -218,8 +218,8 @@ class EightRounds(TrickGame):
             self.seat_to_move = (seat + 1) % self.players
             return
         winner = trick_winner(self.trick)
-        taken = self._take_trick(winner)
-        cards = taken["cards"]
+        record = self._take_trick(winner)
+        cards = record["cards"]
         number = len(self.trick_winners) + 1
         points = trick_points(self.round, cards, number, self.hand_size)
         self.tricks[winner] += 1
@@ -227,7 +227,7 @@ class EightRounds(TrickGame):
         self.trick_winners.append(winner)
         self.round_points[winner] += points
         self.played.extend(cards)
-        self.last_trick = {"number": number, **taken, "points": points}
+        self.last_trick = {"number": number, **record, "points": points}
         self.emit({"type": "trick", **self.last_trick})
         if self.hands[winner]:
             self.seat_to_move = winner
@@ -246,7 +246,7 @@ class EightRounds(TrickGame):
             low, high = min(row[0], index), max(row[1], index)
         self.rows[suit] = (low, high)
         self.fits = self._row_ends()
-        # A new dict, not an update: views made earlier share the old one.
+        # A new dict, not an update of the old one: views made earlier share that one.
         self._layout[suit] = {"low": sequence[low], "high": sequence[high]}
         self.table.append(card)
         self.consecutive_passes = 0

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .core import Event, GameState, _new_event
+from .core import GameState
 
 
 def trick_winner(trick: list[tuple[int, str]], trump: str | None,
@@ -68,8 +68,7 @@ class TrickGame(GameState):
         self.hands[seat].remove(card)
         trick = self.trick
         trick.append((seat, card))
-        # self.emit inlined: this runs on most steps, and a playout pays for every call.
-        self.events.append(_new_event(Event, (None, {"type": "play", "seat": seat, "card": card})))
+        self.emit({"type": "play", "seat": seat, "card": card})
         return len(trick)
 
     def _take_trick(self, winner: int) -> dict[str, Any]:
