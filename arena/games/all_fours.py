@@ -32,8 +32,8 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import STANDARD_52
-from .core import GameSpec, GameState, Option
-from .tricks import trick_winner
+from .core import GameSpec, Option
+from .tricks import TrickGame, trick_winner
 
 TARGET = 14
 PLAYERS = 4
@@ -44,6 +44,7 @@ KICK_POINTS = {"A": 1, "6": 2, "J": 3}
 CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
 RANK = STANDARD_52.rank
 ORDER = STANDARD_52.order
+TEAMS = (0, 1, 0, 1)                     # each seat's team: seat % 2
 
 
 def team_of(seat: int) -> int:
@@ -55,7 +56,7 @@ def right_of(seat: int) -> int:
     return (seat - 1) % PLAYERS
 
 
-class AllFours(GameState):
+class AllFours(TrickGame):
     DECK = STANDARD_52
 
     def __init__(self, players, options, seed, dealer=None) -> None:
@@ -92,9 +93,9 @@ class AllFours(GameState):
         self.trump: str | None = None
         self.begged = False
         self.runs = 0
-        self.trick: list[tuple[int, str]] = []
-        self.last_trick: dict[str, Any] | None = None
+        self._new_tricks()
         self.taken: list[list[str]] = [[], []]
+        self.pile_points = [0, 0]          # card points in ``taken``, kept as tricks are taken
         self.tricks_won = [0, 0]
         self.jack_winner: int | None = None  # the seat that took the trick holding the trump jack
         self._deal_cards(FIRST_DEAL)
@@ -155,8 +156,7 @@ class AllFours(GameState):
         if self.team_scores[team] < TARGET:
             return False
         self.emit({"type": "match_won", "team": team, "scores": list(self.team_scores)})
-        self.seat_to_move = None
-        self.decision = ""
+        self._end_match()
         return True
 
     def _score_hand(self) -> bool:
@@ -191,7 +191,7 @@ class AllFours(GameState):
 
     def card_points(self) -> list[int]:
         """Each team's card points in the tricks it has taken this hand."""
-        return [sum(CARD_POINTS.get(card[:-1], 0) for card in pile) for pile in self.taken]
+        return list(self.pile_points)
 
     # -- the rules -----------------------------------------------------------------------------
 
@@ -258,22 +258,19 @@ class AllFours(GameState):
             self._run_pack()
 
     def _play(self, seat: int, card: str) -> None:
-        self.hands[seat].remove(card)
-        self.trick.append((seat, card))
-        self.emit({"type": "play", "seat": seat, "card": card})
-        if len(self.trick) < PLAYERS:
+        if self._play_card(seat, card) < PLAYERS:
             self.seat_to_move = right_of(seat)
             return
         winner = trick_winner(self.trick, self.trump, RANK)
-        leader = self.trick[0][0]
-        cards = [c for _, c in self.trick]
+        team = team_of(winner)
+        self.last_trick = self._take_trick(winner)
+        cards = self.last_trick["cards"]
         if "J" + self.trump in cards:
             self.jack_winner = winner
-        self.taken[team_of(winner)].extend(cards)
-        self.tricks_won[team_of(winner)] += 1
-        self.trick = []
-        self.last_trick = {"leader": leader, "cards": cards, "winner": winner}
-        self.emit({"type": "trick", **self.last_trick, "team": team_of(winner)})
+        self.taken[team].extend(cards)
+        self.pile_points[team] += sum(CARD_POINTS.get(card[:-1], 0) for card in cards)
+        self.tricks_won[team] += 1
+        self.emit({"type": "trick", **self.last_trick, "team": team})
         if self.hands[winner]:
             self.seat_to_move = winner
             return
@@ -287,16 +284,12 @@ class AllFours(GameState):
         self._start_hand()
 
     def _scores(self) -> list[int]:
-        return [self.team_scores[team_of(seat)] for seat in range(PLAYERS)]
+        team_0, team_1 = self.team_scores
+        return [team_0, team_1, team_0, team_1]      # seat by seat, as in TEAMS
 
     def card_locations(self) -> dict[str, list[str]]:
-        locations = {f"hand {seat}": list(hand) for seat, hand in enumerate(self.hands)}
-        locations["trick"] = [c for _, c in self.trick]
-        locations["taken 0"] = list(self.taken[0])
-        locations["taken 1"] = list(self.taken[1])
-        locations["kicked"] = list(self.kicked)
-        locations["stock"] = list(self.stock)
-        return locations
+        return self._card_locations({"taken 0": list(self.taken[0]), "taken 1": list(self.taken[1]),
+                                     "kicked": list(self.kicked), "stock": list(self.stock)})
 
     # -- what a seat may know -------------------------------------------------------------------
 
@@ -307,7 +300,7 @@ class AllFours(GameState):
             "seat": seat,
             "phase": self.decision or "over",
             "to_move": self.seat_to_move,
-            "teams": [team_of(s) for s in range(PLAYERS)],
+            "teams": list(TEAMS),
             "team": None if seat is None else team_of(seat),
             "partner": None if seat is None else (seat + 2) % PLAYERS,
             "hand_number": self.hand_number,
@@ -318,22 +311,13 @@ class AllFours(GameState):
             "kicked": list(self.kicked),
             "runs": self.runs,
             "trump": self.trump,
-            "trick": [{"seat": s, "card": c} for s, c in self.trick],
-            "last_trick": self.last_trick,
             "taken": [list(pile) for pile in self.taken],
             "tricks_won": list(self.tricks_won),
-            "card_points": self.card_points(),
-            "hand_counts": [len(h) for h in self.hands],
+            "card_points": list(self.pile_points),
             "team_scores": list(self.team_scores),
-            "scores": self._scores(),
             "target": TARGET,
         }
-        if seat is None:
-            view["hands"] = [list(h) for h in self.hands]
-            view["stock"] = list(self.stock)
-        else:
-            view["hand"] = list(self.hands[seat])
-        return view
+        return self._view_tail(view, seat, self._scores(), self.stock)
 
 
 SPEC = GameSpec(

@@ -20,7 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import COLOURS_48
-from .core import GameSpec, GameState
+from .core import GameSpec
+from .tricks import TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
 HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
@@ -28,7 +29,7 @@ RANK = COLOURS_48.rank
 ORDER = COLOURS_48.order
 
 
-class AllesOderNichts(GameState):
+class AllesOderNichts(TrickGame):
     DECK = COLOURS_48
 
     def __init__(self, players, options, seed, dealer=None) -> None:
@@ -55,10 +56,12 @@ class AllesOderNichts(GameState):
         self.stock = deck[n * size + 1:]
         self.bids: list[int | None] = [None] * n
         self.declared: list[str | None] = [None] * n
+        # Kept for the views: the bids everyone may see (declared open), and who has bid.
+        self.open_bids: list[int | None] = [None] * n
+        self.has_bid = [False] * n
         self.tricks = [0] * n
-        self.trick: list[tuple[int, str]] = []
         self.played: list[str] = []        # cards of this round's finished tricks, in play order
-        self.last_trick: dict[str, Any] | None = None
+        self._new_tricks()
         self.leader = (self.dealer_seat + 1) % n
         self.emit({"type": "round_start", "round": self.round + 1, "dealer": self.dealer_seat,
                    "hand_size": size})
@@ -82,8 +85,7 @@ class AllesOderNichts(GameState):
         self.emit({"type": "round_end", **summary})
         self.round += 1
         if self.round == len(HAND_SIZES):
-            self.seat_to_move = None
-            self.decision = ""
+            self._end_match()
         else:
             self._start_round()
 
@@ -92,13 +94,7 @@ class AllesOderNichts(GameState):
     def _legal(self) -> list[str]:
         seat = self.seat_to_move
         if self.decision == "play":
-            hand = self.hands[seat]
-            if self.trick:
-                led = self.trick[0][1][-1]
-                follow = [c for c in hand if c[-1] == led]
-                if follow:
-                    return follow
-            return list(hand)
+            return follow_suit(self.hands[seat], self.trick)
         if self.decision == "bid":
             return [f"bid:{b}" for b in range(HAND_SIZES[self.round] + 1)]
         return ["declare:open", "declare:secret"]
@@ -123,6 +119,7 @@ class AllesOderNichts(GameState):
         elif self.decision == "bid":
             bid = int(action[4:])
             self.bids[seat] = bid
+            self.has_bid[seat] = True
             self.emit({"type": "bid", "seat": seat, "bid": bid}, (seat,))
             self.emit({"type": "bid", "seat": seat}, self._others[seat])
             nxt = (seat + 1) % n
@@ -134,7 +131,7 @@ class AllesOderNichts(GameState):
             self.declared[seat] = how
             event: dict[str, Any] = {"type": "declare", "seat": seat, "declaration": how}
             if how == "open":
-                event["bid"] = self.bids[seat]
+                event["bid"] = self.open_bids[seat] = self.bids[seat]
             self.emit(event)
             nxt = (seat + 1) % n
             if nxt == self.leader:
@@ -142,20 +139,14 @@ class AllesOderNichts(GameState):
             self.seat_to_move = nxt
 
     def _play(self, seat: int, card: str) -> None:
-        self.hands[seat].remove(card)
-        trick = self.trick
-        trick.append((seat, card))
-        self.emit({"type": "play", "seat": seat, "card": card})
-        if len(trick) < self.players:
+        if self._play_card(seat, card) < self.players:
             self.seat_to_move = (seat + 1) % self.players
             return
         winner = trick_winner(self.trick, self.trump)
         self.tricks[winner] += 1
-        self.last_trick = {"leader": self.trick[0][0], "cards": [c for _, c in self.trick],
-                           "winner": winner}
+        self.last_trick = self._take_trick(winner)
         self.emit({"type": "trick", **self.last_trick})
         self.played.extend(self.last_trick["cards"])
-        self.trick = []
         if self.hands[winner]:
             self.leader = winner
             self.seat_to_move = winner
@@ -166,12 +157,8 @@ class AllesOderNichts(GameState):
         return list(self.totals)
 
     def card_locations(self) -> dict[str, list[str]]:
-        locations = {f"hand {seat}": list(hand) for seat, hand in enumerate(self.hands)}
-        locations["trick"] = [c for _, c in self.trick]
-        locations["played"] = list(self.played)
-        locations["trump card"] = [self.trump_card]
-        locations["stock"] = list(self.stock)
-        return locations
+        return self._card_locations({"played": list(self.played), "trump card": [self.trump_card],
+                                     "stock": list(self.stock)})
 
     # -- what a seat may know -------------------------------------------------------------------
 
@@ -183,8 +170,8 @@ class AllesOderNichts(GameState):
         elif seat is None:
             bids = list(self.bids)
         else:
-            bids = [b if (s == seat or self.declared[s] == "open") else None
-                    for s, b in enumerate(self.bids)]
+            bids = list(self.open_bids)    # and the seat's own bid, secret or not
+            bids[seat] = self.bids[seat]
         view: dict[str, Any] = {
             "game": "alles-oder-nichts",
             "players": n,
@@ -198,21 +185,10 @@ class AllesOderNichts(GameState):
             "trump_card": self.trump_card,
             "trump": self.trump,
             "bids": bids,
-            "has_bid": [b is not None for b in self.bids],
+            "has_bid": list(self.has_bid),
             "declarations": list(self.declared),
-            "trick": [{"seat": s, "card": c} for s, c in self.trick],
-            "last_trick": self.last_trick,
-            "played": list(self.played),
-            "tricks": list(self.tricks),
-            "hand_counts": [len(h) for h in self.hands],
-            "scores": list(self.totals),
         }
-        if seat is None:
-            view["hands"] = [list(h) for h in self.hands]
-            view["stock"] = list(self.stock)
-        else:
-            view["hand"] = list(self.hands[seat])
-        return view
+        return self._view_tail(view, seat, self.totals, self.stock, self.played, self.tricks)
 
 
 def trick_winner(trick: list[tuple[int, str]], trump: str) -> int:

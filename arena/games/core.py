@@ -243,6 +243,11 @@ class GameState:
     def emit(self, data: dict[str, Any], audience: tuple[int, ...] | None = None) -> None:
         self.events.append(_new_event(Event, (audience, data)))
 
+    def _end_match(self) -> None:
+        """No decision is pending any more: the match is over."""
+        self.seat_to_move = None
+        self.decision = ""
+
     def _legal(self) -> list[str]:
         raise NotImplementedError
 

@@ -37,7 +37,8 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import STANDARD_52
-from .core import GameSpec, GameState
+from .core import GameSpec
+from .tricks import TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
 CONTRACTS = ("tricks", "king-of-diamonds", "queens", "hearts", "jacks", "first-fifth-last",
@@ -89,7 +90,7 @@ def trick_winner(trick: list[tuple[int, str]]) -> int:
     return winning_seat(trick, None, RANK)
 
 
-class EightRounds(GameState):
+class EightRounds(TrickGame):
     DECK = STANDARD_52
 
     def __init__(self, players, options, seed, dealer=None) -> None:
@@ -119,11 +120,11 @@ class EightRounds(GameState):
         self.tricks = [0] * n
         self.taken: list[list[str]] = [[] for _ in range(n)]    # the contract's penalty cards won
         self.trick_winners: list[int] = []
-        self.trick: list[tuple[int, str]] = []
         self.played: list[str] = []        # cards of this round's finished tricks, in play order
-        self.last_trick: dict[str, Any] | None = None
+        self._new_tricks()
         # Round 8.
         self.rows: dict[str, tuple[int, int] | None] = {s: None for s in SUITS}  # (low, high) indices
+        self._layout: dict[str, dict[str, str] | None] = {s: None for s in SUITS}  # for views
         self.fits: set[str] = set()        # the next card up or down of every open row
         self.table: list[str] = []         # patience cards in the order they were played
         self.passes = [0] * n
@@ -152,8 +153,7 @@ class EightRounds(GameState):
                    "totals": list(self.totals)})
         self.round += 1
         if self.round == len(CONTRACTS):
-            self.seat_to_move = None
-            self.decision = ""
+            self._end_match()
         else:
             self._start_round()
 
@@ -171,12 +171,7 @@ class EightRounds(GameState):
     def _legal(self) -> list[str]:
         hand = self.hands[self.seat_to_move]
         if self.decision == "play":
-            if self.trick:
-                led = self.trick[0][1][-1]
-                follow = [c for c in hand if c[-1] == led]
-                if follow:
-                    return follow
-            return list(hand)
+            return follow_suit(hand, self.trick)
         fitting = self._fitting(hand)
         if not fitting:
             return [PASS]
@@ -219,14 +214,12 @@ class EightRounds(GameState):
             self._lay_down(seat, action)
 
     def _play_to_trick(self, seat: int, card: str) -> None:
-        self.hands[seat].remove(card)
-        self.trick.append((seat, card))
-        self.emit({"type": "play", "seat": seat, "card": card})
-        if len(self.trick) < self.players:
+        if self._play_card(seat, card) < self.players:
             self.seat_to_move = (seat + 1) % self.players
             return
         winner = trick_winner(self.trick)
-        cards = [c for _, c in self.trick]
+        record = self._take_trick(winner)
+        cards = record["cards"]
         number = len(self.trick_winners) + 1
         points = trick_points(self.round, cards, number, self.hand_size)
         self.tricks[winner] += 1
@@ -234,9 +227,7 @@ class EightRounds(GameState):
         self.trick_winners.append(winner)
         self.round_points[winner] += points
         self.played.extend(cards)
-        self.last_trick = {"number": number, "leader": self.trick[0][0], "cards": cards,
-                           "winner": winner, "points": points}
-        self.trick = []
+        self.last_trick = {"number": number, **record, "points": points}
         self.emit({"type": "trick", **self.last_trick})
         if self.hands[winner]:
             self.seat_to_move = winner
@@ -255,6 +246,8 @@ class EightRounds(GameState):
             low, high = min(row[0], index), max(row[1], index)
         self.rows[suit] = (low, high)
         self.fits = self._row_ends()
+        # A new dict, not an update of the old one: views made earlier share that one.
+        self._layout[suit] = {"low": sequence[low], "high": sequence[high]}
         self.table.append(card)
         self.consecutive_passes = 0
         self.emit({"type": "play", "seat": seat, "card": card})
@@ -279,23 +272,14 @@ class EightRounds(GameState):
         return list(self.totals)
 
     def card_locations(self) -> dict[str, list[str]]:
-        locations = {f"hand {seat}": list(hand) for seat, hand in enumerate(self.hands)}
-        locations["trick"] = [c for _, c in self.trick]
-        locations["played"] = list(self.played)
-        locations["table"] = list(self.table)
-        locations["removed"] = list(self.removed)
-        locations["stock"] = []
-        return locations
+        return self._card_locations({"played": list(self.played), "table": list(self.table),
+                                     "removed": list(self.removed), "stock": []})
 
     # -- what a seat may know -------------------------------------------------------------------
 
     def patience_layout(self) -> dict[str, dict[str, str] | None]:
         """Per suit: the low and high end card of its row, or None while its 7 is not down."""
-        layout: dict[str, dict[str, str] | None] = {}
-        for suit, row in self.rows.items():
-            seq = self.sequences[suit]
-            layout[suit] = None if row is None else {"low": seq[row[0]], "high": seq[row[1]]}
-        return layout
+        return dict(self._layout)
 
     def view(self, seat: int | None) -> dict[str, Any]:
         over = self.seat_to_move is None
@@ -312,25 +296,14 @@ class EightRounds(GameState):
             "dealer": None if over else self.dealer_seat,
             "phase": self.decision or "over",
             "to_move": self.seat_to_move,
-            "trick": [{"seat": s, "card": c} for s, c in self.trick],
-            "last_trick": self.last_trick,
-            "played": list(self.played),
-            "tricks": list(self.tricks),
             "trick_winners": list(self.trick_winners),
             "taken": [list(cards) for cards in self.taken],
             "patience": self.patience_layout(),
             "passes": list(self.passes),
             "consecutive_passes": self.consecutive_passes,
-            "hand_counts": [len(h) for h in self.hands],
             "round_points": list(self.round_points),
-            "scores": list(self.totals),
         }
-        if seat is None:
-            view["hands"] = [list(h) for h in self.hands]
-            view["stock"] = []
-        else:
-            view["hand"] = list(self.hands[seat])
-        return view
+        return self._view_tail(view, seat, self.totals, [], self.played, self.tricks)
 
 
 SPEC = GameSpec(

@@ -1,8 +1,12 @@
-"""Trick primitives shared by the trick-taking games."""
+"""What the trick-taking games share: who wins a trick, and :class:`TrickGame`, the hands and the
+trick in progress as every game keeps, plays, shows and locates them."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
+
+from .core import GameState
 
 
 def trick_winner(trick: list[tuple[int, str]], trump: str | None,
@@ -20,3 +24,87 @@ def trick_winner(trick: list[tuple[int, str]], trump: str | None,
         elif suit == led and not best_trump and rank[card] > rank[best_card]:
             best_seat, best_card = seat, card
     return best_seat
+
+
+def follow_suit(hand: list[str], trick: list[tuple[int, str]]) -> list[str]:
+    """The cards of ``hand`` in the led suit; the whole hand when void or leading (a new list)."""
+    if trick:
+        led = trick[0][1][-1]
+        follow = [card for card in hand if card[-1] == led]
+        if follow:
+            return follow
+    return list(hand)
+
+
+class TrickGame(GameState):
+    """A game whose deals are played out in tricks.
+
+    The game keeps ``hands`` (each seat's cards, canonical order) and uses:
+    - ``_new_tricks()`` at every deal: no trick in progress, no last trick;
+    - ``_play_card(seat, card)``: the card goes from the hand to the trick, announced by a ``play``
+      event; returns how many cards the trick holds now;
+    - ``_take_trick(winner)`` once the trick is complete: returns ``{"leader", "cards", "winner"}``
+      (the game keeps it as ``last_trick``, possibly with more fields, and announces it) and starts
+      an empty trick;
+    - ``_view_tail`` and ``_card_locations`` for the parts of a view and of ``card_locations`` that
+      every trick game shows the same way.
+
+    Views are built on every decision, so the trick as views show it (``{"seat", "card"}`` per
+    card) is kept between views and only extended by the cards played since the last one (lazily:
+    a playout that never asks for a view does not pay for it). A view shares those small dicts and
+    ``last_trick`` with the state, which never changes them once made.
+    """
+
+    hands: list[list[str]]
+    trick: list[tuple[int, str]]
+    last_trick: dict[str, Any] | None
+
+    def _new_tricks(self) -> None:
+        self.trick = []
+        self._trick_shown: list[dict[str, Any]] = []
+        self.last_trick = None
+
+    def _play_card(self, seat: int, card: str) -> int:
+        self.hands[seat].remove(card)
+        trick = self.trick
+        trick.append((seat, card))
+        self.emit({"type": "play", "seat": seat, "card": card})
+        return len(trick)
+
+    def _take_trick(self, winner: int) -> dict[str, Any]:
+        trick = self.trick
+        self.trick = []
+        self._trick_shown = []
+        return {"leader": trick[0][0], "cards": [card for _, card in trick], "winner": winner}
+
+    def _view_tail(self, view: dict[str, Any], seat: int | None, scores: list[int],
+                   stock: list[str], played: list[str] | None = None,
+                   tricks: list[int] | None = None) -> dict[str, Any]:
+        """Finish ``view`` with, in this order: ``trick``, ``last_trick``, ``played`` and ``tricks``
+        (if given: the cards of this deal's finished tricks, tricks per seat), ``hand_counts``,
+        ``scores``; then the seat's ``hand``, or for the all-seeing view (``seat`` None) every
+        seat's ``hands`` and the ``stock``. Every list is a copy."""
+        shown, trick = self._trick_shown, self.trick
+        if len(shown) < len(trick):         # cards played since the last view
+            shown.extend([{"seat": s, "card": c} for s, c in trick[len(shown):]])
+        view["trick"] = list(shown)
+        view["last_trick"] = self.last_trick
+        if played is not None:
+            view["played"] = list(played)
+        if tricks is not None:
+            view["tricks"] = list(tricks)
+        view["hand_counts"] = list(map(len, self.hands))
+        view["scores"] = list(scores)
+        if seat is None:
+            view["hands"] = [list(hand) for hand in self.hands]
+            view["stock"] = list(stock)
+        else:
+            view["hand"] = list(self.hands[seat])
+        return view
+
+    def _card_locations(self, more: dict[str, list[str]]) -> dict[str, list[str]]:
+        """Each seat's ``hand N`` and the ``trick``, then the game's other places ``more``."""
+        locations = {f"hand {seat}": list(hand) for seat, hand in enumerate(self.hands)}
+        locations["trick"] = [card for _, card in self.trick]
+        locations.update(more)
+        return locations

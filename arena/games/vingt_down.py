@@ -31,8 +31,8 @@ from itertools import combinations
 from typing import Any
 
 from .cards import PIQUET_32, parse_card_list
-from .core import GameSpec, GameState, Option
-from .tricks import trick_winner
+from .core import GameSpec, Option
+from .tricks import TrickGame, trick_winner
 
 PLAYERS = 4
 START_SCORE = 20
@@ -45,7 +45,7 @@ RANK = PIQUET_32.rank
 ORDER = PIQUET_32.order
 
 
-class VingtDown(GameState):
+class VingtDown(TrickGame):
     DECK = PIQUET_32
     HIGHER_IS_BETTER = False
 
@@ -80,9 +80,8 @@ class VingtDown(GameState):
         self.trump: str | None = None
         self.trump_chosen_by: int | None = None
         self.tricks = [0] * n
-        self.trick: list[tuple[int, str]] = []
-        self.played: list[str] = []
-        self.last_trick: dict[str, Any] | None = None
+        self.played: list[str] = []        # cards of this deal's finished tricks, in play order
+        self._new_tricks()
         self.emit({"type": "deal_start", "deal": self.deal, "dealer": self.dealer_seat,
                    "forehand": self.forehand})
         self._deal_packet(FIRST_PACKET)
@@ -136,8 +135,7 @@ class VingtDown(GameState):
                    "dropped": [d == "drop" for d in self.drops], "tricks": list(self.tricks),
                    "points": points, "totals": list(self.totals)})
         if min(self.totals) <= 0 or self.deal >= self.max_deals:
-            self.seat_to_move = None
-            self.decision = ""
+            self._end_match()
         else:
             self._start_deal()
 
@@ -242,19 +240,14 @@ class VingtDown(GameState):
         return nxt
 
     def _play(self, seat: int, card: str) -> None:
-        self.hands[seat].remove(card)
-        self.trick.append((seat, card))
-        self.emit({"type": "play", "seat": seat, "card": card})
         in_play = self.players - self.drops.count("drop")
-        if len(self.trick) < in_play:
+        if self._play_card(seat, card) < in_play:
             self.seat_to_move = self._next_in_play(seat)
             return
         winner = trick_winner(self.trick, self.trump, RANK)
         self.tricks[winner] += 1
-        self.last_trick = {"leader": self.trick[0][0], "cards": [c for _, c in self.trick],
-                           "winner": winner}
+        self.last_trick = self._take_trick(winner)
         self.played.extend(self.last_trick["cards"])
-        self.trick = []
         self.emit({"type": "trick", **self.last_trick})
         if self.hands[winner]:
             self.seat_to_move = winner
@@ -267,12 +260,9 @@ class VingtDown(GameState):
     # -- where the cards are, and who may know them ---------------------------------------------
 
     def card_locations(self) -> dict[str, list[str]]:
-        locations = {f"hand {seat}": list(hand) for seat, hand in enumerate(self.hands)}
+        locations = self._card_locations({"played": list(self.played), "stock": list(self.stock)})
         for seat, cards in enumerate(self.discards):
             locations[f"discards {seat}"] = list(cards)
-        locations["trick"] = [c for _, c in self.trick]
-        locations["played"] = list(self.played)
-        locations["stock"] = list(self.stock)
         return locations
 
     def hidden_from(self, seat: int) -> set[str]:
@@ -301,19 +291,11 @@ class VingtDown(GameState):
             "exchanged": list(self.exchanged),
             "stock_count": len(self.stock),
             "drops": list(self.drops),
-            "trick": [{"seat": s, "card": c} for s, c in self.trick],
-            "last_trick": self.last_trick,
-            "played": list(self.played),
-            "tricks": list(self.tricks),
-            "hand_counts": [len(h) for h in self.hands],
-            "scores": list(self.totals),
         }
+        self._view_tail(view, seat, self.totals, self.stock, self.played, self.tricks)
         if seat is None:
-            view["hands"] = [list(h) for h in self.hands]
             view["discards"] = [list(d) for d in self.discards]
-            view["stock"] = list(self.stock)
         else:
-            view["hand"] = list(self.hands[seat])
             view["discarded"] = list(self.discards[seat])
         return view
 

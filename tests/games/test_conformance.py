@@ -97,7 +97,15 @@ def test_random_play_keeps_every_invariant(spec, players):
                 after = (json.dumps(state.view(None), sort_keys=True), len(state.events),
                          list(state.actions), list(state.legal_actions()))
                 assert before == after
+            # Every ~5th step: a view is a snapshot; what the state keeps for later views (the trick
+            # as shown, the last trick...) never changes one handed out before.
+            if steps % 5 == 0:
+                kept = state.view(state.seat_to_move)
+                kept_json = json.dumps(kept, sort_keys=True)
             state.apply(legal[chooser.below(len(legal))])
+            if steps % 5 == 0:
+                state.view(None)
+                assert json.dumps(kept, sort_keys=True) == kept_json, "a view changed afterwards"
             steps += 1
         result = state.result()
         assert len(result.scores) == players and len(result.placings) == players
