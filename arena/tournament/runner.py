@@ -199,7 +199,8 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
     progress.started = time.monotonic()
     if not todo:
         return summary
-    if workers > 1 and (start_bot is not None or play is not None):
+    in_workers = min(workers, config.concurrency) > 1
+    if in_workers and (start_bot is not None or play is not None):
         raise ValueError("start_bot and play are for workers=1")
     needed = [b.name for b in config.bots if any(b.name in m.seats for m in todo)]
     config.logs_dir.mkdir(parents=True, exist_ok=True)
@@ -224,7 +225,7 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
         if on_stored is not None:
             on_stored(stored)
 
-    if min(workers, config.concurrency) > 1:
+    if in_workers:
         from arena.tournament.workers import play_in_workers   # it imports this module
         with unwrapped(TournamentError):
             await play_in_workers(config, todo, needed, workers, keep, summary)
@@ -255,7 +256,7 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
 
 
 async def play_pooled_match(config: TournamentConfig, match: ScheduledMatch, pool: BotPool,
-                      play: PlayMatch) -> StoredMatch:
+                            play: PlayMatch) -> StoredMatch:
     """One match with pooled processes: completed, or aborted with the reason. Cancellation
     propagates (the match is not stored and will be replayed); the processes go back either way."""
     processes: list[Any] = []

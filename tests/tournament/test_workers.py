@@ -3,6 +3,7 @@ same stored results as one process, SIGKILL of the parent and Ctrl-C leave no wo
 behind, errors inside a worker end the run with the usual line. Generous limits; nothing is timed.
 """
 
+import os
 import signal
 import sys
 import time
@@ -40,6 +41,13 @@ def children(pid):
     return found
 
 
+def cmdline(pid):
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:                     # it has just ended
+        return b""
+
+
 def alive(pid):
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -61,7 +69,7 @@ def workers_of(process, count):
     deadline = time.monotonic() + PATIENCE_S
     while True:
         found = [pid for pid in children(process.pid)
-                 if b"arena.tournament.workers" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+                 if b"arena.tournament.workers" in cmdline(pid)]
         assert len(found) <= count
         if len(found) == count:
             return found
@@ -210,3 +218,25 @@ def test_a_bot_that_cannot_start_ends_the_run_with_one_line(tmp_path, workers):
     assert err.startswith("Error: bot r2") and err.count("\n") == 1, err
     assert "Traceback" not in err
     assert bot_processes(tmp_path) == []
+
+
+def test_matches_cut_by_the_time_limit_in_workers_are_stored_as_aborted(tmp_path):
+    slow = ROOT / "tests" / "bots" / "broken" / "slow.py"          # 2 s per decision
+    bots = "".join(f'[[bots]]\nname = "{name}"\nargv = ["{sys.executable}", "{script}", "{i}", '
+                   f'"{tmp_path}"]\n'
+                   for i, (name, script) in enumerate((("r0", RANDOM_BOT), ("r1", RANDOM_BOT),
+                                                       ("slow", slow))))
+    path = tmp_path / "slow.toml"
+    path.write_text(f'name = "slow"\nconcurrency = 2\nworkers = 2\nmatch_time_limit = 1\n'
+                    f'output = "{tmp_path / "out"}"\ngames = [{{ game = "aon", players = 3 }}]\n'
+                    f"deals = 1\n\n[time]\ndecision_ms = 5000\n\n{bots}")
+    process = arena("tournament", path)
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 0, err
+    assert "2 worker processes" in out and "0 played" in out and "3 aborted" in out
+    with ResultStore.open_read(load_config(path).results) as store:
+        stored = store.matches(include_aborted=True)
+    assert len(stored) == 3 and not any(m.completed for m in stored)
+    assert {m.reason for m in stored} == {"cut by the match time limit of 1 s"}
+    assert not [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
+                if str(tmp_path).encode() in cmdline(pid) and alive(pid)]   # no bot of ours
