@@ -12,9 +12,14 @@ What a real bot gets (SPEC.md section 7):
   reserves about 4 GiB of address space at start), CPU seconds (default 3600 for the process's
   whole life), file size (default 64 MiB), no core dumps;
 - a minimal environment: PATH, LANG, a private HOME and TMPDIR in a per-bot temporary directory,
-  plus ``BotSpec.env``; its working directory is ``BotSpec.cwd`` or that temporary directory;
+  plus ``BotSpec.env``, plus ``ARENA_BOT_TOKEN`` (a random mark by which close() also finds
+  processes that left the session and lost their parent); its working directory is
+  ``BotSpec.cwd`` or that temporary directory;
+- the referee itself is made non-dumpable, so a bot of the same user cannot read its memory;
 - optionally ``sandbox="bwrap"``: no network, the whole file system read-only (the bot's folder too),
-  a private writable ``/tmp`` (HOME and TMPDIR point into it), its own PID namespace.
+  a private writable ``/tmp`` of at most 4 x ``file_mb`` (HOME and TMPDIR point into it) and
+  ``/dev/shm`` of at most ``file_mb`` (both are memory), an empty read-only ``/run`` (no service
+  sockets), its own PID namespace, no capabilities (also when the organiser is root).
 
 Standard error goes to ``<log_dir>/<bot>-<pid>.stderr.log``, capped (``STDERR_CAP_BYTES``); the pipe is
 drained to the end even past the cap, so a bot never blocks on it.
@@ -23,9 +28,11 @@ drained to the end even past the cap, so a bot never blocks on it.
 from __future__ import annotations
 
 import atexit
+import ctypes
 import os
 import re
 import resource
+import secrets
 import shutil
 import signal
 import subprocess
@@ -46,12 +53,19 @@ from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 DEFAULT_MEMORY_MB = 4096
 DEFAULT_CPU_SECONDS = 3600
 DEFAULT_FILE_MB = 64
+TMP_SIZE_FACTOR = 4          # the sandbox's private /tmp holds this many times file_mb
 STDERR_CAP_BYTES = 1 << 20
 CLOSE_GRACE_S = 1.0          # after bye, how long a bot may take to exit before it is killed
 BWRAP = "bwrap"
 
-# Process groups still running, killed at interpreter exit if their owner never got to close().
-_LIVE_GROUPS: set[int] = set()
+# Process groups still running (leader pid -> the bot's token), killed at interpreter exit if their
+# owner never got to close().
+_LIVE_GROUPS: dict[int, str | None] = {}
+# Every bot process gets this variable with a random value of its own. A process that carries it
+# belongs to that bot even when it left the bot's session and its parent died (a daemon): close()
+# finds it by this mark. (A process that also clears its environment escapes this; only the
+# sandbox's PID namespace catches that one.)
+TOKEN_VARIABLE = "ARENA_BOT_TOKEN"
 
 
 class BotStartupError(Exception):
@@ -111,8 +125,17 @@ def process_running(pid: int) -> bool:
     return _read_proc_stat(pid) is not None
 
 
-def related_pids(leader: int) -> set[int]:
-    """Every live process in ``leader``'s process group or session, or descended from it."""
+def _carries_token(pid: int, token: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            return token in handle.read().split(b"\0")
+    except OSError:         # gone, or not ours to read
+        return False
+
+
+def related_pids(leader: int, token: str | None = None) -> set[int]:
+    """Every live process in ``leader``'s process group or session, or descended from it, or
+    carrying ``TOKEN_VARIABLE=token`` in its environment."""
     stats: dict[int, tuple[int, int, int]] = {}
     try:
         names = os.listdir("/proc")
@@ -124,6 +147,9 @@ def related_pids(leader: int) -> set[int]:
             if stat is not None:
                 stats[int(name)] = stat
     found = {pid for pid, (_, group, session) in stats.items() if group == leader or session == leader}
+    if token:
+        mark = f"{TOKEN_VARIABLE}={token}".encode()
+        found.update(pid for pid in stats if pid not in found and _carries_token(pid, mark))
     if leader in stats:
         found.add(leader)
     children: dict[int, list[int]] = {}
@@ -139,11 +165,13 @@ def related_pids(leader: int) -> set[int]:
     return found
 
 
-def kill_everything(leader: int) -> None:
-    """SIGKILL the bot's process group, session and descendants (a few rounds, against forks)."""
+def kill_everything(leader: int, token: str | None = None) -> None:
+    """SIGKILL the bot's process group, session, descendants and every process carrying its token
+    (a few rounds, against forks)."""
     for _ in range(5):
-        # Find the tree before killing: once the leader dies, an escaped child's parent link is gone.
-        pids = related_pids(leader)
+        # Find the tree before killing: once the leader dies, an escaped child's parent link
+        # is gone.
+        pids = related_pids(leader, token)
         try:
             os.killpg(leader, signal.SIGKILL)
         except OSError:
@@ -159,8 +187,22 @@ def kill_everything(leader: int) -> None:
 
 @atexit.register
 def _kill_leftovers() -> None:
-    for leader in list(_LIVE_GROUPS):
-        kill_everything(leader)
+    for leader, token in list(_LIVE_GROUPS.items()):
+        kill_everything(leader, token)
+
+
+PR_SET_DUMPABLE = 4
+
+
+def protect_referee() -> None:
+    """Make this process non-dumpable, so that processes of the same user (bots run without the
+    sandbox) cannot read its memory (every hand is there) or its environment through /proc or
+    ptrace. Root keeps that power (CAP_SYS_PTRACE): run untrusted bots as an ordinary user or in
+    the sandbox. Bots are not affected: exec makes a process dumpable again."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    except (OSError, AttributeError):     # not Linux: nothing to protect this way
+        pass
 
 
 def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int):
@@ -202,22 +244,36 @@ async def check_bwrap() -> str | None:
     return _bwrap_problem or None
 
 
-def _bwrap_args(bot_dir: str | None, workdir: str) -> list[str]:
+def _bwrap_args(bot_dir: str | None, workdir: str, file_mb: int = DEFAULT_FILE_MB) -> list[str]:
     """bubblewrap's options: everything read-only, private /tmp, no network, own PID namespace."""
+    # The writable places are tmpfs, which is memory outside the bot's address-space limit: each
+    # gets a size (/tmp 4 x file_mb, /dev/shm file_mb) and /dev itself is read-only. /run is an
+    # empty read-only tmpfs: the Unix sockets of system and user services live there (Docker,
+    # D-Bus...), and --unshare-net does not cover sockets in the file system.
+    size = file_mb * 1024 * 1024
     own_folder = ["--ro-bind", bot_dir, bot_dir] if bot_dir else []
-    return ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp",
+    return ["--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
+            "--size", str(size), "--tmpfs", "/dev/shm", "--proc", "/proc",
+            "--size", str(TMP_SIZE_FACTOR * size), "--tmpfs", "/tmp",
+            "--tmpfs", "/run", "--remount-ro", "/run",
             "--dir", "/tmp/home", "--dir", "/tmp/tmp", *own_folder,
             "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
-            "--unshare-uts", "--die-with-parent", "--new-session"]
+            "--unshare-uts", "--new-session",
+            # No --die-with-parent: its parent-death signal follows the *thread* that started
+            # bwrap, one of trio's worker threads, which retires after 10 s idle and so killed
+            # every sandboxed bot then. close() and the atexit hook end the sandbox instead.
+            # Run by root, bwrap would pass on every capability: the bot could remount / writable.
+            "--cap-drop", "ALL"]
 
 
 class ProcessTransport:
     """A bot subprocess: stdin/stdout pipes, stderr drained to a capped log file."""
 
     def __init__(self, process: trio.Process, log_path: Path, private_dir: str,
-                 stderr_cap: int = STDERR_CAP_BYTES) -> None:
+                 stderr_cap: int = STDERR_CAP_BYTES, token: str | None = None) -> None:
         self.process = process
         self.pid = process.pid
+        self.token = token
         self.log_path = log_path
         self.private_dir = private_dir
         self.stderr_cap = stderr_cap
@@ -228,7 +284,7 @@ class ProcessTransport:
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()
         self._tail = b""
-        _LIVE_GROUPS.add(self.pid)
+        _LIVE_GROUPS[self.pid] = token
         trio.lowlevel.spawn_system_task(self._drain_stderr, name=f"stderr of pid {self.pid}")
 
     async def _drain_stderr(self) -> None:
@@ -324,10 +380,10 @@ class ProcessTransport:
                 pass
             with trio.move_on_after(grace_s):
                 await self.process.wait()
-            kill_everything(self.pid)
+            kill_everything(self.pid, self.token)
             with trio.move_on_after(5):
                 await self.process.wait()
-            _LIVE_GROUPS.discard(self.pid)
+            _LIVE_GROUPS.pop(self.pid, None)
             # stderr reaches EOF once every holder of the pipe is dead; don't wait on stragglers.
             with trio.move_on_after(1):
                 await self._drained.wait()
@@ -430,10 +486,15 @@ class BotProcess:
         """
         log_dir = Path(log_dir)
         log_dir.mkdir(parents=True, exist_ok=True)
+        protect_referee()
         if spec.sandbox == "bwrap":
             problem = await check_bwrap()
             if problem:
                 raise BotStartupError(spec.name, problem)
+            if spec.cwd and os.path.abspath(spec.cwd) in ("/", "/tmp"):
+                # Bound over the sandbox's private /tmp, it would show the organiser's /tmp instead.
+                raise BotStartupError(spec.name, f"sandbox 'bwrap': the bot's folder {spec.cwd!r} "
+                                                 "must not be / or /tmp")
         if spec.cwd and not os.path.isdir(spec.cwd):
             raise BotStartupError(spec.name, f"working directory {spec.cwd} does not exist")
         private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
@@ -443,15 +504,18 @@ class BotProcess:
         argv = list(spec.argv)
         if spec.sandbox == "bwrap":
             home, tmp = "/tmp/home", "/tmp/tmp"
+            file_mb = spec.file_mb or DEFAULT_FILE_MB
             if spec.cwd:
-                argv = [BWRAP, *_bwrap_args(workdir, workdir), "--", *argv]
+                argv = [BWRAP, *_bwrap_args(workdir, workdir, file_mb), "--", *argv]
             else:       # no folder of its own: it works in its private /tmp
-                argv = [BWRAP, *_bwrap_args(None, "/tmp"), "--", *argv]
+                argv = [BWRAP, *_bwrap_args(None, "/tmp", file_mb), "--", *argv]
         else:
             home, tmp = os.path.join(private, "home"), os.path.join(private, "tmp")
         env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
                "LANG": os.environ.get("LANG", "C.UTF-8"), "HOME": home, "TMPDIR": tmp}
         env.update(dict(spec.env))
+        token = secrets.token_hex(16)
+        env[TOKEN_VARIABLE] = token
         limits = _limits_setter(spec.memory_mb or DEFAULT_MEMORY_MB,
                                 spec.cpu_seconds or DEFAULT_CPU_SECONDS,
                                 spec.file_mb or DEFAULT_FILE_MB)
@@ -464,7 +528,7 @@ class BotProcess:
             reason = error.strerror or str(error)
             raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
         log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
-        transport = ProcessTransport(process, log_path, private)
+        transport = ProcessTransport(process, log_path, private, token=token)
         return await cls.connect(spec, transport, time_control=time_control,
                                  max_line_bytes=max_line_bytes)
 

@@ -48,6 +48,7 @@ from protocol.messages import (PROTOCOL_VERSION, Action, Event, Fault, MatchEnd,
 DEADLINE_SLACK_S = 0.001     # see the module docstring: a deadline may fire this much late
 MATCH_END_TIMEOUT_S = 2.0    # how long delivering match_end to one bot may take
 RECORDED_LINE_CHARS = 1000   # how much of a bot's raw reply the record keeps
+RECORDED_STALE_REPLIES = 5   # stale answers recorded per request (the rest are skipped unrecorded)
 
 
 @dataclass
@@ -234,6 +235,7 @@ class _Match:
         garbage does not save time.
         """
         bot = seat.bot
+        stale = 0
         while True:
             too_long: LineTooLong | None = None
             try:
@@ -255,8 +257,12 @@ class _Match:
                     problem = f"sent {shorten(line)}, which is not a valid message: {error}"
             written_id = message.id if isinstance(message, Action) else None
             if written_id is not None and written_id < request_id:
-                self.reply_entry(seat, line, "stale", written_id, request_id, None, None)
-                continue     # a late answer to an earlier request: never applied to this one
+                # A late answer to an earlier request: never applied to this one. Only the first
+                # few are recorded, or a flood of them would fill the disk through the record.
+                stale += 1
+                if stale <= RECORDED_STALE_REPLIES:
+                    self.reply_entry(seat, line, "stale", written_id, request_id, None, None)
+                continue
             seat.times_ms.append(used_ms)
             charge = seat.clock.charge(used_ms)
             if not charge.in_time:

@@ -112,7 +112,8 @@ async def test_environment_limits_and_session(tmp_path):
         report = json.loads(bot.reported_version)
     finally:
         await bot.close()
-    assert set(report["env"]) - {"LC_CTYPE"} == {"PATH", "LANG", "HOME", "TMPDIR", "EXTRA"}
+    assert set(report["env"]) - {"LC_CTYPE"} == {"PATH", "LANG", "HOME", "TMPDIR", "EXTRA",
+                                                 "ARENA_BOT_TOKEN"}
     assert report["extra"] == "yes" and report["cwd"] == str(workdir)
     assert report["sid"] == report["pgid"] == report["pid"]
     assert report["limits"] == {"RLIMIT_AS": 1024 << 20, "RLIMIT_CPU": 30,
