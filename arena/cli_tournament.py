@@ -45,18 +45,23 @@ class InputError(click.ClickException):
               help="Quick form: the tournament seed [0].")
 @click.option("--concurrency", type=click.IntRange(1, 256),
               help="Matches at once [the file's, else the number of cores].")
+@click.option("--workers", type=click.IntRange(1, 256),
+              help="Processes playing the matches [the file's, else one per core, at most "
+                   "--concurrency].")
 @click.option("--results", "results_path", type=click.Path(dir_okay=False),
               help="The results file [the file's results, else results/quick-<hash>/...].")
 @click.option("--restart", is_flag=True,
               help="Discard the results file's matches and start again.")
 def tournament_command(file: str | None, bots: tuple[str, ...], games: str | None,
                        deals: int | None, seed: int | None, concurrency: int | None,
-                       results_path: str | None, restart: bool) -> None:
+                       workers: int | None, results_path: str | None, restart: bool) -> None:
     """Run a tournament: FILE (a tournament TOML file), or a quick one from --bot NAME=CMD ...
 
     Running the same command again resumes: finished matches are kept, cut ones replayed.
     """
     config = _config(file, bots, games, deals, seed, concurrency, results_path)
+    if workers is not None:
+        config = replace(config, workers=workers)
     schedule = build_schedule(config.seed, [b.name for b in config.bots], config.games,
                               config.seating)
     if file is not None and games is not None:
@@ -70,7 +75,8 @@ def tournament_command(file: str | None, bots: tuple[str, ...], games: str | Non
     console = Console()
     console.print(f"tournament {config.name!r}: {len(config.bots)} bots, "
                   f"{len(config.games)} games, {len(schedule)} matches, "
-                  f"{config.concurrency} at once; results in {config.results}",
+                  f"{config.concurrency} at once in {_processes(config.worker_count())}; "
+                  f"results in {config.results}",
                   highlight=False, markup=False, soft_wrap=True)
     try:
         summary, interrupted = trio.run(_run, config, schedule, store, console)
@@ -90,6 +96,10 @@ def tournament_command(file: str | None, bots: tuple[str, ...], games: str | Non
     console.print(f"done: {summary.played} played, {summary.skipped} already stored, {aborted}; "
                   f"{summary.started_processes} bot processes started",
                   highlight=False, markup=False, soft_wrap=True)
+
+
+def _processes(workers: int) -> str:
+    return "1 process" if workers == 1 else f"{workers} worker processes"
 
 
 def _config(file: str | None, bots: tuple[str, ...], games: str | None, deals: int | None,
@@ -160,7 +170,8 @@ async def _run(config: TournamentConfig, schedule: list[ScheduledMatch], store: 
 
             nursery.start_soon(stop_on_signal)
             nursery.start_soon(show_progress, progress, fold.standings, console)
-            summary = await run_tournament(config, schedule, store, progress, on_stored=fold.add)
+            summary = await run_tournament(config, schedule, store, progress,
+                                           workers=config.worker_count(), on_stored=fold.add)
             nursery.cancel_scope.cancel()
     return summary, interrupted
 

@@ -1,26 +1,31 @@
 """Tournament throughput: matches/s per concurrency, bot processes started, CPU shares, the fold.
 
     python benchmarks/tournament.py [--deals 2] [--games all] [--concurrency 1,2] [--repeat 3]
-                                    [--bots c,c,python,python] [--records]
+                                    [--bots c,c,python,python] [--records] [--workers N]
     python benchmarks/tournament.py --demo [--deals N] [--concurrency 1,2] [--repeat 1]
 
 Plays a quick tournament across the chosen games (default: all four) between the random starter
 bots (``c``: sample_bots/c/random_bot.c, compiled here; ``python``: sample_bots/python/random_bot.py),
 real processes, pooled, once per concurrency and interleaved over ``--repeat`` rounds. ``--demo``
 plays tournaments/demo.toml instead (its bots: heuristic, Python, JavaScript; ``--deals`` shortens
-it). For each concurrency it prints the median matches/s and decisions/s, the speedup over the
-first concurrency, the bot processes started against the pool size (the most processes of each bot
-that can be in matches at once), and the CPU seconds of the arena process (getrusage
-RUSAGE_SELF: referee, pool, store) against those of the bots (RUSAGE_CHILDREN, counted once they
-are closed). Then it folds the stored matches into standings and prints the cost of adding one
-match and of one snapshot (what the live view pays once a second). The machine is shared: compare
-figures from one run, never across runs.
+it). Each concurrency runs with as many worker processes as ``arena tournament`` would use
+(one per core, at most the concurrency; ``--workers N`` sets it, and a level ``2w1`` in
+``--concurrency 1,2w1,2`` means concurrency 2 with 1 worker process). For each concurrency it prints
+the median matches/s and decisions/s, the speedup over the first concurrency, the workers, the bot
+processes started against the pool size (the most processes of each bot that can be in matches at
+once), and the CPU seconds of the arena (getrusage RUSAGE_SELF of this process: store, standings,
+and with one process the referee and pool; plus the workers' own CPU time, which they report)
+against those of the bots (RUSAGE_CHILDREN less the workers', counted once they are closed).
+Then it folds the stored matches into standings and prints the cost of adding one match and of
+one snapshot (what the live view pays once a second). The machine is shared: compare figures from
+one run, never across runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import resource
 import statistics
 import sys
@@ -49,7 +54,9 @@ class Run:
     decisions_per_s: float
     started: int
     pool_size: int
+    workers: int
     arena_cpu_s: float
+    parent_cpu_s: float          # this process alone (with workers: store, schedule, dispatch)
     bots_cpu_s: float
     matches: list
 
@@ -72,6 +79,7 @@ def pool_size(schedule, concurrency: int) -> int:
 def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
     config = dataclasses.replace(config, concurrency=concurrency, output=folder,
                                  results=folder / "results.sqlite")
+    workers = config.worker_count()
     schedule = build_schedule(config.seed, [b.name for b in config.bots], config.games)
     store = ResultStore.open_for_run(config.results, name=config.name,
                                      fingerprint=config.fingerprint(),
@@ -80,16 +88,20 @@ def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
         arena_before, bots_before = (cpu_seconds(resource.RUSAGE_SELF),
                                      cpu_seconds(resource.RUSAGE_CHILDREN))
         start = time.perf_counter()
-        summary = trio.run(run_tournament, config, schedule, store, Progress(total=0))
+        summary = trio.run(functools.partial(run_tournament, config, schedule, store,
+                                             Progress(total=0), workers=workers))
         elapsed = time.perf_counter() - start
-        arena_cpu = cpu_seconds(resource.RUSAGE_SELF) - arena_before
-        bots_cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - bots_before
+        parent_cpu = cpu_seconds(resource.RUSAGE_SELF) - arena_before
+        arena_cpu = parent_cpu + summary.workers_cpu_s
+        bots_cpu = (cpu_seconds(resource.RUSAGE_CHILDREN) - bots_before
+                    - summary.workers_cpu_s)
         matches = store.matches()
     finally:
         store.close()
     decisions = sum(len(seat) for m in matches for seat in m.decision_ms)
     return Run(summary.played / elapsed, decisions / elapsed, summary.started_processes,
-               pool_size(schedule, concurrency), arena_cpu, bots_cpu, matches)
+               pool_size(schedule, concurrency), workers, arena_cpu, parent_cpu, bots_cpu,
+               matches)
 
 
 def quick(bot_kinds: list[str], games: str, deals: int, folder: Path) -> TournamentConfig:
@@ -116,12 +128,15 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=None, help="deals per table (quick: 2)")
     parser.add_argument("--games", default="all")
     parser.add_argument("--bots", default="c,c,python,python", help="kinds: c, python")
-    parser.add_argument("--concurrency", default="1,2")
+    parser.add_argument("--concurrency", default="1,2",
+                        help="levels to compare; 2w1 = concurrency 2 in 1 process")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--records", action="store_true", help="write match records (quick)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="worker processes [one per core, at most the concurrency]")
     args = parser.parse_args()
-    levels = [int(c) for c in args.concurrency.split(",")]
-    runs: dict[int, list[Run]] = {c: [] for c in levels}
+    levels = args.concurrency.split(",")
+    runs: dict[str, list[Run]] = {level: [] for level in levels}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         if args.demo:
@@ -131,7 +146,10 @@ def main() -> None:
             config = dataclasses.replace(config, records=args.records)
         for round_number in range(args.repeat):
             for level in levels:
-                runs[level].append(play(config, level, folder / f"{round_number}-{level}"))
+                concurrency, _, workers = level.partition("w")
+                run_config = dataclasses.replace(config, workers=int(workers or 0) or args.workers)
+                runs[level].append(play(run_config, int(concurrency),
+                                        folder / f"{round_number}-{level}"))
             print(f"  round {round_number + 1}/{args.repeat} done", file=sys.stderr)
     matches = runs[levels[0]][-1].matches
     bots = ", ".join(b.name for b in config.bots)
@@ -141,13 +159,17 @@ def main() -> None:
     for level in levels:
         rate = statistics.median(r.matches_per_s for r in runs[level])
         arena = statistics.median(r.arena_cpu_s for r in runs[level])
+        parent = statistics.median(r.parent_cpu_s for r in runs[level])
         bots_cpu = statistics.median(r.bots_cpu_s for r in runs[level])
         share = arena / (arena + bots_cpu) if arena + bots_cpu else 0.0
         last = runs[level][-1]
-        print(f"  concurrency {level}: {rate:6.2f} matches/s ({rate / base:4.2f}x), "
+        print(f"  concurrency {level.partition('w')[0]} ({last.workers} "
+              f"process{'es' if last.workers > 1 else ''}): "
+              f"{rate:6.2f} matches/s ({rate / base:4.2f}x), "
               f"{statistics.median(r.decisions_per_s for r in runs[level]):7.0f} decisions/s, "
               f"{last.started} bot processes started (pool size {last.pool_size}); CPU: arena "
-              f"{arena:5.2f} s, bots {bots_cpu:5.2f} s (arena share {share:.0%})")
+              f"{arena:5.2f} s (this process {parent:5.2f} s), bots {bots_cpu:5.2f} s "
+              f"(arena share {share:.0%})")
     many = matches * max(1, 2000 // max(1, len(matches)))
     fold = StandingsFold()
     start = time.perf_counter()

@@ -16,6 +16,7 @@ import math
 import os
 import re
 import shlex
+import shutil
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -34,8 +35,8 @@ DEFAULT_MATCH_TIME_LIMIT_S = 600.0
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
 
-TOP_FIELDS = ("name", "seed", "deals", "seating", "concurrency", "max_faults", "match_time_limit",
-              "output", "results", "records", "time", "bots", "bots_dir", "games")
+TOP_FIELDS = ("name", "seed", "deals", "seating", "concurrency", "workers", "max_faults",
+              "match_time_limit", "output", "results", "records", "time", "bots", "bots_dir", "games")
 BOT_FIELDS = ("name", "argv", "cmd", "cwd", "env", "version", "memory_mb", "cpu_seconds",
               "file_mb", "sandbox")
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
@@ -54,6 +55,7 @@ class TournamentConfig:
     games: tuple[GamePlan, ...]
     seating: str = "duplicate"
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
+    workers: int | None = None               # processes playing matches; None = worker_count()
     time_control: TimeControl = TimeControl()
     max_faults: int = DEFAULT_MAX_FAULTS
     match_time_limit_s: float = DEFAULT_MATCH_TIME_LIMIT_S
@@ -84,6 +86,12 @@ class TournamentConfig:
             "max_faults": self.max_faults,
             "match_time_limit": self.match_time_limit_s,
         }
+
+    def worker_count(self) -> int:
+        """Processes that play the matches: ``workers`` if set, else one per core up to
+        ``concurrency``; never more than ``concurrency``. One means this process alone."""
+        wanted = self.workers if self.workers is not None else (os.cpu_count() or 1)
+        return max(1, min(wanted, self.concurrency))
 
     def fingerprint(self) -> str:
         text = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"))
@@ -195,6 +203,8 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
         cwd = reader.text(f"{where}.cwd", table["cwd"])
         if not Path(cwd).is_dir():
             reader.fail(f"{where}.cwd", cwd, "an existing directory")
+    _check_program(reader, f"{where}.argv" if "argv" in table else f"{where}.cmd", argv_tuple[0],
+                   cwd)
     env_table = reader.table(f"{where}.env", table.get("env", {}))
     env = []
     for key, value in env_table.items():
@@ -211,6 +221,17 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
     version = reader.text(f"{where}.version", table.get("version", ""), nonempty=False)
     return BotSpec(name=name, argv=argv_tuple, cwd=cwd, env=tuple(sorted(env)), version=version,
                    sandbox=sandbox, **limits)
+
+
+def _check_program(reader: _Reader, field_name: str, program: str, cwd: str | None) -> None:
+    """A missing program is a mistake in the file, not a bot that forfeits every match."""
+    if "/" in program:
+        path = Path(cwd or ".") / program
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            reader.fail(field_name, program, "an executable program (a relative path is taken "
+                        "from the bot's cwd)")
+    elif shutil.which(program) is None:
+        reader.fail(field_name, program, "a program found on PATH")
 
 
 def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
@@ -318,6 +339,8 @@ def config_from_table(data: Mapping[str, Any], *, source: str,
         reader.fail("seating", seating, " or ".join(f'"{s}"' for s in SEATINGS))
     concurrency = reader.integer("concurrency", data.get("concurrency", os.cpu_count() or 1),
                                  minimum=1, maximum=256)
+    workers = (reader.integer("workers", data["workers"], minimum=1, maximum=256)
+               if "workers" in data else None)
     max_faults = reader.integer("max_faults", data.get("max_faults", DEFAULT_MAX_FAULTS), minimum=1)
     limit = reader.number("match_time_limit",
                           data.get("match_time_limit", DEFAULT_MATCH_TIME_LIMIT_S))
@@ -341,7 +364,7 @@ def config_from_table(data: Mapping[str, Any], *, source: str,
 
     output, results, records = _paths(reader, data, name)
     return TournamentConfig(name=name, seed=seed, bots=bots, games=games, seating=seating,
-                            concurrency=concurrency, time_control=time_control,
+                            concurrency=concurrency, workers=workers, time_control=time_control,
                             max_faults=max_faults, match_time_limit_s=limit, output=output,
                             results=results, records=records, source=source)
 

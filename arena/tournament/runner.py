@@ -1,7 +1,9 @@
-"""Play a tournament's matches: many at once in one trio process, bot processes pooled.
+"""Play a tournament's matches: many at once, bot processes pooled, each stored as it ends.
 
 - ``concurrency`` matches run at once (a ``trio.CapacityLimiter``), in schedule order; the ones
   already completed in the results file are skipped.
+- With ``workers`` > 1 the matches are played in worker processes, each with its own pool
+  (``arena.tournament.workers``), and stored here; everything below holds in each worker.
 - Bot processes are pooled: a process is started when no idle one of that bot is free, and goes
   back to the pool after its match. A process that crashed, was forfeited, or was in a match that
   was cut short is closed and never reused; the next match starts a fresh one.
@@ -83,6 +85,7 @@ class RunSummary:
     aborted: int = 0         # cut by the match time limit or a failed bot start in this run
     skipped: int = 0         # already completed before this run
     started_processes: int = 0
+    workers_cpu_s: float = 0.0   # worker processes' own CPU time (not their bots'), if any
 
 
 class BotPool:
@@ -183,10 +186,14 @@ def pending_matches(matches: Sequence[ScheduledMatch], done: set[str]) -> list[S
 
 
 async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMatch],
-                         store: ResultStore, progress: Progress, *,
+                         store: ResultStore, progress: Progress, *, workers: int = 1,
                          start_bot: StartBot | None = None, play: PlayMatch | None = None,
                          on_stored: Callable[[StoredMatch], None] | None = None) -> RunSummary:
-    """Play every match of ``matches`` not yet completed in ``store``; store each as it ends."""
+    """Play every match of ``matches`` not yet completed in ``store``; store each as it ends.
+
+    With ``workers`` > 1 the matches are played in that many worker processes (see
+    ``arena.tournament.workers``) and stored here; ``start_bot`` and ``play`` (fakes for tests)
+    only work in this process, with ``workers`` = 1."""
     done = store.completed_ids()
     todo = pending_matches(matches, done)
     summary = RunSummary(skipped=len(matches) - len(todo))
@@ -194,15 +201,13 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
     progress.started = time.monotonic()
     if not todo:
         return summary
-    needed = {bot for match in todo for bot in match.seats}
-    pool = BotPool([b for b in config.bots if b.name in needed],
-                   start_bot=start_bot or BotProcess.start, time_control=config.time_control,
-                   log_dir=config.logs_dir)
-    play = play or run_match
+    in_workers = min(workers, config.concurrency) > 1
+    if in_workers and (start_bot is not None or play is not None):
+        raise ValueError("start_bot and play are for workers=1")
+    needed = [b.name for b in config.bots if any(b.name in m.seats for m in todo)]
     config.logs_dir.mkdir(parents=True, exist_ok=True)
     if config.records:
         config.records_dir.mkdir(parents=True, exist_ok=True)
-    limiter = trio.CapacityLimiter(config.concurrency)
 
     def keep(stored: StoredMatch) -> None:
         try:
@@ -222,9 +227,20 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
         if on_stored is not None:
             on_stored(stored)
 
+    if in_workers:
+        from arena.tournament.workers import play_in_workers   # it imports this module
+        with unwrapped(TournamentError):
+            await play_in_workers(config, todo, needed, workers, keep, summary)
+        return summary
+    pool = BotPool([b for b in config.bots if b.name in needed],
+                   start_bot=start_bot or BotProcess.start, time_control=config.time_control,
+                   log_dir=config.logs_dir)
+    play = play or run_match
+    limiter = trio.CapacityLimiter(config.concurrency)
+
     async def play_one(match: ScheduledMatch) -> None:
         try:
-            keep(await _play_match(config, match, pool, play))
+            keep(await play_pooled_match(config, match, pool, play))
         finally:
             limiter.release_on_behalf_of(match.match_id)
 
@@ -241,8 +257,8 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
     return summary
 
 
-async def _play_match(config: TournamentConfig, match: ScheduledMatch, pool: BotPool,
-                      play: PlayMatch) -> StoredMatch:
+async def play_pooled_match(config: TournamentConfig, match: ScheduledMatch, pool: BotPool,
+                            play: PlayMatch) -> StoredMatch:
     """One match with pooled processes: completed, or aborted with the reason. Cancellation
     propagates (the match is not stored and will be replayed); the processes go back either way."""
     processes: list[Any] = []

@@ -72,7 +72,9 @@ def test_the_fingerprint_follows_the_definition_not_the_running_options(tmp_path
     base = load_config(write(tmp_path, GOOD))
     faster = load_config(write(tmp_path, GOOD.replace("concurrency = 2", "concurrency = 1"), "b.toml"))
     reseeded = load_config(write(tmp_path, GOOD.replace("seed = 7", "seed = 8"), "c.toml"))
-    assert base.fingerprint() == faster.fingerprint()
+    split = load_config(write(tmp_path, GOOD.replace("concurrency = 2", "workers = 2"), "d.toml"))
+    assert split.workers == 2 and base.workers is None
+    assert base.fingerprint() == faster.fingerprint() == split.fingerprint()
     assert base.fingerprint() != reseeded.fingerprint()
 
 
@@ -81,6 +83,7 @@ BAD = [
     ("seed = 7", "seed = -1", "seed: found -1 (an integer); expected an integer >= 0"),
     ("deals = 3", "deals = 0", "deals: found 0"),
     ("concurrency = 2", "concurrency = 0", "concurrency: found 0"),
+    ("concurrency = 2", "concurrency = 2\nworkers = 0", "workers: found 0 (an integer); expected an integer >= 1"),
     ("max_faults = 2", "max_faults = 1.5", "max_faults: found 1.5 (a number)"),
     ("match_time_limit = 30.5", "match_time_limit = 0", "match_time_limit: found 0"),
     ('name = "cup"', 'name = "my cup!"', "name: found \"my cup!\""),
@@ -146,9 +149,12 @@ def test_quick_form(tmp_path):
     with pytest.raises(ConfigError, match="--bot nameonly: found no NAME=COMMAND"):
         parse_bot_option("nameonly")
     with pytest.raises(ConfigError, match=r"--games: found 'poker'; expected \"all\""):
-        quick_config(["a=x", "b=y"], games="aon,poker")
+        quick_config(["a=true", "b=true"], games="aon,poker")
     with pytest.raises(ConfigError, match=r"--bot: bots\[1\]: found name 'a' a second time"):
-        quick_config(["a=x", "a=y"])
+        quick_config(["a=true", "a=true"])
+    with pytest.raises(ConfigError, match=r"bots\[1\].cmd: found \"no-such-program-x\" .*"
+                                          "expected a program found on PATH"):
+        quick_config(["a=true", "b=no-such-program-x"])
 
 
 def test_the_demo_file_loads_and_covers_all_four_games():

@@ -1,0 +1,260 @@
+"""Tournaments played in worker processes (``--workers``), end to end with real processes: the
+same stored results as one process, SIGKILL of the parent and Ctrl-C leave no worker or bot
+behind, errors inside a worker end the run with the usual line. Generous limits; nothing is timed.
+"""
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from arena.store import ResultStore, StoredFault, StoredMatch
+from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.schedule import build_schedule
+from arena.tournament.workers import (Finished, FrameReader, Play, Setup, _from_worker,
+                                      _to_worker, frame, slots_per_worker)
+from tests.tournament.test_tournament_cli import (PATIENCE_S, RANDOM_BOT, arena, bot_processes,
+                                                  tournament_file, wait_for_matches,
+                                                  wait_until_no_bots)
+
+ROOT = Path(__file__).resolve().parents[2]
+SEEDED_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"     # seeded per match
+
+
+def children(pid):
+    """Pids of the live processes whose parent is ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                status = (entry / "status").read_text()
+            except OSError:
+                continue
+            fields = dict(line.split(":\t", 1) for line in status.splitlines() if ":\t" in line)
+            if fields.get("PPid", "").strip() == str(pid) and not fields["State"].startswith("Z"):
+                found.append(int(entry.name))
+    return found
+
+
+def cmdline(pid):
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:                     # it has just ended
+        return b""
+
+
+def alive(pid):
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_until_dead(pids):
+    deadline = time.monotonic() + 30
+    while [p for p in pids if alive(p)]:
+        assert time.monotonic() < deadline, f"processes left: {[p for p in pids if alive(p)]}"
+        time.sleep(0.1)
+
+
+def workers_of(process, count):
+    """The ``count`` worker processes of a running ``arena tournament`` (its children running the
+    module), once all have started."""
+    deadline = time.monotonic() + PATIENCE_S
+    while True:
+        found = [pid for pid in children(process.pid)
+                 if b"arena.tournament.workers" in cmdline(pid)]
+        assert len(found) <= count
+        if len(found) == count:
+            return found
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "no worker processes"
+        time.sleep(0.05)
+
+
+def outcome(match):
+    """What a match's result is, without its timings (which differ from run to run)."""
+    return (match.bots, match.seed, match.scores, match.placings, match.teams, match.forfeited,
+            match.faults, match.status, match.reason, tuple(len(s) for s in match.decision_ms))
+
+
+def test_frames_round_trip_config_matches_and_results(tmp_path):
+    config = load_config(tournament_file(tmp_path))
+    match = build_schedule(config.seed, [b.name for b in config.bots], config.games)[0]
+    setup = Setup(config, ["r0", "r1"], 2)
+
+    async def check():
+        send, receive = trio.testing.memory_stream_pair()
+        await send.send_all(frame(setup) + frame(Play(match)))
+        await send.aclose()
+        reader = FrameReader(receive, _to_worker)
+        assert await reader.next() == setup
+        assert await reader.next() == Play(match)
+        assert await reader.next() is None
+
+    trio.run(check)
+    assert isinstance(setup.config, TournamentConfig) and setup.config.results == config.results
+    assert isinstance(_from_worker.decode(frame(Finished(_stored_example(match), 3))[4:]),
+                      Finished)
+
+
+def _stored_example(match):
+    return StoredMatch(match.match_id, match.game, match.game_id, match.table, match.deal,
+                       match.rotation, match.seed, match.players, {"x": 1}, match.seats,
+                       (1, 2, 3), (1, 2, 3), None, (), (StoredFault(0, "r0", "timeout", 4, "m"),),
+                       ((1.5,), (), (2.0,)))
+
+
+def test_slots_split_concurrency_over_workers():
+    assert slots_per_worker(2, 2) == [1, 1]
+    assert slots_per_worker(5, 2) == [3, 2]
+    assert slots_per_worker(3, 8) == [1, 1, 1]
+    assert slots_per_worker(4, 1) == [4]
+
+
+def test_worker_count_defaults_to_cores_up_to_concurrency(monkeypatch):
+    import os
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    base = TournamentConfig(name="t", seed=0, bots=(), games=(), concurrency=1)
+    assert base.worker_count() == 1
+    assert TournamentConfig(name="t", seed=0, bots=(), games=(), concurrency=8).worker_count() == 2
+    assert TournamentConfig(name="t", seed=0, bots=(), games=(), concurrency=8,
+                            workers=3).worker_count() == 3
+    assert TournamentConfig(name="t", seed=0, bots=(), games=(), concurrency=2,
+                            workers=5).worker_count() == 2
+
+
+def seeded_tournament(tmp_path, name):
+    bots = "".join(f'[[bots]]\nname = "p{i}"\nargv = ["{sys.executable}", "{SEEDED_BOT}", '
+                   f'"{i}"]\n' for i in range(4))
+    path = tmp_path / f"{name}.toml"
+    path.write_text(f'name = "same"\nseed = 5\noutput = "{tmp_path / name}"\n'
+                    f'games = ["aon", "vingt-down", "eight-rounds", "all-fours"]\ndeals = 1\n'
+                    f"records = false\n\n{bots}")
+    return path
+
+
+def test_workers_store_the_same_results_as_one_process(tmp_path):
+    results = {}
+    for name, options in (("one", ("--concurrency", "1", "--workers", "1")),
+                          ("two", ("--concurrency", "3", "--workers", "2"))):
+        path = seeded_tournament(tmp_path, name)
+        process = arena("tournament", path, *options)
+        out, err = process.communicate(timeout=PATIENCE_S)
+        assert process.returncode == 0, err
+        expected = "1 process" if name == "one" else "2 worker processes"
+        assert expected in out
+        with ResultStore.open_read(load_config(path).results) as store:
+            results[name] = {m.match_id: outcome(m) for m in store.matches(include_aborted=True)}
+    config = load_config(path)
+    assert len(results["one"]) == len(build_schedule(config.seed, [b.name for b in config.bots],
+                                                     config.games)) == 3 * 4 + 3 * 4
+    assert results["one"] == results["two"]
+
+
+def test_sigkill_of_the_parent_ends_workers_and_bots_and_a_rerun_completes(tmp_path):
+    path = tournament_file(tmp_path, deals=8, concurrency=2)
+    config = load_config(path)
+    expected = {m.match_id for m in build_schedule(config.seed, [b.name for b in config.bots],
+                                                   config.games)}
+    process = arena("tournament", path, "--workers", "2")
+    workers = workers_of(process, 2)
+    wait_for_matches(process, config.results, 4)
+    assert bot_processes(tmp_path)
+    process.send_signal(signal.SIGKILL)
+    process.communicate(timeout=PATIENCE_S)
+    wait_until_dead(workers)              # they see the end of their input and close their bots
+    wait_until_no_bots(tmp_path)
+    with ResultStore.open_read(config.results) as store:
+        before = {m.match_id: m for m in store.matches()}
+    assert 4 <= len(before) < len(expected)
+
+    rerun = arena("tournament", path, "--workers", "2")
+    out, err = rerun.communicate(timeout=PATIENCE_S)
+    assert rerun.returncode == 0, err
+    assert f"{len(before)} already stored" in out
+    with ResultStore.open_read(config.results) as store:
+        after = store.matches(include_aborted=True)
+    ids = [m.match_id for m in after]
+    assert len(ids) == len(set(ids)) == len(expected) and set(ids) == expected
+    assert all(m.completed for m in after)
+    for match in after:
+        if match.match_id in before:
+            assert match == before[match.match_id]
+    wait_until_no_bots(tmp_path)
+
+
+def test_ctrl_c_with_workers_stops_cleanly(tmp_path):
+    path = tournament_file(tmp_path, deals=30, concurrency=2)
+    config = load_config(path)
+    process = arena("tournament", path, "--workers", "2")
+    workers = workers_of(process, 2)
+    wait_for_matches(process, config.results, 2)
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 130, err
+    assert "stopped:" in out and "Traceback" not in err
+    assert not [pid for pid in workers if alive(pid)]      # waited for before the parent exits
+    assert bot_processes(tmp_path) == []
+    with ResultStore.open_read(config.results) as store:
+        stored = store.matches(include_aborted=True)
+    assert len(stored) >= 2 and all(m.completed for m in stored)
+
+
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_bot_that_cannot_start_forfeits_its_matches_and_the_run_finishes(tmp_path, workers):
+    quitter = ROOT / "tests" / "bots" / "exit_at_once_bot.py"
+    path = tournament_file(tmp_path, deals=2, concurrency=2)
+    path.write_text(path.read_text().replace(f'argv = ["{sys.executable}", "{RANDOM_BOT}", "2"',
+                                             f'argv = ["{sys.executable}", "{quitter}", "2"'))
+    process = arena("tournament", path, "--workers", workers)
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 0, (out, err)
+    assert "Traceback" not in err
+    assert bot_processes(tmp_path) == []
+    with ResultStore.open_read(load_config(path).results) as store:
+        stored = store.matches(include_aborted=True)
+    assert stored and all(m.completed for m in stored)
+    for match in stored:
+        seats = {s for s, name in enumerate(match.bots) if name == "r2"}
+        assert set(match.forfeited) == seats
+        assert {(f.seat, f.kind) for f in match.faults} == {(s, "startup") for s in seats}
+
+
+def test_a_missing_bot_program_is_a_mistake_in_the_file(tmp_path):
+    path = tournament_file(tmp_path, deals=2, concurrency=2)
+    path.write_text(path.read_text().replace(f'argv = ["{sys.executable}", "{RANDOM_BOT}", "2"',
+                                             f'argv = ["{tmp_path / "missing"}", "2"'))
+    process = arena("tournament", path)
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 2, (out, err)
+    assert "argv: found" in err and "missing" in err and "expected an executable program" in err
+    assert "Traceback" not in err
+
+
+def test_matches_cut_by_the_time_limit_in_workers_are_stored_as_aborted(tmp_path):
+    slow = ROOT / "tests" / "bots" / "broken" / "slow.py"          # 2 s per decision
+    bots = "".join(f'[[bots]]\nname = "{name}"\nargv = ["{sys.executable}", "{script}", "{i}", '
+                   f'"{tmp_path}"]\n'
+                   for i, (name, script) in enumerate((("r0", RANDOM_BOT), ("r1", RANDOM_BOT),
+                                                       ("slow", slow))))
+    path = tmp_path / "slow.toml"
+    path.write_text(f'name = "slow"\nconcurrency = 2\nworkers = 2\nmatch_time_limit = 1\n'
+                    f'output = "{tmp_path / "out"}"\ngames = [{{ game = "aon", players = 3 }}]\n'
+                    f"deals = 1\n\n[time]\ndecision_ms = 5000\n\n{bots}")
+    process = arena("tournament", path)
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 0, err
+    assert "2 worker processes" in out and "0 played" in out and "3 aborted" in out
+    with ResultStore.open_read(load_config(path).results) as store:
+        stored = store.matches(include_aborted=True)
+    assert len(stored) == 3 and not any(m.completed for m in stored)
+    assert {m.reason for m in stored} == {"cut by the match time limit of 1 s"}
+    assert not [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
+                if str(tmp_path).encode() in cmdline(pid) and alive(pid)]   # no bot of ours
