@@ -37,6 +37,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -244,7 +245,21 @@ async def check_bwrap() -> str | None:
     return _bwrap_problem or None
 
 
-def _bwrap_args(bot_dir: str | None, workdir: str, file_mb: int = DEFAULT_FILE_MB) -> list[str]:
+def _hidden_program_folders(argv: Sequence[str]) -> list[str]:
+    """The folders of the files named in ``argv`` (the program, its script) that the sandbox's
+    private /tmp would hide: they are bound read-only at their own paths, so the bot (and the
+    modules beside its script) can still be found."""
+    folders = []
+    for arg in argv:
+        if arg.startswith("/tmp/") and os.path.isfile(arg):
+            folder = os.path.dirname(os.path.abspath(arg))
+            if folder != "/tmp" and folder not in folders:
+                folders.append(folder)
+    return folders
+
+
+def _bwrap_args(bot_dir: str | None, workdir: str, file_mb: int = DEFAULT_FILE_MB,
+                program_folders: Sequence[str] = ()) -> list[str]:
     """bubblewrap's options: everything read-only, private /tmp, no network, own PID namespace."""
     # The writable places are tmpfs, which is memory outside the bot's address-space limit: each
     # gets a size (/tmp 4 x file_mb, /dev/shm file_mb) and /dev itself is read-only. /run is an
@@ -252,6 +267,9 @@ def _bwrap_args(bot_dir: str | None, workdir: str, file_mb: int = DEFAULT_FILE_M
     # D-Bus...), and --unshare-net does not cover sockets in the file system.
     size = file_mb * 1024 * 1024
     own_folder = ["--ro-bind", bot_dir, bot_dir] if bot_dir else []
+    for folder in program_folders:
+        if folder != bot_dir:
+            own_folder += ["--ro-bind", folder, folder]
     return ["--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
             "--size", str(size), "--tmpfs", "/dev/shm", "--proc", "/proc",
             "--size", str(TMP_SIZE_FACTOR * size), "--tmpfs", "/tmp",
@@ -534,10 +552,11 @@ class BotProcess:
         if spec.sandbox == "bwrap":
             home, tmp = "/tmp/home", "/tmp/tmp"
             file_mb = spec.file_mb or DEFAULT_FILE_MB
+            hidden = _hidden_program_folders(argv)
             if spec.cwd:
-                argv = [BWRAP, *_bwrap_args(workdir, workdir, file_mb), "--", *argv]
+                argv = [BWRAP, *_bwrap_args(workdir, workdir, file_mb, hidden), "--", *argv]
             else:       # no folder of its own: it works in its private /tmp
-                argv = [BWRAP, *_bwrap_args(None, "/tmp", file_mb), "--", *argv]
+                argv = [BWRAP, *_bwrap_args(None, "/tmp", file_mb, hidden), "--", *argv]
         else:
             home, tmp = os.path.join(private, "home"), os.path.join(private, "tmp")
         env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
