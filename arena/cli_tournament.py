@@ -150,7 +150,7 @@ def _only_games(schedule: list[ScheduledMatch], config: TournamentConfig,
 
 async def _run(config: TournamentConfig, schedule: list[ScheduledMatch], store: ResultStore,
                console: Console) -> tuple[RunSummary, bool]:
-    """The runner and the display side by side; SIGINT/SIGTERM stop it cleanly."""
+    """The runner and the display side by side; SIGINT, SIGTERM and SIGHUP stop it cleanly."""
     progress = Progress(total=len(schedule))
     fold = StandingsFold([b.name for b in config.bots], [g.label for g in config.games])
     for match in sorted(store.matches(include_aborted=True), key=schedule_order):
@@ -158,7 +158,7 @@ async def _run(config: TournamentConfig, schedule: list[ScheduledMatch], store: 
 
     interrupted = False
     summary = RunSummary()
-    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals, \
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals, \
             unwrapped(TournamentError):
         async with trio.open_nursery() as nursery:
             async def stop_on_signal() -> None:
