@@ -11,7 +11,8 @@ import pytest
 
 from arena.games import IllegalAction, OptionError, find_game
 from arena.games.all_fours import AllFours
-from arena.games.cards import STANDARD_52, Rng, StackedDealer, derive_seed, seed_for_first_draw
+from arena.games.cards import STANDARD_52, Rng, derive_seed
+from tests.games.scripted import events, play, stacked_match
 
 SPEC = find_game("all-fours")
 
@@ -31,17 +32,9 @@ QUIET_DEAL = [card for card in STANDARD_52.cards if card != "2S"][:24] + ["2S"]
 
 
 def new_match(decks: list[list[str]], first_dealer: int = 0, **options) -> AllFours:
-    dealer = StackedDealer(decks + [QUIET_DEAL], seed_for_first_draw(4, first_dealer))
-    return SPEC.new_match(4, options, seed=0, dealer=dealer)
+    return stacked_match(SPEC, 4, decks + [QUIET_DEAL], first_dealer, **options)
 
 
-def play(state, *actions: str) -> None:
-    for action in actions:
-        state.apply(action)
-
-
-def events(state, kind: str) -> list[dict]:
-    return [e.data for e in state.events if e.data["type"] == kind]
 
 
 def awards(state) -> list[tuple[str, int, int]]:

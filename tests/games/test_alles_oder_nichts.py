@@ -6,8 +6,8 @@ import pytest
 
 from arena.games import IllegalAction, find_game
 from arena.games.alles_oder_nichts import HAND_SIZES, trick_winner
-from arena.games.cards import StackedDealer, seed_for_first_draw
 from arena.games.core import placings
+from tests.games.scripted import play, stacked_match
 
 SPEC = find_game("alles-oder-nichts")
 
@@ -17,13 +17,8 @@ def deal(hands_from_seat0: list[list[str]], trump_card: str) -> list[str]:
 
 
 def new_match(players: int, decks: list[list[str]], first_dealer: int = 0):
-    dealer = StackedDealer(decks, seed_for_first_draw(players, first_dealer))
-    return SPEC.new_match(players, {}, seed=0, dealer=dealer)
+    return stacked_match(SPEC, players, decks, first_dealer)
 
-
-def play(state, *actions: str) -> None:
-    for action in actions:
-        state.apply(action)
 
 
 ROUND_1 = deal([

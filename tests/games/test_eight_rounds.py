@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from arena.games import IllegalAction, find_game
-from arena.games.cards import STANDARD_52, StackedDealer, seed_for_first_draw
+from arena.games.cards import STANDARD_52
 from arena.games.eight_rounds import CONTRACTS, removed_cards, trick_points, trick_winner
 from arena.games.playthrough import random_playout
+from tests.games.scripted import events, stacked_match
 
 SPEC = find_game("eight-rounds")
 
@@ -18,8 +19,7 @@ def dead_cards(suits: str, removed: list[str]) -> list[str]:
 
 
 def new_match(players: int, decks: list[list[str]], first_dealer: int):
-    dealer = StackedDealer(decks, seed_for_first_draw(players, first_dealer))
-    return SPEC.new_match(players, {}, seed=0, dealer=dealer)
+    return stacked_match(SPEC, players, decks, first_dealer)
 
 
 def patience_match(players: int, hands: list[list[str]], dealer: int):
@@ -40,9 +40,6 @@ def turn(state, seat: int, legal: list[str], action: str) -> None:
     assert state.legal_actions() == legal
     state.apply(action)
 
-
-def events(state, kind: str) -> list[dict]:
-    return [e.data for e in state.events if e.data["type"] == kind]
 
 
 # -- the pack ---------------------------------------------------------------------------------

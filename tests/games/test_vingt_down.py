@@ -9,10 +9,11 @@ from collections.abc import Sequence
 import pytest
 
 from arena.games import IllegalAction, OptionError, find_game
-from arena.games.cards import PIQUET_32, StackedDealer, seed_for_first_draw
+from arena.games.cards import PIQUET_32
 from arena.games.tricks import trick_winner
 from arena.games.vingt_down import RANK
 from tests.games import test_conformance as conformance
+from tests.games.scripted import events, play, stacked_match
 
 SPEC = find_game("vingt-down")
 
@@ -27,17 +28,9 @@ def stacked(dealer: int, first: dict[int, list[str]], second: dict[int, list[str
 
 
 def new_match(decks: list[list[str]], first_dealer: int = 3, **options):
-    dealer = StackedDealer(decks, seed_for_first_draw(4, first_dealer))
-    return SPEC.new_match(4, options, seed=0, dealer=dealer)
+    return stacked_match(SPEC, 4, decks, first_dealer, **options)
 
 
-def play(state, *actions: str) -> None:
-    for action in actions:
-        state.apply(action)
-
-
-def events(state, kind: str) -> list[dict]:
-    return [e.data for e in state.events if e.data["type"] == kind]
 
 
 # Dealer 3, so forehand is seat 0. Spades are nowhere in the hands: with spades trump seat 0's
