@@ -300,7 +300,7 @@ class ProcessTransport:
         self._stdout_fd = process.stdout.fileno()
         self._streams_closed = False    # set before the fds are closed: their numbers get reused
         self._drain_scope = trio.CancelScope()
-        self._drained = trio.Event()
+        self._drained = trio.Event()     # set once stderr reached its end (or draining stopped)
         self._tail = b""
         _LIVE_GROUPS[self.pid] = token
         trio.lowlevel.spawn_system_task(self._drain_stderr, name=f"stderr of pid {self.pid}")
@@ -337,6 +337,9 @@ class ProcessTransport:
             if log is not None:
                 log.close()
             self._drained.set()
+
+    async def wait_stderr_drained(self) -> None:
+        await self._drained.wait()
 
     def stderr_tail(self) -> str:
         """The last line or so of stderr, for error messages."""
@@ -508,6 +511,16 @@ class BotProcess:
         """It may finish this match but not play another (it is still sent match_end and bye)."""
         if self.retired is None:
             self.retired = reason
+
+    async def settle(self, timeout_s: float) -> None:
+        """After its output ended: wait up to ``timeout_s`` for its exit status and the rest of its
+        standard error, so that ``exit_reason`` can quote both."""
+        with trio.move_on_after(timeout_s):
+            while self.transport.exit_status() is None:
+                await trio.sleep(0.01)
+            drained = getattr(self.transport, "wait_stderr_drained", None)
+            if drained is not None:
+                await drained()
 
     def exit_reason(self) -> str:
         """Why the bot stopped, for fault messages (exit status and the tail of its stderr)."""

@@ -244,8 +244,12 @@ class _Session:
     startup_problem: str = ""
 
     async def running(self) -> BotProcess | None:
-        if self.bot is not None and self.bot.alive:
-            return self.bot
+        bot = self.bot
+        if (bot is not None and not bot.closed and bot.retired is None and bot.broken is None):
+            # Alive, or it ended by itself after the last match_end: then the next match shows
+            # that as a crash (one process plays many matches), whether or not its exit has been
+            # noticed yet. A bot the referee gave up on (retired, broken) is restarted instead.
+            return bot
         if self.bot is not None:
             await self.bot.close()
         try:

@@ -214,12 +214,10 @@ class _Match:
         # (play() applies the action without yielding), except the waits for a crash just below.
         if action is _CRASHED:
             scope.deadline = math.inf
-            # Give the exit status a moment to arrive, for the message (up to 1 s on a busy
-            # machine; this happens at most once per seat and match: the seat then forfeits).
-            for _ in range(100):
-                if bot.transport.exit_status() is not None:
-                    break
-                await trio.sleep(0.01)
+            # The exit status and the last of its stderr arrive a little after the end of its
+            # output on a busy machine; wait for them (bounded) so the fault message quotes both.
+            # This happens at most once per seat and match: the seat then forfeits.
+            await bot.settle(1.0)
             self.fault(seat, FaultKind.CRASH, request_id,
                        f"ended or closed its output: {bot.exit_reason()}")
             action = None
