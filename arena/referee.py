@@ -119,7 +119,8 @@ class _Match:
             line = b"".join((self.event_prefix, encode_event(event.data), b"}\n"))
             targets = self.seats if event.audience is None else [self.seats[s] for s in event.audience]
             for seat in targets:
-                seat.pending += line
+                if seat.writable:       # a seat that can no longer be written to gets nothing
+                    seat.pending += line
             if recording:
                 audience = None if event.audience is None else list(event.audience)
                 self.record.write({"type": "event", "n": n, "audience": audience,

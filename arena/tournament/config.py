@@ -314,7 +314,6 @@ def _paths(reader: _Reader, table: Mapping[str, Any], name: str) -> tuple[Path, 
 def load_config(path: str | Path) -> TournamentConfig:
     """Read and check a tournament file. Raises ConfigError (one line) on any mistake."""
     source = str(path)
-    reader = _Reader(source)
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:

@@ -3,16 +3,14 @@ pooling, replacement of forfeited processes, the match time limit, cancellation,
 
 import itertools
 
-import pytest
 import trio
 
 from arena.bot_process import BotStartupError
 from arena.bots import BotSpec
-from arena.tournament.runner import Progress
 from arena.results import FaultKind, FaultRecord, MatchResult
 from arena.store import ResultStore
 from arena.tournament.config import TournamentConfig
-from arena.tournament.runner import TournamentError, run_tournament
+from arena.tournament.runner import Progress, run_tournament
 from arena.tournament.schedule import GamePlan, build_schedule
 from arena.tournament.standings import compute_standings
 
