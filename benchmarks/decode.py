@@ -13,7 +13,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from protocol import codec  # noqa: E402
+from protocol import codec
 
 LINES = {
     "action by value": b'{"type":"action","id":123,"action":"QS"}',
@@ -27,12 +27,28 @@ def main() -> None:
     parser.add_argument("--number", type=int, default=200_000)
     number = parser.parse_args().number
     for label, line in LINES.items():
-        plain = min(timeit.repeat(lambda: codec._from_bot_decoder.decode(line), number=number,
-                                  repeat=5)) / number * 1e9
-        checked = min(timeit.repeat(lambda: codec.decode_from_bot(line), number=number,
-                                    repeat=5)) / number * 1e9
-        print(f"{label:30s} msgspec {plain:7.0f} ns   decode_from_bot {checked:7.0f} ns   "
-              f"(+{checked - plain:.0f} ns)")
+        plain = (
+            min(
+                timeit.repeat(
+                    lambda line=line: codec._from_bot_decoder.decode(line), number=number, repeat=5
+                )
+            )
+            / number
+            * 1e9
+        )
+        checked = (
+            min(
+                timeit.repeat(
+                    lambda line=line: codec.decode_from_bot(line), number=number, repeat=5
+                )
+            )
+            / number
+            * 1e9
+        )
+        print(
+            f"{label:30s} msgspec {plain:7.0f} ns   decode_from_bot {checked:7.0f} ns   "
+            f"(+{checked - plain:.0f} ns)"
+        )
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.games import GAMES, find_game  # noqa: E402
+from arena.games import GAMES, find_game
 
 
 def measure(spec, players: int, seconds: float) -> tuple[float, float]:
@@ -66,8 +66,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--game", help="only this game (id or alias)")
-    parser.add_argument("--repeats", type=int, default=3,
-                        help="interleaved repeats for the OpenSpiel comparison (median is shown)")
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=3,
+        help="interleaved repeats for the OpenSpiel comparison (median is shown)",
+    )
     args = parser.parse_args()
     specs = [find_game(args.game)] if args.game else list(GAMES.values())
     print(f"{'game':<22} {'players':>7} {'playouts/s':>12} {'steps/s':>12}")
@@ -87,8 +91,10 @@ def main() -> None:
     print(f"\ninterleaved, {args.repeats} x {args.seconds}s each, decisions/s (median):")
     print(f"  alles-oder-nichts 4p (pure Python)       {ours_median:>10,.0f}")
     print(f"  open_spiel oh_hell 4p (C++ via pybind)   {theirs_median:>10,.0f}")
-    print(f"  ratio ours/theirs                        {ours_median / theirs_median:>10.2f}"
-          "   (goal >= 1.0)")
+    print(
+        f"  ratio ours/theirs                        {ours_median / theirs_median:>10.2f}"
+        "   (goal >= 1.0)"
+    )
 
 
 if __name__ == "__main__":

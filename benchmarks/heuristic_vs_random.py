@@ -18,19 +18,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "sample_bots" / "heuristic"))
 
-import tactics  # noqa: E402  (the heuristic bot's own package)
+import tactics
 
-from arena.games import GAMES, find_game  # noqa: E402
+from arena.games import GAMES, find_game
 
 
 def play_match(spec, players: int, seed: int, heuristic_seats: set[int]):
     state = spec.new_match(players, {}, seed)
     rng = random.Random(seed)
-    seen = [0] * players                       # how many events each seat has been shown
+    seen = [0] * players  # how many events each seat has been shown
     events: list[list[dict]] = [[] for _ in range(players)]
     while not state.is_over:
         seat = state.seat_to_move
-        for event in state.events[seen[seat]:]:
+        for event in state.events[seen[seat] :]:
             if event.visible_to(seat):
                 events[seat].append(event.data)
         seen[seat] = len(state.events)
@@ -56,16 +56,20 @@ def main() -> None:
         scores, places, wins, others = [], [], 0, []
         for seed in range(args.matches):
             seat = seed % players
-            mine = {seat} if teams is None else {s for s in range(players) if teams[s] == teams[seat]}
+            mine = (
+                {seat} if teams is None else {s for s in range(players) if teams[s] == teams[seat]}
+            )
             result = play_match(spec, players, seed, mine)
             scores.append(result.scores[seat])
             places.append(result.placings[seat])
             wins += result.placings[seat] == 1
             others.extend(result.scores[s] for s in range(players) if s not in mine)
         n = len(scores)
-        print(f"{spec.id:20} {n} matches, {players} players: heuristic mean score "
-              f"{sum(scores) / n:7.1f} (random seats {sum(others) / len(others):7.1f}), "
-              f"mean placing {sum(places) / n:.2f}, first in {wins}/{n}")
+        print(
+            f"{spec.id:20} {n} matches, {players} players: heuristic mean score "
+            f"{sum(scores) / n:7.1f} (random seats {sum(others) / len(others):7.1f}), "
+            f"mean placing {sum(places) / n:.2f}, first in {wins}/{n}"
+        )
 
 
 if __name__ == "__main__":

@@ -35,13 +35,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from pipe import PY_ECHO, build_c_echo, pipe_round_trips  # noqa: E402
+from pipe import PY_ECHO, build_c_echo, pipe_round_trips
 
-from arena.bot_process import BotProcess  # noqa: E402
-from arena.bots import BotSpec  # noqa: E402
-from arena.clock import TimeControl  # noqa: E402
-from arena.games import GAMES, find_game  # noqa: E402
-from arena.referee import run_match  # noqa: E402
+from arena.games import GAMES, find_game
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess
 
 C_BOT_SOURCE = ROOT / "sample_bots" / "c" / "random_bot.c"
 PY_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
@@ -57,24 +57,30 @@ def build_c_bot(folder: Path) -> list[str]:
     return [str(binary)]
 
 
-async def referee_decisions(game_id: str, argv: list[str], seconds: float, first_seed: int,
-                            records: Path | None) -> tuple[float, float]:
+async def referee_decisions(
+    game_id: str, argv: list[str], seconds: float, first_seed: int, records: Path | None
+) -> tuple[float, float]:
     """Decisions per second over whole matches (at least one) of ``game_id``, one bot per seat,
     and the referee process's CPU time per decision in microseconds (user + system)."""
     game = find_game(game_id)
     players = PLAYERS.get(game_id, game.player_counts[0])
     control = TimeControl(decision_ms=5000)
     logs = Path(tempfile.mkdtemp(prefix="arena-bench-logs-"))
-    bots = [await BotProcess.start(BotSpec(f"b{i}", (*argv, str(i))), time_control=control,
-                                   log_dir=logs) for i in range(players)]
+    bots = [
+        await BotProcess.start(
+            BotSpec(f"b{i}", (*argv, str(i))), time_control=control, log_dir=logs
+        )
+        for i in range(players)
+    ]
     decisions = 0
     try:
         start, cpu = time.perf_counter(), time.process_time()
         seed = first_seed
         while True:
             record = records / f"{game_id}-{seed}.jsonl" if records is not None else None
-            result = await run_match(game, bots, seed=seed, match_id=f"m{seed}",
-                                     time_control=control, record_path=record)
+            result = await run_match(
+                game, bots, seed=seed, match_id=f"m{seed}", time_control=control, record_path=record
+            )
             decisions += sum(len(times) for times in result.decision_ms)
             seed += 1
             if time.perf_counter() - start >= seconds:
@@ -87,8 +93,9 @@ async def referee_decisions(game_id: str, argv: list[str], seconds: float, first
         shutil.rmtree(logs, ignore_errors=True)
 
 
-async def measure(games: list[str], seconds: float, repeat: int, record: bool,
-                  python: bool) -> dict[str, dict[str, list[float]]]:
+async def measure(
+    games: list[str], seconds: float, repeat: int, record: bool, python: bool
+) -> dict[str, dict[str, list[float]]]:
     """{"C" / "Python": {figure: [one per round]}}: for each game "<game>" (decisions/s),
     "<game> limit" and "<game> lean" (round trips/s, measured just before it) and "<game> cpu"."""
     figures: dict[str, dict[str, list[float]]] = {}
@@ -100,8 +107,10 @@ async def measure(games: list[str], seconds: float, repeat: int, record: bool,
         (folder / "echo.py").write_text(PY_ECHO)
         kinds = {"C": (echo, build_c_bot(folder))}
         if python:
-            kinds["Python"] = ([sys.executable, str(folder / "echo.py")],
-                               [sys.executable, str(PY_BOT)])
+            kinds["Python"] = (
+                [sys.executable, str(folder / "echo.py")],
+                [sys.executable, str(PY_BOT)],
+            )
         records = folder / "records" if record else None
         for round_number in range(repeat):
             for kind, (echo_argv, bot_argv) in kinds.items():
@@ -113,10 +122,15 @@ async def measure(games: list[str], seconds: float, repeat: int, record: bool,
                     if records is not None:
                         shutil.rmtree(records, ignore_errors=True)
                         records.mkdir()
-                    rate, cpu_us = await referee_decisions(game_id, bot_argv, seconds,
-                                                           1000 * round_number, records)
-                    for name, value in (("", rate), (" limit", limit), (" lean", lean),
-                                        (" cpu", cpu_us)):
+                    rate, cpu_us = await referee_decisions(
+                        game_id, bot_argv, seconds, 1000 * round_number, records
+                    )
+                    for name, value in (
+                        ("", rate),
+                        (" limit", limit),
+                        (" lean", lean),
+                        (" cpu", cpu_us),
+                    ):
                         rows.setdefault(game_id + name, []).append(value)
             print(f"  round {round_number + 1}/{repeat} done", file=sys.stderr)
     return figures
@@ -132,22 +146,30 @@ def main() -> None:
     args = parser.parse_args()
     games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
     figures = trio.run(measure, games, args.seconds, args.repeat, args.record, not args.no_python)
-    print(f"median of {args.repeat} interleaved rounds, {args.seconds:g} s each"
-          f"{', with match records' if args.record else ''}")
+    print(
+        f"median of {args.repeat} interleaved rounds, {args.seconds:g} s each"
+        f"{', with match records' if args.record else ''}"
+    )
     for kind, rows in figures.items():
         print(f"{kind} bots (limit: trio <-> a minimal {kind} echo child; goal: ratio >= 0.5)")
-        print(f"  {'game':<18} {'limit/s':>8} {'lean/s':>8} {'decisions/s':>12} {'ratio':>6} "
-              f"{'lean':>5} {'referee CPU':>12}")
+        print(
+            f"  {'game':<18} {'limit/s':>8} {'lean/s':>8} {'decisions/s':>12} {'ratio':>6} "
+            f"{'lean':>5} {'referee CPU':>12}"
+        )
         for game_id in games:
             # The ratio per round (each game against the limit measured just before), then the
             # median of those: the noise of a shared machine mostly cancels out.
-            ratios = [r / l for r, l in zip(rows[game_id], rows[game_id + " limit"])]
-            leans = [r / l for r, l in zip(rows[game_id], rows[game_id + " lean"])]
-            median = {name: statistics.median(rows[game_id + name])
-                      for name in ("", " limit", " lean", " cpu")}
-            print(f"  {game_id:<18} {median[' limit']:>8,.0f} {median[' lean']:>8,.0f} "
-                  f"{median['']:>12,.0f} {statistics.median(ratios):>6.2f} "
-                  f"{statistics.median(leans):>5.2f} {median[' cpu']:>7.1f} us/d")
+            ratios = [r / lim for r, lim in zip(rows[game_id], rows[game_id + " limit"])]
+            leans = [r / lim for r, lim in zip(rows[game_id], rows[game_id + " lean"])]
+            median = {
+                name: statistics.median(rows[game_id + name])
+                for name in ("", " limit", " lean", " cpu")
+            }
+            print(
+                f"  {game_id:<18} {median[' limit']:>8,.0f} {median[' lean']:>8,.0f} "
+                f"{median['']:>12,.0f} {statistics.median(ratios):>6.2f} "
+                f"{statistics.median(leans):>5.2f} {median[' cpu']:>7.1f} us/d"
+            )
 
 
 if __name__ == "__main__":

@@ -21,8 +21,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.games import GAMES, GameSpec, OptionError, find_game  # noqa: E402
-from arena.games.playthrough import random_playout  # noqa: E402
+from arena.games import GAMES, GameSpec, OptionError, find_game
+from arena.games.playthrough import random_playout
 
 DEAL_EVENTS = ("deal_start", "round_start", "hand_start")
 
@@ -34,15 +34,17 @@ def variants(spec: GameSpec, given: dict[str, str]) -> list[dict]:
     return [{}] + [{o.name: True} for o in spec.options if o.default is False]
 
 
-def lengths(spec: GameSpec, players: int, seeds: int,
-            options: dict) -> tuple[list[int], list[int], int | None]:
+def lengths(
+    spec: GameSpec, players: int, seeds: int, options: dict
+) -> tuple[list[int], list[int], int | None]:
     """Deals and decisions per match, and the ``max_deals`` cap in force (None without one)."""
     deals, steps = [], []
     cap = spec.resolve_options(options).get("max_deals")
     for seed in range(seeds):
         state = random_playout(spec, players, seed, options)
-        deals.append(sum(1 for e in state.events
-                         if e.audience is None and e.data.get("type") in DEAL_EVENTS))
+        deals.append(
+            sum(1 for e in state.events if e.audience is None and e.data.get("type") in DEAL_EVENTS)
+        )
         steps.append(len(state.actions))
     return deals, steps, cap
 
@@ -68,8 +70,13 @@ def main() -> None:
     parser.add_argument("--game", help="only this game (id or alias)")
     parser.add_argument("--seeds", type=int, default=2000, help="matches per measurement")
     parser.add_argument("--players", type=int, help="player count (default: the game's default)")
-    parser.add_argument("--option", action="append", default=[], metavar="NAME=VALUE",
-                        help="a game option (repeatable); measures only this option set")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="a game option (repeatable); measures only this option set",
+    )
     args = parser.parse_args()
     if args.seeds < 1:
         raise SystemExit(f"--seeds {args.seeds}: expected at least 1")
@@ -82,17 +89,21 @@ def main() -> None:
     except OptionError as error:
         raise SystemExit(f"error: {error}") from None
     print(f"random players, {args.seeds} seeds each")
-    print(f"{'game':<20} {'players':>7} {'options':<22} {'deals: mean':>11} {'median':>6} "
-          f"{'p90':>5} {'max':>5} {'at cap':>6} {'decisions: mean':>15} {'max':>6}")
+    print(
+        f"{'game':<20} {'players':>7} {'options':<22} {'deals: mean':>11} {'median':>6} "
+        f"{'p90':>5} {'max':>5} {'at cap':>6} {'decisions: mean':>15} {'max':>6}"
+    )
     for spec in specs:
         players = args.players or spec.default_players
         for options in variants(spec, given):
             deals, steps, cap = lengths(spec, players, args.seeds, options)
             at_cap = "-" if cap is None else str(sum(d >= cap for d in deals))
             shown = ",".join(f"{k}={v}" for k, v in options.items()) or "defaults"
-            print(f"{spec.id:<20} {players:>7} {shown:<22} {statistics.mean(deals):>11.1f} "
-                  f"{statistics.median(deals):>6g} {percentile(deals, 0.9):>5} {max(deals):>5} "
-                  f"{at_cap:>6} {statistics.mean(steps):>15.1f} {max(steps):>6}")
+            print(
+                f"{spec.id:<20} {players:>7} {shown:<22} {statistics.mean(deals):>11.1f} "
+                f"{statistics.median(deals):>6g} {percentile(deals, 0.9):>5} {max(deals):>5} "
+                f"{at_cap:>6} {statistics.mean(steps):>15.1f} {max(steps):>6}"
+            )
 
 
 if __name__ == "__main__":

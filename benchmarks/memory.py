@@ -27,14 +27,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from limit import build_c_bot  # noqa: E402
+from limit import build_c_bot
 
-from arena.store import ResultStore  # noqa: E402
-from arena.tournament.config import quick_config  # noqa: E402
-from arena.tournament.runner import Progress, run_tournament  # noqa: E402
-from arena.tournament.schedule import build_schedule  # noqa: E402
+from arena.tournament.config import quick_config
+from arena.tournament.runner import Progress, run_tournament
+from arena.tournament.schedule import build_schedule
+from arena.tournament.store import ResultStore
 
-MATCHES_PER_DEAL = 24       # four bots, all four games: 8 tables-rotations + 12 for All Fours
+MATCHES_PER_DEAL = 24  # four bots, all four games: 8 tables-rotations + 12 for All Fours
 
 
 def status_mb(field: str) -> float:
@@ -57,13 +57,22 @@ def play(matches: int, at_once: int, records: bool, folder: Path) -> list[tuple[
     """Play about ``matches`` matches, ``at_once`` at a time; RSS samples (matches done, MB)."""
     bot = " ".join(build_c_bot(folder))
     deals = max(1, math.ceil(matches / MATCHES_PER_DEAL))
-    config = quick_config([f"c{i}={bot} {i}" for i in range(4)], games="all", deals=deals,
-                          concurrency=at_once, results=str(folder / "results.sqlite"))
+    config = quick_config(
+        [f"c{i}={bot} {i}" for i in range(4)],
+        games="all",
+        deals=deals,
+        concurrency=at_once,
+        results=str(folder / "results.sqlite"),
+    )
     config = dataclasses.replace(config, records=records)
     schedule = build_schedule(config.seed, [b.name for b in config.bots], config.games)
-    store = ResultStore.open_for_run(config.results, name=config.name,
-                                     fingerprint=config.fingerprint(),
-                                     definition=config.definition(), restart=True)
+    store = ResultStore.open_for_run(
+        config.results,
+        name=config.name,
+        fingerprint=config.fingerprint(),
+        definition=config.definition(),
+        restart=True,
+    )
     samples = [(0, rss_mb())]
     step = max(1, len(schedule) // 10)
     done = 0
@@ -75,8 +84,9 @@ def play(matches: int, at_once: int, records: bool, folder: Path) -> list[tuple[
             samples.append((done, rss_mb()))
 
     try:
-        trio.run(lambda: run_tournament(config, schedule, store, Progress(total=0),
-                                        on_stored=on_stored))
+        trio.run(
+            lambda: run_tournament(config, schedule, store, Progress(total=0), on_stored=on_stored)
+        )
     finally:
         store.close()
     return samples
@@ -90,8 +100,9 @@ def worker(at_once: int, matches: int, records: bool) -> None:
 
 def run_worker(at_once: int, matches: int, records: bool) -> dict:
     argv = [sys.executable, __file__, "--worker", str(at_once), "--matches", str(matches)]
-    done = subprocess.run(argv + (["--records"] if records else []), check=True,
-                          capture_output=True, text=True)
+    done = subprocess.run(
+        argv + (["--records"] if records else []), check=True, capture_output=True, text=True
+    )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -105,7 +116,9 @@ def main() -> None:
     if args.worker is not None:
         worker(args.worker, args.matches, args.records)
         return
-    print("peak RSS of the arena process (referee, pool, store), C random bots, fresh process each:")
+    print(
+        "peak RSS of the arena process (referee, pool, store), C random bots, fresh process each:"
+    )
     for at_once in [int(n) for n in args.at_once.split(",")]:
         matches = max(4 * at_once, 48)
         report = run_worker(at_once, matches, args.records)
@@ -115,8 +128,10 @@ def main() -> None:
     print(f"RSS over {samples[-1][0]} matches, 8 at once (matches done: MB):")
     print("  " + ", ".join(f"{done}: {mb:.1f}" for done, mb in samples))
     first = samples[1][1] if len(samples) > 1 else samples[0][1]
-    print(f"  growth from the first 10 % to the end: {samples[-1][1] - first:+.1f} MB; "
-          f"peak {report['peak_mb']:.1f} MB")
+    print(
+        f"  growth from the first 10 % to the end: {samples[-1][1] - first:+.1f} MB; "
+        f"peak {report['peak_mb']:.1f} MB"
+    )
 
 
 if __name__ == "__main__":

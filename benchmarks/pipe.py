@@ -45,9 +45,13 @@ for line in sys.stdin:
     print(json.dumps({"type": "action", "id": message.get("id", 0), "index": 0}), flush=True)
 """
 
-PAYLOAD = (b'{"type":"request","match_id":"m","id":1,"decision":"play","view":{"hand":'
-           + b'["10H","QS","AD","7C","9D","KH"],"pad":"' + b"x" * 380 + b'"},'
-           + b'"legal":["10H","QS"],"time_left_ms":1000}\n')
+PAYLOAD = (
+    b'{"type":"request","match_id":"m","id":1,"decision":"play","view":{"hand":'
+    + b'["10H","QS","AD","7C","9D","KH"],"pad":"'
+    + b"x" * 380
+    + b'"},'
+    + b'"legal":["10H","QS"],"time_left_ms":1000}\n'
+)
 
 
 def build_c_echo(folder: Path) -> list[str] | None:
@@ -80,7 +84,7 @@ async def pipe_round_trips(argv: list[str], seconds: float, lean: bool = False) 
                     now = trio.current_time()
                     if scope.deadline < now + 5:
                         scope.deadline = now + 5.001
-                    os.write(out_fd, PAYLOAD)     # a 500-byte write always fits the empty pipe
+                    os.write(out_fd, PAYLOAD)  # a 500-byte write always fits the empty pipe
                 buffer = b""
                 while not buffer.endswith(b"\n"):
                     await trio.lowlevel.wait_readable(in_fd)
@@ -106,7 +110,8 @@ async def measure_all(seconds: float) -> dict[str, float]:
             if c_echo is not None:
                 figures["C echo child" + suffix] = await pipe_round_trips(c_echo, seconds, lean)
             figures["Python echo child" + suffix] = await pipe_round_trips(
-                [sys.executable, str(script)], seconds, lean)
+                [sys.executable, str(script)], seconds, lean
+            )
     return figures
 
 

@@ -22,12 +22,12 @@ import trio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.bot_process import BotProcess  # noqa: E402
-from arena.bots import BotSpec  # noqa: E402
-from arena.clock import TimeControl  # noqa: E402
-from arena.games import find_game  # noqa: E402
-from arena.referee import run_match  # noqa: E402
-from arena.testing import FakeBot, connect_fake  # noqa: E402
+from arena.games import find_game
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess
+from arena.referee.testing import FakeBot, connect_fake
 
 RANDOM_BOT = Path(__file__).resolve().parent.parent / "tests" / "bots" / "random_bot.py"
 
@@ -42,7 +42,7 @@ class InstantTransport:
         at = data.rfind(b'{"type":"request"')
         if at >= 0:
             start = data.index(b'"id":', at) + 5
-            request_id = data[start:data.index(b",", start)]
+            request_id = data[start : data.index(b",", start)]
             self.reply = b'{"type":"action","id":' + request_id + b',"index":0}\n'
 
     async def receive_some(self, max_bytes: int) -> bytes:
@@ -59,30 +59,41 @@ class InstantTransport:
 class RandomFake(FakeBot):
     async def on_request(self, request):
         legal = request["legal"]
-        await self.send({"type": "action", "id": request["id"], "index": request["id"] % len(legal)})
+        await self.send(
+            {"type": "action", "id": request["id"], "index": request["id"] % len(legal)}
+        )
 
 
-async def run(game, players: int, matches: int,
-              kind: str) -> tuple[float, float, int, list[float]]:
+async def run(game, players: int, matches: int, kind: str) -> tuple[float, float, int, list[float]]:
     control = TimeControl(decision_ms=5000)
     latencies: list[float] = []
     decisions = 0
     async with trio.open_nursery() as nursery:
         if kind == "instant":
-            bots = [await BotProcess.connect(BotSpec(f"i{i}", ("instant",)), InstantTransport(),
-                                             time_control=control) for i in range(players)]
+            bots = [
+                await BotProcess.connect(
+                    BotSpec(f"i{i}", ("instant",)), InstantTransport(), time_control=control
+                )
+                for i in range(players)
+            ]
         elif kind == "fake":
             bots = [await connect_fake(nursery, RandomFake(f"f{i}")) for i in range(players)]
         else:
             logs = Path(tempfile.mkdtemp(prefix="arena-bench-"))
-            bots = [await BotProcess.start(BotSpec(f"r{i}", (sys.executable, str(RANDOM_BOT), str(i))),
-                                           time_control=control, log_dir=logs)
-                    for i in range(players)]
+            bots = [
+                await BotProcess.start(
+                    BotSpec(f"r{i}", (sys.executable, str(RANDOM_BOT), str(i))),
+                    time_control=control,
+                    log_dir=logs,
+                )
+                for i in range(players)
+            ]
         start, cpu = time.perf_counter(), time.process_time()
         try:
             for seed in range(matches):
-                result = await run_match(game, bots, seed=seed, match_id=f"b{seed}",
-                                         time_control=control)
+                result = await run_match(
+                    game, bots, seed=seed, match_id=f"b{seed}", time_control=control
+                )
                 latencies.extend(result.referee_us)
                 decisions += sum(len(times) for times in result.decision_ms)
         finally:
@@ -100,15 +111,20 @@ def main() -> None:
     args = parser.parse_args()
     game = find_game(args.game)
     print(f"{game.id}, {args.players} players, {args.matches} matches each")
-    for label, kind in (("real Python bots ", "process"), ("in-memory fakes  ", "fake"),
-                        ("instant transport", "instant")):
+    for label, kind in (
+        ("real Python bots ", "process"),
+        ("in-memory fakes  ", "fake"),
+        ("instant transport", "instant"),
+    ):
         elapsed, cpu, decisions, latencies = trio.run(run, game, args.players, args.matches, kind)
         latencies.sort()
         p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-        print(f"{label}: {args.matches / elapsed:7.1f} matches/s, {decisions / elapsed:8.0f} "
-              f"decisions/s; referee latency per decision: median "
-              f"{statistics.median(latencies):6.1f} us, p99 {p99:7.1f} us, max {latencies[-1]:7.1f} us;"
-              f" CPU {cpu / decisions * 1e6:5.1f} us/decision")
+        print(
+            f"{label}: {args.matches / elapsed:7.1f} matches/s, {decisions / elapsed:8.0f} "
+            f"decisions/s; referee latency per decision: median "
+            f"{statistics.median(latencies):6.1f} us, p99 {p99:7.1f} us, max {latencies[-1]:7.1f} us;"
+            f" CPU {cpu / decisions * 1e6:5.1f} us/decision"
+        )
 
 
 if __name__ == "__main__":

@@ -39,13 +39,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from limit import PY_BOT, build_c_bot  # noqa: E402
+from limit import PY_BOT, build_c_bot
 
-from arena.store import ResultStore  # noqa: E402
-from arena.tournament.config import TournamentConfig, load_config, quick_config  # noqa: E402
-from arena.tournament.runner import Progress, run_tournament  # noqa: E402
-from arena.tournament.schedule import build_schedule  # noqa: E402
-from arena.tournament.standings import StandingsFold  # noqa: E402
+from arena.tournament.config import TournamentConfig, load_config, quick_config
+from arena.tournament.runner import Progress, run_tournament
+from arena.tournament.schedule import build_schedule
+from arena.tournament.standings import StandingsFold
+from arena.tournament.store import ResultStore
 
 
 @dataclasses.dataclass
@@ -56,7 +56,7 @@ class Run:
     pool_size: int
     workers: int
     arena_cpu_s: float
-    parent_cpu_s: float          # this process alone (with workers: store, schedule, dispatch)
+    parent_cpu_s: float  # this process alone (with workers: store, schedule, dispatch)
     bots_cpu_s: float
     matches: list
 
@@ -77,31 +77,48 @@ def pool_size(schedule, concurrency: int) -> int:
 
 
 def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
-    config = dataclasses.replace(config, concurrency=concurrency, output=folder,
-                                 results=folder / "results.sqlite")
+    config = dataclasses.replace(
+        config, concurrency=concurrency, output=folder, results=folder / "results.sqlite"
+    )
     workers = config.worker_count()
     schedule = build_schedule(config.seed, [b.name for b in config.bots], config.games)
-    store = ResultStore.open_for_run(config.results, name=config.name,
-                                     fingerprint=config.fingerprint(),
-                                     definition=config.definition(), restart=True)
+    store = ResultStore.open_for_run(
+        config.results,
+        name=config.name,
+        fingerprint=config.fingerprint(),
+        definition=config.definition(),
+        restart=True,
+    )
     try:
-        arena_before, bots_before = (cpu_seconds(resource.RUSAGE_SELF),
-                                     cpu_seconds(resource.RUSAGE_CHILDREN))
+        arena_before, bots_before = (
+            cpu_seconds(resource.RUSAGE_SELF),
+            cpu_seconds(resource.RUSAGE_CHILDREN),
+        )
         start = time.perf_counter()
-        summary = trio.run(functools.partial(run_tournament, config, schedule, store,
-                                             Progress(total=0), workers=workers))
+        summary = trio.run(
+            functools.partial(
+                run_tournament, config, schedule, store, Progress(total=0), workers=workers
+            )
+        )
         elapsed = time.perf_counter() - start
         parent_cpu = cpu_seconds(resource.RUSAGE_SELF) - arena_before
         arena_cpu = parent_cpu + summary.workers_cpu_s
-        bots_cpu = (cpu_seconds(resource.RUSAGE_CHILDREN) - bots_before
-                    - summary.workers_cpu_s)
+        bots_cpu = cpu_seconds(resource.RUSAGE_CHILDREN) - bots_before - summary.workers_cpu_s
         matches = store.matches()
     finally:
         store.close()
     decisions = sum(len(seat) for m in matches for seat in m.decision_ms)
-    return Run(summary.played / elapsed, decisions / elapsed, summary.started_processes,
-               pool_size(schedule, concurrency), workers, arena_cpu, parent_cpu, bots_cpu,
-               matches)
+    return Run(
+        summary.played / elapsed,
+        decisions / elapsed,
+        summary.started_processes,
+        pool_size(schedule, concurrency),
+        workers,
+        arena_cpu,
+        parent_cpu,
+        bots_cpu,
+        matches,
+    )
 
 
 def quick(bot_kinds: list[str], games: str, deals: int, folder: Path) -> TournamentConfig:
@@ -128,12 +145,17 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=None, help="deals per table (quick: 2)")
     parser.add_argument("--games", default="all")
     parser.add_argument("--bots", default="c,c,python,python", help="kinds: c, python")
-    parser.add_argument("--concurrency", default="1,2",
-                        help="levels to compare; 2w1 = concurrency 2 in 1 process")
+    parser.add_argument(
+        "--concurrency", default="1,2", help="levels to compare; 2w1 = concurrency 2 in 1 process"
+    )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--records", action="store_true", help="write match records (quick)")
-    parser.add_argument("--workers", type=int, default=None,
-                        help="worker processes [one per core, at most the concurrency]")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=None,
+        help="worker processes [one per core, at most the concurrency]",
+    )
     args = parser.parse_args()
     levels = args.concurrency.split(",")
     runs: dict[str, list[Run]] = {level: [] for level in levels}
@@ -148,13 +170,16 @@ def main() -> None:
             for level in levels:
                 concurrency, _, workers = level.partition("w")
                 run_config = dataclasses.replace(config, workers=int(workers or 0) or args.workers)
-                runs[level].append(play(run_config, int(concurrency),
-                                        folder / f"{round_number}-{level}"))
+                runs[level].append(
+                    play(run_config, int(concurrency), folder / f"{round_number}-{level}")
+                )
             print(f"  round {round_number + 1}/{args.repeat} done", file=sys.stderr)
     matches = runs[levels[0]][-1].matches
     bots = ", ".join(b.name for b in config.bots)
-    print(f"{config.name}: {len(matches)} matches per run ({', '.join(g.label for g in config.games)}),"
-          f" bots {bots}; median of {args.repeat}")
+    print(
+        f"{config.name}: {len(matches)} matches per run ({', '.join(g.label for g in config.games)}),"
+        f" bots {bots}; median of {args.repeat}"
+    )
     base = statistics.median(r.matches_per_s for r in runs[levels[0]])
     for level in levels:
         rate = statistics.median(r.matches_per_s for r in runs[level])
@@ -163,13 +188,15 @@ def main() -> None:
         bots_cpu = statistics.median(r.bots_cpu_s for r in runs[level])
         share = arena / (arena + bots_cpu) if arena + bots_cpu else 0.0
         last = runs[level][-1]
-        print(f"  concurrency {level.partition('w')[0]} ({last.workers} "
-              f"process{'es' if last.workers > 1 else ''}): "
-              f"{rate:6.2f} matches/s ({rate / base:4.2f}x), "
-              f"{statistics.median(r.decisions_per_s for r in runs[level]):7.0f} decisions/s, "
-              f"{last.started} bot processes started (pool size {last.pool_size}); CPU: arena "
-              f"{arena:5.2f} s (this process {parent:5.2f} s), bots {bots_cpu:5.2f} s "
-              f"(arena share {share:.0%})")
+        print(
+            f"  concurrency {level.partition('w')[0]} ({last.workers} "
+            f"process{'es' if last.workers > 1 else ''}): "
+            f"{rate:6.2f} matches/s ({rate / base:4.2f}x), "
+            f"{statistics.median(r.decisions_per_s for r in runs[level]):7.0f} decisions/s, "
+            f"{last.started} bot processes started (pool size {last.pool_size}); CPU: arena "
+            f"{arena:5.2f} s (this process {parent:5.2f} s), bots {bots_cpu:5.2f} s "
+            f"(arena share {share:.0%})"
+        )
     many = matches * max(1, 2000 // max(1, len(matches)))
     fold = StandingsFold()
     start = time.perf_counter()
@@ -179,8 +206,10 @@ def main() -> None:
     start = time.perf_counter()
     fold.standings()
     snapshot = time.perf_counter() - start
-    print(f"standings fold over {len(many)} matches: {added / len(many) * 1e6:.0f} us to add one, "
-          f"{snapshot * 1000:.1f} ms per snapshot")
+    print(
+        f"standings fold over {len(many)} matches: {added / len(many) * 1e6:.0f} us to add one, "
+        f"{snapshot * 1000:.1f} ms per snapshot"
+    )
 
 
 if __name__ == "__main__":

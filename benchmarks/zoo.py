@@ -20,9 +20,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "bots")]
 
-import trio  # noqa: E402
-from zoo_catalogue import (leftover_processes, peak_rss_mb, run_zoo_tournament,  # noqa: E402
-                           start_measuring_rss, zoo_match_problems)
+import trio
+from zoo_catalogue import (
+    leftover_processes,
+    peak_rss_mb,
+    run_zoo_tournament,
+    start_measuring_rss,
+    zoo_match_problems,
+)
 
 
 async def main(args: argparse.Namespace) -> int:
@@ -31,25 +36,39 @@ async def main(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="arena-zoo-") as scratch:
         output = Path(args.output) if args.output else Path(scratch)
         summary, matches, wall_s = await run_zoo_tournament(
-            output, mark, tables=args.tables, concurrency=args.concurrency, seed=args.seed,
-            sandbox="bwrap" if args.sandbox else None)
-        await trio.sleep(0.5)       # let the last kills land before counting
+            output,
+            mark,
+            tables=args.tables,
+            concurrency=args.concurrency,
+            seed=args.seed,
+            sandbox="bwrap" if args.sandbox else None,
+        )
+        await trio.sleep(0.5)  # let the last kills land before counting
         leftovers = leftover_processes(mark)
         peak = peak_rss_mb()
-        problems = [problem for match in matches
-                    for problem in zoo_match_problems(match, sandboxed=args.sandbox)]
+        problems = [
+            problem
+            for match in matches
+            for problem in zoo_match_problems(match, sandboxed=args.sandbox)
+        ]
     by_kind = Counter(f.kind for m in matches for f in m.faults)
     by_bot = Counter((f.bot, f.kind) for m in matches for f in m.faults)
     forfeits = Counter(m.bots[seat] for m in matches for seat in m.forfeited)
     decisions = sum(len(seat) for m in matches for seat in m.decision_ms)
 
-    print(f"zoo tournament: {len(matches)} matches of alles-oder-nichts (3 players), "
-          f"{summary.played} completed, {summary.aborted} aborted, concurrency {args.concurrency}"
-          + (", every bot in the bwrap sandbox" if args.sandbox else ""))
-    print(f"bot processes started: {summary.started_processes}; bot decisions answered or timed "
-          f"out: {decisions}")
-    print("faults by kind: " + (", ".join(f"{kind} {n}" for kind, n in sorted(by_kind.items()))
-                                or "none"))
+    print(
+        f"zoo tournament: {len(matches)} matches of alles-oder-nichts (3 players), "
+        f"{summary.played} completed, {summary.aborted} aborted, concurrency {args.concurrency}"
+        + (", every bot in the bwrap sandbox" if args.sandbox else "")
+    )
+    print(
+        f"bot processes started: {summary.started_processes}; bot decisions answered or timed "
+        f"out: {decisions}"
+    )
+    print(
+        "faults by kind: "
+        + (", ".join(f"{kind} {n}" for kind, n in sorted(by_kind.items())) or "none")
+    )
     for (bot, kind), n in sorted(by_bot.items()):
         print(f"  {bot:<18} {kind:<10} {n:>3}   forfeited {forfeits[bot]} match(es)")
     print(f"wall time: {wall_s:.1f} s")

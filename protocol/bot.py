@@ -29,14 +29,25 @@ from __future__ import annotations
 
 import sys
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import IO, Any, Callable
+from typing import IO, Any
 
 import msgspec
 
 from .codec import decode_to_bot, encode_line
-from .messages import (PROTOCOL_VERSION, Bye, Event, Fault, Hello, MatchEnd, MatchStart,
-                       Ready, Request, SeatInfo)
+from .messages import (
+    PROTOCOL_VERSION,
+    Bye,
+    Event,
+    Fault,
+    Hello,
+    MatchEnd,
+    MatchStart,
+    Ready,
+    Request,
+    SeatInfo,
+)
 
 Choice = str | int
 """What a bot answers: an action string from ``legal`` or its 0-based index."""
@@ -52,9 +63,9 @@ class Match:
     players: int
     seat: int
     seats: list[SeatInfo]
-    events: list[dict[str, Any]] = field(default_factory=list)   # every event, in order
+    events: list[dict[str, Any]] = field(default_factory=list)  # every event, in order
     faults: list[Fault] = field(default_factory=list)
-    memory: dict[str, Any] = field(default_factory=dict)         # free for the bot's own notes
+    memory: dict[str, Any] = field(default_factory=dict)  # free for the bot's own notes
     end: MatchEnd | None = None
 
 
@@ -85,7 +96,9 @@ class Bot:
 
 
 class _FunctionBot(Bot):
-    def __init__(self, function: Callable[[Request, Match], Choice], name: str, version: str) -> None:
+    def __init__(
+        self, function: Callable[[Request, Match], Choice], name: str, version: str
+    ) -> None:
         self.function = function
         self.name = name
         self.version = version
@@ -94,9 +107,15 @@ class _FunctionBot(Bot):
         return self.function(request, match)
 
 
-def run(bot: Bot | Callable[[Request, Match], Choice], *, name: str | None = None,
-        version: str | None = None, on_error: str = "fallback",
-        stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> None:
+def run(
+    bot: Bot | Callable[[Request, Match], Choice],
+    *,
+    name: str | None = None,
+    version: str | None = None,
+    on_error: str = "fallback",
+    stdin: IO[bytes] | None = None,
+    stdout: IO[bytes] | None = None,
+) -> None:
     """Play until ``bye`` or end of input. ``bot`` is a :class:`Bot` or a ``choose`` function.
 
     ``on_error``: "fallback" (log the traceback, play the first legal action) or "raise".
@@ -112,7 +131,7 @@ def run(bot: Bot | Callable[[Request, Match], Choice], *, name: str | None = Non
     reader = stdin if stdin is not None else sys.stdin.buffer
     writer = stdout if stdout is not None else sys.stdout.buffer
     real_stdout = sys.stdout
-    sys.stdout = sys.stderr          # a stray print() must never reach the referee
+    sys.stdout = sys.stderr  # a stray print() must never reach the referee
     try:
         _serve(bot, reader, writer, on_error)
     finally:
@@ -134,8 +153,10 @@ def _serve(bot: Bot, reader: IO[bytes], writer: IO[bytes], on_error: str) -> Non
         except Exception:
             if on_error == "raise":
                 raise
-            print(f"{bot.name}: {function.__name__}() failed; carrying on:\n"
-                  f"{traceback.format_exc()}", file=sys.stderr)
+            print(
+                f"{bot.name}: {function.__name__}() failed; carrying on:\n{traceback.format_exc()}",
+                file=sys.stderr,
+            )
 
     for line in reader:
         message = _decode(line)
@@ -151,8 +172,14 @@ def _serve(bot: Bot, reader: IO[bytes], writer: IO[bytes], on_error: str) -> Non
                 match.events.append(message.event)
                 hook(bot.on_event, match, message.event)
         elif isinstance(message, MatchStart):
-            match = Match(id=message.match_id, game=message.game, options=dict(message.options),
-                          players=message.players, seat=message.seat, seats=list(message.seats))
+            match = Match(
+                id=message.match_id,
+                game=message.game,
+                options=dict(message.options),
+                players=message.players,
+                seat=message.seat,
+                seats=list(message.seats),
+            )
             matches[message.match_id] = match
             hook(bot.on_match_start, match)
         elif isinstance(message, Fault):
@@ -167,8 +194,11 @@ def _serve(bot: Bot, reader: IO[bytes], writer: IO[bytes], on_error: str) -> Non
                 hook(bot.on_match_end, match, message)
         elif isinstance(message, Hello):
             if message.protocol != PROTOCOL_VERSION:
-                print(f"{bot.name}: the referee speaks protocol {message.protocol}, this helper "
-                      f"{PROTOCOL_VERSION}; carrying on", file=sys.stderr)
+                print(
+                    f"{bot.name}: the referee speaks protocol {message.protocol}, this helper "
+                    f"{PROTOCOL_VERSION}; carrying on",
+                    file=sys.stderr,
+                )
             hook(bot.on_hello, message)
             _send(writer, Ready(name=bot.name, version=bot.version))
         elif isinstance(message, Bye):
@@ -191,7 +221,7 @@ def _decode(line: bytes) -> Any:
         return decode_to_bot(line)
     except msgspec.ValidationError as error:
         if "Invalid value" in str(error) and "$.type" in str(error):
-            return None       # a message type added by a later protocol version
+            return None  # a message type added by a later protocol version
         raise
 
 
@@ -199,13 +229,18 @@ def _answer(bot: Bot, request: Request, match: Match, on_error: str) -> dict[str
     try:
         choice = bot.choose(request, match)
         if isinstance(choice, bool) or not isinstance(choice, (str, int)):
-            raise TypeError(f"choose() must return an action string or an index, "
-                            f"not {type(choice).__name__}: {choice!r}")
+            raise TypeError(
+                f"choose() must return an action string or an index, "
+                f"not {type(choice).__name__}: {choice!r}"
+            )
     except Exception:
         if on_error == "raise":
             raise
-        print(f"{bot.name}: choose() failed on request {request.id}; playing "
-              f"{request.legal[0]!r} instead:\n{traceback.format_exc()}", file=sys.stderr)
+        print(
+            f"{bot.name}: choose() failed on request {request.id}; playing "
+            f"{request.legal[0]!r} instead:\n{traceback.format_exc()}",
+            file=sys.stderr,
+        )
         choice = request.legal[0]
     return {"index": choice} if isinstance(choice, int) else {"action": choice}
 

@@ -70,8 +70,10 @@ def _reject_duplicate_keys(raw: bytes) -> None:
     try:
         json.loads(raw, object_pairs_hook=_no_duplicates)
     except _DuplicateKey as duplicate:
-        raise msgspec.ValidationError(f"key {duplicate.args[0]!r} is given more than once") from None
-    except ValueError:          # json's stricter corners (e.g. lone surrogates): msgspec accepted it
+        raise msgspec.ValidationError(
+            f"key {duplicate.args[0]!r} is given more than once"
+        ) from None
+    except ValueError:  # json's stricter corners (e.g. lone surrogates): msgspec accepted it
         pass
 
 
@@ -80,20 +82,38 @@ def decode_to_bot(line: bytes | str) -> ToBot:
     return _to_bot_decoder.decode(line)
 
 
-_REFEREE_SENT = ("Hello", "Limits", "MatchStart", "SeatInfo", "Event", "Request", "Fault",
-                 "MatchEnd", "Bye")
+_REFEREE_SENT = (
+    "Hello",
+    "Limits",
+    "MatchStart",
+    "SeatInfo",
+    "Event",
+    "Request",
+    "Fault",
+    "MatchEnd",
+    "Bye",
+)
 _GAME_OBJECTS = (
-    ("Event", "event", "One event of the game: an object with a \"type\"; each game's events "
-                       "and their fields are specified in SPEC.md section 9."),
-    ("Request", "view", "What the seat may know now; the common fields are in SPEC.md section 9, "
-                        "each game's fields in its own part of section 9."),
+    (
+        "Event",
+        "event",
+        'One event of the game: an object with a "type"; each game\'s events '
+        "and their fields are specified in SPEC.md section 9.",
+    ),
+    (
+        "Request",
+        "view",
+        "What the seat may know now; the common fields are in SPEC.md section 9, "
+        "each game's fields in its own part of section 9.",
+    ),
 )
 
 
 def json_schema() -> dict:
     """The JSON Schema of both directions, for bot authors in other languages."""
-    (to_bot, from_bot), components = msgspec.json.schema_components((ToBot, FromBot),
-                                                                   ref_template="#/$defs/{name}")
+    (to_bot, from_bot), components = msgspec.json.schema_components(
+        (ToBot, FromBot), ref_template="#/$defs/{name}"
+    )
     # The referee always sends every field of its messages, even those with defaults (defaults
     # exist only so that Python bots decode messages of older referees): say so in the schema.
     for name in _REFEREE_SENT:
@@ -107,10 +127,8 @@ def json_schema() -> dict:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": f"Trick Arena bot protocol, version {PROTOCOL_VERSION}",
         "description": "Each line is one JSON object. 'referee_to_bot' lists what a bot receives, "
-                       "'bot_to_referee' what it may send. See SPEC.md.",
-        "$defs": {**components,
-                  "referee_to_bot": to_bot,
-                  "bot_to_referee": from_bot},
+        "'bot_to_referee' what it may send. See SPEC.md.",
+        "$defs": {**components, "referee_to_bot": to_bot, "bot_to_referee": from_bot},
         "oneOf": [{"$ref": "#/$defs/referee_to_bot"}, {"$ref": "#/$defs/bot_to_referee"}],
     }
 

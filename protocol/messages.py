@@ -22,9 +22,9 @@ class Limits(msgspec.Struct, frozen=True, kw_only=True):
 
     startup_ms: int
     decision_ms: int
-    bank_ms: int | None = None          # per-match time bank, None when not used
-    increment_ms: int = 0               # added to the bank after each decision
-    margin_ms: int = 0                  # overruns within this margin are forgiven
+    bank_ms: int | None = None  # per-match time bank, None when not used
+    increment_ms: int = 0  # added to the bank after each decision
+    margin_ms: int = 0  # overruns within this margin are forgiven
     max_line_bytes: int = 1 << 20
 
 
@@ -35,6 +35,7 @@ class SeatInfo(msgspec.Struct, frozen=True, kw_only=True):
 
 
 # -- referee -> bot -------------------------------------------------------------------------------
+
 
 class Hello(msgspec.Struct, frozen=True, kw_only=True, tag="hello"):
     protocol: int
@@ -91,6 +92,7 @@ ToBot = Hello | MatchStart | Event | Request | Fault | MatchEnd | Bye
 
 
 # -- bot -> referee -------------------------------------------------------------------------------
+
 
 class Ready(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag="ready"):
     name: str

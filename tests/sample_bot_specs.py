@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotSpec
+from arena.referee.bot_spec import BotSpec
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_bots"
@@ -47,9 +47,13 @@ def sample_bot(kind: str, tmp_path: Path, name: str | None = None, seed: int = 7
             build_c_bot(folder)
         return BotSpec(name, (str(folder / "random_bot"),), env=env)
     if kind == "python_helper":
-        return BotSpec(name, (sys.executable, str(SAMPLES / "python_helper" / "helper_bot.py")), env=env)
+        return BotSpec(
+            name, (sys.executable, str(SAMPLES / "python_helper" / "helper_bot.py")), env=env
+        )
     if kind == "heuristic":
-        return BotSpec(name, (sys.executable, str(SAMPLES / "heuristic" / "heuristic_bot.py")), env=env)
+        return BotSpec(
+            name, (sys.executable, str(SAMPLES / "heuristic" / "heuristic_bot.py")), env=env
+        )
     raise ValueError(kind)
 
 

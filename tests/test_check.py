@@ -6,10 +6,10 @@ import subprocess
 import sys
 
 import pytest
-
-from arena.check import FAILED, PASSED, SKIPPED, CheckSettings, find_positions, run_checks
-from arena.games import GAMES
 from sample_bot_specs import ROOT, SAMPLE_BOTS, broken_bot, sample_bot
+
+from arena.bots.check import FAILED, PASSED, SKIPPED, CheckSettings, find_positions, run_checks
+from arena.games import GAMES
 
 # Passing bots get generous limits (the result must not depend on the machine's speed); each
 # broken bot gets limits it misses by a wide margin.
@@ -37,8 +37,14 @@ async def test_every_sample_bot_passes(kind, tmp_path):
     for game in GAMES.values():
         assert f"full match {game.id}" in names
         assert any(name.startswith(f"decide {game.id} ") for name in names)
-    for prefix in ("handshake", "fault notice", "time running low", "long match", "bye",
-                   "end of input"):
+    for prefix in (
+        "handshake",
+        "fault notice",
+        "time running low",
+        "long match",
+        "bye",
+        "end of input",
+    ):
         assert by_name(results, prefix), f"no {prefix} check ran"
 
 
@@ -67,11 +73,14 @@ async def test_garbage_bot_fails_the_handshake(tmp_path):
     assert "expected a ready message" in reason and "hello referee" in reason
 
 
-@pytest.mark.parametrize("bot, kind, evidence", [
-    ("wrong_shape", "malformed", '"move"'),
-    ("chatty", "malformed", "thinking about request"),
-    ("illegal", "illegal", "bid:99"),
-])
+@pytest.mark.parametrize(
+    "bot, kind, evidence",
+    [
+        ("wrong_shape", "malformed", '"move"'),
+        ("chatty", "malformed", "thinking about request"),
+        ("illegal", "illegal", "bid:99"),
+    ],
+)
 async def test_bad_answers_fail_the_decisions(bot, kind, evidence, tmp_path):
     results = await run_checks(broken_bot(bot), settings(tmp_path, only=("decisions",)))
     decisions = by_name(results, "decide ")
@@ -84,8 +93,9 @@ async def test_bad_answers_fail_the_decisions(bot, kind, evidence, tmp_path):
 
 async def test_slow_bot_times_out(tmp_path):
     game = next(iter(GAMES))
-    results = await run_checks(broken_bot("slow"), settings(tmp_path, decision_ms=300,
-                                                            games=(game,), only=("decisions",)))
+    results = await run_checks(
+        broken_bot("slow"), settings(tmp_path, decision_ms=300, games=(game,), only=("decisions",))
+    )
     decisions = by_name(results, "decide ")
     assert decisions and all(r.status == FAILED and r.kind == "timeout" for r in decisions)
     assert "within 300 ms" in decisions[0].reason
@@ -93,9 +103,10 @@ async def test_slow_bot_times_out(tmp_path):
 
 async def test_bot_that_ignores_the_time_left_fails_when_time_runs_low(tmp_path):
     game = next(iter(GAMES))
-    results = await run_checks(broken_bot("fixed_think"),
-                               settings(tmp_path, low_time_ms=50, games=(game,),
-                                        only=("decisions", "low-time")))
+    results = await run_checks(
+        broken_bot("fixed_think"),
+        settings(tmp_path, low_time_ms=50, games=(game,), only=("decisions", "low-time")),
+    )
     failed = failures(results)
     assert list(failed) == ["time running low (50 ms left)"]
     assert failed["time running low (50 ms left)"][0] == "timeout"
@@ -121,18 +132,22 @@ async def test_bot_that_quits_after_one_match_fails_the_next_match(tmp_path):
 
 
 async def test_bot_that_chokes_on_a_fault_notice_fails_that_check(tmp_path):
-    results = await run_checks(broken_bot("fault_intolerant"),
-                               settings(tmp_path, only=("decisions", "fault", "future")))
+    results = await run_checks(
+        broken_bot("fault_intolerant"), settings(tmp_path, only=("decisions", "fault", "future"))
+    )
     failed = failures(results)
     assert set(failed) == {"fault notice", "unknown message type and field"}
     kind, reason = failed["fault notice"]
     assert kind == "crash" and "unexpected message type 'fault'" in reason
-    assert "unexpected message type 'x_future_notice'" in failed["unknown message type and field"][1]
+    assert (
+        "unexpected message type 'x_future_notice'" in failed["unknown message type and field"][1]
+    )
 
 
 async def test_bot_that_rejects_unknown_fields_fails_the_future_check(tmp_path):
-    results = await run_checks(broken_bot("strict_fields"),
-                               settings(tmp_path, only=("decisions", "future")))
+    results = await run_checks(
+        broken_bot("strict_fields"), settings(tmp_path, only=("decisions", "future"))
+    )
     failed = failures(results)
     assert list(failed) == ["unknown message type and field"]
     kind, reason = failed["unknown message type and field"]
@@ -141,8 +156,9 @@ async def test_bot_that_rejects_unknown_fields_fails_the_future_check(tmp_path):
 
 
 async def test_bot_that_ignores_bye_fails_both_exit_checks(tmp_path):
-    results = await run_checks(broken_bot("ignores_bye"),
-                               settings(tmp_path, only=("exit",), exit_grace_s=1.0))
+    results = await run_checks(
+        broken_bot("ignores_bye"), settings(tmp_path, only=("exit",), exit_grace_s=1.0)
+    )
     failed = failures(results)
     assert failed["bye, then end of input"][0] == "bye"
     assert failed["end of input without bye"][0] == "eof"
@@ -150,18 +166,42 @@ async def test_bot_that_ignores_bye_fails_both_exit_checks(tmp_path):
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", "check", *args], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", "check", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def test_cli_exit_status_and_scorecard(tmp_path):
-    good = run_cli("--game", "aon", "--decision-ms", "20000", "--low-time-ms", "3000",
-                   "--log-dir", str(tmp_path / "good"), "--",
-                   sys.executable, "sample_bots/python/random_bot.py")
+    good = run_cli(
+        "--game",
+        "aon",
+        "--decision-ms",
+        "20000",
+        "--low-time-ms",
+        "3000",
+        "--log-dir",
+        str(tmp_path / "good"),
+        "--",
+        sys.executable,
+        "sample_bots/python/random_bot.py",
+    )
     assert good.returncode == 0, good.stdout + good.stderr
     assert "0 failed" in good.stdout and "ready for a tournament" in good.stdout
-    bad = run_cli("--game", "aon", "--only", "decisions", "--log-dir", str(tmp_path / "bad"), "--",
-                  sys.executable, "tests/bots/broken/illegal.py")
+    bad = run_cli(
+        "--game",
+        "aon",
+        "--only",
+        "decisions",
+        "--log-dir",
+        str(tmp_path / "bad"),
+        "--",
+        sys.executable,
+        "tests/bots/broken/illegal.py",
+    )
     assert bad.returncode == 1
     assert "FAIL" in bad.stdout and "illegal" in bad.stdout and "hint" in bad.stdout
 

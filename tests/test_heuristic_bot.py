@@ -7,11 +7,12 @@ Run with ``-s`` to see the standings.
 
 from __future__ import annotations
 
-from arena.bot_process import BotProcess
-from arena.clock import TimeControl
-from arena.games import GAMES
-from arena.referee import run_match
 from sample_bot_specs import sample_bot
+
+from arena.games import GAMES
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess
 
 CONTROL = TimeControl(decision_ms=20000, startup_ms=60000)
 MATCHES_PER_GAME = 20
@@ -19,10 +20,20 @@ MATCHES_PER_GAME = 20
 
 async def test_heuristic_outscores_random_bots_in_every_game(tmp_path):
     logs = tmp_path / "logs"
-    heuristic = [await BotProcess.start(sample_bot("heuristic", tmp_path, f"heuristic-{n}"),
-                                        time_control=CONTROL, log_dir=logs) for n in range(2)]
-    randoms = [await BotProcess.start(sample_bot("python", tmp_path, f"random-{n}", seed=n),
-                                      time_control=CONTROL, log_dir=logs) for n in range(3)]
+    heuristic = [
+        await BotProcess.start(
+            sample_bot("heuristic", tmp_path, f"heuristic-{n}"), time_control=CONTROL, log_dir=logs
+        )
+        for n in range(2)
+    ]
+    randoms = [
+        await BotProcess.start(
+            sample_bot("python", tmp_path, f"random-{n}", seed=n),
+            time_control=CONTROL,
+            log_dir=logs,
+        )
+        for n in range(3)
+    ]
     lines = []
     try:
         for game in GAMES.values():
@@ -34,12 +45,20 @@ async def test_heuristic_outscores_random_bots_in_every_game(tmp_path):
             for number in range(MATCHES_PER_GAME):
                 seat = number % players
                 # one heuristic seat, or a heuristic team (its partner is the second heuristic bot)
-                mine = ({seat} if teams is None
-                        else {s for s in range(players) if teams[s] == teams[seat]})
+                mine = (
+                    {seat}
+                    if teams is None
+                    else {s for s in range(players) if teams[s] == teams[seat]}
+                )
                 pool_h, pool_r = iter(heuristic), iter(randoms)
                 seats = [next(pool_h) if s in mine else next(pool_r) for s in range(players)]
-                result = await run_match(game, seats, seed=1000 + number,
-                                         match_id=f"h-{game.id}-{number}", time_control=CONTROL)
+                result = await run_match(
+                    game,
+                    seats,
+                    seed=1000 + number,
+                    match_id=f"h-{game.id}-{number}",
+                    time_control=CONTROL,
+                )
                 assert result.faults == (), [f.message for f in result.faults]
                 for s in range(players):
                     side = "heuristic" if s in mine else "random"
@@ -50,9 +69,11 @@ async def test_heuristic_outscores_random_bots_in_every_game(tmp_path):
             mean_r = sum(placing["random"]) / len(placing["random"])
             score_h = sum(score["heuristic"]) / len(score["heuristic"])
             score_r = sum(score["random"]) / len(score["random"])
-            lines.append(f"{game.id:18} mean placing: heuristic {mean_h:.2f}, random {mean_r:.2f}; "
-                         f"mean score: heuristic {score_h:.1f}, random {score_r:.1f}; "
-                         f"heuristic first in {firsts}/{MATCHES_PER_GAME}")
+            lines.append(
+                f"{game.id:18} mean placing: heuristic {mean_h:.2f}, random {mean_r:.2f}; "
+                f"mean score: heuristic {score_h:.1f}, random {score_r:.1f}; "
+                f"heuristic first in {firsts}/{MATCHES_PER_GAME}"
+            )
             # A real margin: first in at least 60 % of the matches, a full place better on
             # average (in the two-team game, where placings are only 1 and 2: 0.3, i.e. the
             # heuristic team wins at least 65 % of the matches).

@@ -8,13 +8,13 @@ import sys
 from collections.abc import Callable, Iterator
 
 import pytest
-
-from arena.games import find_game
 from sample_bot_specs import SAMPLES
 
+from arena.games import find_game
+
 sys.path.insert(0, str(SAMPLES / "heuristic"))
-import tactics  # noqa: E402  (the heuristic bot's own package)
-from tactics.common import STANDARD_52, trick_winner  # noqa: E402
+import tactics
+from tactics.common import STANDARD_52, trick_winner
 
 SEEDS = range(40)
 
@@ -51,8 +51,11 @@ def wins(view, card, deck, trump) -> bool:
 
 def test_alles_oder_nichts_wins_when_short_and_ducks_when_made():
     from tactics.common import COLOURS_48 as deck
+
     checked = {"win": 0, "duck": 0}
-    for _, view, legal, events in positions("aon", lambda s, v, l: last_to_play(v) and len(l) > 1):
+    for _, view, legal, events in positions(
+        "aon", lambda s, v, moves: last_to_play(v) and len(moves) > 1
+    ):
         seat = view["seat"]
         need = view["bids"][seat] - view["tricks"][seat]
         winners = [c for c in legal if wins(view, c, deck, view["trump"])]
@@ -69,7 +72,7 @@ def test_alles_oder_nichts_wins_when_short_and_ducks_when_made():
 
 def test_alles_oder_nichts_bids_what_the_hand_is_worth():
     low, high = [], []
-    for _, view, legal, events in positions("aon", lambda s, v, l: v["phase"] == "bid"):
+    for _, view, legal, events in positions("aon", lambda s, v, moves: v["phase"] == "bid"):
         trumps = [c for c in view["hand"] if c[-1] == view["trump"] and int(c[:-1]) >= 10]
         bid = int(choose(view, legal, events)[4:])
         (high if len(trumps) >= 2 else low).append(bid)
@@ -78,32 +81,40 @@ def test_alles_oder_nichts_bids_what_the_hand_is_worth():
 
 def test_vingt_down_takes_a_trick_it_can_take():
     checked = 0
-    for _, view, legal, events in positions("vingt", lambda s, v, l: last_to_play(v)):
+    for _, view, legal, events in positions("vingt", lambda s, v, moves: last_to_play(v)):
         winners = [c for c in legal if wins(view, c, tactics.vingt_down.DECK, view["trump"])]
         if winners:
             checked += 1
             card = choose(view, legal, events)
             assert card in winners
             assert tactics.vingt_down.DECK.rank[card] == min(
-                tactics.vingt_down.DECK.rank[c] for c in winners if c[-1] == card[-1])
+                tactics.vingt_down.DECK.rank[c] for c in winners if c[-1] == card[-1]
+            )
     assert checked >= 30
 
 
 def test_eight_rounds_sheds_penalty_cards_and_ducks_them():
     dumped = ducked = 0
-    for state, view, legal, events in positions(
-            "eight", lambda s, v, l: v["phase"] == "play" and v["trick"]
-            and v["contract"] in ("king-of-diamonds", "queens", "jacks")):
+    for _state, view, legal, events in positions(
+        "eight",
+        lambda s, v, moves: (
+            v["phase"] == "play"
+            and v["trick"]
+            and v["contract"] in ("king-of-diamonds", "queens", "jacks")
+        ),
+    ):
         card = choose(view, legal, events)
         led = view["trick"][0]["card"][-1]
         penalty = [c for c in legal if tactics.eight_rounds.card_penalty(view["contract"], c)]
         if all(c[-1] != led for c in legal) and penalty:
-            dumped += 1               # void in the led suit: throw the most expensive card away
+            dumped += 1  # void in the led suit: throw the most expensive card away
             assert tactics.eight_rounds.card_penalty(view["contract"], card) > 0
         elif last_to_play(view):
             in_trick = [t["card"] for t in view["trick"]]
             losers = [c for c in legal if not wins(view, c, STANDARD_52, None)]
-            if losers and any(tactics.eight_rounds.card_penalty(view["contract"], c) for c in in_trick):
+            if losers and any(
+                tactics.eight_rounds.card_penalty(view["contract"], c) for c in in_trick
+            ):
                 ducked += 1
                 assert card in losers
     assert dumped >= 10 and ducked >= 10, (dumped, ducked)
@@ -111,8 +122,9 @@ def test_eight_rounds_sheds_penalty_cards_and_ducks_them():
 
 def test_eight_rounds_patience_never_passes_by_choice():
     checked = 0
-    for _, view, legal, events in positions("eight", lambda s, v, l: v["phase"] == "patience"
-                                            and "pass" in l and len(l) > 1):
+    for _, view, legal, events in positions(
+        "eight", lambda s, v, moves: v["phase"] == "patience" and "pass" in moves and len(moves) > 1
+    ):
         checked += 1
         assert choose(view, legal, events) != "pass"
     assert checked >= 5
@@ -121,18 +133,19 @@ def test_eight_rounds_patience_never_passes_by_choice():
 def test_all_fours_feeds_a_winning_partner_and_starves_the_opponents():
     points = tactics.all_fours.points
     fed = starved = 0
-    for _, view, legal, events in positions("allfours", lambda s, v, l: last_to_play(v)
-                                            and len(l) > 1):
+    for _, view, legal, events in positions(
+        "allfours", lambda s, v, moves: last_to_play(v) and len(moves) > 1
+    ):
         trump, partner = view["trump"], view["partner"]
         cards = [t["card"] for t in view["trick"]]
         leader_seat = view["trick"][trick_winner(cards, STANDARD_52, trump)]["seat"]
         card = choose(view, legal, events)
-        rich = [c for c in legal if c[-1] != trump and points(c) >= 4]     # a side 10 or ace
+        rich = [c for c in legal if c[-1] != trump and points(c) >= 4]  # a side 10 or ace
         if leader_seat == partner and rich:
-            fed += 1         # the partner takes this trick for sure: give it the points
+            fed += 1  # the partner takes this trick for sure: give it the points
             assert card == "J" + trump or points(card) >= 4, (cards, legal, card)
         elif leader_seat != partner and not any(wins(view, c, STANDARD_52, trump) for c in legal):
-            starved += 1     # the opponents take it: the fewest points (a low trump may be kept)
+            starved += 1  # the opponents take it: the fewest points (a low trump may be kept)
             if card[-1] != trump:
                 assert points(card) == min(points(c) for c in legal if c[-1] != trump)
             if len(legal) > 1:
@@ -142,7 +155,7 @@ def test_all_fours_feeds_a_winning_partner_and_starves_the_opponents():
 
 @pytest.mark.parametrize("their_score", [13])
 def test_all_fours_never_gives_the_match_away(their_score):
-    for _, view, legal, events in positions("allfours", lambda s, v, l: v["phase"] == "give"):
+    for _, view, legal, events in positions("allfours", lambda s, v, moves: v["phase"] == "give"):
         view = {**view, "team_scores": [their_score, their_score]}
         assert choose(view, legal, events) == "run"
         return

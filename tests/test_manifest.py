@@ -1,4 +1,4 @@
-"""bot.toml validation and the content hash (arena/manifest.py)."""
+"""bot.toml validation and the content hash (arena/bots/manifest.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.manifest import (BotFolderError, ManifestError, bot_label, content_hash, copy_folder,
-                            folder_entries, load_manifest)
+from arena.bots.manifest import (
+    BotFolderError,
+    ManifestError,
+    bot_label,
+    content_hash,
+    copy_folder,
+    folder_entries,
+    load_manifest,
+)
 
 GOOD = """
 name = "mini"
@@ -51,7 +58,10 @@ def test_a_full_manifest_becomes_a_bot_spec(tmp_path):
     assert manifest.build_timeout_s == 30
     spec = manifest.bot_spec("0123456789ab")
     assert spec.name == "mini"
-    assert spec.argv == (str(folder / "bin" / "mini"), "--fast")   # relative program: inside the folder
+    assert spec.argv == (
+        str(folder / "bin" / "mini"),
+        "--fast",
+    )  # relative program: inside the folder
     assert spec.cwd == str(folder)
     assert spec.version == "1.2.0+0123456789ab"
     assert (spec.memory_mb, spec.cpu_seconds, spec.file_mb) == (256, 20, 4)
@@ -60,7 +70,9 @@ def test_a_full_manifest_becomes_a_bot_spec(tmp_path):
 
 
 def test_a_bare_program_is_left_for_path_lookup_and_defaults_apply(tmp_path):
-    folder = write_bot(tmp_path / "p", 'name = "p"\nauthor = "A"\nversion = "1"\nrun = "python3 bot.py"\n')
+    folder = write_bot(
+        tmp_path / "p", 'name = "p"\nauthor = "A"\nversion = "1"\nrun = "python3 bot.py"\n'
+    )
     manifest = load_manifest(folder)
     assert manifest.run_argv() == ("python3", "bot.py")
     assert manifest.build is None and manifest.build_timeout_s == 300
@@ -69,7 +81,9 @@ def test_a_bare_program_is_left_for_path_lookup_and_defaults_apply(tmp_path):
 
 
 def test_every_problem_is_reported_one_line_each_naming_file_and_field(tmp_path):
-    folder = write_bot(tmp_path / "bad", """
+    folder = write_bot(
+        tmp_path / "bad",
+        """
 name = "my bot"
 version = 3
 run = ""
@@ -83,13 +97,24 @@ disk = 3
 [env]
 1X = "a"
 Y = 2
-""")
+""",
+    )
     problems = problems_of(folder)
     where = str(folder / "bot.toml")
     assert all(line.startswith(where + ": ") and "\n" not in line for line in problems)
-    fields = [line[len(where) + 2:].split(":", 1)[0] for line in problems]
-    assert fields == ["bulid", "name", "author", "version", "run", "build_timeout_s",
-                      "limits.memory_mb", "limits.disk", "env.1X", "env.Y"]
+    fields = [line[len(where) + 2 :].split(":", 1)[0] for line in problems]
+    assert fields == [
+        "bulid",
+        "name",
+        "author",
+        "version",
+        "run",
+        "build_timeout_s",
+        "limits.memory_mb",
+        "limits.disk",
+        "env.1X",
+        "env.Y",
+    ]
     text = "\n".join(problems)
     assert "did you mean build?" in text
     assert 'name: found "my bot" (a string); expected 1-40 letters' in text
@@ -98,18 +123,29 @@ Y = 2
     assert "limits.memory_mb: found -1 (an integer); expected an integer >= 1" in text
 
 
-@pytest.mark.parametrize("line, field, expected", [
-    ('run = 7', "run", "a command"),
-    ('run = ["./bot", 3]', "run", "a command"),
-    ('run = "python3 \'unclosed"', "run", "splits into words"),
-    ('run = "../other/bot"', "run", "inside the bot folder"),
-    ('run = "./bot"\nbuild = []', "build", "a command"),
-    ('run = "./bot"\nbuild = "make"\nbuild_timeout_s = 0', "build_timeout_s", "> 0 and <= 3600"),
-    ('run = "./bot"\nbuild = "make"\nbuild_timeout_s = true', "build_timeout_s", "> 0 and <= 3600"),
-    ('run = "./bot"\nlimits = 5', "limits", "[limits] table"),
-    ('run = "./bot"\nenv = "A=1"', "env", "[env] table"),
-    ('run = "./bot"\n[limits]\ncpu_seconds = 1.5', "limits.cpu_seconds", "an integer >= 1"),
-])
+@pytest.mark.parametrize(
+    "line, field, expected",
+    [
+        ("run = 7", "run", "a command"),
+        ('run = ["./bot", 3]', "run", "a command"),
+        ('run = "python3 \'unclosed"', "run", "splits into words"),
+        ('run = "../other/bot"', "run", "inside the bot folder"),
+        ('run = "./bot"\nbuild = []', "build", "a command"),
+        (
+            'run = "./bot"\nbuild = "make"\nbuild_timeout_s = 0',
+            "build_timeout_s",
+            "> 0 and <= 3600",
+        ),
+        (
+            'run = "./bot"\nbuild = "make"\nbuild_timeout_s = true',
+            "build_timeout_s",
+            "> 0 and <= 3600",
+        ),
+        ('run = "./bot"\nlimits = 5', "limits", "[limits] table"),
+        ('run = "./bot"\nenv = "A=1"', "env", "[env] table"),
+        ('run = "./bot"\n[limits]\ncpu_seconds = 1.5', "limits.cpu_seconds", "an integer >= 1"),
+    ],
+)
 def test_each_field_is_checked(tmp_path, line, field, expected):
     folder = write_bot(tmp_path / "b", f'name = "b"\nauthor = "A"\nversion = "1"\n{line}\n')
     [problem] = problems_of(folder)
@@ -120,7 +156,10 @@ def test_each_field_is_checked(tmp_path, line, field, expected):
 def test_a_missing_or_unparsable_manifest_says_so(tmp_path):
     (tmp_path / "empty").mkdir()
     [problem] = problems_of(tmp_path / "empty")
-    assert problem == f"{tmp_path / 'empty' / 'bot.toml'}: missing (a bot folder needs a bot.toml manifest)"
+    assert (
+        problem
+        == f"{tmp_path / 'empty' / 'bot.toml'}: missing (a bot folder needs a bot.toml manifest)"
+    )
     folder = write_bot(tmp_path / "broken", 'name = "x\n')
     [problem] = problems_of(folder)
     assert problem.startswith(f"{folder / 'bot.toml'}: not valid TOML: ")
@@ -130,8 +169,13 @@ def test_a_missing_or_unparsable_manifest_says_so(tmp_path):
 
 # --- the content hash --------------------------------------------------------------------------
 
+
 def make_sources(folder: Path, order: list[str]) -> Path:
-    contents = {"bot.toml": GOOD, "src/main.c": "int main(void) { return 0; }\n", "Makefile": "all:\n"}
+    contents = {
+        "bot.toml": GOOD,
+        "src/main.c": "int main(void) { return 0; }\n",
+        "Makefile": "all:\n",
+    }
     folder.mkdir()
     for name in order:
         (folder / name).parent.mkdir(exist_ok=True)
@@ -166,8 +210,13 @@ def test_any_change_to_the_sources_changes_the_hash(tmp_path, change):
 def test_vcs_folders_and_caches_are_neither_hashed_nor_copied(tmp_path):
     folder = make_sources(tmp_path / "bot", ["bot.toml", "src/main.c", "Makefile"])
     before = content_hash(folder)
-    for junk in (".git/HEAD", "__pycache__/x.cpython-311.pyc", "src/helper.pyc", ".DS_Store",
-                 ".arena/submission.json"):
+    for junk in (
+        ".git/HEAD",
+        "__pycache__/x.cpython-311.pyc",
+        "src/helper.pyc",
+        ".DS_Store",
+        ".arena/submission.json",
+    ):
         (folder / junk).parent.mkdir(exist_ok=True)
         (folder / junk).write_text("junk")
     assert content_hash(folder) == before
@@ -192,7 +241,13 @@ def test_a_copy_keeps_modes_times_and_inside_symlinks(tmp_path):
     assert os.readlink(copy / "main-link.c") == "src/main.c"
     assert content_hash(copy) == content_hash(folder)
     assert [entry.path for entry in folder_entries(copy)] == [
-        "Makefile", "bot.toml", "main-link.c", "run.sh", "src", "src/main.c"]
+        "Makefile",
+        "bot.toml",
+        "main-link.c",
+        "run.sh",
+        "src",
+        "src/main.c",
+    ]
 
 
 @pytest.mark.parametrize("target", ["/etc/passwd", "../outside.txt", "src/../../x"])
@@ -207,6 +262,8 @@ def test_a_symlink_that_leaves_the_folder_through_another_link_is_refused(tmp_pa
     folder = make_sources(tmp_path / "bot", ["bot.toml", "src/main.c", "Makefile"])
     (tmp_path / "secret.txt").write_text("not part of the bot")
     (folder / "here").symlink_to(".")
-    (folder / "sneaky").symlink_to("here/../secret.txt")          # lexically inside, really not
-    with pytest.raises(BotFolderError, match=r"sneaky: symlink to 'here/../secret.txt' points outside"):
+    (folder / "sneaky").symlink_to("here/../secret.txt")  # lexically inside, really not
+    with pytest.raises(
+        BotFolderError, match=r"sneaky: symlink to 'here/../secret.txt' points outside"
+    ):
         content_hash(folder)

@@ -9,15 +9,33 @@ import pytest
 
 from protocol.bot import Bot, run
 
-HELLO = {"type": "hello", "protocol": 1, "name": "me",
-         "limits": {"startup_ms": 1000, "decision_ms": 1000}}
-START = {"type": "match_start", "match_id": "m1", "game": "alles-oder-nichts", "options": {},
-         "players": 3, "seat": 1, "seats": [{"seat": s, "name": f"b{s}"} for s in range(3)]}
+HELLO = {
+    "type": "hello",
+    "protocol": 1,
+    "name": "me",
+    "limits": {"startup_ms": 1000, "decision_ms": 1000},
+}
+START = {
+    "type": "match_start",
+    "match_id": "m1",
+    "game": "alles-oder-nichts",
+    "options": {},
+    "players": 3,
+    "seat": 1,
+    "seats": [{"seat": s, "name": f"b{s}"} for s in range(3)],
+}
 
 
 def request(number: int, legal=("bid:0", "bid:1", "bid:2")) -> dict:
-    return {"type": "request", "match_id": "m1", "id": number, "decision": "bid",
-            "view": {"hand": ["3R"]}, "legal": list(legal), "time_left_ms": 900}
+    return {
+        "type": "request",
+        "match_id": "m1",
+        "id": number,
+        "decision": "bid",
+        "view": {"hand": ["3R"]},
+        "legal": list(legal),
+        "time_left_ms": 900,
+    }
 
 
 def converse(bot, messages, **kwargs) -> list[dict]:
@@ -34,13 +52,25 @@ def test_handshake_requests_and_bye():
         seen.append((req.id, match.game, match.seat, len(match.events)))
         return req.legal[-1] if req.id == 1 else 0
 
-    replies = converse(choose, [HELLO, START, {"type": "event", "match_id": "m1",
-                                               "event": {"type": "round_start"}},
-                                request(1), request(2), {"type": "bye"}, request(3)],
-                       name="tester", version="2")
-    assert replies == [{"type": "ready", "name": "tester", "version": "2"},
-                       {"type": "action", "id": 1, "action": "bid:2"},
-                       {"type": "action", "id": 2, "index": 0}]     # nothing after bye
+    replies = converse(
+        choose,
+        [
+            HELLO,
+            START,
+            {"type": "event", "match_id": "m1", "event": {"type": "round_start"}},
+            request(1),
+            request(2),
+            {"type": "bye"},
+            request(3),
+        ],
+        name="tester",
+        version="2",
+    )
+    assert replies == [
+        {"type": "ready", "name": "tester", "version": "2"},
+        {"type": "action", "id": 1, "action": "bid:2"},
+        {"type": "action", "id": 2, "index": 0},
+    ]  # nothing after bye
     assert seen == [(1, "alles-oder-nichts", 1, 1), (2, "alles-oder-nichts", 1, 1)]
 
 
@@ -68,11 +98,24 @@ def test_hooks_see_the_match_lifecycle():
 
     fault = {"type": "fault", "match_id": "m1", "id": 1, "kind": "timeout", "message": "slow"}
     end = {"type": "match_end", "match_id": "m1", "scores": [1, 2, 3], "placings": [3, 2, 1]}
-    converse(Recorder(), [HELLO, START, request(1), fault,
-                          {"type": "event", "match_id": "m1", "event": {"type": "bid", "seat": 0}},
-                          request(2), end])                    # end of input ends the bot too
-    assert log == [("start", "m1", 3), ("fault", "timeout", "m1"), ("event", "bid"),
-                   ("end", [3, 2, 1], 2, True)]
+    converse(
+        Recorder(),
+        [
+            HELLO,
+            START,
+            request(1),
+            fault,
+            {"type": "event", "match_id": "m1", "event": {"type": "bid", "seat": 0}},
+            request(2),
+            end,
+        ],
+    )  # end of input ends the bot too
+    assert log == [
+        ("start", "m1", 3),
+        ("fault", "timeout", "m1"),
+        ("event", "bid"),
+        ("end", [3, 2, 1], 2, True),
+    ]
 
 
 def test_unknown_message_types_and_fields_are_ignored():
@@ -108,7 +151,7 @@ def test_print_in_the_bot_goes_to_stderr(capsys):
         return 0
 
     replies = converse(choose, [HELLO, START, request(1)])
-    assert len(replies) == 2          # the print did not reach the protocol stream
+    assert len(replies) == 2  # the print did not reach the protocol stream
     assert "thinking hard" in capsys.readouterr().err
 
 

@@ -8,11 +8,12 @@ import json
 import subprocess
 
 import pytest
-
 from sample_bot_specs import sample_bot
 
-HELLO = ('{"type":"hello","protocol":1,"name":"b\\u00f6t \\"x\\"","limits":{"startup_ms":1,'
-         '"decision_ms":1,"bank_ms":null}}')
+HELLO = (
+    '{"type":"hello","protocol":1,"name":"b\\u00f6t \\"x\\"","limits":{"startup_ms":1,'
+    '"decision_ms":1,"bank_ms":null}}'
+)
 LINES = [
     HELLO,
     # fields in another order, spaces, a non-ASCII match id written raw
@@ -34,8 +35,13 @@ LINES = [
 
 def answers(kind: str, tmp_path, script: list[str]) -> list[dict]:
     spec = sample_bot(kind, tmp_path)
-    done = subprocess.run(spec.argv, input="".join(line + "\n" for line in script).encode(),
-                          capture_output=True, timeout=60, env={**dict(spec.env), "PATH": "/usr/bin:/bin"})
+    done = subprocess.run(
+        spec.argv,
+        input="".join(line + "\n" for line in script).encode(),
+        capture_output=True,
+        timeout=60,
+        env={**dict(spec.env), "PATH": "/usr/bin:/bin"},
+    )
     assert done.returncode == 0, done.stderr.decode()
     return [json.loads(line) for line in done.stdout.decode().splitlines()]
 
@@ -52,11 +58,13 @@ def chosen(replies: list[dict], legal_by_id: dict[int, list[str]]) -> list[tuple
 
 @pytest.mark.parametrize("kind", ["python", "javascript", "c"])
 def test_awkward_json_is_read_alike(kind, tmp_path):
-    legal_by_id = {17: ["bid:0", "bid:1", "bid:2", "bid:3", "bid:4"],
-                   18: ["7H", "8H", "9H", "10H", "JH", "QH", "KH", "AH", "7S", "8S", "9S"]}
+    legal_by_id = {
+        17: ["bid:0", "bid:1", "bid:2", "bid:3", "bid:4"],
+        18: ["7H", "8H", "9H", "10H", "JH", "QH", "KH", "AH", "7S", "8S", "9S"],
+    }
     replies = answers(kind, tmp_path, LINES + ['{"type":"bye"}', HELLO])
     assert replies[0]["type"] == "ready" and replies[0]["name"] == f"random-{kind}"
-    assert [r["id"] for r in replies[1:]] == [17, 18]        # nothing after bye
+    assert [r["id"] for r in replies[1:]] == [17, 18]  # nothing after bye
     python = chosen(answers("python", tmp_path, LINES), legal_by_id)
     assert chosen(replies, legal_by_id) == python
 

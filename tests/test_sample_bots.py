@@ -6,21 +6,26 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from arena.bot_process import BotProcess
-from arena.clock import TimeControl
-from arena.games import GAMES
-from arena.referee import run_match
 from sample_bot_specs import SAMPLE_BOTS, sample_bot
+
+from arena.games import GAMES
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess
 
 # Generous limits: these tests are about behaviour, never about speed.
 CONTROL = TimeControl(decision_ms=20000, startup_ms=60000)
 
 
 async def start_seats(kind: str, tmp_path, count: int, seed: int = 7) -> list[BotProcess]:
-    return [await BotProcess.start(sample_bot(kind, tmp_path, f"{kind}-{n}", seed),
-                                   time_control=CONTROL, log_dir=tmp_path / "logs")
-            for n in range(count)]
+    return [
+        await BotProcess.start(
+            sample_bot(kind, tmp_path, f"{kind}-{n}", seed),
+            time_control=CONTROL,
+            log_dir=tmp_path / "logs",
+        )
+        for n in range(count)
+    ]
 
 
 @pytest.mark.parametrize("kind", SAMPLE_BOTS)
@@ -30,8 +35,13 @@ async def test_sample_bot_plays_every_game_to_the_end(kind, tmp_path):
     try:
         for number, game in enumerate(GAMES.values()):
             players = game.default_players
-            result = await run_match(game, seats[:players], seed=100 + number,
-                                     match_id=f"{kind}-{game.id}", time_control=CONTROL)
+            result = await run_match(
+                game,
+                seats[:players],
+                seed=100 + number,
+                match_id=f"{kind}-{game.id}",
+                time_control=CONTROL,
+            )
             assert result.termination == "completed"
             assert result.faults == (), [f.message for f in result.faults]
             assert result.forfeited == ()
@@ -44,8 +54,11 @@ async def test_sample_bot_plays_every_game_to_the_end(kind, tmp_path):
 
 
 def actions_of(record) -> list[str]:
-    return [json.loads(line)["action"] for line in record.read_text().splitlines()
-            if json.loads(line)["type"] == "action"]
+    return [
+        json.loads(line)["action"]
+        for line in record.read_text().splitlines()
+        if json.loads(line)["type"] == "action"
+    ]
 
 
 async def test_random_bots_in_three_languages_choose_alike(tmp_path):
@@ -56,8 +69,14 @@ async def test_random_bots_in_three_languages_choose_alike(tmp_path):
             seats = await start_seats(kind, tmp_path, game.default_players, seed=12345)
             record = tmp_path / f"{kind}-{game.id}.jsonl"
             try:
-                result = await run_match(game, seats, seed=99, match_id=f"same-{game.id}",
-                                         time_control=CONTROL, record_path=record)
+                result = await run_match(
+                    game,
+                    seats,
+                    seed=99,
+                    match_id=f"same-{game.id}",
+                    time_control=CONTROL,
+                    record_path=record,
+                )
             finally:
                 for seat in seats:
                     await seat.close()
@@ -66,7 +85,9 @@ async def test_random_bots_in_three_languages_choose_alike(tmp_path):
     for game_id, by_kind in outcomes.items():
         python = by_kind["python"]
         for kind, outcome in by_kind.items():
-            assert outcome == python, f"{game_id}: the {kind} random bot chose differently from Python"
+            assert outcome == python, (
+                f"{game_id}: the {kind} random bot chose differently from Python"
+            )
 
 
 async def test_random_bot_seed_changes_its_choices(tmp_path):
@@ -76,8 +97,9 @@ async def test_random_bot_seed_changes_its_choices(tmp_path):
         seats = await start_seats("python", tmp_path, game.default_players, seed=seed)
         record = tmp_path / f"seed-{seed}.jsonl"
         try:
-            await run_match(game, seats, seed=5, match_id="m", time_control=CONTROL,
-                            record_path=record)
+            await run_match(
+                game, seats, seed=5, match_id="m", time_control=CONTROL, record_path=record
+            )
         finally:
             for seat in seats:
                 await seat.close()

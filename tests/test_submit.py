@@ -12,13 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from arena.bots import BotSpec
-from arena.bots_dir import BotsDirError, installed_versions, tournament_bots, read_installed
-from arena.manifest import ManifestError, content_hash
-from arena.submit import CheckOutcome, SubmitError, arena_check, submit
+from arena.bots.installed import BotsDirError, installed_versions, read_installed, tournament_bots
+from arena.bots.manifest import ManifestError, content_hash
+from arena.bots.submit import CheckOutcome, SubmitError, arena_check, submit
+from arena.referee.bot_spec import BotSpec
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_BOTS = REPO / "sample_bots"
+
 
 def protocol_bot(name: str, answer: str) -> str:
     """A tiny bot: ready on hello, ``answer`` (a Python expression over ``message``) on each request."""
@@ -37,7 +38,8 @@ for line in sys.stdin:
 
 # A minimal bot: answers every request with its first legal action.
 MINI_BOT = protocol_bot(
-    "mini", 'json.dumps({"type": "action", "id": message["id"], "action": message["legal"][0]})')
+    "mini", 'json.dumps({"type": "action", "id": message["id"], "action": message["legal"][0]})'
+)
 
 
 def mini_bot(folder: Path, *, name: str = "mini", extra: str = "", source: str = MINI_BOT) -> Path:
@@ -45,7 +47,8 @@ def mini_bot(folder: Path, *, name: str = "mini", extra: str = "", source: str =
     (folder / "bot.py").write_text(source)
     (folder / "bot.toml").write_text(
         f'name = "{name}"\nauthor = "Test"\nversion = "1.0"\n'
-        f"run = {json.dumps([sys.executable, 'bot.py'])}\n{extra}")
+        f"run = {json.dumps([sys.executable, 'bot.py'])}\n{extra}"
+    )
     return folder
 
 
@@ -57,12 +60,22 @@ class HandshakeChecker:
 
     def __call__(self, spec: BotSpec) -> CheckOutcome:
         self.seen.append((spec, sorted(os.listdir(spec.cwd))))
-        hello = {"type": "hello", "protocol": 1, "name": spec.name,
-                 "limits": {"startup_ms": 10000, "decision_ms": 1000}}
+        hello = {
+            "type": "hello",
+            "protocol": 1,
+            "name": spec.name,
+            "limits": {"startup_ms": 10000, "decision_ms": 1000},
+        }
         try:
-            done = subprocess.run(spec.argv, cwd=spec.cwd, env={**os.environ, **dict(spec.env)},
-                                  input=json.dumps(hello) + '\n{"type": "bye"}\n', capture_output=True,
-                                  text=True, timeout=60)
+            done = subprocess.run(
+                spec.argv,
+                cwd=spec.cwd,
+                env={**os.environ, **dict(spec.env)},
+                input=json.dumps(hello) + '\n{"type": "bye"}\n',
+                capture_output=True,
+                text=True,
+                timeout=60,
+            )
         except OSError as error:
             return CheckOutcome(False, f"cannot start: {error}")
         first = (done.stdout.splitlines() or [""])[0]
@@ -92,8 +105,8 @@ def test_a_good_submission_is_built_checked_and_installed_under_name_and_hash(tm
     assert outcome.label == f"mini@1.0+{digest}"
     assert outcome.build is not None and outcome.build.ok
     assert outcome.check == CheckOutcome(True, "handshake ok")
-    assert (installed / "built.txt").read_text() == "built\n"      # the build output is installed
-    assert not (folder / "built.txt").exists()                      # the author's folder is untouched
+    assert (installed / "built.txt").read_text() == "built\n"  # the build output is installed
+    assert not (folder / "built.txt").exists()  # the author's folder is untouched
     # The check ran on the built staging copy, before it was moved into place.
     [(checked_spec, listing)] = checker.seen
     assert "built.txt" in listing and checked_spec.cwd != str(installed)
@@ -101,8 +114,9 @@ def test_a_good_submission_is_built_checked_and_installed_under_name_and_hash(tm
     assert list((bots / ".staging").iterdir()) == []
     record = read_installed(installed)
     assert record.checked and record.content_hash == digest
-    assert record.spec == BotSpec(name="mini", argv=(sys.executable, "bot.py"), cwd=str(installed),
-                                  version=f"1.0+{digest}")
+    assert record.spec == BotSpec(
+        name="mini", argv=(sys.executable, "bot.py"), cwd=str(installed), version=f"1.0+{digest}"
+    )
 
 
 def test_resubmitting_identical_content_is_a_no_op(tmp_path):
@@ -114,9 +128,11 @@ def test_resubmitting_identical_content_is_a_no_op(tmp_path):
     again = submit(folder, bots, checker=checker)
     assert again.already_installed
     assert again.installed.folder == first.installed.folder
-    assert checker.seen == []                                       # nothing built or checked again
+    assert checker.seen == []  # nothing built or checked again
     assert first.installed.folder.stat().st_mtime_ns == before
-    assert [v.content_hash for v in installed_versions(bots)["mini"]] == [first.installed.content_hash]
+    assert [v.content_hash for v in installed_versions(bots)["mini"]] == [
+        first.installed.content_hash
+    ]
 
 
 def test_changed_code_is_a_new_version_and_the_old_one_is_kept(tmp_path):
@@ -128,10 +144,13 @@ def test_changed_code_is_a_new_version_and_the_old_one_is_kept(tmp_path):
 
     assert not new.already_installed
     assert new.installed.content_hash != old.installed.content_hash
-    assert (old.installed.folder / "bot.py").read_text() == MINI_BOT             # never overwritten
+    assert (old.installed.folder / "bot.py").read_text() == MINI_BOT  # never overwritten
     assert (new.installed.folder / "bot.py").read_text().endswith("# smarter now\n")
     versions = installed_versions(bots)["mini"]
-    assert [v.content_hash for v in versions] == [old.installed.content_hash, new.installed.content_hash]
+    assert [v.content_hash for v in versions] == [
+        old.installed.content_hash,
+        new.installed.content_hash,
+    ]
     [latest] = tournament_bots(bots)
     assert latest.version == f"1.0+{new.installed.content_hash}"
     assert latest.name == f"mini@1.0+{new.installed.content_hash}"
@@ -141,7 +160,9 @@ def test_changed_code_is_a_new_version_and_the_old_one_is_kept(tmp_path):
 def test_a_broken_manifest_lists_every_problem_and_installs_nothing(tmp_path):
     folder = tmp_path / "src"
     folder.mkdir()
-    (folder / "bot.toml").write_text('name = "bad name!"\nversion = ""\nrun = []\n[limits]\nmemory_mb = "lots"\n')
+    (folder / "bot.toml").write_text(
+        'name = "bad name!"\nversion = ""\nrun = []\n[limits]\nmemory_mb = "lots"\n'
+    )
     bots = tmp_path / "bots"
     with pytest.raises(ManifestError) as caught:
         submit(folder, bots, checker=HandshakeChecker())
@@ -151,8 +172,11 @@ def test_a_broken_manifest_lists_every_problem_and_installs_nothing(tmp_path):
 
 
 def test_a_failing_build_shows_its_output_and_installs_nothing(tmp_path):
-    build = [sys.executable, "-c",
-             "import sys; print('compiling bot.c'); print('bot.c:3: error: expected ;', file=sys.stderr); sys.exit(2)"]
+    build = [
+        sys.executable,
+        "-c",
+        "import sys; print('compiling bot.c'); print('bot.c:3: error: expected ;', file=sys.stderr); sys.exit(2)",
+    ]
     folder = mini_bot(tmp_path / "src", extra=f"build = {json.dumps(build)}\n")
     bots = tmp_path / "bots"
     checker = HandshakeChecker()
@@ -166,27 +190,32 @@ def test_a_failing_build_shows_its_output_and_installs_nothing(tmp_path):
     assert nothing_installed(bots)
 
 
-@pytest.mark.parametrize("lines, left_out", [(100, "... (60 lines left out) ..."),
-                                             (200000, "bytes left out) ...")])
+@pytest.mark.parametrize(
+    "lines, left_out", [(100, "... (60 lines left out) ..."), (200000, "bytes left out) ...")]
+)
 def test_a_long_build_output_shows_its_first_and_last_lines(tmp_path, lines, left_out):
     script = f"for i in range({lines}): print('line', i)\nraise SystemExit(1)"
-    folder = mini_bot(tmp_path / "src", extra=f"build = {json.dumps([sys.executable, '-c', script])}\n")
+    folder = mini_bot(
+        tmp_path / "src", extra=f"build = {json.dumps([sys.executable, '-c', script])}\n"
+    )
     with pytest.raises(SubmitError) as caught:
         submit(folder, tmp_path / "bots", checker=None)
     shown = str(caught.value).splitlines()
     assert shown[1] == "build output:"
-    assert shown[2:17] == [f"line {i}" for i in range(15)]        # where the first error would be
+    assert shown[2:17] == [f"line {i}" for i in range(15)]  # where the first error would be
     assert shown[17].startswith("... (") and shown[17].endswith(left_out)
     assert shown[18:] == [f"line {i}" for i in range(lines - 25, lines)]
 
 
 def test_a_build_that_runs_too_long_is_killed_with_everything_it_started(tmp_path):
     # The build starts a grandchild that would outlive it, records its pid, then hangs.
-    script = ("import subprocess, sys, time\n"
-              "child = subprocess.Popen(['sleep', '300'])\n"
-              "open('child.pid', 'w').write(str(child.pid))\n"
-              "print('waiting forever', flush=True)\n"
-              "time.sleep(300)\n")
+    script = (
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen(['sleep', '300'])\n"
+        "open('child.pid', 'w').write(str(child.pid))\n"
+        "print('waiting forever', flush=True)\n"
+        "time.sleep(300)\n"
+    )
     build = json.dumps([sys.executable, "build.py"])
     folder = mini_bot(tmp_path / "src", extra=f"build = {build}\nbuild_timeout_s = 1\n")
     (folder / "build.py").write_text(script)
@@ -202,7 +231,7 @@ def test_a_build_that_runs_too_long_is_killed_with_everything_it_started(tmp_pat
         return original_rmtree(path, *args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("arena.submit.shutil.rmtree", keep_pid_then_remove)
+        patch.setattr("arena.bots.submit.shutil.rmtree", keep_pid_then_remove)
         with pytest.raises(SubmitError) as caught:
             submit(folder, bots, checker=HandshakeChecker())
     first_line = str(caught.value).splitlines()[0]
@@ -215,7 +244,7 @@ def test_a_build_that_runs_too_long_is_killed_with_everything_it_started(tmp_pat
 
 def process_alive(pid: int) -> bool:
     """True while ``pid`` runs (a zombie awaiting its reaper counts as gone)."""
-    deadline = time.monotonic() + 10          # the kill is sent before submit returns; allow reaping
+    deadline = time.monotonic() + 10  # the kill is sent before submit returns; allow reaping
     while time.monotonic() < deadline:
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
@@ -240,12 +269,15 @@ def test_a_bot_that_fails_the_check_is_refused_with_the_report(tmp_path):
 
 def test_a_run_program_the_build_did_not_make_is_refused(tmp_path):
     folder = mini_bot(tmp_path / "src")
-    (folder / "bot.toml").write_text('name = "mini"\nauthor = "T"\nversion = "1"\nrun = "./mini"\n'
-                                     'build = "true"\n')
+    (folder / "bot.toml").write_text(
+        'name = "mini"\nauthor = "T"\nversion = "1"\nrun = "./mini"\nbuild = "true"\n'
+    )
     bots = tmp_path / "bots"
     with pytest.raises(SubmitError, match=r"bot.toml: run: mini does not exist after the build"):
         submit(folder, bots, checker=HandshakeChecker())
-    (folder / "bot.toml").write_text('name = "mini"\nauthor = "T"\nversion = "1"\nrun = "no-such-program-xyz"\n')
+    (folder / "bot.toml").write_text(
+        'name = "mini"\nauthor = "T"\nversion = "1"\nrun = "no-such-program-xyz"\n'
+    )
     with pytest.raises(SubmitError, match=r"run: program 'no-such-program-xyz' is not installed"):
         submit(folder, bots, checker=HandshakeChecker())
     assert nothing_installed(bots)
@@ -257,14 +289,14 @@ def test_the_same_version_installed_meanwhile_by_another_submit_is_kept(tmp_path
     others: list = []
 
     def check_while_another_submit_installs(spec: BotSpec) -> CheckOutcome:
-        others.append(submit(folder, bots, checker=None))        # the same content, installed first
+        others.append(submit(folder, bots, checker=None))  # the same content, installed first
         return CheckOutcome(True, "ok")
 
     outcome = submit(folder, bots, checker=check_while_another_submit_installs)
     [other] = others
     assert outcome.already_installed and not other.already_installed
     assert outcome.installed == other.installed
-    assert not other.installed.checked                            # the first install stands untouched
+    assert not other.installed.checked  # the first install stands untouched
     assert list((bots / ".staging").iterdir()) == []
 
 
@@ -273,7 +305,9 @@ def test_an_unwritable_place_is_a_clear_refusal(tmp_path):
     bots = tmp_path / "bots"
     bots.mkdir()
     (bots / "mini").write_text("a file where the bot's folder should go")
-    with pytest.raises(SubmitError, match=r"bots/mini/[0-9a-f]{12}: cannot install: .*; nothing installed"):
+    with pytest.raises(
+        SubmitError, match=r"bots/mini/[0-9a-f]{12}: cannot install: .*; nothing installed"
+    ):
         submit(folder, bots, checker=None)
     (tmp_path / "plain-file").write_text("")
     with pytest.raises(SubmitError, match=r"plain-file: cannot create a staging folder in it"):
@@ -294,12 +328,14 @@ def test_skipping_the_check_is_recorded(tmp_path):
 
 # --- the real arena check, and the sample bots, one per starter language -------------------------
 
+
 def source_listing(folder: Path) -> list[str]:
     return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
 
 
-@pytest.mark.parametrize("language, needs", [("python", ("python3",)), ("javascript", ("node",)),
-                                             ("c", ("make", "cc"))])
+@pytest.mark.parametrize(
+    "language, needs", [("python", ("python3",)), ("javascript", ("node",)), ("c", ("make", "cc"))]
+)
 def test_each_sample_bot_submits_through_the_real_check(tmp_path, language, needs):
     for program in needs:
         if shutil.which(program) is None:
@@ -311,7 +347,7 @@ def test_each_sample_bot_submits_through_the_real_check(tmp_path, language, need
     assert outcome.installed.checked
     assert outcome.check is not None and outcome.check.passed
     assert outcome.check.report.startswith("arena check: ") and " 0 failed" in outcome.check.report
-    assert source_listing(folder) == before                         # built in the copy, not here
+    assert source_listing(folder) == before  # built in the copy, not here
     if language == "c":
         assert outcome.installed.spec.argv == (str(outcome.installed.folder / "random_bot"),)
         assert os.access(outcome.installed.folder / "random_bot", os.X_OK)
@@ -320,14 +356,18 @@ def test_each_sample_bot_submits_through_the_real_check(tmp_path, language, need
 def test_the_check_can_run_the_bot_in_the_sandbox(tmp_path):
     import trio
 
-    from arena.bot_process import check_bwrap
+    from arena.referee.process import check_bwrap
+
     problem = trio.run(check_bwrap)
     if problem:
         pytest.skip(problem)
-    outcome = submit(SAMPLE_BOTS / "python", tmp_path / "bots",
-                     checker=lambda spec: arena_check(spec, sandbox="bwrap"))
+    outcome = submit(
+        SAMPLE_BOTS / "python",
+        tmp_path / "bots",
+        checker=lambda spec: arena_check(spec, sandbox="bwrap"),
+    )
     assert outcome.check is not None and outcome.check.passed
-    assert outcome.installed.spec.sandbox is None        # the organiser decides per tournament
+    assert outcome.installed.spec.sandbox is None  # the organiser decides per tournament
 
 
 GARBLING_BOT = protocol_bot("garbler", '"I think I\'ll play the queen"')
@@ -345,13 +385,15 @@ def test_the_real_check_refuses_a_bot_that_answers_garbage(tmp_path):
     assert "I think I'll play the queen" in fail and "not a valid message" in fail
     assert any(line.startswith("  hint: Write exactly one JSON object per line") for line in lines)
     logs = Path(lines[-1].split("the bot's standard error: ", 1)[1])
-    assert logs.is_dir()                                            # kept for the author to read
+    assert logs.is_dir()  # kept for the author to read
     shutil.rmtree(logs)
     assert nothing_installed(bots)
 
 
 def test_the_command_runs_the_check_by_default(tmp_path):
-    done = arena("submit", str(SAMPLE_BOTS / "python"), "--to", str(tmp_path / "bots"), cwd=tmp_path)
+    done = arena(
+        "submit", str(SAMPLE_BOTS / "python"), "--to", str(tmp_path / "bots"), cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     assert "checking the built bot with arena check" in done.stderr
     assert done.stdout.startswith("arena check: ") and " 0 failed" in done.stdout
@@ -359,6 +401,7 @@ def test_the_command_runs_the_check_by_default(tmp_path):
 
 
 # --- the bots directory as a tournament source --------------------------------------------------
+
 
 def test_tournament_bots_lists_the_newest_version_of_each_name_and_ignores_staging(tmp_path):
     bots = tmp_path / "bots"
@@ -368,7 +411,9 @@ def test_tournament_bots_lists_the_newest_version_of_each_name_and_ignores_stagi
     (bots / "README.txt").write_text("organiser's notes")
     specs = tournament_bots(bots)
     assert [spec.name.split("@")[0] for spec in specs] == ["alpha", "zeta"]
-    assert all(spec.name.endswith("@" + spec.version) and spec.version.startswith("1.0+") for spec in specs)
+    assert all(
+        spec.name.endswith("@" + spec.version) and spec.version.startswith("1.0+") for spec in specs
+    )
 
 
 def test_a_damaged_bots_directory_is_named_not_skipped(tmp_path):
@@ -387,19 +432,32 @@ def test_a_damaged_bots_directory_is_named_not_skipped(tmp_path):
 
 # --- the command line ---------------------------------------------------------------------------
 
+
 def arena(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        timeout=300,
+    )
 
 
 def test_the_command_installs_then_says_nothing_to_do(tmp_path):
     folder = mini_bot(tmp_path / "src")
-    first = arena("submit", str(folder), "--to", str(tmp_path / "bots"), "--skip-check", cwd=tmp_path)
+    first = arena(
+        "submit", str(folder), "--to", str(tmp_path / "bots"), "--skip-check", cwd=tmp_path
+    )
     assert first.returncode == 0, first.stderr
     digest = content_hash(folder)
-    assert first.stdout.strip() == (f"installed mini@1.0+{digest} at {tmp_path / 'bots' / 'mini' / digest} "
-                                    f"(unchecked: --skip-check)")
-    again = arena("submit", str(folder), "--to", str(tmp_path / "bots"), "--skip-check", cwd=tmp_path)
+    assert first.stdout.strip() == (
+        f"installed mini@1.0+{digest} at {tmp_path / 'bots' / 'mini' / digest} "
+        f"(unchecked: --skip-check)"
+    )
+    again = arena(
+        "submit", str(folder), "--to", str(tmp_path / "bots"), "--skip-check", cwd=tmp_path
+    )
     assert again.returncode == 0
     assert "is already installed" in again.stdout and "nothing to do" in again.stdout
 
@@ -429,38 +487,55 @@ def test_the_command_rejects_bad_arguments_as_usage_errors(tmp_path):
 
 # --- a tournament that takes a bots directory -----------------------------------------------------
 
-def test_a_tournament_file_takes_a_bots_dir_and_never_mixes_versions(tmp_path, monkeypatch):
-    from arena.store import ResultStore, StoreError
-    from arena.tournament.config import ConfigError, load_config
 
-    monkeypatch.chdir(tmp_path)                            # bots_dir is relative to where arena runs
+def test_a_tournament_file_takes_a_bots_dir_and_never_mixes_versions(tmp_path, monkeypatch):
+    from arena.tournament.config import ConfigError, load_config
+    from arena.tournament.store import ResultStore, StoreError
+
+    monkeypatch.chdir(tmp_path)  # bots_dir is relative to where arena runs
     bots = tmp_path / "bots"
     alpha = submit(mini_bot(tmp_path / "alpha", name="alpha"), bots, checker=None)
     beta = submit(mini_bot(tmp_path / "beta", name="beta"), bots, checker=None)
     file = tmp_path / "t.toml"
-    file.write_text('name = "t"\nbots_dir = "bots"\ngames = ["alles-oder-nichts"]\n'
-                    f'[[bots]]\nname = "single"\nargv = {json.dumps([sys.executable, "bot.py"])}\n'
-                    f'cwd = "alpha"\n')
+    file.write_text(
+        'name = "t"\nbots_dir = "bots"\ngames = ["alles-oder-nichts"]\n'
+        f'[[bots]]\nname = "single"\nargv = {json.dumps([sys.executable, "bot.py"])}\n'
+        f'cwd = "alpha"\n'
+    )
     config = load_config(file)
     alpha_label = f"alpha@{alpha.installed.spec.version}"
     assert [bot.name for bot in config.bots] == [alpha_label, beta.label, "single"]
     assert config.bots[0].version == alpha.installed.spec.version
-    store = ResultStore.open_for_run(config.results, name=config.name, fingerprint=config.fingerprint(),
-                                     definition=config.definition(), restart=False)
+    store = ResultStore.open_for_run(
+        config.results,
+        name=config.name,
+        fingerprint=config.fingerprint(),
+        definition=config.definition(),
+        restart=False,
+    )
     store.close()
 
     (tmp_path / "alpha" / "bot.py").write_text(MINI_BOT + "# v2\n")
     newer = submit(tmp_path / "alpha", bots, checker=None)
     changed = load_config(file)
     assert changed.bots[0].name == f"alpha@{newer.installed.spec.version}" != alpha_label
-    with pytest.raises(StoreError, match="different definition"):   # the old results are not continued
-        ResultStore.open_for_run(changed.results, name=changed.name, fingerprint=changed.fingerprint(),
-                                 definition=changed.definition(), restart=False)
+    with pytest.raises(
+        StoreError, match="different definition"
+    ):  # the old results are not continued
+        ResultStore.open_for_run(
+            changed.results,
+            name=changed.name,
+            fingerprint=changed.fingerprint(),
+            definition=changed.definition(),
+            restart=False,
+        )
 
     file.write_text('name = "t"\nbots_dir = { path = "bots", sandbox = "bwrap" }\n')
     assert [bot.sandbox for bot in load_config(file).bots] == ["bwrap", "bwrap"]
     file.write_text('name = "t"\nbots_dir = { path = "bots", sandbox = "docker" }\n')
-    with pytest.raises(ConfigError, match=r'bots_dir.sandbox: found "docker" \(a string\); expected "bwrap"'):
+    with pytest.raises(
+        ConfigError, match=r'bots_dir.sandbox: found "docker" \(a string\); expected "bwrap"'
+    ):
         load_config(file)
     file.write_text('name = "t"\nbots_dir = "nowhere"\n')
     with pytest.raises(ConfigError, match=r"t.toml: bots_dir: nowhere: not a folder"):
@@ -483,17 +558,26 @@ def test_the_bots_command_lists_the_latest_version_or_all(tmp_path):
     rows = [line for line in every.stdout.splitlines() if "mini@" in line]
     assert [old.label in rows[0], new.label in rows[1]] == [True, True]
     assert " no " in rows[0]
-    missing = subprocess.run(command[:-1] + [str(tmp_path / "nowhere")], capture_output=True, text=True,
-                             env=env, timeout=60)
+    missing = subprocess.run(
+        command[:-1] + [str(tmp_path / "nowhere")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
     assert missing.returncode == 2 and "nowhere: not a folder" in missing.stderr
 
 
 def test_a_tournament_over_a_bots_dir_names_every_bot_with_its_version(tmp_path):
     bots = tmp_path / "bots"
-    labels = {submit(mini_bot(tmp_path / name, name=name), bots, checker=None).label
-              for name in ("alpha", "beta", "gamma")}
-    (tmp_path / "t.toml").write_text('name = "t"\nbots_dir = "bots"\ndeals = 1\nconcurrency = 1\n'
-                                     'games = ["alles-oder-nichts"]\noutput = "out"\n')
+    labels = {
+        submit(mini_bot(tmp_path / name, name=name), bots, checker=None).label
+        for name in ("alpha", "beta", "gamma")
+    }
+    (tmp_path / "t.toml").write_text(
+        'name = "t"\nbots_dir = "bots"\ndeals = 1\nconcurrency = 1\n'
+        'games = ["alles-oder-nichts"]\noutput = "out"\n'
+    )
     run = arena("tournament", "t.toml", cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     shown = arena("standings", "--json", "out/results.sqlite", cwd=tmp_path)

@@ -35,5 +35,18 @@ def find_game(name: str) -> GameSpec:
     return spec
 
 
-__all__ = ["GAMES", "find_game", "Dealer", "Deck", "Rng", "Event", "GameError", "GameSpec",
-           "GameState", "IllegalAction", "Option", "OptionError", "Result"]
+__all__ = [
+    "GAMES",
+    "find_game",
+    "Dealer",
+    "Deck",
+    "Rng",
+    "Event",
+    "GameError",
+    "GameSpec",
+    "GameState",
+    "IllegalAction",
+    "Option",
+    "OptionError",
+    "Result",
+]

@@ -39,12 +39,12 @@ TARGET = 14
 PLAYERS = 4
 FIRST_DEAL = 6
 RUN_DEAL = 3
-RUN_NEEDS = PLAYERS * RUN_DEAL + 1       # 12 cards for the hands and one new kick
+RUN_NEEDS = PLAYERS * RUN_DEAL + 1  # 12 cards for the hands and one new kick
 KICK_POINTS = {"A": 1, "6": 2, "J": 3}
 CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
 RANK = STANDARD_52.rank
 ORDER = STANDARD_52.order
-TEAMS = (0, 1, 0, 1)                     # each seat's team: seat % 2
+TEAMS = (0, 1, 0, 1)  # each seat's team: seat % 2
 
 
 def team_of(seat: int) -> int:
@@ -79,15 +79,21 @@ class AllFours(TrickGame):
         return [(self.dealer_seat - 1 - i) % PLAYERS for i in range(PLAYERS)]
 
     def _start_hand(self) -> None:
-        self.emit({"type": "hand_start", "hand": self.hand_number, "dealer": self.dealer_seat,
-                   "beggar": self.beggar})
+        self.emit(
+            {
+                "type": "hand_start",
+                "hand": self.hand_number,
+                "dealer": self.dealer_seat,
+                "beggar": self.beggar,
+            }
+        )
         self._deal_afresh()
 
     def _deal_afresh(self) -> None:
         """Shuffle the whole pack, deal 6 each, kick. Also used by the redeal."""
         self.stock = self.dealer.shuffled(STANDARD_52.cards)
         self.hands: list[list[str]] = [[] for _ in range(PLAYERS)]
-        self.dealt: list[list[str]] = [[] for _ in range(PLAYERS)]   # every card dealt to a seat
+        self.dealt: list[list[str]] = [[] for _ in range(PLAYERS)]  # every card dealt to a seat
         self.kicked: list[str] = []
         self.kick: str = ""
         self.trump: str | None = None
@@ -95,7 +101,7 @@ class AllFours(TrickGame):
         self.runs = 0
         self._new_tricks()
         self.taken: list[list[str]] = [[], []]
-        self.pile_points = [0, 0]          # card points in ``taken``, kept as tricks are taken
+        self.pile_points = [0, 0]  # card points in ``taken``, kept as tricks are taken
         self.tricks_won = [0, 0]
         self.jack_winner: int | None = None  # the seat that took the trick holding the trump jack
         self._deal_cards(FIRST_DEAL)
@@ -119,8 +125,16 @@ class AllFours(TrickGame):
         self.kicked.append(card)
         points = KICK_POINTS.get(card[:-1], 0)
         team = team_of(self.dealer_seat)
-        self.emit({"type": "kick", "card": card, "suit": card[-1], "points": points, "team": team,
-                   "run": self.runs})
+        self.emit(
+            {
+                "type": "kick",
+                "card": card,
+                "suit": card[-1],
+                "points": points,
+                "team": team,
+                "run": self.runs,
+            }
+        )
         return points > 0 and self._award(team, points, "kick", card=card)
 
     def _run_pack(self) -> None:
@@ -128,8 +142,13 @@ class AllFours(TrickGame):
         begged_suit = self.kicked[0][-1]
         while True:
             if len(self.stock) < RUN_NEEDS:
-                self.emit({"type": "redeal", "dealer": self.dealer_seat,
-                           "reason": f"the pack cannot supply another run ({len(self.stock)} cards left)"})
+                self.emit(
+                    {
+                        "type": "redeal",
+                        "dealer": self.dealer_seat,
+                        "reason": f"the pack cannot supply another run ({len(self.stock)} cards left)",
+                    }
+                )
                 self._deal_afresh()
                 return
             self.runs += 1
@@ -151,8 +170,16 @@ class AllFours(TrickGame):
     def _award(self, team: int, points: int, reason: str, **details: Any) -> bool:
         """Add one award; True (and the match is over) if it takes the team to 14."""
         self.team_scores[team] += points
-        self.emit({"type": "award", "team": team, "points": points, "reason": reason, **details,
-                   "scores": list(self.team_scores)})
+        self.emit(
+            {
+                "type": "award",
+                "team": team,
+                "points": points,
+                "reason": reason,
+                **details,
+                "scores": list(self.team_scores),
+            }
+        )
         if self.team_scores[team] < TARGET:
             return False
         self.emit({"type": "match_won", "team": team, "scores": list(self.team_scores)})
@@ -162,8 +189,12 @@ class AllFours(TrickGame):
     def _score_hand(self) -> bool:
         """High, Low, Jack, Game in that order; True if an award ended the match."""
         trump = self.trump
-        holders = {card: seat for seat, cards in enumerate(self.dealt) for card in cards
-                   if card[-1] == trump}
+        holders = {
+            card: seat
+            for seat, cards in enumerate(self.dealt)
+            for card in cards
+            if card[-1] == trump
+        }
         if holders:
             high = max(holders, key=RANK.__getitem__)
             low = min(holders, key=RANK.__getitem__)
@@ -176,10 +207,13 @@ class AllFours(TrickGame):
             holder = holders[jack]
             winner = self.jack_winner
             if team_of(winner) == team_of(holder):
-                done = self._award(team_of(winner), 1, "jack", seat=holder, card=jack, winner=winner)
+                done = self._award(
+                    team_of(winner), 1, "jack", seat=holder, card=jack, winner=winner
+                )
             else:
-                done = self._award(team_of(winner), 3, "hang_jack", seat=holder, card=jack,
-                                   winner=winner)
+                done = self._award(
+                    team_of(winner), 3, "hang_jack", seat=holder, card=jack, winner=winner
+                )
             if done:
                 return True
         card_points = self.card_points()
@@ -276,20 +310,33 @@ class AllFours(TrickGame):
             return
         if self._score_hand():
             return
-        self.emit({"type": "hand_end", "hand": self.hand_number, "trump": self.trump,
-                   "card_points": self.card_points(), "tricks": list(self.tricks_won),
-                   "scores": list(self.team_scores)})
+        self.emit(
+            {
+                "type": "hand_end",
+                "hand": self.hand_number,
+                "trump": self.trump,
+                "card_points": self.card_points(),
+                "tricks": list(self.tricks_won),
+                "scores": list(self.team_scores),
+            }
+        )
         self.hand_number += 1
         self.dealer_seat = right_of(self.dealer_seat)
         self._start_hand()
 
     def _scores(self) -> list[int]:
         team_0, team_1 = self.team_scores
-        return [team_0, team_1, team_0, team_1]      # seat by seat, as in TEAMS
+        return [team_0, team_1, team_0, team_1]  # seat by seat, as in TEAMS
 
     def card_locations(self) -> dict[str, list[str]]:
-        return self._card_locations({"taken 0": list(self.taken[0]), "taken 1": list(self.taken[1]),
-                                     "kicked": list(self.kicked), "stock": list(self.stock)})
+        return self._card_locations(
+            {
+                "taken 0": list(self.taken[0]),
+                "taken 1": list(self.taken[1]),
+                "kicked": list(self.kicked),
+                "stock": list(self.stock),
+            }
+        )
 
     # -- what a seat may know -------------------------------------------------------------------
 
@@ -327,14 +374,17 @@ SPEC = GameSpec(
     player_counts=(PLAYERS,),
     default_players=PLAYERS,
     options=(
-        Option("no_undertrump", False,
-               "after another suit was led and trumped, a lower trump may not be played "
-               "unless the hand holds only trumps"),
+        Option(
+            "no_undertrump",
+            False,
+            "after another suit was led and trumped, a lower trump may not be played "
+            "unless the hand holds only trumps",
+        ),
         Option("game_points", 1, "points for Game (more card points in tricks)", minimum=1),
     ),
     state_class=AllFours,
     team_size=2,
     summary="Teams 0+2 v 1+3 to 14: kick, stand or beg, give one or run the pack; "
-            "High, Low, Jack (hang jack 3), Game.",
+    "High, Low, Jack (hang jack 3), Game.",
 )
 AllFours.SPEC = SPEC

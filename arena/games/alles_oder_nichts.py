@@ -34,7 +34,7 @@ class AllesOderNichts(TrickGame):
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
-        self.round = 0                     # 0-based index into HAND_SIZES
+        self.round = 0  # 0-based index into HAND_SIZES
         self.first_dealer = self.dealer.rng.below(players)
         self.totals = [0] * players
         self._others = [tuple(s for s in range(players) if s != seat) for seat in range(players)]
@@ -50,21 +50,29 @@ class AllesOderNichts(TrickGame):
         n, size = self.players, HAND_SIZES[self.round]
         # Only the dealt cards and the turn-up are ever seen: shuffle just those positions.
         deck = self.dealer.shuffled(COLOURS_48.cards, n * size + 1)
-        self.hands = [sorted(deck[i * size:(i + 1) * size], key=ORDER.__getitem__) for i in range(n)]
+        self.hands = [
+            sorted(deck[i * size : (i + 1) * size], key=ORDER.__getitem__) for i in range(n)
+        ]
         self.trump_card = deck[n * size]
         self.trump = self.trump_card[-1]
-        self.stock = deck[n * size + 1:]
+        self.stock = deck[n * size + 1 :]
         self.bids: list[int | None] = [None] * n
         self.declared: list[str | None] = [None] * n
         # Kept for the views: the bids everyone may see (declared open), and who has bid.
         self.open_bids: list[int | None] = [None] * n
         self.has_bid = [False] * n
         self.tricks = [0] * n
-        self.played: list[str] = []        # cards of this round's finished tricks, in play order
+        self.played: list[str] = []  # cards of this round's finished tricks, in play order
         self._new_tricks()
         self.leader = (self.dealer_seat + 1) % n
-        self.emit({"type": "round_start", "round": self.round + 1, "dealer": self.dealer_seat,
-                   "hand_size": size})
+        self.emit(
+            {
+                "type": "round_start",
+                "round": self.round + 1,
+                "dealer": self.dealer_seat,
+                "hand_size": size,
+            }
+        )
         for seat in range(n):
             self.emit({"type": "deal", "seat": seat, "cards": list(self.hands[seat])}, (seat,))
         self.emit({"type": "trump", "card": self.trump_card, "suit": self.trump})
@@ -80,8 +88,14 @@ class AllesOderNichts(TrickGame):
             else:
                 points.append(taken + (3 if taken == bid else 0))
         self.totals = [t + p for t, p in zip(self.totals, points)]
-        summary = {"round": self.round + 1, "bids": list(self.bids), "declarations": list(self.declared),
-                   "tricks": list(self.tricks), "points": points, "totals": list(self.totals)}
+        summary = {
+            "round": self.round + 1,
+            "bids": list(self.bids),
+            "declarations": list(self.declared),
+            "tricks": list(self.tricks),
+            "points": points,
+            "totals": list(self.totals),
+        }
         self.emit({"type": "round_end", **summary})
         self.round += 1
         if self.round == len(HAND_SIZES):
@@ -157,8 +171,13 @@ class AllesOderNichts(TrickGame):
         return list(self.totals)
 
     def card_locations(self) -> dict[str, list[str]]:
-        return self._card_locations({"played": list(self.played), "trump card": [self.trump_card],
-                                     "stock": list(self.stock)})
+        return self._card_locations(
+            {
+                "played": list(self.played),
+                "trump card": [self.trump_card],
+                "stock": list(self.stock),
+            }
+        )
 
     # -- what a seat may know -------------------------------------------------------------------
 
@@ -170,7 +189,7 @@ class AllesOderNichts(TrickGame):
         elif seat is None:
             bids = list(self.bids)
         else:
-            bids = list(self.open_bids)    # and the seat's own bid, secret or not
+            bids = list(self.open_bids)  # and the seat's own bid, secret or not
             bids[seat] = self.bids[seat]
         view: dict[str, Any] = {
             "game": "alles-oder-nichts",

@@ -132,11 +132,22 @@ class Deck:
         return tuple(c for c in self.cards if c not in gone)
 
 
-SUIT_NAMES = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades",
-              "R": "red", "G": "green", "B": "blue", "Y": "yellow"}
+SUIT_NAMES = {
+    "C": "clubs",
+    "D": "diamonds",
+    "H": "hearts",
+    "S": "spades",
+    "R": "red",
+    "G": "green",
+    "B": "blue",
+    "Y": "yellow",
+}
 
-STANDARD_52 = Deck("standard 52", ("C", "D", "H", "S"),
-                   ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
+STANDARD_52 = Deck(
+    "standard 52",
+    ("C", "D", "H", "S"),
+    ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"),
+)
 PIQUET_32 = Deck("piquet 32", ("C", "D", "H", "S"), ("7", "8", "9", "10", "J", "Q", "K", "A"))
 # Alles oder Nichts: no publisher's deck description survives; four colours of 1..12 (12 high).
 COLOURS_48 = Deck("four colours 1-12", ("R", "G", "B", "Y"), tuple(str(v) for v in range(1, 13)))
@@ -167,7 +178,9 @@ class StackedDealer(Dealer):
         self.shuffles += 1
         missing = set(top) - set(deck)
         if missing or len(set(top)) != len(top):
-            raise ValueError(f"prepared deck has unknown or repeated cards: {sorted(missing) or top}")
+            raise ValueError(
+                f"prepared deck has unknown or repeated cards: {sorted(missing) or top}"
+            )
         chosen = set(top)
         return top + [c for c in deck if c not in chosen]
 

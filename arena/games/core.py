@@ -81,7 +81,8 @@ class Option:
         if self.choices is not None and value not in self.choices:
             raise OptionError(f"{game_id}: option {self.name} = {value!r}: expected {expected}")
         if (self.minimum is not None and value < self.minimum) or (
-                self.maximum is not None and value > self.maximum):
+            self.maximum is not None and value > self.maximum
+        ):
             raise OptionError(f"{game_id}: option {self.name} = {value!r}: expected {expected}")
         return value
 
@@ -156,8 +157,9 @@ class GameState:
     DECK: ClassVar[Deck]
     HIGHER_IS_BETTER: ClassVar[bool] = True
 
-    def __init__(self, players: int, options: Mapping[str, Any], seed: int,
-                 dealer: Dealer | None = None) -> None:
+    def __init__(
+        self, players: int, options: Mapping[str, Any], seed: int, dealer: Dealer | None = None
+    ) -> None:
         self.players = players
         self.options = dict(options)
         self.seed = seed
@@ -200,7 +202,9 @@ class GameState:
         reason = self._explain(action)
         legal = self.legal_actions()
         shown = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
-        return f"{reason} (legal now: {shown})" if reason else f"not one of the legal actions: {shown}"
+        return (
+            f"{reason} (legal now: {shown})" if reason else f"not one of the legal actions: {shown}"
+        )
 
     def result(self) -> Result:
         if self.seat_to_move is not None:
@@ -302,7 +306,12 @@ class GameSpec:
             raise OptionError(f"{self.id}: {players} players: expected one of {allowed}")
         return players
 
-    def new_match(self, players: int | None = None, options: Mapping[str, object] | None = None,
-                  seed: int = 0, dealer: Dealer | None = None) -> GameState:
+    def new_match(
+        self,
+        players: int | None = None,
+        options: Mapping[str, object] | None = None,
+        seed: int = 0,
+        dealer: Dealer | None = None,
+    ) -> GameState:
         count = self.check_players(self.default_players if players is None else players)
         return self.state_class(count, self.resolve_options(options), seed, dealer)

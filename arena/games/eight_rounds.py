@@ -41,20 +41,28 @@ from .core import GameSpec
 from .tricks import TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
-CONTRACTS = ("tricks", "king-of-diamonds", "queens", "hearts", "jacks", "first-fifth-last",
-             "most-tricks", "patience")
-PATIENCE_ROUND = len(CONTRACTS) - 1          # 0-based index of round 8
+CONTRACTS = (
+    "tricks",
+    "king-of-diamonds",
+    "queens",
+    "hearts",
+    "jacks",
+    "first-fifth-last",
+    "most-tricks",
+    "patience",
+)
+PATIENCE_ROUND = len(CONTRACTS) - 1  # 0-based index of round 8
 REMOVAL_ORDER = ("2D", "2H", "2S", "2C")
 SUITS = STANDARD_52.suits
 RANK = STANDARD_52.rank
 ORDER = STANDARD_52.order
-PATIENCE_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")   # Ace low
+PATIENCE_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")  # Ace low
 PASS = "pass"
 
 
 def removed_cards(players: int) -> list[str]:
     """The cards taken out so that the pack deals out evenly: 52 mod n of them, 2D first."""
-    return list(REMOVAL_ORDER[:52 % players])
+    return list(REMOVAL_ORDER[: 52 % players])
 
 
 def penalty_cards(contract: int, cards: list[str]) -> list[str]:
@@ -100,9 +108,11 @@ class EightRounds(TrickGame):
         self.deck_cards = STANDARD_52.without(self.removed)
         self.hand_size = len(self.deck_cards) // players
         # Each suit's patience row, Ace low, without a removed 2 (so A sits next to 3).
-        self.sequences = {s: [r + s for r in PATIENCE_RANKS if r + s not in self.removed] for s in SUITS}
+        self.sequences = {
+            s: [r + s for r in PATIENCE_RANKS if r + s not in self.removed] for s in SUITS
+        }
         self.totals = [0] * players
-        self.round = 0                     # 0-based: round k + 1 plays CONTRACTS[k]
+        self.round = 0  # 0-based: round k + 1 plays CONTRACTS[k]
         self._start_round()
 
     # -- round structure ---------------------------------------------------------------------
@@ -114,25 +124,37 @@ class EightRounds(TrickGame):
     def _start_round(self) -> None:
         n, size = self.players, self.hand_size
         deck = self.dealer.shuffled(self.deck_cards)
-        self.hands = [sorted(deck[i * size:(i + 1) * size], key=ORDER.__getitem__) for i in range(n)]
+        self.hands = [
+            sorted(deck[i * size : (i + 1) * size], key=ORDER.__getitem__) for i in range(n)
+        ]
         self.round_points = [0] * n
         # Rounds 1-7.
         self.tricks = [0] * n
-        self.taken: list[list[str]] = [[] for _ in range(n)]    # the contract's penalty cards won
+        self.taken: list[list[str]] = [[] for _ in range(n)]  # the contract's penalty cards won
         self.trick_winners: list[int] = []
-        self.played: list[str] = []        # cards of this round's finished tricks, in play order
+        self.played: list[str] = []  # cards of this round's finished tricks, in play order
         self._new_tricks()
         # Round 8.
-        self.rows: dict[str, tuple[int, int] | None] = {s: None for s in SUITS}  # (low, high) indices
+        self.rows: dict[str, tuple[int, int] | None] = {
+            s: None for s in SUITS
+        }  # (low, high) indices
         self._layout: dict[str, dict[str, str] | None] = {s: None for s in SUITS}  # for views
-        self.fits: set[str] = set()        # the next card up or down of every open row
-        self.table: list[str] = []         # patience cards in the order they were played
+        self.fits: set[str] = set()  # the next card up or down of every open row
+        self.table: list[str] = []  # patience cards in the order they were played
         self.passes = [0] * n
         self.consecutive_passes = 0
         self.leader = (self.dealer_seat + 1) % n
-        self.emit({"type": "round_start", "round": self.round + 1, "contract": CONTRACTS[self.round],
-                   "dealer": self.dealer_seat, "leader": self.leader, "hand_size": size,
-                   "removed": list(self.removed)})
+        self.emit(
+            {
+                "type": "round_start",
+                "round": self.round + 1,
+                "contract": CONTRACTS[self.round],
+                "dealer": self.dealer_seat,
+                "leader": self.leader,
+                "hand_size": size,
+                "removed": list(self.removed),
+            }
+        )
         for seat in range(n):
             self.emit({"type": "deal", "seat": seat, "cards": list(self.hands[seat])}, (seat,))
         self.decision = "patience" if self.round == PATIENCE_ROUND else "play"
@@ -149,8 +171,14 @@ class EightRounds(TrickGame):
                 self.round_points[seat] -= 5 * left
             summary.update(out=out, passes=list(self.passes), cards_left=cards_left)
         self.totals = [t + p for t, p in zip(self.totals, self.round_points)]
-        self.emit({"type": "round_end", **summary, "points": list(self.round_points),
-                   "totals": list(self.totals)})
+        self.emit(
+            {
+                "type": "round_end",
+                **summary,
+                "points": list(self.round_points),
+                "totals": list(self.totals),
+            }
+        )
         self.round += 1
         if self.round == len(CONTRACTS):
             self._end_match()
@@ -165,8 +193,11 @@ class EightRounds(TrickGame):
         return [c for c in hand if c in fits or c[:-1] == "7"]
 
     def _may_pass_by_choice(self, fitting: list[str]) -> bool:
-        return (bool(self.table) and self.consecutive_passes < self.players - 1
-                and all(c[:-1] == "7" for c in fitting))
+        return (
+            bool(self.table)
+            and self.consecutive_passes < self.players - 1
+            and all(c[:-1] == "7" for c in fitting)
+        )
 
     def _legal(self) -> list[str]:
         hand = self.hands[self.seat_to_move]
@@ -186,8 +217,10 @@ class EightRounds(TrickGame):
             if not self.table:
                 return "you hold a 7 and must play one: no 7 is on the table yet"
             if self.consecutive_passes >= self.players - 1:
-                return (f"the previous {self.players - 1} turns were all passes, so you must play; "
-                        "no voluntary pass")
+                return (
+                    f"the previous {self.players - 1} turns were all passes, so you must play; "
+                    "no voluntary pass"
+                )
             return "you hold a card other than a 7 that fits, so you must play"
         if action not in ORDER:
             wanted = "a card from your hand" + (" or pass" if self.decision == "patience" else "")
@@ -272,8 +305,14 @@ class EightRounds(TrickGame):
         return list(self.totals)
 
     def card_locations(self) -> dict[str, list[str]]:
-        return self._card_locations({"played": list(self.played), "table": list(self.table),
-                                     "removed": list(self.removed), "stock": []})
+        return self._card_locations(
+            {
+                "played": list(self.played),
+                "table": list(self.table),
+                "removed": list(self.removed),
+                "stock": [],
+            }
+        )
 
     # -- what a seat may know -------------------------------------------------------------------
 
@@ -315,6 +354,6 @@ SPEC = GameSpec(
     options=(),
     state_class=EightRounds,
     summary="7 no-trump contracts (avoid tricks, KD, queens, hearts, jacks, 1st/5th/last; "
-            "win tricks), then a competitive patience round.",
+    "win tricks), then a competitive patience round.",
 )
 EightRounds.SPEC = SPEC

@@ -14,8 +14,9 @@ from .cards import Rng, derive_seed
 from .core import GameSpec, GameState
 
 
-def random_playout(spec: GameSpec, players: int, seed: int, options: dict | None = None,
-                   max_steps: int = 1_000_000) -> GameState:
+def random_playout(
+    spec: GameSpec, players: int, seed: int, options: dict | None = None, max_steps: int = 1_000_000
+) -> GameState:
     """Play a match to the end choosing uniformly among the legal actions (from ``seed``)."""
     state = spec.new_match(players, options, seed)
     chooser = Rng(derive_seed(seed, "random-player"))
@@ -29,22 +30,25 @@ def random_playout(spec: GameSpec, players: int, seed: int, options: dict | None
     return state
 
 
-def record_playthrough(spec: GameSpec, players: int, seed: int,
-                       options: dict | None = None) -> dict[str, Any]:
+def record_playthrough(
+    spec: GameSpec, players: int, seed: int, options: dict | None = None
+) -> dict[str, Any]:
     state = spec.new_match(players, options, seed)
     chooser = Rng(derive_seed(seed, "random-player"))
     steps = []
     while not state.is_over:
         legal = list(state.legal_actions())
         action = legal[chooser.below(len(legal))]
-        steps.append({
-            "state": state.view(None),
-            "to_move": state.seat_to_move,
-            "decision": state.decision,
-            "legal": legal,
-            "views": [state.view(seat) for seat in range(players)],
-            "action": action,
-        })
+        steps.append(
+            {
+                "state": state.view(None),
+                "to_move": state.seat_to_move,
+                "decision": state.decision,
+                "legal": legal,
+                "views": [state.view(seat) for seat in range(players)],
+                "action": action,
+            }
+        )
         state.apply(action)
     return {
         "game": spec.id,
@@ -53,7 +57,9 @@ def record_playthrough(spec: GameSpec, players: int, seed: int,
         "seed": seed,
         "steps": steps,
         "final_state": state.view(None),
-        "events": [{"audience": None if e.audience is None else list(e.audience), "data": e.data}
-                   for e in state.events],
+        "events": [
+            {"audience": None if e.audience is None else list(e.audience), "data": e.data}
+            for e in state.events
+        ],
         "result": state.result().as_dict(),
     }

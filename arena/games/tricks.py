@@ -9,8 +9,7 @@ from typing import Any
 from .core import GameState
 
 
-def trick_winner(trick: list[tuple[int, str]], trump: str | None,
-                 rank: Mapping[str, int]) -> int:
+def trick_winner(trick: list[tuple[int, str]], trump: str | None, rank: Mapping[str, int]) -> int:
     """The seat that wins a trick of (seat, card) in play order: the highest trump, else the
     highest card of the led suit (``rank`` orders cards within a suit; ``trump`` None = no trump)."""
     led = trick[0][1][-1]
@@ -77,16 +76,22 @@ class TrickGame(GameState):
         self._trick_shown = []
         return {"leader": trick[0][0], "cards": [card for _, card in trick], "winner": winner}
 
-    def _view_tail(self, view: dict[str, Any], seat: int | None, scores: list[int],
-                   stock: list[str], played: list[str] | None = None,
-                   tricks: list[int] | None = None) -> dict[str, Any]:
+    def _view_tail(
+        self,
+        view: dict[str, Any],
+        seat: int | None,
+        scores: list[int],
+        stock: list[str],
+        played: list[str] | None = None,
+        tricks: list[int] | None = None,
+    ) -> dict[str, Any]:
         """Finish ``view`` with, in this order: ``trick``, ``last_trick``, ``played`` and ``tricks``
         (if given: the cards of this deal's finished tricks, tricks per seat), ``hand_counts``,
         ``scores``; then the seat's ``hand``, or for the all-seeing view (``seat`` None) every
         seat's ``hands`` and the ``stock``. Every list is a copy."""
         shown, trick = self._trick_shown, self.trick
-        if len(shown) < len(trick):         # cards played since the last view
-            shown.extend([{"seat": s, "card": c} for s, c in trick[len(shown):]])
+        if len(shown) < len(trick):  # cards played since the last view
+            shown.extend([{"seat": s, "card": c} for s, c in trick[len(shown) :]])
         view["trick"] = list(shown)
         view["last_trick"] = self.last_trick
         if played is not None:

@@ -54,7 +54,7 @@ class VingtDown(TrickGame):
         self.first_dealer = self.dealer.rng.below(players)
         self.max_deals: int = self.options["max_deals"]
         self.drop_out: bool = self.options["drop_out"]
-        self.deal = 0                      # 1-based number of the current deal
+        self.deal = 0  # 1-based number of the current deal
         self.totals = [START_SCORE] * players
         self._others = [tuple(s for s in range(players) if s != seat) for seat in range(players)]
         self._start_deal()
@@ -72,18 +72,24 @@ class VingtDown(TrickGame):
     def _start_deal(self) -> None:
         n = self.players
         self.deal += 1
-        self.stock = self.dealer.shuffled(PIQUET_32.cards)   # dealt and drawn from the front
+        self.stock = self.dealer.shuffled(PIQUET_32.cards)  # dealt and drawn from the front
         self.hands: list[list[str]] = [[] for _ in range(n)]
         self.discards: list[list[str]] = [[] for _ in range(n)]
         self.exchanged: list[int | None] = [None] * n
-        self.drops: list[str | None] = [None] * n           # "stay" / "drop" once decided
+        self.drops: list[str | None] = [None] * n  # "stay" / "drop" once decided
         self.trump: str | None = None
         self.trump_chosen_by: int | None = None
         self.tricks = [0] * n
-        self.played: list[str] = []        # cards of this deal's finished tricks, in play order
+        self.played: list[str] = []  # cards of this deal's finished tricks, in play order
         self._new_tricks()
-        self.emit({"type": "deal_start", "deal": self.deal, "dealer": self.dealer_seat,
-                   "forehand": self.forehand})
+        self.emit(
+            {
+                "type": "deal_start",
+                "deal": self.deal,
+                "dealer": self.dealer_seat,
+                "forehand": self.forehand,
+            }
+        )
         self._deal_packet(FIRST_PACKET)
         if self.deal >= HEARTS_FROM_DEAL:
             self._set_trump("H", None)
@@ -131,9 +137,17 @@ class VingtDown(TrickGame):
                 bonus = -5 if taken == HAND_SIZE else 5 if taken == 0 else 0
                 points.append(factor * (bonus - taken))
         self.totals = [t + p for t, p in zip(self.totals, points)]
-        self.emit({"type": "deal_end", "deal": self.deal, "trump": self.trump,
-                   "dropped": [d == "drop" for d in self.drops], "tricks": list(self.tricks),
-                   "points": points, "totals": list(self.totals)})
+        self.emit(
+            {
+                "type": "deal_end",
+                "deal": self.deal,
+                "trump": self.trump,
+                "dropped": [d == "drop" for d in self.drops],
+                "tricks": list(self.tricks),
+                "points": points,
+                "totals": list(self.totals),
+            }
+        )
         if min(self.totals) <= 0 or self.deal >= self.max_deals:
             self._end_match()
         else:
@@ -149,7 +163,9 @@ class VingtDown(TrickGame):
             hand = self.hands[self.seat_to_move]
             return ["discard:none"] + [
                 "discard:" + ",".join(cards)
-                for size in range(1, MAX_EXCHANGE + 1) for cards in combinations(hand, size)]
+                for size in range(1, MAX_EXCHANGE + 1)
+                for cards in combinations(hand, size)
+            ]
         if decision == "drop":
             return ["stay", "drop"]
         return [f"trump:{suit}" for suit in SUITS]
@@ -173,11 +189,13 @@ class VingtDown(TrickGame):
         return "name trump as trump:C, trump:D, trump:H or trump:S"
 
     def _explain_discard(self, seat: int, action: str) -> str:
-        usage = ("discard 0-3 of your cards: discard:none, or discard:CARD,CARD in canonical order "
-                 "(e.g. discard:7H,KS)")
+        usage = (
+            "discard 0-3 of your cards: discard:none, or discard:CARD,CARD in canonical order "
+            "(e.g. discard:7H,KS)"
+        )
         if not action.startswith("discard:") or action == "discard:":
             return usage
-        cards = parse_card_list(action[len("discard:"):])
+        cards = parse_card_list(action[len("discard:") :])
         for card in cards:
             if card not in ORDER:
                 return f"{card!r} is not a card; {usage}"
@@ -205,10 +223,10 @@ class VingtDown(TrickGame):
             else:
                 self._start_play()
         else:
-            self._set_trump(action[len("trump:"):], seat)
+            self._set_trump(action[len("trump:") :], seat)
 
     def _exchange(self, seat: int, action: str) -> None:
-        argument = action[len("discard:"):]
+        argument = action[len("discard:") :]
         discarded = [] if argument == "none" else parse_card_list(argument)
         count = len(discarded)
         drawn = self.stock[:count]
@@ -217,8 +235,16 @@ class VingtDown(TrickGame):
         self.hands[seat] = PIQUET_32.sorted(hand + drawn)
         self.discards[seat] = discarded
         self.exchanged[seat] = count
-        self.emit({"type": "exchange", "seat": seat, "count": count,
-                   "discarded": list(discarded), "drawn": PIQUET_32.sorted(drawn)}, (seat,))
+        self.emit(
+            {
+                "type": "exchange",
+                "seat": seat,
+                "count": count,
+                "discarded": list(discarded),
+                "drawn": PIQUET_32.sorted(drawn),
+            },
+            (seat,),
+        )
         self.emit({"type": "exchange", "seat": seat, "count": count}, self._others[seat])
         nxt = (seat + 1) % self.players
         if nxt == self.forehand:
@@ -320,11 +346,15 @@ SPEC = GameSpec(
     default_players=PLAYERS,
     options=(
         Option("max_deals", 100, "the match ends after this many deals at the latest", minimum=1),
-        Option("drop_out", False, "after the exchange, players but forehand may drop out of a deal "
-                                  "(not with diamonds trump)"),
+        Option(
+            "drop_out",
+            False,
+            "after the exchange, players but forehand may drop out of a deal "
+            "(not with diamonds trump)",
+        ),
     ),
     state_class=VingtDown,
     summary="Start at 20, each trick taken counts -1; a deal leaving anyone at 0 or below ends "
-            "the match, lowest wins. Forehand names trump from 2 cards; exchange up to 3.",
+    "the match, lowest wins. Forehand names trump from 2 cards; exchange up to 3.",
 )
 VingtDown.SPEC = SPEC

@@ -23,10 +23,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, NoReturn
 
-from arena.bots import SANDBOXES, BotSpec
-from arena.bots_dir import BotsDirError, tournament_bots
-from arena.clock import TimeControl
+from arena.bots.installed import BotsDirError, tournament_bots
 from arena.games import GAMES, GameError, find_game
+from arena.referee.bot_spec import SANDBOXES, BotSpec
+from arena.referee.clock import TimeControl
 from arena.tournament.schedule import DEFAULT_MAX_TABLES, SEATINGS, GamePlan
 
 DEFAULT_DEALS = 2
@@ -35,10 +35,35 @@ DEFAULT_MATCH_TIME_LIMIT_S = 600.0
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
 
-TOP_FIELDS = ("name", "seed", "deals", "seating", "concurrency", "workers", "max_faults",
-              "match_time_limit", "output", "results", "records", "time", "bots", "bots_dir", "games")
-BOT_FIELDS = ("name", "argv", "cmd", "cwd", "env", "version", "memory_mb", "cpu_seconds",
-              "file_mb", "sandbox")
+TOP_FIELDS = (
+    "name",
+    "seed",
+    "deals",
+    "seating",
+    "concurrency",
+    "workers",
+    "max_faults",
+    "match_time_limit",
+    "output",
+    "results",
+    "records",
+    "time",
+    "bots",
+    "bots_dir",
+    "games",
+)
+BOT_FIELDS = (
+    "name",
+    "argv",
+    "cmd",
+    "cwd",
+    "env",
+    "version",
+    "memory_mb",
+    "cpu_seconds",
+    "file_mb",
+    "sandbox",
+)
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
 TIME_FIELDS = ("decision_ms", "bank_ms", "increment_ms", "margin_ms", "startup_ms")
 
@@ -55,14 +80,14 @@ class TournamentConfig:
     games: tuple[GamePlan, ...]
     seating: str = "duplicate"
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
-    workers: int | None = None               # processes playing matches; None = worker_count()
+    workers: int | None = None  # processes playing matches; None = worker_count()
     time_control: TimeControl = TimeControl()
     max_faults: int = DEFAULT_MAX_FAULTS
     match_time_limit_s: float = DEFAULT_MATCH_TIME_LIMIT_S
-    output: Path = Path("results")           # folder for the match records and bot logs
+    output: Path = Path("results")  # folder for the match records and bot logs
     results: Path = Path("results/results.sqlite")
-    records: bool = True                     # write a JSONL record of every match
-    source: str = "<command line>"           # the file it came from, for messages
+    records: bool = True  # write a JSONL record of every match
+    source: str = "<command line>"  # the file it came from, for messages
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
@@ -71,18 +96,38 @@ class TournamentConfig:
             "name": self.name,
             "seed": self.seed,
             "seating": self.seating,
-            "bots": [{"name": b.name, "argv": list(b.argv), "cwd": b.cwd, "env": dict(b.env),
-                      "version": b.version, "memory_mb": b.memory_mb,
-                      "cpu_seconds": b.cpu_seconds, "file_mb": b.file_mb, "sandbox": b.sandbox}
-                     for b in self.bots],
-            "games": [{"label": g.label, "game": g.game_id, "players": g.players,
-                       "deals": g.deals, "options": dict(g.options), "max_tables": g.max_tables}
-                      for g in self.games],
-            "time": {"decision_ms": self.time_control.decision_ms,
-                     "bank_ms": self.time_control.bank_ms,
-                     "increment_ms": self.time_control.increment_ms,
-                     "margin_ms": self.time_control.margin_ms,
-                     "startup_ms": self.time_control.startup_ms},
+            "bots": [
+                {
+                    "name": b.name,
+                    "argv": list(b.argv),
+                    "cwd": b.cwd,
+                    "env": dict(b.env),
+                    "version": b.version,
+                    "memory_mb": b.memory_mb,
+                    "cpu_seconds": b.cpu_seconds,
+                    "file_mb": b.file_mb,
+                    "sandbox": b.sandbox,
+                }
+                for b in self.bots
+            ],
+            "games": [
+                {
+                    "label": g.label,
+                    "game": g.game_id,
+                    "players": g.players,
+                    "deals": g.deals,
+                    "options": dict(g.options),
+                    "max_tables": g.max_tables,
+                }
+                for g in self.games
+            ],
+            "time": {
+                "decision_ms": self.time_control.decision_ms,
+                "bank_ms": self.time_control.bank_ms,
+                "increment_ms": self.time_control.increment_ms,
+                "margin_ms": self.time_control.margin_ms,
+                "startup_ms": self.time_control.startup_ms,
+            },
             "max_faults": self.max_faults,
             "match_time_limit": self.match_time_limit_s,
         }
@@ -110,8 +155,14 @@ class TournamentConfig:
 
 
 def _describe(value: object) -> str:
-    kinds = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
-             list: "a list", dict: "a table"}
+    kinds = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+    }
     kind = kinds.get(type(value), type(value).__name__)
     shown = json.dumps(value, default=str) if not isinstance(value, dict) else "{...}"
     if len(shown) > 60:
@@ -135,19 +186,27 @@ class _Reader:
                 place = f"{where}.{key}" if where else key
                 self.fail(place, "an unknown field", "one of " + ", ".join(allowed), raw=True)
 
-    def integer(self, name: str, value: object, *, minimum: int | None = None,
-                maximum: int | None = None) -> int:
-        if (isinstance(value, int) and not isinstance(value, bool)
-                and (minimum is None or value >= minimum)
-                and (maximum is None or value <= maximum)):
+    def integer(
+        self, name: str, value: object, *, minimum: int | None = None, maximum: int | None = None
+    ) -> int:
+        if (
+            isinstance(value, int)
+            and not isinstance(value, bool)
+            and (minimum is None or value >= minimum)
+            and (maximum is None or value <= maximum)
+        ):
             return value
         bounds = [f">= {minimum}"] if minimum is not None else []
         bounds += [f"<= {maximum}"] if maximum is not None else []
         self.fail(name, value, "an integer" + (" " + " and ".join(bounds) if bounds else ""))
 
     def number(self, name: str, value: object) -> float:
-        if (isinstance(value, (int, float)) and not isinstance(value, bool)
-                and math.isfinite(value) and value > 0):
+        if (
+            isinstance(value, (int, float))
+            and not isinstance(value, bool)
+            and math.isfinite(value)
+            and value > 0
+        ):
             return float(value)
         self.fail(name, value, "a number of seconds > 0")
 
@@ -182,12 +241,19 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
         reader.fail(f"{where}.name", "nothing", NAME_EXPECTED, raw=True)
     name = reader.name(f"{where}.name", table["name"])
     if ("argv" in table) == ("cmd" in table):
-        reader.fail(where, "both argv and cmd" if "argv" in table else "neither argv nor cmd",
-                    "exactly one of argv (a list of strings) or cmd (a command line)", raw=True)
+        reader.fail(
+            where,
+            "both argv and cmd" if "argv" in table else "neither argv nor cmd",
+            "exactly one of argv (a list of strings) or cmd (a command line)",
+            raw=True,
+        )
     if "argv" in table:
         argv = table["argv"]
-        if (not isinstance(argv, list) or not argv
-                or not all(isinstance(a, str) and a for a in argv)):
+        if (
+            not isinstance(argv, list)
+            or not argv
+            or not all(isinstance(a, str) and a for a in argv)
+        ):
             reader.fail(f"{where}.argv", argv, "a non-empty list of non-empty strings")
         argv_tuple = tuple(argv)
     else:
@@ -203,8 +269,9 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
         cwd = reader.text(f"{where}.cwd", table["cwd"])
         if not Path(cwd).is_dir():
             reader.fail(f"{where}.cwd", cwd, "an existing directory")
-    _check_program(reader, f"{where}.argv" if "argv" in table else f"{where}.cmd", argv_tuple[0],
-                   cwd)
+    _check_program(
+        reader, f"{where}.argv" if "argv" in table else f"{where}.cmd", argv_tuple[0], cwd
+    )
     env_table = reader.table(f"{where}.env", table.get("env", {}))
     env = []
     for key, value in env_table.items():
@@ -217,10 +284,17 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
             limits[limit] = reader.integer(f"{where}.{limit}", table[limit], minimum=1)
     sandbox = table.get("sandbox")
     if sandbox not in SANDBOXES:
-        reader.fail(f"{where}.sandbox", sandbox, "\"bwrap\" (or leave it out)")
+        reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
     version = reader.text(f"{where}.version", table.get("version", ""), nonempty=False)
-    return BotSpec(name=name, argv=argv_tuple, cwd=cwd, env=tuple(sorted(env)), version=version,
-                   sandbox=sandbox, **limits)
+    return BotSpec(
+        name=name,
+        argv=argv_tuple,
+        cwd=cwd,
+        env=tuple(sorted(env)),
+        version=version,
+        sandbox=sandbox,
+        **limits,
+    )
 
 
 def _check_program(reader: _Reader, field_name: str, program: str, cwd: str | None) -> None:
@@ -228,8 +302,11 @@ def _check_program(reader: _Reader, field_name: str, program: str, cwd: str | No
     if "/" in program:
         path = Path(cwd or ".") / program
         if not (path.is_file() and os.access(path, os.X_OK)):
-            reader.fail(field_name, program, "an executable program (a relative path is taken "
-                        "from the bot's cwd)")
+            reader.fail(
+                field_name,
+                program,
+                "an executable program (a relative path is taken from the bot's cwd)",
+            )
     elif shutil.which(program) is None:
         reader.fail(field_name, program, "a program found on PATH")
 
@@ -237,13 +314,13 @@ def _check_program(reader: _Reader, field_name: str, program: str, cwd: str | No
 def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
     """``bots_dir = "bots"`` or ``bots_dir = { path = "bots", sandbox = "bwrap" }``: the latest
     version of every bot installed there by ``arena submit``, named ``name@version``
-    (arena/bots_dir.py)."""
+    (arena/bots/installed.py)."""
     table = {"path": raw} if isinstance(raw, str) else reader.table("bots_dir", raw)
     reader.only(table, ("path", "sandbox"), "bots_dir")
     path = reader.text("bots_dir.path", table.get("path"))
     sandbox = table.get("sandbox")
     if sandbox not in SANDBOXES:
-        reader.fail("bots_dir.sandbox", sandbox, "\"bwrap\" (or leave it out)")
+        reader.fail("bots_dir.sandbox", sandbox, '"bwrap" (or leave it out)')
     try:
         return tuple(replace(bot, sandbox=sandbox) for bot in tournament_bots(path))
     except BotsDirError as exc:
@@ -264,8 +341,11 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
     if "players" in table:
         players = table["players"]
         if type(players) is not int or players not in spec.player_counts:
-            reader.fail(f"{where}.players", players,
-                        f"one of {', '.join(map(str, spec.player_counts))} for {spec.id}")
+            reader.fail(
+                f"{where}.players",
+                players,
+                f"one of {', '.join(map(str, spec.player_counts))} for {spec.id}",
+            )
     options_raw = reader.table(f"{where}.options", table.get("options", {}))
     options = {}
     for key, value in options_raw.items():
@@ -277,10 +357,18 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
     if "label" in table:
         label = reader.name(f"{where}.label", table["label"])
     deals = reader.integer(f"{where}.deals", table.get("deals", default_deals), minimum=1)
-    max_tables = reader.integer(f"{where}.max_tables", table.get("max_tables", DEFAULT_MAX_TABLES),
-                                minimum=1)
-    return GamePlan(label=label, game_id=spec.id, players=players, deals=deals, options=options,
-                    team_size=spec.team_size, max_tables=max_tables)
+    max_tables = reader.integer(
+        f"{where}.max_tables", table.get("max_tables", DEFAULT_MAX_TABLES), minimum=1
+    )
+    return GamePlan(
+        label=label,
+        game_id=spec.id,
+        players=players,
+        deals=deals,
+        options=options,
+        team_size=spec.team_size,
+        max_tables=max_tables,
+    )
 
 
 def _time_control(reader: _Reader, raw: object) -> TimeControl:
@@ -289,8 +377,9 @@ def _time_control(reader: _Reader, raw: object) -> TimeControl:
     values: dict[str, Any] = {}
     for key in TIME_FIELDS:
         if key in table:
-            values[key] = reader.integer(f"time.{key}", table[key],
-                                         minimum=0 if key in ("increment_ms", "margin_ms") else 1)
+            values[key] = reader.integer(
+                f"time.{key}", table[key], minimum=0 if key in ("increment_ms", "margin_ms") else 1
+            )
     return TimeControl(**values)
 
 
@@ -298,9 +387,13 @@ def _unique(reader: _Reader, where: str, names: Sequence[str], what: str) -> Non
     seen: set[str] = set()
     for index, name in enumerate(names):
         if name in seen:
-            reader.fail(f"{where}[{index}]", f"{what} {name!r} a second time",
-                        f"each {what} once" + (" (give a game entry its own label = \"...\")"
-                                               if what == "label" else ""), raw=True)
+            reader.fail(
+                f"{where}[{index}]",
+                f"{what} {name!r} a second time",
+                f"each {what} once"
+                + (' (give a game entry its own label = "...")' if what == "label" else ""),
+                raw=True,
+            )
         seen.add(name)
 
 
@@ -317,8 +410,9 @@ def load_config(path: str | Path) -> TournamentConfig:
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError(f"{source}: no such file (expected a tournament file, e.g. "
-                          "tournaments/demo.toml)") from None
+        raise ConfigError(
+            f"{source}: no such file (expected a tournament file, e.g. tournaments/demo.toml)"
+        ) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{source}: cannot read it: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
@@ -326,8 +420,9 @@ def load_config(path: str | Path) -> TournamentConfig:
     return config_from_table(data, source=source, default_name=Path(path).stem)
 
 
-def config_from_table(data: Mapping[str, Any], *, source: str,
-                      default_name: str = "tournament") -> TournamentConfig:
+def config_from_table(
+    data: Mapping[str, Any], *, source: str, default_name: str = "tournament"
+) -> TournamentConfig:
     reader = _Reader(source)
     reader.only(data, TOP_FIELDS, "")
     name = reader.name("name", data.get("name", default_name))
@@ -336,20 +431,29 @@ def config_from_table(data: Mapping[str, Any], *, source: str,
     seating = data.get("seating", "duplicate")
     if seating not in SEATINGS:
         reader.fail("seating", seating, " or ".join(f'"{s}"' for s in SEATINGS))
-    concurrency = reader.integer("concurrency", data.get("concurrency", os.cpu_count() or 1),
-                                 minimum=1, maximum=256)
-    workers = (reader.integer("workers", data["workers"], minimum=1, maximum=256)
-               if "workers" in data else None)
+    concurrency = reader.integer(
+        "concurrency", data.get("concurrency", os.cpu_count() or 1), minimum=1, maximum=256
+    )
+    workers = (
+        reader.integer("workers", data["workers"], minimum=1, maximum=256)
+        if "workers" in data
+        else None
+    )
     max_faults = reader.integer("max_faults", data.get("max_faults", DEFAULT_MAX_FAULTS), minimum=1)
-    limit = reader.number("match_time_limit",
-                          data.get("match_time_limit", DEFAULT_MATCH_TIME_LIMIT_S))
+    limit = reader.number(
+        "match_time_limit", data.get("match_time_limit", DEFAULT_MATCH_TIME_LIMIT_S)
+    )
     time_control = _time_control(reader, data.get("time", {}))
 
     dir_bots = _bots_dir(reader, data["bots_dir"]) if "bots_dir" in data else ()
     bots_raw = data.get("bots", [] if dir_bots else None)
     if not isinstance(bots_raw, list) or len(dir_bots) + len(bots_raw) < 2:
-        reader.fail("bots", "nothing" if bots_raw is None else _describe(bots_raw),
-                    "at least two [[bots]] entries, counting the bots of bots_dir", raw=True)
+        reader.fail(
+            "bots",
+            "nothing" if bots_raw is None else _describe(bots_raw),
+            "at least two [[bots]] entries, counting the bots of bots_dir",
+            raw=True,
+        )
     bots = dir_bots + tuple(_bot(reader, f"bots[{i}]", raw) for i, raw in enumerate(bots_raw))
     _unique(reader, "bots", [b.name for b in bots], "name")
 
@@ -357,15 +461,27 @@ def config_from_table(data: Mapping[str, Any], *, source: str,
     if games_raw == "all":
         games_raw = list(GAMES)
     if not isinstance(games_raw, list) or not games_raw:
-        reader.fail("games", games_raw, "\"all\", a list of game ids or [[games]] entries")
+        reader.fail("games", games_raw, '"all", a list of game ids or [[games]] entries')
     games = tuple(_game(reader, f"games[{i}]", raw, deals) for i, raw in enumerate(games_raw))
     _unique(reader, "games", [g.label for g in games], "label")
 
     output, results, records = _paths(reader, data, name)
-    return TournamentConfig(name=name, seed=seed, bots=bots, games=games, seating=seating,
-                            concurrency=concurrency, workers=workers, time_control=time_control,
-                            max_faults=max_faults, match_time_limit_s=limit, output=output,
-                            results=results, records=records, source=source)
+    return TournamentConfig(
+        name=name,
+        seed=seed,
+        bots=bots,
+        games=games,
+        seating=seating,
+        concurrency=concurrency,
+        workers=workers,
+        time_control=time_control,
+        max_faults=max_faults,
+        match_time_limit_s=limit,
+        output=output,
+        results=results,
+        records=records,
+        source=source,
+    )
 
 
 def parse_bot_option(text: str) -> dict[str, Any]:
@@ -373,19 +489,31 @@ def parse_bot_option(text: str) -> dict[str, Any]:
     command line was typed); ConfigError names the option."""
     name, sep, cmd = text.partition("=")
     if not sep or not name.strip() or not cmd.strip():
-        raise ConfigError(f"--bot {text}: found no NAME=COMMAND; expected e.g. "
-                          "--bot random=\"python3 sample_bots/python/random_bot.py\"")
+        raise ConfigError(
+            f"--bot {text}: found no NAME=COMMAND; expected e.g. "
+            '--bot random="python3 sample_bots/python/random_bot.py"'
+        )
     return {"name": name.strip(), "cmd": cmd.strip(), "cwd": "."}
 
 
-def quick_config(bots: Sequence[str], *, games: str = "all", deals: int = DEFAULT_DEALS,
-                 seed: int = 0, concurrency: int | None = None,
-                 results: str | None = None) -> TournamentConfig:
+def quick_config(
+    bots: Sequence[str],
+    *,
+    games: str = "all",
+    deals: int = DEFAULT_DEALS,
+    seed: int = 0,
+    concurrency: int | None = None,
+    results: str | None = None,
+) -> TournamentConfig:
     """The tournament of ``arena tournament --bot NAME=CMD ...`` (no file): its results go to
     ``results/quick-<fingerprint>.sqlite`` unless given, so the same command resumes."""
-    data: dict[str, Any] = {"name": "quick", "seed": seed, "deals": deals,
-                            "bots": [parse_bot_option(b) for b in bots],
-                            "games": select_games(games, source="--games")}
+    data: dict[str, Any] = {
+        "name": "quick",
+        "seed": seed,
+        "deals": deals,
+        "bots": [parse_bot_option(b) for b in bots],
+        "games": select_games(games, source="--games"),
+    }
     if concurrency is not None:
         data["concurrency"] = concurrency
     config = config_from_table(data, source="--bot", default_name="quick")
@@ -404,7 +532,8 @@ def select_games(text: str, *, source: str) -> list[str]:
         try:
             chosen.append(find_game(part).id)
         except GameError:
-            raise ConfigError(f"{source}: found {part.strip()!r}; expected \"all\" or game ids "
-                              f"separated by commas ({', '.join(GAMES)})") from None
+            raise ConfigError(
+                f'{source}: found {part.strip()!r}; expected "all" or game ids '
+                f"separated by commas ({', '.join(GAMES)})"
+            ) from None
     return chosen
-

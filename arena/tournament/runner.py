@@ -23,43 +23,42 @@ swap in fakes to check the pool, the limits and cancellation without processes.
 from __future__ import annotations
 
 import time
-from collections import Counter, deque
-from collections.abc import Awaitable, Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 import trio
 
-from arena.bot_process import BotProcess, BotStartupError
-from arena.bots import BotSpec
-from arena.clock import TimeControl
-from arena.games import find_game
-from arena.referee import run_match
-from arena.results import MatchResult
-from arena.store import ResultStore, StoredFault, StoredMatch, StoreError
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess
 from arena.tournament.config import TournamentConfig
+from arena.tournament.pool import (
+    BotPool,
+    PlayMatch,
+    RunSummary,
+    StartBot,
+    TournamentError,
+    play_pooled_match,
+    unwrapped,
+)
 from arena.tournament.schedule import ScheduledMatch
+from arena.tournament.store import ResultStore, StoredMatch, StoreError
+from arena.tournament.workers import play_in_workers
 
-CLOSE_GRACE_S = 10.0            # a bound on closing one bot process (it kills on its own before)
-STARTUP_FAILURES_TO_GIVE_UP = 3
-
-StartBot = Callable[..., Awaitable[Any]]
-PlayMatch = Callable[..., Awaitable[MatchResult]]
+__all__ = ["Progress", "RunSummary", "TournamentError", "pending_matches", "run_tournament"]
 
 
 @dataclass
 class Progress:
     """How far a run is: what the runner reports, what the displays read."""
 
-    total: int                          # matches of this run, those already stored included
-    already_done: int = 0               # completed before this run started
-    done: int = 0                       # completed in this run
-    aborted: int = 0                    # cut by the match time limit in this run
+    total: int  # matches of this run, those already stored included
+    already_done: int = 0  # completed before this run started
+    done: int = 0  # completed in this run
+    aborted: int = 0  # cut by the match time limit in this run
     started: float = field(default_factory=time.monotonic)
     recent_faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
-    faults_seen: int = 0                # how many faults went into recent_faults, ever
+    faults_seen: int = 0  # how many faults went into recent_faults, ever
 
     def note_fault(self, line: str) -> None:
         self.recent_faults.append(line)
@@ -75,120 +74,21 @@ class Progress:
         return left / rate if rate > 0 else None
 
 
-class TournamentError(Exception):
-    """The tournament cannot go on (one line, names the bot); finished matches are kept."""
-
-
-@dataclass
-class RunSummary:
-    played: int = 0          # completed in this run
-    aborted: int = 0         # cut by the match time limit or a failed bot start in this run
-    skipped: int = 0         # already completed before this run
-    started_processes: int = 0
-    workers_cpu_s: float = 0.0   # worker processes' own CPU time (not their bots'), if any
-
-
-class BotPool:
-    """Idle bot processes by bot name; starts new ones on demand, closes unusable ones."""
-
-    def __init__(self, specs: Sequence[BotSpec], *, start_bot: StartBot,
-                 time_control: TimeControl, log_dir: Path) -> None:
-        self.specs = {spec.name: spec for spec in specs}
-        self._start_bot = start_bot
-        self._time_control = time_control
-        self._log_dir = log_dir
-        self._idle: dict[str, list[Any]] = {name: [] for name in self.specs}
-        self._open: set[Any] = set()           # every process started and not yet closed
-        self._failures: Counter[str] = Counter()
-        self._given_up: dict[str, str] = {}    # bots not started again in this run, and why
-        self.started = 0
-
-    async def acquire(self, name: str) -> Any:
-        """A running process of bot ``name``, or (when it cannot start) a stand-in whose seat the
-        referee forfeits with a startup fault."""
-        spec = self.specs[name]
-        if name in self._given_up:
-            return BotProcess.absent(spec, self._given_up[name])
-        idle = self._idle[name]
-        while idle:
-            process = idle.pop()
-            if process.alive:
-                return process
-            await self._close(process)
-        try:
-            process = await self._start_bot(spec, time_control=self._time_control,
-                                            log_dir=self._log_dir)
-        except BotStartupError as exc:
-            self._failures[name] += 1
-            if self._failures[name] >= STARTUP_FAILURES_TO_GIVE_UP:
-                self._given_up[name] = (f"{exc.reason} (failed to start {self._failures[name]} "
-                                        "times in a row: not started again in this run)")
-            return BotProcess.absent(spec, exc.reason)
-        self._failures[name] = 0
-        self._open.add(process)
-        self.started += 1
-        return process
-
-    async def release(self, process: Any, *, reusable: bool) -> None:
-        if reusable and process.alive:
-            self._idle[process.spec.name].append(process)
-        else:
-            await self._close(process)
-
-    async def warm_up(self) -> None:
-        """Start one process of every bot at once, so the first matches do not wait in line."""
-        started: list[Any] = []
-
-        async def start_one(name: str) -> None:
-            started.append(await self.acquire(name))
-
-        try:
-            async with trio.open_nursery() as nursery:
-                for name in self.specs:
-                    nursery.start_soon(start_one, name)
-        finally:
-            for process in started:
-                await self.release(process, reusable=True)
-
-    async def close_all(self) -> None:
-        """Close every process this pool started (shielded: runs even when cancelled)."""
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as nursery:
-                for process in list(self._open):
-                    nursery.start_soon(self._close, process)
-        for idle in self._idle.values():
-            idle.clear()
-
-    async def _close(self, process: Any) -> None:
-        self._open.discard(process)
-        with trio.CancelScope(shield=True):
-            with trio.move_on_after(CLOSE_GRACE_S):
-                await process.close()
-
-
-@contextmanager
-def unwrapped(kind: type[Exception]) -> Iterator[None]:
-    """Raise the first ``kind`` error out of a nursery's exception group as itself."""
-    try:
-        yield
-    except BaseExceptionGroup as group:
-        matched, _rest = group.split(kind)
-        if matched is None:
-            raise
-        first: BaseException = matched
-        while isinstance(first, BaseExceptionGroup):
-            first = first.exceptions[0]
-        raise first from None
-
-
 def pending_matches(matches: Sequence[ScheduledMatch], done: set[str]) -> list[ScheduledMatch]:
     return [m for m in matches if m.match_id not in done]
 
 
-async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMatch],
-                         store: ResultStore, progress: Progress, *, workers: int = 1,
-                         start_bot: StartBot | None = None, play: PlayMatch | None = None,
-                         on_stored: Callable[[StoredMatch], None] | None = None) -> RunSummary:
+async def run_tournament(
+    config: TournamentConfig,
+    matches: Sequence[ScheduledMatch],
+    store: ResultStore,
+    progress: Progress,
+    *,
+    workers: int = 1,
+    start_bot: StartBot | None = None,
+    play: PlayMatch | None = None,
+    on_stored: Callable[[StoredMatch], None] | None = None,
+) -> RunSummary:
     """Play every match of ``matches`` not yet completed in ``store``; store each as it ends.
 
     With ``workers`` > 1 the matches are played in that many worker processes (see
@@ -215,8 +115,9 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
         except StoreError as exc:
             raise TournamentError(str(exc)) from None
         for fault in stored.faults:
-            progress.note_fault(f"{stored.match_id} {fault.bot} (seat {fault.seat}) "
-                                f"{fault.kind}: {fault.message}")
+            progress.note_fault(
+                f"{stored.match_id} {fault.bot} (seat {fault.seat}) {fault.kind}: {fault.message}"
+            )
         if stored.completed:
             summary.played += 1
             progress.done += 1
@@ -228,13 +129,15 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
             on_stored(stored)
 
     if in_workers:
-        from arena.tournament.workers import play_in_workers   # it imports this module
         with unwrapped(TournamentError):
             await play_in_workers(config, todo, needed, workers, keep, summary)
         return summary
-    pool = BotPool([b for b in config.bots if b.name in needed],
-                   start_bot=start_bot or BotProcess.start, time_control=config.time_control,
-                   log_dir=config.logs_dir)
+    pool = BotPool(
+        [b for b in config.bots if b.name in needed],
+        start_bot=start_bot or BotProcess.start,
+        time_control=config.time_control,
+        log_dir=config.logs_dir,
+    )
     play = play or run_match
     limiter = trio.CapacityLimiter(config.concurrency)
 
@@ -255,61 +158,3 @@ async def run_tournament(config: TournamentConfig, matches: Sequence[ScheduledMa
         summary.started_processes = pool.started
         await pool.close_all()
     return summary
-
-
-async def play_pooled_match(config: TournamentConfig, match: ScheduledMatch, pool: BotPool,
-                            play: PlayMatch) -> StoredMatch:
-    """One match with pooled processes: completed, or aborted with the reason. Cancellation
-    propagates (the match is not stored and will be replayed); the processes go back either way."""
-    processes: list[Any] = []
-    reusable: list[bool] = []              # per seat; processes without an entry are closed
-    started = time.monotonic()
-    try:
-        for name in match.seats:
-            processes.append(await pool.acquire(name))
-        record_path = (config.records_dir / (match.match_id.replace("/", "_") + ".jsonl")
-                       if config.records else None)
-        result = None
-        try:
-            with trio.move_on_after(config.match_time_limit_s):
-                result = await play(find_game(match.game_id), processes, seed=match.seed,
-                                    options=match.options, match_id=match.match_id,
-                                    time_control=config.time_control,
-                                    max_faults=config.max_faults, record_path=record_path)
-        except Exception as exc:           # a referee bug must not end a long tournament
-            return _aborted(match, f"referee error: {type(exc).__name__}: {exc}",
-                            time.monotonic() - started)
-        if result is None:                 # mid-match processes are in an unknown state
-            return _aborted(match, f"cut by the match time limit of {config.match_time_limit_s:g}"
-                            " s", time.monotonic() - started)
-        reusable = [seat not in result.forfeited for seat in range(len(processes))]
-        return _stored(match, result)
-    finally:
-        with trio.CancelScope(shield=True):
-            for index, process in enumerate(processes):
-                await pool.release(process, reusable=index < len(reusable) and reusable[index])
-
-
-def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
-    return StoredMatch(
-        match_id=match.match_id, game=match.game, game_id=match.game_id, table=match.table,
-        deal=match.deal, rotation=match.rotation, seed=match.seed, players=match.players,
-        options=dict(result.options), bots=tuple(result.bots), scores=tuple(result.scores),
-        placings=tuple(result.placings),
-        teams=None if result.teams is None else tuple(result.teams),
-        forfeited=tuple(result.forfeited),
-        faults=tuple(StoredFault(f.seat, f.bot, str(f.kind), f.request_id, f.message)
-                     for f in result.faults),
-        decision_ms=tuple(tuple(seat) for seat in result.decision_ms),
-        status="completed", reason=result.termination,
-        record_path=None if result.record_path is None else str(result.record_path),
-        duration_s=result.duration_s)
-
-
-def _aborted(match: ScheduledMatch, reason: str, duration_s: float) -> StoredMatch:
-    return StoredMatch(
-        match_id=match.match_id, game=match.game, game_id=match.game_id, table=match.table,
-        deal=match.deal, rotation=match.rotation, seed=match.seed, players=match.players,
-        options=dict(match.options), bots=match.seats, scores=(), placings=(), teams=None,
-        forfeited=(), faults=(), decision_ms=(), status="aborted", reason=reason,
-        duration_s=duration_s)

@@ -33,15 +33,15 @@ from arena.games.cards import Rng, derive_seed
 
 SEATINGS = ("duplicate", "single")
 DEFAULT_MAX_TABLES = 24
-SWAP_ATTEMPTS = 2000           # local search steps per try when sampling tables
-SAMPLE_TRIES = 8               # independent tries; the most even one is kept
+SWAP_ATTEMPTS = 2000  # local search steps per try when sampling tables
+SAMPLE_TRIES = 8  # independent tries; the most even one is kept
 
 
 @dataclass(frozen=True)
 class GamePlan:
     """One game of a tournament as the schedule needs it (validated by the config module)."""
 
-    label: str                     # unique in the tournament; the game id unless given
+    label: str  # unique in the tournament; the game id unless given
     game_id: str
     players: int
     deals: int = 2
@@ -55,7 +55,7 @@ class ScheduledMatch:
     """One match to play: a deal of a table in one seat rotation."""
 
     match_id: str
-    game: str                      # the game's label
+    game: str  # the game's label
     game_id: str
     players: int
     options: Mapping[str, Any]
@@ -63,7 +63,7 @@ class ScheduledMatch:
     deal: int
     rotation: int
     seed: int
-    seats: tuple[str, ...]         # bot name per seat
+    seats: tuple[str, ...]  # bot name per seat
 
 
 def deal_seed(tournament_seed: int, label: str, table: int, deal: int) -> int:
@@ -123,7 +123,7 @@ def tables_for(bots: Sequence[str], plan: GamePlan, rng: Rng) -> list[tuple[str,
         for i in range(len(bots)):
             table = tuple(bots[(i + k) % len(bots)] for k in range(n))
             key = _canonical_rotation(table)
-            if key not in seen:       # with len(bots) dividing n, all are rotations of the first
+            if key not in seen:  # with len(bots) dividing n, all are rotations of the first
                 seen.add(key)
                 tables.append(table)
         return tables
@@ -146,8 +146,9 @@ def _balanced_sample(bots: Sequence[str], plan: GamePlan, rng: Rng) -> list[tupl
     partners: Counter[frozenset[str]] = Counter()
     tables = []
     size = sample_size(len(bots), plan.players, plan.max_tables)
-    tries = [_balanced_groups(bots, plan.players, size, Rng(rng.next()))
-             for _ in range(SAMPLE_TRIES)]
+    tries = [
+        _balanced_groups(bots, plan.players, size, Rng(rng.next())) for _ in range(SAMPLE_TRIES)
+    ]
     for group in min(tries, key=lambda groups: _pair_spread(bots, groups)):
         seatings = team_splits(group, plan.players, plan.team_size)
         seating = min(seatings, key=lambda s: _partner_repeats(s, plan, partners))
@@ -179,14 +180,15 @@ def _balanced_groups(bots: Sequence[str], n: int, size: int, rng: Rng) -> list[l
     groups: list[list[str]] = []
     for _ in range(size):
         order = list(bots)
-        rng.shuffle(order)                        # random tie-breaks, stable for a seed
+        rng.shuffle(order)  # random tie-breaks, stable for a seed
         low = min(plays.values())
         must = [b for b in order if plays[b] == low]
         chosen: list[str] = []
         while len(chosen) < n:
             pool = must if must else [b for b in order if b not in chosen]
-            best = min(pool, key=lambda b: (sum(meets[frozenset((b, c))] for c in chosen),
-                                            plays[b]))
+            best = min(
+                pool, key=lambda b: (sum(meets[frozenset((b, c))] for c in chosen), plays[b])
+            )
             chosen.append(best)
             if best in must:
                 must.remove(best)
@@ -211,7 +213,7 @@ def _balanced_groups(bots: Sequence[str], n: int, size: int, rng: Rng) -> list[l
         change = Counter(added)
         change.subtract(removed)
         delta = sum((meets[p] + d) ** 2 - meets[p] ** 2 for p, d in change.items() if d)
-        if delta <= 0:                           # sideways moves cross plateaus
+        if delta <= 0:  # sideways moves cross plateaus
             meets.update({p: d for p, d in change.items() if d})
             groups[gi] = [y if b == x else b for b in groups[gi]]
             groups[gj] = [x if b == y else b for b in groups[gj]]
@@ -225,14 +227,19 @@ def _teams_of(seating: Sequence[str], plan: GamePlan) -> list[list[str]]:
     return [[seating[s] for s in range(t, plan.players, teams)] for t in range(teams)]
 
 
-def _partner_repeats(seating: Sequence[str], plan: GamePlan,
-                     partners: Counter[frozenset[str]]) -> int:
-    return sum(partners[frozenset((a, b))] for team in _teams_of(seating, plan)
-               for a, b in itertools.combinations(team, 2))
+def _partner_repeats(
+    seating: Sequence[str], plan: GamePlan, partners: Counter[frozenset[str]]
+) -> int:
+    return sum(
+        partners[frozenset((a, b))]
+        for team in _teams_of(seating, plan)
+        for a, b in itertools.combinations(team, 2)
+    )
 
 
-def build_schedule(seed: int, bots: Sequence[str], games: Sequence[GamePlan],
-                   seating: str = "duplicate") -> list[ScheduledMatch]:
+def build_schedule(
+    seed: int, bots: Sequence[str], games: Sequence[GamePlan], seating: str = "duplicate"
+) -> list[ScheduledMatch]:
     """Every match of the tournament, ordered deal by deal across the games (so early standings
     cover every game) and with the rotations of one deal next to each other."""
     if seating not in SEATINGS:
@@ -251,9 +258,17 @@ def build_schedule(seed: int, bots: Sequence[str], games: Sequence[GamePlan],
                     rotations = range(deal % plan.players, deal % plan.players + 1)
                 for r in rotations:
                     match = ScheduledMatch(
-                        match_id=match_id(plan.label, t, deal, r), game=plan.label,
-                        game_id=plan.game_id, players=plan.players, options=dict(plan.options),
-                        table=t, deal=deal, rotation=r, seed=s, seats=rotate(table, r))
+                        match_id=match_id(plan.label, t, deal, r),
+                        game=plan.label,
+                        game_id=plan.game_id,
+                        players=plan.players,
+                        options=dict(plan.options),
+                        table=t,
+                        deal=deal,
+                        rotation=r,
+                        seed=s,
+                        seats=rotate(table, r),
+                    )
                     keyed.append(((deal, game_index, t, r), match))
     keyed.sort(key=lambda pair: pair[0])
     return [match for _, match in keyed]

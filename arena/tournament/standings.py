@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from arena.games import GAMES
-from arena.store import StoredMatch
+from arena.tournament.store import StoredMatch
 
 OVERALL = "overall"
-TIME_RESOLUTION_MS = 0.01      # decision times are counted on this grid for the median
+TIME_RESOLUTION_MS = 0.01  # decision times are counted on this grid for the median
 
 
 @dataclass(frozen=True)
@@ -42,8 +42,8 @@ class BotStanding:
     played: int
     wins: int
     mean_placing: float | None
-    mean_score: float | None           # None in the overall table
-    duplicate: float | None            # None without a deal played in two or more rotations
+    mean_score: float | None  # None in the overall table
+    duplicate: float | None  # None without a deal played in two or more rotations
     mu: float
     sigma: float
     faults: Mapping[str, int] = field(default_factory=dict)
@@ -58,8 +58,8 @@ class BotStanding:
 
 @dataclass(frozen=True)
 class Standings:
-    tables: Mapping[str, list[BotStanding]]       # game label -> rows (best first); "overall" last
-    matches: Mapping[str, int]                    # completed matches per game label, and overall
+    tables: Mapping[str, list[BotStanding]]  # game label -> rows (best first); "overall" last
+    matches: Mapping[str, int]  # completed matches per game label, and overall
     # completed matches left out of the ratings (one bot on two opposing teams), per label
     unrated: Mapping[str, int] = field(default_factory=dict)
 
@@ -78,7 +78,7 @@ class _Tally:
         self.score_sum = 0
         self.faults: Counter[str] = Counter()
         self.forfeits = 0
-        self.times: Counter[int] = Counter()   # decision times in units of TIME_RESOLUTION_MS
+        self.times: Counter[int] = Counter()  # decision times in units of TIME_RESOLUTION_MS
 
 
 def higher_is_better(game_id: str) -> bool:
@@ -90,8 +90,9 @@ def schedule_order(match: StoredMatch) -> tuple:
     return (match.deal, match.game, match.table, match.rotation, match.match_id)
 
 
-def compute_standings(matches: Iterable[StoredMatch], bots: Sequence[str] = (),
-                      games: Sequence[str] = ()) -> Standings:
+def compute_standings(
+    matches: Iterable[StoredMatch], bots: Sequence[str] = (), games: Sequence[str] = ()
+) -> Standings:
     """Fold completed matches, in schedule order, into standings. ``bots`` lists bots to show
     even before they play; ``games`` orders the game tables (others follow by name)."""
     fold = StandingsFold(bots, games)
@@ -121,7 +122,7 @@ class StandingsFold:
         return self._tallies[scope]
 
     def add(self, match: StoredMatch) -> None:
-        if not match.completed:            # an aborted match counts only its (startup) faults
+        if not match.completed:  # an aborted match counts only its (startup) faults
             for scope in (match.game, OVERALL):
                 tally = self._scope(scope)
                 for fault in match.faults:
@@ -140,8 +141,9 @@ class StandingsFold:
                 row.score_sum += match.scores[seat]
                 row.forfeits += seat in match.forfeited
                 if seat < len(match.decision_ms):
-                    row.times.update(round(ms / TIME_RESOLUTION_MS)
-                                     for ms in match.decision_ms[seat])
+                    row.times.update(
+                        round(ms / TIME_RESOLUTION_MS) for ms in match.decision_ms[seat]
+                    )
             for fault in match.faults:
                 tally.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
             if not _rate(self._model, self._ratings[scope], match):
@@ -158,11 +160,24 @@ class StandingsFold:
                 dup[label][bot].append(sign * delta)
         tables = {}
         for scope in [*labels, OVERALL]:
-            rows = [_row(bot, tally, self._ratings[scope].get(bot), dup[scope].get(bot, []),
-                         with_scores=scope != OVERALL, model=self._model)
-                    for bot, tally in self._tallies[scope].items()]
-            rows.sort(key=lambda r: (-r.ordinal,
-                                     r.mean_placing if r.mean_placing is not None else 99, r.bot))
+            rows = [
+                _row(
+                    bot,
+                    tally,
+                    self._ratings[scope].get(bot),
+                    dup[scope].get(bot, []),
+                    with_scores=scope != OVERALL,
+                    model=self._model,
+                )
+                for bot, tally in self._tallies[scope].items()
+            ]
+            rows.sort(
+                key=lambda r: (
+                    -r.ordinal,
+                    r.mean_placing if r.mean_placing is not None else 99,
+                    r.bot,
+                )
+            )
             tables[scope] = rows
         matches = {scope: self._counts[scope] for scope in tables}
         unrated = {scope: self._unrated[scope] for scope in tables}
@@ -178,23 +193,23 @@ def _duplicate_deltas(group: Sequence[StoredMatch]) -> list[tuple[str, float]]:
     return [(m.bots[seat], m.scores[seat] - means[seat]) for m in group for seat in range(players)]
 
 
-def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating],
-          match: StoredMatch) -> bool:
+def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating], match: StoredMatch) -> bool:
     """One Plackett-Luce update from the match's placings (forfeits last, partners as teams);
     False when the match cannot be rated (a bot on two opposing sides)."""
     worst = match.players + 1
     placing = [worst if seat in match.forfeited else p for seat, p in enumerate(match.placings)]
-    sides: dict[object, list[int]] = defaultdict(list)      # side -> seats
+    sides: dict[object, list[int]] = defaultdict(list)  # side -> seats
     for seat, bot in enumerate(match.bots):
         side = match.teams[seat] if match.teams is not None else bot
         sides[side].append(seat)
     members = {side: sorted({match.bots[s] for s in seats}) for side, seats in sides.items()}
     everyone = [bot for bots in members.values() for bot in bots]
     if len(sides) < 2 or len(everyone) != len(set(everyone)):
-        return False                         # a bot against itself teaches the model nothing
+        return False  # a bot against itself teaches the model nothing
     order = list(sides)
-    teams = [[ratings.get(bot) or model.rating(name=bot) for bot in members[side]]
-             for side in order]
+    teams = [
+        [ratings.get(bot) or model.rating(name=bot) for bot in members[side]] for side in order
+    ]
     ranks = [statistics.fmean(placing[s] for s in sides[side]) for side in order]
     for side, new_team in zip(order, model.rate(teams, ranks=ranks), strict=True):
         for bot, rating in zip(members[side], new_team, strict=True):
@@ -202,18 +217,30 @@ def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating],
     return True
 
 
-def _row(bot: str, tally: _Tally, rating: PlackettLuceRating | None, dup: Sequence[float], *,
-         with_scores: bool, model: PlackettLuce) -> BotStanding:
+def _row(
+    bot: str,
+    tally: _Tally,
+    rating: PlackettLuceRating | None,
+    dup: Sequence[float],
+    *,
+    with_scores: bool,
+    model: PlackettLuce,
+) -> BotStanding:
     rating = rating or model.rating(name=bot)
     played = tally.played
     return BotStanding(
-        bot=bot, played=played, wins=tally.wins,
+        bot=bot,
+        played=played,
+        wins=tally.wins,
         mean_placing=tally.placing_sum / played if played else None,
         mean_score=tally.score_sum / played if played and with_scores else None,
         duplicate=statistics.fmean(dup) if dup and with_scores else None,
-        mu=rating.mu, sigma=rating.sigma,
-        faults=dict(sorted(tally.faults.items())), forfeits=tally.forfeits,
-        median_ms=_median(tally.times))
+        mu=rating.mu,
+        sigma=rating.sigma,
+        faults=dict(sorted(tally.faults.items())),
+        forfeits=tally.forfeits,
+        median_ms=_median(tally.times),
+    )
 
 
 def _median(times: Counter[int]) -> float | None:
@@ -241,11 +268,24 @@ def standings_as_data(standings: Standings) -> dict:
         scope: {
             "matches": standings.matches.get(scope, 0),
             "unrated": standings.unrated.get(scope, 0),
-            "rows": [{"rank": i + 1, "bot": r.bot, "played": r.played, "wins": r.wins,
-                      "mean_placing": r.mean_placing, "mean_score": r.mean_score,
-                      "duplicate": r.duplicate, "mu": r.mu, "sigma": r.sigma,
-                      "ordinal": r.ordinal, "faults": dict(r.faults), "forfeits": r.forfeits,
-                      "median_ms": r.median_ms} for i, r in enumerate(rows)],
+            "rows": [
+                {
+                    "rank": i + 1,
+                    "bot": r.bot,
+                    "played": r.played,
+                    "wins": r.wins,
+                    "mean_placing": r.mean_placing,
+                    "mean_score": r.mean_score,
+                    "duplicate": r.duplicate,
+                    "mu": r.mu,
+                    "sigma": r.sigma,
+                    "ordinal": r.ordinal,
+                    "faults": dict(r.faults),
+                    "forfeits": r.forfeits,
+                    "median_ms": r.median_ms,
+                }
+                for i, r in enumerate(rows)
+            ],
         }
         for scope, rows in standings.tables.items()
     }

@@ -37,25 +37,31 @@ from typing import Any
 import msgspec
 import trio
 
-from arena.bot_process import BotProcess
-from arena.referee import run_match
-from arena.store import StoredMatch
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess
 from arena.tournament.config import TournamentConfig
-from arena.tournament.runner import (CLOSE_GRACE_S, BotPool, RunSummary, TournamentError,
-                                     play_pooled_match, unwrapped)
+from arena.tournament.pool import (
+    CLOSE_GRACE_S,
+    BotPool,
+    RunSummary,
+    TournamentError,
+    play_pooled_match,
+    unwrapped,
+)
 from arena.tournament.schedule import ScheduledMatch
+from arena.tournament.store import StoredMatch
 
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]    # where ``import arena`` works from
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # where ``import arena`` works from
 HEADER_BYTES = 4
-EXIT_GRACE_S = CLOSE_GRACE_S + 5.0                    # a worker closing its bots, then exiting
+EXIT_GRACE_S = CLOSE_GRACE_S + 5.0  # a worker closing its bots, then exiting
 EXIT_STATUS_WAIT_S = 2.0
-PREFETCH = 1                    # matches queued in a worker beyond those it plays at once
+PREFETCH = 1  # matches queued in a worker beyond those it plays at once
 
 
 class Setup(msgspec.Struct, tag=True):
     config: TournamentConfig
-    bots: list[str]                 # the bots the pending matches need
-    slots: int                      # matches this worker plays at once
+    bots: list[str]  # the bots the pending matches need
+    slots: int  # matches this worker plays at once
 
 
 class Play(msgspec.Struct, tag=True):
@@ -63,7 +69,7 @@ class Play(msgspec.Struct, tag=True):
 
 
 class Ready(msgspec.Struct, tag=True):
-    started: int                    # bot processes this worker started so far
+    started: int  # bot processes this worker started so far
 
 
 class Finished(msgspec.Struct, tag=True):
@@ -78,7 +84,7 @@ class Failed(msgspec.Struct, tag=True):
 
 class Closed(msgspec.Struct, tag=True):
     started: int
-    cpu_s: float                    # the worker's own CPU time (not its bots'), for benchmarks
+    cpu_s: float  # the worker's own CPU time (not its bots'), for benchmarks
 
 
 ToWorker = Setup | Play
@@ -129,12 +135,13 @@ class FrameReader:
         size = int.from_bytes(self._buffer[:HEADER_BYTES], "big")
         if not await self._fill(HEADER_BYTES + size):
             return None
-        payload = bytes(self._buffer[HEADER_BYTES:HEADER_BYTES + size])
-        del self._buffer[:HEADER_BYTES + size]
+        payload = bytes(self._buffer[HEADER_BYTES : HEADER_BYTES + size])
+        del self._buffer[: HEADER_BYTES + size]
         return self._decoder.decode(payload)
 
 
 # ---------------------------------------------------------------- the parent's side
+
 
 def slots_per_worker(concurrency: int, workers: int) -> list[int]:
     """``concurrency`` split as evenly as it goes over ``workers`` (each at least one)."""
@@ -160,12 +167,14 @@ class _Worker:
             raise TournamentError(await self.gone()) from None
 
     async def gone(self) -> str:
-        with trio.move_on_after(EXIT_STATUS_WAIT_S):    # the pipe closes just before the exit
+        with trio.move_on_after(EXIT_STATUS_WAIT_S):  # the pipe closes just before the exit
             await self.process.wait()
         status = self.process.returncode
         how = "" if status is None else f"exit status {status}; "
-        return (f"tournament worker {self.index} stopped unexpectedly ({how}its standard "
-                "error says why); finished matches are kept")
+        return (
+            f"tournament worker {self.index} stopped unexpectedly ({how}its standard "
+            "error says why); finished matches are kept"
+        )
 
     async def receive(self) -> Any:
         message = await self.frames.next()
@@ -174,7 +183,7 @@ class _Worker:
         self.started = message.started
         if isinstance(message, Failed):
             raise TournamentError(message.message)
-        if isinstance(message, Closed):             # only ever asked for before closing it
+        if isinstance(message, Closed):  # only ever asked for before closing it
             raise TournamentError(await self.gone())
         return message
 
@@ -199,16 +208,26 @@ class _Worker:
 async def _start_worker(index: int) -> _Worker:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
-        p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p)
+        p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p
+    )
     process = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "arena.tournament.workers"], stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE, env=env, start_new_session=True)
+        [sys.executable, "-m", "arena.tournament.workers"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env=env,
+        start_new_session=True,
+    )
     return _Worker(index, process)
 
 
-async def play_in_workers(config: TournamentConfig, todo: Sequence[ScheduledMatch],
-                          bots: Sequence[str], workers: int,
-                          keep: Callable[[StoredMatch], None], summary: RunSummary) -> None:
+async def play_in_workers(
+    config: TournamentConfig,
+    todo: Sequence[ScheduledMatch],
+    bots: Sequence[str],
+    workers: int,
+    keep: Callable[[StoredMatch], None],
+    summary: RunSummary,
+) -> None:
     """Play ``todo`` in worker processes, calling ``keep`` as each match ends (in the order they
     end); ``summary`` gets the bot processes they started and their own CPU seconds. Every worker
     has exited on return, whatever happened (cancellation included)."""
@@ -219,7 +238,7 @@ async def play_in_workers(config: TournamentConfig, todo: Sequence[ScheduledMatc
             started.append(await _start_worker(index))
         for worker, count in zip(started, slots):
             await worker.send(Setup(config, list(bots), count))
-        async with trio.open_nursery() as nursery:       # warm-ups in parallel
+        async with trio.open_nursery() as nursery:  # warm-ups in parallel
             for worker in started:
                 nursery.start_soon(_expect_ready, worker)
         await _dispatch(todo, started, slots, keep)
@@ -235,16 +254,21 @@ async def play_in_workers(config: TournamentConfig, todo: Sequence[ScheduledMatc
 async def _expect_ready(worker: _Worker) -> None:
     message = await worker.receive()
     if not isinstance(message, Ready):
-        raise TournamentError(f"tournament worker {worker.index}: expected ready, got "
-                              f"{type(message).__name__}")
+        raise TournamentError(
+            f"tournament worker {worker.index}: expected ready, got {type(message).__name__}"
+        )
 
 
-async def _dispatch(todo: Sequence[ScheduledMatch], workers: Sequence[_Worker],
-                    slots: Sequence[int], keep: Callable[[StoredMatch], None]) -> None:
+async def _dispatch(
+    todo: Sequence[ScheduledMatch],
+    workers: Sequence[_Worker],
+    slots: Sequence[int],
+    keep: Callable[[StoredMatch], None],
+) -> None:
     """Hand each match to a worker with a free slot (or a free place in its queue), in schedule
     order; store results as they come back."""
     free_send, free_receive = trio.open_memory_channel[_Worker](math.inf)
-    for round_ in range(max(slots) + PREFETCH):      # interleaved: the load spreads evenly
+    for round_ in range(max(slots) + PREFETCH):  # interleaved: the load spreads evenly
         for worker, count in zip(workers, slots):
             if round_ < count + PREFETCH:
                 free_send.send_nowait(worker)
@@ -257,8 +281,10 @@ async def _dispatch(todo: Sequence[ScheduledMatch], workers: Sequence[_Worker],
         while True:
             message = await worker.receive()
             if not isinstance(message, Finished):
-                raise TournamentError(f"tournament worker {worker.index}: expected a finished "
-                                      f"match, got {type(message).__name__}")
+                raise TournamentError(
+                    f"tournament worker {worker.index}: expected a finished "
+                    f"match, got {type(message).__name__}"
+                )
             outstanding -= 1
             keep(message.match)
             free_send.send_nowait(worker)
@@ -281,6 +307,7 @@ async def _dispatch(todo: Sequence[ScheduledMatch], workers: Sequence[_Worker],
 
 # ---------------------------------------------------------------- the worker's side
 
+
 async def serve(receive_fd: int, send_fd: int) -> None:
     """One worker: read Setup, warm the pool up, play each Play, until end of input."""
     frames = FrameReader(trio.lowlevel.FdStream(receive_fd), _to_worker)
@@ -289,27 +316,32 @@ async def serve(receive_fd: int, send_fd: int) -> None:
 
     async def send(message: msgspec.Struct) -> None:
         async with send_lock:
-            with trio.CancelScope(shield=True):        # never half a frame
+            with trio.CancelScope(shield=True):  # never half a frame
                 try:
                     await out.send_all(frame(message))
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
-                    pass                               # the parent is gone; we are ending
+                    pass  # the parent is gone; we are ending
 
     setup = await frames.next()
     if not isinstance(setup, Setup):
         return
     config = setup.config
-    pool = BotPool([b for b in config.bots if b.name in set(setup.bots)],
-                   start_bot=BotProcess.start, time_control=config.time_control,
-                   log_dir=config.logs_dir)           # the parent made the folders
+    pool = BotPool(
+        [b for b in config.bots if b.name in set(setup.bots)],
+        start_bot=BotProcess.start,
+        time_control=config.time_control,
+        log_dir=config.logs_dir,
+    )  # the parent made the folders
     # up to ``slots`` matches at once, in the order they came; the parent sends PREFETCH more,
     # so a worker never waits for the parent between two matches
     queue_in, queue_out = trio.open_memory_channel[ScheduledMatch](math.inf)
     try:
         async with trio.open_nursery() as nursery:
-            async def stop_on_signal() -> None:         # e.g. SIGTERM sent to the worker itself
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM,
-                                               signal.SIGHUP) as signals:
+
+            async def stop_on_signal() -> None:  # e.g. SIGTERM sent to the worker itself
+                with trio.open_signal_receiver(
+                    signal.SIGINT, signal.SIGTERM, signal.SIGHUP
+                ) as signals:
                     async for _ in signals:
                         nursery.cancel_scope.cancel()
                         return
@@ -341,7 +373,7 @@ async def serve(receive_fd: int, send_fd: int) -> None:
             while (message := await frames.next()) is not None:
                 if isinstance(message, Play):
                     queue_in.send_nowait(message.match)
-            nursery.cancel_scope.cancel()              # end of input: stop, whatever runs
+            nursery.cancel_scope.cancel()  # end of input: stop, whatever runs
     finally:
         await pool.close_all()
         usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -349,11 +381,11 @@ async def serve(receive_fd: int, send_fd: int) -> None:
 
 
 def main() -> None:
-    receive_fd, send_fd = os.dup(0), os.dup(1)          # not inherited by the bots (PEP 446)
+    receive_fd, send_fd = os.dup(0), os.dup(1)  # not inherited by the bots (PEP 446)
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    os.dup2(2, 1)                                      # stray prints go to standard error
+    os.dup2(2, 1)  # stray prints go to standard error
     try:
         trio.run(serve, receive_fd, send_fd)
     except KeyboardInterrupt:

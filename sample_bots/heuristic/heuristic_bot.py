@@ -15,14 +15,18 @@ from pathlib import Path
 
 try:
     from protocol.bot import Bot, run
-except ImportError:  # not installed: find the arena checkout this bot sits in, which holds protocol/
+except (
+    ImportError
+):  # not installed: find the arena checkout this bot sits in, which holds protocol/
     for folder in Path(__file__).resolve().parents:
         if (folder / "protocol" / "bot.py").is_file():
             sys.path.insert(0, str(folder))
             break
     else:
-        sys.exit(f"{Path(__file__).name}: cannot import protocol/ (the arena's bot helper): install the "
-                 "arena (pip install -e PATH_TO_ARENA) or copy its protocol/ folder beside this bot")
+        sys.exit(
+            f"{Path(__file__).name}: cannot import protocol/ (the arena's bot helper): install the "
+            "arena (pip install -e PATH_TO_ARENA) or copy its protocol/ folder beside this bot"
+        )
     from protocol.bot import Bot, run
 
 import tactics

@@ -35,7 +35,9 @@ class SplitMix64:
         return z ^ (z >> 31)
 
     def below(self, n):
-        limit = (1 << 64) - ((1 << 64) % n)   # reject the top sliver so every index is equally likely
+        limit = (1 << 64) - (
+            (1 << 64) % n
+        )  # reject the top sliver so every index is equally likely
         while True:
             x = self.next()
             if x < limit:
@@ -51,7 +53,7 @@ def fnv1a64(text):
 
 def send(message):
     sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
-    sys.stdout.flush()   # the referee is waiting for this line: never leave it in a buffer
+    sys.stdout.flush()  # the referee is waiting for this line: never leave it in a buffer
 
 
 def log(text):
@@ -63,7 +65,7 @@ def main():
     base_seed = int(seed_text) & MASK64
     rng = SplitMix64(base_seed)
 
-    for line in sys.stdin:          # ends at end of input: the referee has gone
+    for line in sys.stdin:  # ends at end of input: the referee has gone
         message = json.loads(line)
         kind = message["type"]
         if kind == "hello":

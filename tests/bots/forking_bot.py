@@ -33,5 +33,5 @@ if os.fork() == 0:
             os._exit(0)
     sleep_forever()
 if mode in ("daemon", "vanish"):
-    os.wait()     # the child is gone; the grandchild lives on, adopted by init
+    os.wait()  # the child is gone; the grandchild lives on, adopted by init
 play(lambda request, hello: answer(request), "forking")

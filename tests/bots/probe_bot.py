@@ -69,9 +69,10 @@ def can_read_parent_memory():
 
 def report(args):
     port = int(args[0]) if args else None
-    limits = {name: resource.getrlimit(getattr(resource, name))
-              for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE",
-                           "RLIMIT_NPROC")}
+    limits = {
+        name: resource.getrlimit(getattr(resource, name))
+        for name in ("RLIMIT_AS", "RLIMIT_CPU", "RLIMIT_FSIZE", "RLIMIT_CORE", "RLIMIT_NPROC")
+    }
     found = {
         "env": dict(os.environ),
         "cwd": os.getcwd(),
@@ -80,8 +81,10 @@ def report(args):
         "own_session": os.getsid(0) == os.getpid(),
         "limits": limits,
         "network": can_connect(port) if port else None,
-        "reachable": {path: (can_reach_socket if path.endswith(".sock") else can_write)(path)
-                      for path in args[1:]},
+        "reachable": {
+            path: (can_reach_socket if path.endswith(".sock") else can_write)(path)
+            for path in args[1:]
+        },
         "tmpdir_writable": can_write(tempfile.gettempdir()),
         "tmp_listing": sorted(os.listdir("/tmp"))[:20],
         "capabilities": capabilities(),

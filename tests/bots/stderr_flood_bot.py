@@ -4,7 +4,7 @@ import sys
 
 from botlib import answer, play
 
-NOISE = ("stderr flood " * 80 + "\n") * 250   # ~256 KB
+NOISE = ("stderr flood " * 80 + "\n") * 250  # ~256 KB
 
 
 def choose(request, hello):

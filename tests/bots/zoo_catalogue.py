@@ -18,15 +18,15 @@ from pathlib import Path
 
 import trio
 
-from arena.bots import BotSpec
-from arena.clock import TimeControl
-from arena.record import ReplayError, replay_record
-from arena.render import Progress
-from arena.results import FaultKind, MatchResult
-from arena.store import ResultStore, StoredMatch
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.record import ReplayError, replay_record
+from arena.referee.results import FaultKind, MatchResult
+from arena.render.terminal import Progress
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import RunSummary, run_tournament
 from arena.tournament.schedule import GamePlan, build_schedule
+from arena.tournament.store import ResultStore, StoredMatch
 
 BOTS_DIR = Path(__file__).resolve().parent
 # Each bot process carries this variable (value: a token per run), so a scan of /proc finds every
@@ -39,17 +39,23 @@ class ZooBot:
     name: str
     script: str
     args: tuple[str, ...] = ()
-    faults: frozenset[FaultKind] = frozenset()   # the only kinds allowed, and at least one of them
-    required: FaultKind | None = None            # a kind that must be among them in every match
-    faults_in_sandbox: frozenset[FaultKind] | None = None   # other kinds when sandboxed
+    faults: frozenset[FaultKind] = frozenset()  # the only kinds allowed, and at least one of them
+    required: FaultKind | None = None  # a kind that must be among them in every match
+    faults_in_sandbox: frozenset[FaultKind] | None = None  # other kinds when sandboxed
     fails_to_start: bool = False
-    forfeits: bool = False                       # the referee must give up on it within the match
+    forfeits: bool = False  # the referee must give up on it within the match
     memory_mb: int | None = None
 
     def spec(self, mark: str, **overrides) -> BotSpec:
         argv = (sys.executable, str(BOTS_DIR / self.script), *self.args)
-        return BotSpec(name=self.name, argv=argv, cwd=str(BOTS_DIR), env=((MARK, mark),),
-                       memory_mb=self.memory_mb, **overrides)
+        return BotSpec(
+            name=self.name,
+            argv=argv,
+            cwd=str(BOTS_DIR),
+            env=((MARK, mark),),
+            memory_mb=self.memory_mb,
+            **overrides,
+        )
 
 
 def kinds(*names: FaultKind) -> frozenset[FaultKind]:
@@ -68,29 +74,55 @@ ZOO = (
     ZooBot("crash", "crash_bot.py", faults=kinds(FaultKind.CRASH), forfeits=True),
     ZooBot("garbage", "garbage_bot.py", faults=kinds(FaultKind.MALFORMED), forfeits=True),
     # The rest of an endless line is skipped until the deadline: a timeout after the first fault.
-    ZooBot("stdout-flood", "stdout_flood_bot.py",
-           faults=kinds(FaultKind.MALFORMED, FaultKind.TIMEOUT), forfeits=True),
+    ZooBot(
+        "stdout-flood",
+        "stdout_flood_bot.py",
+        faults=kinds(FaultKind.MALFORMED, FaultKind.TIMEOUT),
+        forfeits=True,
+    ),
     ZooBot("stderr-flood", "stderr_flood_bot.py"),
     ZooBot("illegal", "illegal_bot.py", faults=kinds(FaultKind.ILLEGAL), forfeits=True),
-    ZooBot("stale-id", "wrong_id_bot.py", ("stale",)),   # stale answers are skipped: no fault
-    ZooBot("stale-flood", "wrong_id_bot.py", ("flood",)),   # and a flood of them fills no record
-    ZooBot("future-id", "wrong_id_bot.py", ("future",), faults=kinds(FaultKind.MALFORMED),
-           forfeits=True),
+    ZooBot("stale-id", "wrong_id_bot.py", ("stale",)),  # stale answers are skipped: no fault
+    ZooBot("stale-flood", "wrong_id_bot.py", ("flood",)),  # and a flood of them fills no record
+    ZooBot(
+        "future-id",
+        "wrong_id_bot.py",
+        ("future",),
+        faults=kinds(FaultKind.MALFORMED),
+        forfeits=True,
+    ),
     ZooBot("forking", "forking_bot.py"),
     ZooBot("escaping-fork", "forking_bot.py", ("escape",)),
     ZooBot("daemonizing-fork", "forking_bot.py", ("daemon",)),
     # Filling 256 MB may outlast a decision on a busy machine: a timeout may come before the crash.
-    ZooBot("memory-hog", "memory_hog_bot.py", faults=kinds(FaultKind.CRASH, FaultKind.TIMEOUT),
-           required=FaultKind.CRASH, forfeits=True, memory_mb=256),
+    ZooBot(
+        "memory-hog",
+        "memory_hog_bot.py",
+        faults=kinds(FaultKind.CRASH, FaultKind.TIMEOUT),
+        required=FaultKind.CRASH,
+        forfeits=True,
+        memory_mb=256,
+    ),
     ZooBot("sigterm-ignoring", "sigterm_ignoring_bot.py"),
     # In the sandbox bwrap keeps a copy of the bot's output open: no end of file, only silence.
-    ZooBot("closed-stdout", "closed_stdout_bot.py", faults=kinds(FaultKind.CRASH), forfeits=True,
-           faults_in_sandbox=kinds(FaultKind.TIMEOUT)),
+    ZooBot(
+        "closed-stdout",
+        "closed_stdout_bot.py",
+        faults=kinds(FaultKind.CRASH),
+        forfeits=True,
+        faults_in_sandbox=kinds(FaultKind.TIMEOUT),
+    ),
     # It never says ready: in a tournament its seat forfeits at once and the autopilot plays it.
-    ZooBot("exit-at-once", "exit_at_once_bot.py", faults=kinds(FaultKind.STARTUP),
-           fails_to_start=True, forfeits=True),
-    ZooBot("enormous-json", "enormous_json_bot.py", faults=kinds(FaultKind.MALFORMED),
-           forfeits=True),
+    ZooBot(
+        "exit-at-once",
+        "exit_at_once_bot.py",
+        faults=kinds(FaultKind.STARTUP),
+        fails_to_start=True,
+        forfeits=True,
+    ),
+    ZooBot(
+        "enormous-json", "enormous_json_bot.py", faults=kinds(FaultKind.MALFORMED), forfeits=True
+    ),
 )
 
 
@@ -109,7 +141,7 @@ def leftover_processes(mark: str) -> list[tuple[int, str]]:
                 continue
             command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
-            continue   # gone meanwhile, or not ours
+            continue  # gone meanwhile, or not ours
         found.append((int(entry.name), command.strip()))
     return found
 
@@ -179,40 +211,66 @@ def zoo_match_problems(match: StoredMatch | MatchResult, sandboxed: bool = False
         expected = bot.faults_in_sandbox if sandboxed and bot.faults_in_sandbox else bot.faults
         charged = {FaultKind(f.kind) for f in match.faults if f.seat == seat}
         if not charged <= expected:
-            problems.append(f"{match.match_id}: {name} (seat {seat}) charged {sorted(charged)}, "
-                            f"expected only {sorted(expected) or 'none'}")
+            problems.append(
+                f"{match.match_id}: {name} (seat {seat}) charged {sorted(charged)}, "
+                f"expected only {sorted(expected) or 'none'}"
+            )
         if expected and not charged:
             problems.append(f"{match.match_id}: {name} (seat {seat}) got away without a fault")
         if bot.required is not None and bot.required not in charged:
-            problems.append(f"{match.match_id}: {name} (seat {seat}) was not charged "
-                            f"{bot.required}: {sorted(charged)}")
+            problems.append(
+                f"{match.match_id}: {name} (seat {seat}) was not charged "
+                f"{bot.required}: {sorted(charged)}"
+            )
         if (seat in match.forfeited) != bot.forfeits:
-            problems.append(f"{match.match_id}: {name} (seat {seat}) forfeited: "
-                            f"{seat in match.forfeited}, expected {bot.forfeits}")
-    problems += [f"{match.match_id}: fault message does not name {f.bot}: {f.message}"
-                 for f in match.faults if f.bot != match.bots[f.seat] or f.bot not in f.message]
+            problems.append(
+                f"{match.match_id}: {name} (seat {seat}) forfeited: "
+                f"{seat in match.forfeited}, expected {bot.forfeits}"
+            )
+    problems += [
+        f"{match.match_id}: fault message does not name {f.bot}: {f.message}"
+        for f in match.faults
+        if f.bot != match.bots[f.seat] or f.bot not in f.message
+    ]
     return problems
 
 
-async def run_zoo_tournament(output: Path, mark: str, *, tables: int = 20, concurrency: int = 2,
-                             seed: int = 1, include: tuple[str, ...] | None = None,
-                             sandbox: str | None = None
-                             ) -> tuple[RunSummary, list[StoredMatch], float]:
+async def run_zoo_tournament(
+    output: Path,
+    mark: str,
+    *,
+    tables: int = 20,
+    concurrency: int = 2,
+    seed: int = 1,
+    include: tuple[str, ...] | None = None,
+    sandbox: str | None = None,
+) -> tuple[RunSummary, list[StoredMatch], float]:
     """Alles oder Nichts for 3 between both honest bots and every zoo bot (or those named in
     ``include``), one deal per table, every bot in ``sandbox``; returns the run summary, the stored
     matches and the wall time in seconds."""
     chosen = list(ZOO) if include is None else [BY_NAME[name] for name in include]
     bots = tuple(bot.spec(mark, sandbox=sandbox) for bot in (*HONEST, *chosen))
     config = TournamentConfig(
-        name="zoo", seed=seed, bots=bots, seating="single", concurrency=concurrency,
+        name="zoo",
+        seed=seed,
+        bots=bots,
+        seating="single",
+        concurrency=concurrency,
         games=(GamePlan("aon", "alles-oder-nichts", 3, deals=1, max_tables=tables),),
-        time_control=ZOO_TIME_CONTROL, match_time_limit_s=120, output=output,
-        results=output / "results.sqlite", records=True)
+        time_control=ZOO_TIME_CONTROL,
+        match_time_limit_s=120,
+        output=output,
+        results=output / "results.sqlite",
+        records=True,
+    )
     schedule = build_schedule(config.seed, [bot.name for bot in bots], config.games, config.seating)
     began = time.perf_counter()
-    with ResultStore.open_for_run(config.results, name=config.name,
-                                  fingerprint=config.fingerprint(),
-                                  definition=config.definition()) as store:
+    with ResultStore.open_for_run(
+        config.results,
+        name=config.name,
+        fingerprint=config.fingerprint(),
+        definition=config.definition(),
+    ) as store:
         summary = await run_tournament(config, schedule, store, Progress(total=0))
         matches = store.matches(include_aborted=True)
     return summary, matches, time.perf_counter() - began

@@ -6,8 +6,9 @@ from arena.games import GameSpec, GameState
 from arena.games.cards import StackedDealer, seed_for_first_draw
 
 
-def stacked_match(spec: GameSpec, players: int, decks: list[list[str]], first_dealer: int,
-                  **options) -> GameState:
+def stacked_match(
+    spec: GameSpec, players: int, decks: list[list[str]], first_dealer: int, **options
+) -> GameState:
     """A match whose shuffles deal ``decks`` in order (then seeded ones), first dealer fixed."""
     dealer = StackedDealer(decks, seed_for_first_draw(players, first_dealer))
     return spec.new_match(players, options, seed=0, dealer=dealer)

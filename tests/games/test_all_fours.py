@@ -17,8 +17,9 @@ from tests.games.scripted import events, play, stacked_match
 SPEC = find_game("all-fours")
 
 
-def stack(dealer: int, hands: dict[int, str], kick: str,
-          runs: tuple[tuple[dict[int, str], str], ...] = ()) -> list[str]:
+def stack(
+    dealer: int, hands: dict[int, str], kick: str, runs: tuple[tuple[dict[int, str], str], ...] = ()
+) -> list[str]:
     """A prepared top of deck: hands (seat -> "card card ...") in dealing order, then the kick."""
     order = [(dealer - 1 - i) % 4 for i in range(4)]
     cards = [card for seat in order for card in hands[seat].split()] + [kick]
@@ -35,56 +36,109 @@ def new_match(decks: list[list[str]], first_dealer: int = 0, **options) -> AllFo
     return stacked_match(SPEC, 4, decks + [QUIET_DEAL], first_dealer, **options)
 
 
-
-
 def awards(state) -> list[tuple[str, int, int]]:
     return [(a["reason"], a["team"], a["points"]) for a in events(state, "award")]
 
 
 # Dealer 0, so seat 3 begs and leads; trump hearts. Seat 3 (team 1) holds the jack of trumps and
 # leads it; seat 2 (team 0) must trump with the ace and wins it: hang jack.
-HANG_JACK = stack(0, {
-    3: "JH 2C 3C 4C 5C 7C",
-    2: "AH 2D 3D 4D 5D 7D",
-    1: "3H 8C 9C 10C QC KC",
-    0: "KH 8D 9D 10D QD KD",
-}, kick="2H")
-HANG_JACK_PLAY = ("JH", "AH", "3H", "KH",
-                  "2D", "8C", "KD", "2C",      # seat 2 leads; seat 0 wins with KD
-                  "QD", "3C", "3D", "9C",
-                  "10D", "4C", "4D", "10C",
-                  "9D", "5C", "5D", "QC",
-                  "8D", "7C", "7D", "KC")
+HANG_JACK = stack(
+    0,
+    {
+        3: "JH 2C 3C 4C 5C 7C",
+        2: "AH 2D 3D 4D 5D 7D",
+        1: "3H 8C 9C 10C QC KC",
+        0: "KH 8D 9D 10D QD KD",
+    },
+    kick="2H",
+)
+HANG_JACK_PLAY = (
+    "JH",
+    "AH",
+    "3H",
+    "KH",
+    "2D",
+    "8C",
+    "KD",
+    "2C",  # seat 2 leads; seat 0 wins with KD
+    "QD",
+    "3C",
+    "3D",
+    "9C",
+    "10D",
+    "4C",
+    "4D",
+    "10C",
+    "9D",
+    "5C",
+    "5D",
+    "QC",
+    "8D",
+    "7C",
+    "7D",
+    "KC",
+)
 
 # Only one trump (5H) is dealt, to seat 2; the only point cards are 10C (won by team 1) and 10D
 # (won by team 0): High and Low both to team 0, Game tied at 10.
-ONE_TRUMP = stack(0, {
-    3: "10C 2C 3C 4C 5C 7C",
-    2: "5H 2D 3D 4D 5D 6D",
-    1: "10D 2S 3S 4S 5S 7S",
-    0: "6C 8C 9C 7D 8D 9D",
-}, kick="2H")
-ONE_TRUMP_PLAY = ("10C", "2D", "2S", "6C",
-                  "2C", "5H", "10D", "8C",
-                  "3D", "3S", "7D", "3C",
-                  "8D", "4C", "4D", "4S",
-                  "9D", "5C", "5D", "5S",
-                  "9C", "7C", "6D", "7S")
+ONE_TRUMP = stack(
+    0,
+    {
+        3: "10C 2C 3C 4C 5C 7C",
+        2: "5H 2D 3D 4D 5D 6D",
+        1: "10D 2S 3S 4S 5S 7S",
+        0: "6C 8C 9C 7D 8D 9D",
+    },
+    kick="2H",
+)
+ONE_TRUMP_PLAY = (
+    "10C",
+    "2D",
+    "2S",
+    "6C",
+    "2C",
+    "5H",
+    "10D",
+    "8C",
+    "3D",
+    "3S",
+    "7D",
+    "3C",
+    "8D",
+    "4C",
+    "4D",
+    "4S",
+    "9D",
+    "5C",
+    "5D",
+    "5S",
+    "9C",
+    "7C",
+    "6D",
+    "7S",
+)
 
-FIRST_DEAL = {3: "2C 3C 4C 5C 7C 8C", 2: "2D 3D 4D 5D 7D 8D", 1: "2H 3H 4H 5H 7H 8H",
-              0: "9C 10C QC KC 9D 10D"}
+FIRST_DEAL = {
+    3: "2C 3C 4C 5C 7C 8C",
+    2: "2D 3D 4D 5D 7D 8D",
+    1: "2H 3H 4H 5H 7H 8H",
+    0: "9C 10C QC KC 9D 10D",
+}
 RUN_1 = {3: "9H 10H QH", 2: "3S 4S 5S", 1: "KH AC AD", 0: "QD KD AH"}
 RUN_2 = {3: "JC JD JH", 2: "6C 6D 6H", 1: "8S 9S 10S", 0: "JS QS KS"}
 
 
 # -- teams, seats and the anticlockwise order ---------------------------------------------------
 
+
 def test_spec_teams_options_and_aliases():
     assert SPEC.teams(4) == (0, 1, 0, 1)
     assert find_game("allfours") is SPEC and find_game("Trinidad") is SPEC
     assert SPEC.resolve_options({}) == {"no_undertrump": False, "game_points": 1}
     assert SPEC.resolve_options({"no_undertrump": "yes", "game_points": "2"}) == {
-        "no_undertrump": True, "game_points": 2}
+        "no_undertrump": True,
+        "game_points": 2,
+    }
     with pytest.raises(OptionError, match="game_points"):
         SPEC.resolve_options({"game_points": 0})
     with pytest.raises(OptionError, match="all-fours"):
@@ -122,16 +176,29 @@ def test_deal_positions_views_and_anticlockwise_play():
 
 # -- the kick, begging, giving and running ------------------------------------------------------
 
-@pytest.mark.parametrize(("kick", "points"), [("AS", 1), ("6S", 2), ("JS", 3), ("KS", 0), ("10S", 0)])
+
+@pytest.mark.parametrize(
+    ("kick", "points"), [("AS", 1), ("6S", 2), ("JS", 3), ("KS", 0), ("10S", 0)]
+)
 def test_the_kick_scores_for_the_dealers_team_at_once(kick, points):
-    hands = {3: "2C 3C 4C 5C 7C 8C", 2: "2D 3D 4D 5D 7D 8D", 1: "2H 3H 4H 5H 7H 8H",
-             0: "9C 10C QC KC 9D 10D"}
+    hands = {
+        3: "2C 3C 4C 5C 7C 8C",
+        2: "2D 3D 4D 5D 7D 8D",
+        1: "2H 3H 4H 5H 7H 8H",
+        0: "9C 10C QC KC 9D 10D",
+    }
     state = new_match([stack(1, hands, kick)], first_dealer=1)
     assert state.dealer_seat == 1 and state.beggar == 0
     assert state.team_scores == [0, points], "dealer 1 is on team 1"
     assert awards(state) == ([("kick", 1, points)] if points else [])
-    assert events(state, "kick")[0] == {"type": "kick", "card": kick, "suit": "S", "points": points,
-                                        "team": 1, "run": 0}
+    assert events(state, "kick")[0] == {
+        "type": "kick",
+        "card": kick,
+        "suit": "S",
+        "points": points,
+        "team": 1,
+        "run": 0,
+    }
     assert state.kicked == [kick]
 
 
@@ -139,7 +206,11 @@ def test_give_one_scores_for_the_beggars_team_and_keeps_the_kick_suit():
     state = new_match([stack(0, FIRST_DEAL, "AS")])
     assert state.team_scores == [1, 0]
     play(state, "beg")
-    assert state.decision == "give" and state.seat_to_move == 0 and state.legal_actions() == ["give", "run"]
+    assert (
+        state.decision == "give"
+        and state.seat_to_move == 0
+        and state.legal_actions() == ["give", "run"]
+    )
     with pytest.raises(IllegalAction, match="give .* or run"):
         state.apply("stand")
     play(state, "give")
@@ -159,8 +230,13 @@ def test_a_run_with_a_new_suit_makes_it_trump_and_the_kick_scores_again():
     assert state.kicked == ["AS", "6H"]
     assert state.decision == "play" and state.seat_to_move == 3, "the beggar leads"
     kinds = [e.data["type"] for e in state.events]
-    assert kinds == (["hand_start"] + ["deal"] * 4 + ["kick", "award", "beg", "run"] + ["deal"] * 4
-                     + ["kick", "award", "trump"])
+    assert kinds == (
+        ["hand_start"]
+        + ["deal"] * 4
+        + ["kick", "award", "beg", "run"]
+        + ["deal"] * 4
+        + ["kick", "award", "trump"]
+    )
     assert events(state, "deal")[-4]["cards"] == ["9H", "10H", "QH"]
     assert state.view(2)["kicked"] == ["AS", "6H"]
     with pytest.raises(IllegalAction):
@@ -180,13 +256,21 @@ def test_a_same_suit_kick_is_set_aside_and_the_pack_run_again_to_twelve_cards():
 
 
 def test_the_redeal_when_the_pack_cannot_run_again_keeps_kick_points():
-    redealt = stack(0, {3: "2C 3C 4C 5C 7C 8C", 2: "2D 3D 4D 5D 7D 8D", 1: "2H 3H 4H 5H 7H 8H",
-                        0: "9C 10C QC KC 9D 10D"}, "6C")
+    redealt = stack(
+        0,
+        {
+            3: "2C 3C 4C 5C 7C 8C",
+            2: "2D 3D 4D 5D 7D 8D",
+            1: "2H 3H 4H 5H 7H 8H",
+            0: "9C 10C QC KC 9D 10D",
+        },
+        "6C",
+    )
     state = new_match([stack(0, FIRST_DEAL, "2S", runs=((RUN_1, "7S"), (RUN_2, "AS"))), redealt])
     play(state, "beg", "run")
     kinds = [e.data["type"] for e in state.events]
     redeal_at = kinds.index("redeal")
-    assert kinds[redeal_at - 2:] == ["kick", "award", "redeal"] + ["deal"] * 4 + ["kick", "award"]
+    assert kinds[redeal_at - 2 :] == ["kick", "award", "redeal"] + ["deal"] * 4 + ["kick", "award"]
     assert events(state, "redeal")[0]["dealer"] == 0
     assert [k["card"] for k in events(state, "kick")] == ["2S", "7S", "AS", "6C"]
     assert state.team_scores == [3, 0], "AS (1) before the redeal stands; 6C adds 2"
@@ -221,12 +305,16 @@ def test_giving_one_to_14_ends_the_match_at_once():
 
 # -- play legality ------------------------------------------------------------------------------
 
-FOLLOW = stack(0, {
-    3: "2C 3C 4C 5C 6C 7C",
-    2: "2H 6H 8C 2D 3D 2S",
-    1: "3H 4D 5D 6D 7D 8D",
-    0: "4H 5H 9C 10C 9D 9S",
-}, kick="7H")
+FOLLOW = stack(
+    0,
+    {
+        3: "2C 3C 4C 5C 6C 7C",
+        2: "2H 6H 8C 2D 3D 2S",
+        1: "3H 4D 5D 6D 7D 8D",
+        0: "4H 5H 9C 10C 9D 9S",
+    },
+    kick="7H",
+)
 
 
 def test_follow_the_led_suit_or_trump_but_never_a_third_suit():
@@ -258,12 +346,16 @@ def test_trump_led_must_be_answered_with_trump():
     assert state.legal_actions() == ["3C", "4C", "5C", "6C", "7C"], "no trump: any card"
 
 
-UNDERTRUMP = stack(0, {
-    3: "2H 2C 3C 4C 5C 6C",
-    2: "9H 2D 3D 4D 5D 6D",
-    1: "8C 5H KH 2S 3S 4S",
-    0: "3H 4H 6H 7H 8H 10H",
-}, kick="QH")
+UNDERTRUMP = stack(
+    0,
+    {
+        3: "2H 2C 3C 4C 5C 6C",
+        2: "9H 2D 3D 4D 5D 6D",
+        1: "8C 5H KH 2S 3S 4S",
+        0: "3H 4H 6H 7H 8H 10H",
+    },
+    kick="QH",
+)
 
 
 @pytest.mark.parametrize("no_undertrump", [False, True])
@@ -294,6 +386,7 @@ def test_no_undertrump_does_not_apply_when_trump_is_led():
 
 # -- scoring at the end of a hand ---------------------------------------------------------------
 
+
 def test_hang_jack_scores_3_to_the_team_that_takes_the_opponents_jack():
     state = new_match([HANG_JACK])
     play(state, "stand", "JH")
@@ -309,8 +402,16 @@ def test_hang_jack_scores_3_to_the_team_that_takes_the_opponents_jack():
 
 
 def test_jack_scores_1_when_the_holders_team_wins_it():
-    deck = stack(0, {3: "JH 2C 3C 4C 5C 7C", 2: "3H 2D 3D 4D 5D 7D", 1: "AH 8C 9C 10C QC KC",
-                     0: "KH 8D 9D 10D QD KD"}, kick="2H")
+    deck = stack(
+        0,
+        {
+            3: "JH 2C 3C 4C 5C 7C",
+            2: "3H 2D 3D 4D 5D 7D",
+            1: "AH 8C 9C 10C QC KC",
+            0: "KH 8D 9D 10D QD KD",
+        },
+        kick="2H",
+    )
     state = new_match([deck])
     play(state, "stand", "JH", "3H", "AH", "KH")
     assert state.seat_to_move == 1
@@ -328,7 +429,9 @@ def test_one_trump_in_play_is_both_high_and_low():
     play(state, "stand", *ONE_TRUMP_PLAY)
     given = events(state, "award")
     assert [(a["reason"], a["team"], a["seat"], a["card"]) for a in given] == [
-        ("high", 0, 2, "5H"), ("low", 0, 2, "5H")]
+        ("high", 0, 2, "5H"),
+        ("low", 0, 2, "5H"),
+    ]
 
 
 def test_a_game_tie_scores_nothing_and_the_deal_passes_to_the_right():
@@ -337,8 +440,12 @@ def test_a_game_tie_scores_nothing_and_the_deal_passes_to_the_right():
     end = events(state, "hand_end")[0]
     assert end["card_points"] == [10, 10] and end["scores"] == [2, 0]
     assert "game" not in [reason for reason, _, _ in awards(state)], "no jack was dealt either"
-    assert events(state, "hand_start")[1] == {"type": "hand_start", "hand": 2, "dealer": 3,
-                                              "beggar": 2}
+    assert events(state, "hand_start")[1] == {
+        "type": "hand_start",
+        "hand": 2,
+        "dealer": 3,
+        "beggar": 2,
+    }
     assert state.dealer_seat == 3 and state.seat_to_move == 2 and state.decision == "beg"
 
 
@@ -348,10 +455,13 @@ def test_game_points_option_sets_what_game_is_worth():
     assert awards(state)[-1] == ("game", 0, 3) and state.team_scores == [7, 1]
 
 
-@pytest.mark.parametrize(("before", "winner", "final", "given"), [
-    ([13, 13], 0, [14, 13], ["high"]),                 # High comes first and decides 13-13
-    ([12, 13], 1, [13, 14], ["high", "low"]),          # Low (team 1) before team 0's hang jack
-])
+@pytest.mark.parametrize(
+    ("before", "winner", "final", "given"),
+    [
+        ([13, 13], 0, [14, 13], ["high"]),  # High comes first and decides 13-13
+        ([12, 13], 1, [13, 14], ["high", "low"]),  # Low (team 1) before team 0's hang jack
+    ],
+)
 def test_awards_in_order_decide_the_winner(before, winner, final, given):
     state = new_match([HANG_JACK])
     play(state, "stand", *HANG_JACK_PLAY[:-1])
@@ -376,16 +486,24 @@ def test_kicking_out_to_14_on_the_next_deal_before_anyone_begs():
     assert [len(hand) for hand in state.hands] == [6, 6, 6, 6]
 
 
-FIRST_DEAL_AFTER_DEALER_3 = {2: "2C 3C 4C 5C 7C 8C", 1: "2D 3D 4D 5D 7D 8D",
-                             0: "2H 3H 4H 5H 7H 8H", 3: "9C 10C QC KC 9D 10D"}
+FIRST_DEAL_AFTER_DEALER_3 = {
+    2: "2C 3C 4C 5C 7C 8C",
+    1: "2D 3D 4D 5D 7D 8D",
+    0: "2H 3H 4H 5H 7H 8H",
+    3: "9C 10C QC KC 9D 10D",
+}
 
 
 def test_a_whole_match_ends_at_14_with_partners_sharing_the_result():
     state = SPEC.new_match(4, {}, seed=11)
     dealers = []
     while not state.is_over:
-        if state.decision == "beg" and not state.begged and state.runs == 0 and (
-                not dealers or dealers[-1][0] != state.hand_number):
+        if (
+            state.decision == "beg"
+            and not state.begged
+            and state.runs == 0
+            and (not dealers or dealers[-1][0] != state.hand_number)
+        ):
             dealers.append((state.hand_number, state.dealer_seat))
         state.apply(state.legal_actions()[-1])
     assert max(state.team_scores) >= 14 and min(state.team_scores) < 14
@@ -403,7 +521,9 @@ def test_random_matches_with_both_options_keep_the_rules():
         chooser = Rng(derive_seed(seed, "all-fours-test"))
         while not state.is_over:
             locations = state.card_locations()
-            assert sorted(c for cards in locations.values() for c in cards) == sorted(STANDARD_52.cards)
+            assert sorted(c for cards in locations.values() for c in cards) == sorted(
+                STANDARD_52.cards
+            )
             legal = state.legal_actions()
             if state.decision == "play" and state.trick:
                 hand, trump = state.hands[state.seat_to_move], state.trump
@@ -411,12 +531,21 @@ def test_random_matches_with_both_options_keep_the_rules():
                 trumped = [STANDARD_52.rank[c] for _, c in state.trick if c[-1] == trump]
                 for card in hand:
                     must_trump = led == trump and any(c[-1] == trump for c in hand)
-                    third_suit = (led != trump and any(c[-1] == led for c in hand)
-                                  and card[-1] not in (led, trump))
-                    undertrump = (led != trump and trumped and card[-1] == trump
-                                  and STANDARD_52.rank[card] < max(trumped)
-                                  and any(c[-1] != trump for c in hand))
-                    allowed = not (must_trump and card[-1] != trump) and not third_suit and not undertrump
+                    third_suit = (
+                        led != trump
+                        and any(c[-1] == led for c in hand)
+                        and card[-1] not in (led, trump)
+                    )
+                    undertrump = (
+                        led != trump
+                        and trumped
+                        and card[-1] == trump
+                        and STANDARD_52.rank[card] < max(trumped)
+                        and any(c[-1] != trump for c in hand)
+                    )
+                    allowed = (
+                        not (must_trump and card[-1] != trump) and not third_suit and not undertrump
+                    )
                     assert (card in legal) == allowed, (card, hand, state.trick, trump)
             state.apply(legal[chooser.below(len(legal))])
         total = [0, 0]

@@ -20,19 +20,24 @@ def new_match(players: int, decks: list[list[str]], first_dealer: int = 0):
     return stacked_match(SPEC, players, decks, first_dealer)
 
 
-
-ROUND_1 = deal([
-    ["4G", "5G", "6G", "4B", "5B", "6B"],      # seat 0 (dealer)
-    ["7R", "8R", "9R", "10R", "11R", "12R"],  # seat 1 leads
-    ["1R", "2R", "3R", "1Y", "2Y", "3Y"],      # seat 2
-    ["4R", "5R", "6R", "1G", "2G", "3G"],      # seat 3
-], "12Y")
-ROUND_2 = deal([
-    ["3G", "4G", "7R", "8R", "9R"],            # seat 0
-    ["5G", "6G", "10R", "11R", "12R"],         # seat 1 (dealer)
-    ["11G", "12G", "1R", "2R", "3R"],          # seat 2 leads
-    ["1G", "2G", "4R", "5R", "6R"],            # seat 3
-], "12B")
+ROUND_1 = deal(
+    [
+        ["4G", "5G", "6G", "4B", "5B", "6B"],  # seat 0 (dealer)
+        ["7R", "8R", "9R", "10R", "11R", "12R"],  # seat 1 leads
+        ["1R", "2R", "3R", "1Y", "2Y", "3Y"],  # seat 2
+        ["4R", "5R", "6R", "1G", "2G", "3G"],  # seat 3
+    ],
+    "12Y",
+)
+ROUND_2 = deal(
+    [
+        ["3G", "4G", "7R", "8R", "9R"],  # seat 0
+        ["5G", "6G", "10R", "11R", "12R"],  # seat 1 (dealer)
+        ["11G", "12G", "1R", "2R", "3R"],  # seat 2 leads
+        ["1G", "2G", "4R", "5R", "6R"],  # seat 3
+    ],
+    "12B",
+)
 
 
 def test_a_round_scores_secret_and_open_bids_exact_and_missed():
@@ -89,11 +94,14 @@ def test_must_follow_the_led_colour_else_anything():
 
 
 def test_trump_led_must_be_followed_and_throw_offs_never_win():
-    deck = deal([
-        ["1Y", "9G", "12G"],       # seat 0 (dealer)
-        ["5Y", "1R", "2R"],        # seat 1 leads
-        ["11B", "12B", "4R"],      # seat 2
-    ], "6Y")
+    deck = deal(
+        [
+            ["1Y", "9G", "12G"],  # seat 0 (dealer)
+            ["5Y", "1R", "2R"],  # seat 1 leads
+            ["11B", "12B", "4R"],  # seat 2
+        ],
+        "6Y",
+    )
     state = new_match(3, [[], [], [], deck], first_dealer=0)
     # Skip to round 4 (3 cards) by playing rounds 1-3 at random with the generic rules.
     while state.round < 3:

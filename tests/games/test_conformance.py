@@ -87,15 +87,23 @@ def test_random_play_keeps_every_invariant(spec, players):
                 assert not leaked, f"seat {seat} view shows {leaked}"
             # Every ~7th step: an illegal action raises and changes nothing.
             if steps % 7 == 0:
-                before = (json.dumps(state.view(None), sort_keys=True), len(state.events),
-                          list(state.actions), list(legal))
+                before = (
+                    json.dumps(state.view(None), sort_keys=True),
+                    len(state.events),
+                    list(state.actions),
+                    list(legal),
+                )
                 for bad in illegal_candidates(state)[:6]:
                     with pytest.raises(IllegalAction) as caught:
                         state.apply(bad)
                     assert caught.value.seat == state.seat_to_move
                     assert caught.value.reason
-                after = (json.dumps(state.view(None), sort_keys=True), len(state.events),
-                         list(state.actions), list(state.legal_actions()))
+                after = (
+                    json.dumps(state.view(None), sort_keys=True),
+                    len(state.events),
+                    list(state.actions),
+                    list(state.legal_actions()),
+                )
                 assert before == after
             # Every ~5th step: a view is a snapshot; what the state keeps for later views (the trick
             # as shown, the last trick...) never changes one handed out before.
@@ -133,6 +141,7 @@ def test_same_seed_same_match_other_seed_other_deal(spec, players):
 @pytest.mark.parametrize("spec", GAMES.values(), ids=list(GAMES))
 def test_registry_rejects_bad_player_counts_and_options(spec):
     from arena.games import OptionError, find_game
+
     assert find_game(spec.id) is spec
     for alias in spec.aliases:
         assert find_game(alias.upper()) is spec

@@ -44,8 +44,9 @@ def test_golden_playthrough(game_id, update_golden):
         path.write_text(dump(record_playthrough(spec, players, seed, options)))
     assert path.exists(), f"{game_id} has no golden playthrough: run with --update-golden"
     golden = load(path)
-    fresh = json.loads(json.dumps(record_playthrough(spec, golden["players"], golden["seed"],
-                                                     golden["options"])))
+    fresh = json.loads(
+        json.dumps(record_playthrough(spec, golden["players"], golden["seed"], golden["options"]))
+    )
     assert len(fresh["steps"]) == len(golden["steps"])
     for index, (want, got) in enumerate(zip(golden["steps"], fresh["steps"])):
         assert got == want, f"{game_id}: step {index} differs from the golden playthrough"

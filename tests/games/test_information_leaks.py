@@ -22,7 +22,7 @@ import pytest
 from arena.games import GAMES, GameSpec
 from arena.games.cards import Dealer, Rng, derive_seed
 from arena.games.playthrough import random_playout
-from arena.record import RecordingDealer
+from arena.referee.record import RecordingDealer
 from protocol.codec import encode_line
 from protocol.messages import Event, MatchEnd, Request
 
@@ -52,8 +52,15 @@ class RearrangingDealer(Dealer):
         return deck
 
 
-def seat_transcript(spec: GameSpec, players: int, options: dict, seed: int, actions: list[str],
-                    seat: int, dealer: Dealer):
+def seat_transcript(
+    spec: GameSpec,
+    players: int,
+    options: dict,
+    seed: int,
+    actions: list[str],
+    seat: int,
+    dealer: Dealer,
+):
     """Replay ``actions`` and collect what ``seat`` would be sent, one bytes chunk per step.
 
     Chunk j holds the events visible to the seat that were emitted up to state j, then the seat's
@@ -74,15 +81,23 @@ def seat_transcript(spec: GameSpec, players: int, options: dict, seed: int, acti
                 out += encode_line(Event(match_id=MATCH_ID, event=event.data))
         sent = len(state.events)
         mine = state.seat_to_move == seat
-        out += encode_line(Request(match_id=MATCH_ID, id=step,
-                                   decision=state.decision if mine else "",
-                                   view=state.view(seat),
-                                   legal=list(state.legal_actions()) if mine else [],
-                                   time_left_ms=0))
+        out += encode_line(
+            Request(
+                match_id=MATCH_ID,
+                id=step,
+                decision=state.decision if mine else "",
+                view=state.view(seat),
+                legal=list(state.legal_actions()) if mine else [],
+                time_left_ms=0,
+            )
+        )
         if state.is_over:
             result = state.result()
-            out += encode_line(MatchEnd(match_id=MATCH_ID, scores=list(result.scores),
-                                        placings=list(result.placings)))
+            out += encode_line(
+                MatchEnd(
+                    match_id=MATCH_ID, scores=list(result.scores), placings=list(result.placings)
+                )
+            )
         chunks.append(bytes(out))
 
     snapshot(0)
@@ -128,14 +143,15 @@ def place_of(state) -> dict[str, str]:
 
 @dataclass
 class FuzzReport:
-    samples: int = 0          # (prefix, seat) pairs drawn
-    compared: int = 0         # replays that moved at least one hidden card to another place
-    skipped: int = 0          # nothing hidden to move, or every rearrangement broke the prefix
+    samples: int = 0  # (prefix, seat) pairs drawn
+    compared: int = 0  # replays that moved at least one hidden card to another place
+    skipped: int = 0  # nothing hidden to move, or every rearrangement broke the prefix
     leaks: list[str] = field(default_factory=list)
 
 
-def fuzz(spec: GameSpec, players: int, seeds: range, samples_per_seed: int,
-         attempts: int = 6) -> FuzzReport:
+def fuzz(
+    spec: GameSpec, players: int, seeds: range, samples_per_seed: int, attempts: int = 6
+) -> FuzzReport:
     """Fuzz one game and player count; every leak found is described in ``report.leaks``."""
     report = FuzzReport()
     for seed in seeds:
@@ -144,7 +160,7 @@ def fuzz(spec: GameSpec, players: int, seeds: range, samples_per_seed: int,
         actions = random_playout(spec, players, seed, options).actions
         for _ in range(samples_per_seed):
             report.samples += 1
-            prefix = actions[:rng.below(len(actions) + 1)]
+            prefix = actions[: rng.below(len(actions) + 1)]
             seat = rng.below(players)
             recorder = RecordingDealer(Rng(seed))
             original = seat_transcript(spec, players, options, seed, prefix, seat, recorder)
@@ -153,10 +169,14 @@ def fuzz(spec: GameSpec, players: int, seeds: range, samples_per_seed: int,
             deal = len(recorder.decks) - 1
             # Hidden cards named in this deal's actions (face-down discards) stay where they are:
             # moving one would make that action illegal. Their secrecy is the conformance test's.
-            named = {card for action in prefix[deal_start:]
-                     for card in action.replace(":", ",").split(",")}
-            movable = sorted(state.hidden_from(seat) & set(recorder.decks[deal]) - named
-                             if deal >= 0 else ())
+            named = {
+                card
+                for action in prefix[deal_start:]
+                for card in action.replace(":", ",").split(",")
+            }
+            movable = sorted(
+                state.hidden_from(seat) & set(recorder.decks[deal]) - named if deal >= 0 else ()
+            )
             before = place_of(state)
             found = False
             for attempt in range(attempts if len(movable) >= 2 else 0):
@@ -175,8 +195,11 @@ def fuzz(spec: GameSpec, players: int, seeds: range, samples_per_seed: int,
                 found = True
                 report.compared += 1
                 if got != expected:
-                    report.leaks.append(describe_leak(spec, players, options, seed, prefix, seat,
-                                                      state, other, expected, got))
+                    report.leaks.append(
+                        describe_leak(
+                            spec, players, options, seed, prefix, seat, state, other, expected, got
+                        )
+                    )
                 break
             if not found:
                 report.skipped += 1
@@ -186,17 +209,22 @@ def fuzz(spec: GameSpec, players: int, seeds: range, samples_per_seed: int,
 def describe_leak(spec, players, options, seed, prefix, seat, state, other, expected, got) -> str:
     step = next(i for i, (a, b) in enumerate(zip(expected, got)) if a != b)
     before, after = place_of(state), place_of(other)
-    moved = ", ".join(f"{card} {before[card]} -> {after[card]}"
-                      for card in sorted(before) if before[card] != after.get(card))
+    moved = ", ".join(
+        f"{card} {before[card]} -> {after[card]}"
+        for card in sorted(before)
+        if before[card] != after.get(card)
+    )
     a, b = expected[step], got[step]
     at = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     window = slice(max(0, at - 160), at + 160)
-    return (f"{spec.id} {players}p options={options} seed={seed} after {len(prefix)} actions, "
-            f"seat {seat}: what it was sent by action {step} changed when hidden cards moved "
-            f"({moved})\n  before: ...{a[window]!r}...\n  after:  ...{b[window]!r}...")
+    return (
+        f"{spec.id} {players}p options={options} seed={seed} after {len(prefix)} actions, "
+        f"seat {seat}: what it was sent by action {step} changed when hidden cards moved "
+        f"({moved})\n  before: ...{a[window]!r}...\n  after:  ...{b[window]!r}..."
+    )
 
 
-SAMPLES_PER_GAME = 400   # split over the player counts: a few seconds per game
+SAMPLES_PER_GAME = 400  # split over the player counts: a few seconds per game
 SAMPLES_PER_SEED = 5
 
 
@@ -208,21 +236,27 @@ def test_no_seat_learns_where_hidden_cards_are(spec, players):
     # The fuzzer must actually test something: most samples move hidden cards and replay.
     assert report.compared >= report.samples // 2, (
         f"{spec.id} {players}p: only {report.compared} of {report.samples} samples could move a "
-        f"hidden card and replay the actions; the fuzzer is too weak for this game")
+        f"hidden card and replay the actions; the fuzzer is too weak for this game"
+    )
 
 
 # -- the fuzzer finds leaks that were put in on purpose -------------------------------------------
+
 
 def leaky(monkeypatch, spec: GameSpec, view: Callable | None = None, emit: Callable | None = None):
     cls = spec.state_class
     if view is not None:
         original_view = cls.view
-        monkeypatch.setattr(cls, "view",
-                            lambda self, seat: view(self, seat, original_view(self, seat)))
+        monkeypatch.setattr(
+            cls, "view", lambda self, seat: view(self, seat, original_view(self, seat))
+        )
     if emit is not None:
         original_emit = cls.emit
-        monkeypatch.setattr(cls, "emit", lambda self, data, audience=None:
-                            original_emit(self, data, emit(self, data, audience)))
+        monkeypatch.setattr(
+            cls,
+            "emit",
+            lambda self, data, audience=None: original_emit(self, data, emit(self, data, audience)),
+        )
 
 
 def first_card_of_next_hand(state, seat, view):
@@ -246,8 +280,11 @@ def private_events_to_everyone(state, data, audience):
     return None
 
 
-@pytest.mark.parametrize("injected", [first_card_of_next_hand, checksum_of_next_hand,
-                                      private_events_to_everyone], ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    "injected",
+    [first_card_of_next_hand, checksum_of_next_hand, private_events_to_everyone],
+    ids=lambda f: f.__name__,
+)
 @pytest.mark.parametrize("spec", GAMES.values(), ids=list(GAMES))
 def test_fuzzer_reports_an_injected_leak(monkeypatch, spec, injected):
     if injected is private_events_to_everyone:

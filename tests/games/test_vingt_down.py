@@ -18,45 +18,54 @@ from tests.games.scripted import events, play, stacked_match
 SPEC = find_game("vingt-down")
 
 
-def stacked(dealer: int, first: dict[int, list[str]], second: dict[int, list[str]],
-            stock: Sequence[str] = ()) -> list[str]:
+def stacked(
+    dealer: int,
+    first: dict[int, list[str]],
+    second: dict[int, list[str]],
+    stock: Sequence[str] = (),
+) -> list[str]:
     """The top of a shuffled deck that deals ``first`` (2 each) then ``second`` (3 each) to the
     seats, forehand (the dealer's left) first; then the stock from its top."""
     order = [(dealer + 1 + i) % 4 for i in range(4)]
-    return ([c for seat in order for c in first[seat]] + [c for seat in order for c in second[seat]]
-            + list(stock))
+    return (
+        [c for seat in order for c in first[seat]]
+        + [c for seat in order for c in second[seat]]
+        + list(stock)
+    )
 
 
 def new_match(decks: list[list[str]], first_dealer: int = 3, **options):
     return stacked_match(SPEC, 4, decks, first_dealer, **options)
 
 
-
-
 # Dealer 3, so forehand is seat 0. Spades are nowhere in the hands: with spades trump seat 0's
 # hearts win every trick and nobody can follow or trump.
-SWEEP = stacked(3, {0: ["AH", "KH"], 1: ["7C", "8C"], 2: ["QC", "KC"], 3: ["9D", "10D"]},
-                   {0: ["QH", "JH", "10H"], 1: ["9C", "10C", "JC"], 2: ["AC", "7D", "8D"],
-                    3: ["JD", "QD", "KD"]})
+SWEEP = stacked(
+    3,
+    {0: ["AH", "KH"], 1: ["7C", "8C"], 2: ["QC", "KC"], 3: ["9D", "10D"]},
+    {0: ["QH", "JH", "10H"], 1: ["9C", "10C", "JC"], 2: ["AC", "7D", "8D"], 3: ["JD", "QD", "KD"]},
+)
 HEARTS = ["AH", "KH", "QH", "JH", "10H"]
 
 # Dealer 3, forehand 0; for the legality rules with spades trump.
-RULES_DEAL = stacked(3, {0: ["AC", "QC"], 1: ["KH", "7H"], 2: ["8C", "9H"], 3: ["JD", "QD"]},
-                        {0: ["7D", "8D", "9D"], 1: ["8H", "9S", "AS"], 2: ["10H", "JH", "QH"],
-                         3: ["KD", "7S", "10S"]})
+RULES_DEAL = stacked(
+    3,
+    {0: ["AC", "QC"], 1: ["KH", "7H"], 2: ["8C", "9H"], 3: ["JD", "QD"]},
+    {0: ["7D", "8D", "9D"], 1: ["8H", "9S", "AS"], 2: ["10H", "JH", "QH"], 3: ["KD", "7S", "10S"]},
+)
 
 
 def test_the_deal_positions_stock_and_drawing_from_its_top():
-    deck = list(PIQUET_32.cards)[::-1]          # AS KS QS ... 7C: every position is known
-    state = new_match([deck], first_dealer=1)   # dealer 1: forehand 2, then 3, 0, dealer 1
+    deck = list(PIQUET_32.cards)[::-1]  # AS KS QS ... 7C: every position is known
+    state = new_match([deck], first_dealer=1)  # dealer 1: forehand 2, then 3, 0, dealer 1
     assert state.dealer_seat == 1 and state.forehand == 2
     order = [2, 3, 0, 1]
     for i, seat in enumerate(order):
-        assert state.hands[seat] == PIQUET_32.sorted(deck[2 * i:2 * i + 2])
+        assert state.hands[seat] == PIQUET_32.sorted(deck[2 * i : 2 * i + 2])
     assert state.stock == deck[8:]
     state.apply("trump:S")
     for i, seat in enumerate(order):
-        want = deck[2 * i:2 * i + 2] + deck[8 + 3 * i:8 + 3 * i + 3]
+        want = deck[2 * i : 2 * i + 2] + deck[8 + 3 * i : 8 + 3 * i + 3]
         assert state.hands[seat] == PIQUET_32.sorted(want)
     assert state.stock == deck[20:], "the stock is positions 20-31, position 20 on top"
     hand = state.hands[2]
@@ -72,8 +81,12 @@ def test_forehand_names_any_trump_having_seen_only_two_cards():
     assert view["hand"] == ["KH", "AH"] and view["hand_counts"] == [2, 2, 2, 2]
     assert view["trump"] is None and view["stock_count"] == 24
     assert state.legal_actions() == ["trump:C", "trump:D", "trump:H", "trump:S"]
-    assert [e["cards"] for e in events(state, "deal")] == [["KH", "AH"], ["7C", "8C"],
-                                                          ["QC", "KC"], ["9D", "10D"]]
+    assert [e["cards"] for e in events(state, "deal")] == [
+        ["KH", "AH"],
+        ["7C", "8C"],
+        ["QC", "KC"],
+        ["9D", "10D"],
+    ]
     with pytest.raises(IllegalAction, match="trump:C, trump:D"):
         state.apply("trump:X")
     state.apply("trump:C")
@@ -81,8 +94,12 @@ def test_forehand_names_any_trump_having_seen_only_two_cards():
     assert state.trump == "C" and state.view(2)["trump_chosen_by"] == 0
     assert [len(h) for h in state.hands] == [5, 5, 5, 5]
     second = [(e.audience, e.data["cards"]) for e in state.events if e.data["type"] == "deal"][4:]
-    assert second == [((0,), ["10H", "JH", "QH"]), ((1,), ["9C", "10C", "JC"]),
-                      ((2,), ["AC", "7D", "8D"]), ((3,), ["JD", "QD", "KD"])]
+    assert second == [
+        ((0,), ["10H", "JH", "QH"]),
+        ((1,), ["9C", "10C", "JC"]),
+        ((2,), ["AC", "7D", "8D"]),
+        ((3,), ["JD", "QD", "KD"]),
+    ]
     assert state.decision == "exchange" and state.seat_to_move == 0
 
 
@@ -134,8 +151,12 @@ def test_follow_suit_else_must_trump_else_any_and_no_duty_to_overtrump():
     state.apply("8C")
     assert state.legal_actions() == ["7S", "10S"], "any trump: no duty to overtrump 9S"
     state.apply("7S")
-    assert events(state, "trick")[-1] == {"type": "trick", "leader": 0,
-                                          "cards": ["AC", "9S", "8C", "7S"], "winner": 1}
+    assert events(state, "trick")[-1] == {
+        "type": "trick",
+        "leader": 0,
+        "cards": ["AC", "9S", "8C", "7S"],
+        "winner": 1,
+    }
     assert state.seat_to_move == 1, "the trick's winner leads"
     state.apply("KH")
     assert state.legal_actions() == ["9H", "10H", "JH", "QH"]
@@ -145,8 +166,8 @@ def test_follow_suit_else_must_trump_else_any_and_no_duty_to_overtrump():
     assert state.legal_actions() == ["QC", "7D", "8D", "9D"], "void in led and trump: any card"
     state.apply("QC")
     assert state.seat_to_move == 3
-    play(state, "KD", "9D", "AS", "10H")       # seat 1 must trump diamonds with its last trump
-    play(state, "8H", "JH", "QD", "8D")        # seat 2 wins with JH
+    play(state, "KD", "9D", "AS", "10H")  # seat 1 must trump diamonds with its last trump
+    play(state, "8H", "JH", "QD", "8D")  # seat 2 wins with JH
     play(state, "QH", "JD", "7D", "7H")
     end = events(state, "deal_end")[0]
     assert end["tricks"] == [0, 2, 2, 1]
@@ -166,17 +187,35 @@ def test_trick_winner_table():
 
 def test_the_exchange_counts_are_public_discards_and_drawn_cards_private():
     stock = ["9S", "8S", "7S", "QS", "KS", "AS"]
-    state = new_match([stacked(1, {2: ["AH", "KH"], 3: ["7C", "8C"], 0: ["QC", "KC"],
-                                   1: ["9D", "10D"]},
-                                  {2: ["QH", "JH", "10H"], 3: ["9C", "10C", "JC"],
-                                   0: ["AC", "7D", "8D"], 1: ["JD", "QD", "KD"]}, stock)],
-                      first_dealer=1)
+    state = new_match(
+        [
+            stacked(
+                1,
+                {2: ["AH", "KH"], 3: ["7C", "8C"], 0: ["QC", "KC"], 1: ["9D", "10D"]},
+                {
+                    2: ["QH", "JH", "10H"],
+                    3: ["9C", "10C", "JC"],
+                    0: ["AC", "7D", "8D"],
+                    1: ["JD", "QD", "KD"],
+                },
+                stock,
+            )
+        ],
+        first_dealer=1,
+    )
     state.apply("trump:C")
     assert state.seat_to_move == 2, "forehand exchanges first"
     legal = state.legal_actions()
     assert len(legal) == 1 + 5 + 10 + 10
-    assert legal[:7] == ["discard:none", "discard:10H", "discard:JH", "discard:QH", "discard:KH",
-                         "discard:AH", "discard:10H,JH"]
+    assert legal[:7] == [
+        "discard:none",
+        "discard:10H",
+        "discard:JH",
+        "discard:QH",
+        "discard:KH",
+        "discard:AH",
+        "discard:10H,JH",
+    ]
     assert legal[-1] == "discard:QH,KH,AH"
     with pytest.raises(IllegalAction, match="canonical order"):
         state.apply("discard:JH,10H")
@@ -187,10 +226,10 @@ def test_the_exchange_counts_are_public_discards_and_drawn_cards_private():
     with pytest.raises(IllegalAction, match="discard:none"):
         state.apply("discard:")
 
-    play(state, "discard:10H,JH")                 # seat 2 draws 9S 8S
-    play(state, "discard:none")                   # seat 3
-    play(state, "discard:QC,KC,7D")               # seat 0 draws 7S QS KS
-    play(state, "discard:JD")                     # seat 1, the dealer, last: draws AS
+    play(state, "discard:10H,JH")  # seat 2 draws 9S 8S
+    play(state, "discard:none")  # seat 3
+    play(state, "discard:QC,KC,7D")  # seat 0 draws 7S QS KS
+    play(state, "discard:JD")  # seat 1, the dealer, last: draws AS
     assert state.hands[2] == ["QH", "KH", "AH", "8S", "9S"]
     assert state.hands[0] == ["AC", "8D", "7S", "QS", "KS"]
     assert state.hands[1] == ["9D", "10D", "QD", "KD", "AS"]
@@ -207,12 +246,22 @@ def test_the_exchange_counts_are_public_discards_and_drawn_cards_private():
 
     exchanges = [e for e in state.events if e.data["type"] == "exchange"]
     mine = [e.data for e in exchanges if e.audience == (0,) and e.data["seat"] == 0]
-    assert mine == [{"type": "exchange", "seat": 0, "count": 3, "discarded": ["QC", "KC", "7D"],
-                     "drawn": ["7S", "QS", "KS"]}]
+    assert mine == [
+        {
+            "type": "exchange",
+            "seat": 0,
+            "count": 3,
+            "discarded": ["QC", "KC", "7D"],
+            "drawn": ["7S", "QS", "KS"],
+        }
+    ]
     public = [e.data for e in exchanges if e.audience == (1, 2, 3) and e.data["seat"] == 0]
     assert public == [{"type": "exchange", "seat": 0, "count": 3}]
-    assert all(set(e.data) == {"type", "seat", "count"} for e in exchanges
-               if e.audience != (e.data["seat"],))
+    assert all(
+        set(e.data) == {"type", "seat", "count"}
+        for e in exchanges
+        if e.audience != (e.data["seat"],)
+    )
 
 
 def test_hearts_are_trump_from_the_ninth_deal_and_nobody_chooses():
@@ -262,6 +311,7 @@ def test_max_deals_reached_without_anyone_at_zero():
 
 # -- drop_out ----------------------------------------------------------------------------------
 
+
 def test_drop_out_is_asked_after_the_exchange_but_never_of_forehand():
     state = new_match([SWEEP], drop_out=True)
     play(state, "trump:S", *["discard:none"] * 4)
@@ -273,8 +323,9 @@ def test_drop_out_is_asked_after_the_exchange_but_never_of_forehand():
     assert asked == [1, 2, 3], "forehand (seat 0) is never asked"
     assert state.decision == "play" and state.seat_to_move == 0
     assert state.view(0)["drops"] == [None, "stay", "stay", "stay"]
-    assert events(state, "drop") == [{"type": "drop", "seat": s, "choice": "stay"}
-                                     for s in (1, 2, 3)]
+    assert events(state, "drop") == [
+        {"type": "drop", "seat": s, "choice": "stay"} for s in (1, 2, 3)
+    ]
 
 
 def test_nobody_may_drop_out_with_diamonds_trump():
@@ -326,7 +377,11 @@ def test_a_dropped_player_scores_nothing_and_is_skipped_in_play():
 
 def test_random_play_with_drop_out_keeps_every_invariant():
     """The shared conformance checks, with drop_out on and a short match."""
-    options = tuple(dataclasses.replace(o, default=True) if o.name == "drop_out" else
-                    dataclasses.replace(o, default=12) for o in SPEC.options)
+    options = tuple(
+        dataclasses.replace(o, default=True)
+        if o.name == "drop_out"
+        else dataclasses.replace(o, default=12)
+        for o in SPEC.options
+    )
     variant = dataclasses.replace(SPEC, options=options)
     conformance.test_random_play_keeps_every_invariant(variant, 4)

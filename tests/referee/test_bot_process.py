@@ -15,14 +15,20 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.bot_process import (STDERR_CAP_BYTES, BotProcess, BotStartupError, check_bwrap,
-                                process_running, related_pids)
-from arena.bots import BotSpec
-from arena.clock import TimeControl
 from arena.games import find_game
-from arena.record import replay_record
-from arena.referee import run_match
-from arena.results import FaultKind
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import (
+    STDERR_CAP_BYTES,
+    BotProcess,
+    BotStartupError,
+    check_bwrap,
+    process_running,
+    related_pids,
+)
+from arena.referee.record import replay_record
+from arena.referee.results import FaultKind
 
 RANDOM_BOT = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"
 AON = find_game("alles-oder-nichts")
@@ -50,8 +56,10 @@ def random_spec(name: str, seed: int = 0) -> BotSpec:
 
 
 async def start_all(specs, tmp_path, control=CONTROL):
-    return [await BotProcess.start(spec, time_control=control, log_dir=tmp_path / "logs")
-            for spec in specs]
+    return [
+        await BotProcess.start(spec, time_control=control, log_dir=tmp_path / "logs")
+        for spec in specs
+    ]
 
 
 async def close_all(bots):
@@ -74,8 +82,14 @@ async def test_a_real_match_between_random_bots(tmp_path):
     pids = [bot.transport.pid for bot in bots]
     try:
         assert [bot.version for bot in bots] == ["1", "1", "1"]
-        result = await run_match(AON, bots, seed=42, match_id="real",
-                                 time_control=CONTROL, record_path=tmp_path / "m.jsonl")
+        result = await run_match(
+            AON,
+            bots,
+            seed=42,
+            match_id="real",
+            time_control=CONTROL,
+            record_path=tmp_path / "m.jsonl",
+        )
         again = await run_match(AON, bots, seed=43, match_id="real2", time_control=CONTROL)
     finally:
         await close_all(bots)
@@ -103,8 +117,15 @@ async def test_environment_limits_and_session(tmp_path):
     workdir.mkdir()
     os.environ["ARENA_TEST_SECRET"] = "must not leak"
     try:
-        spec = BotSpec("env", script(tmp_path, "env", body), cwd=str(workdir),
-                       env=(("EXTRA", "yes"),), memory_mb=1024, cpu_seconds=30, file_mb=2)
+        spec = BotSpec(
+            "env",
+            script(tmp_path, "env", body),
+            cwd=str(workdir),
+            env=(("EXTRA", "yes"),),
+            memory_mb=1024,
+            cpu_seconds=30,
+            file_mb=2,
+        )
         [bot] = await start_all([spec], tmp_path)
     finally:
         del os.environ["ARENA_TEST_SECRET"]
@@ -112,15 +133,25 @@ async def test_environment_limits_and_session(tmp_path):
         report = json.loads(bot.reported_version)
     finally:
         await bot.close()
-    assert set(report["env"]) - {"LC_CTYPE"} == {"PATH", "LANG", "HOME", "TMPDIR", "EXTRA",
-                                                 "ARENA_BOT_TOKEN"}
+    assert set(report["env"]) - {"LC_CTYPE"} == {
+        "PATH",
+        "LANG",
+        "HOME",
+        "TMPDIR",
+        "EXTRA",
+        "ARENA_BOT_TOKEN",
+    }
     assert report["extra"] == "yes" and report["cwd"] == str(workdir)
     assert report["sid"] == report["pgid"] == report["pid"]
-    assert report["limits"] == {"RLIMIT_AS": 1024 << 20, "RLIMIT_CPU": 30,
-                                "RLIMIT_FSIZE": 2 << 20, "RLIMIT_CORE": 0}
+    assert report["limits"] == {
+        "RLIMIT_AS": 1024 << 20,
+        "RLIMIT_CPU": 30,
+        "RLIMIT_FSIZE": 2 << 20,
+        "RLIMIT_CORE": 0,
+    }
     assert report["hello"]["name"] == "env" and report["hello"]["protocol"] == 1
     assert report["hello"]["limits"]["decision_ms"] == CONTROL.decision_ms
-    assert not Path(report["home"]).exists()          # the private directory is removed on close
+    assert not Path(report["home"]).exists()  # the private directory is removed on close
 
 
 async def test_close_kills_children_that_linger_and_ignore_signals(tmp_path):
@@ -153,7 +184,7 @@ async def test_close_runs_even_when_the_task_is_cancelled(tmp_path):
         try:
             await trio.sleep(1)
         finally:
-            await bot.close()      # shielded inside: still ends the process
+            await bot.close()  # shielded inside: still ends the process
     assert not process_running(pid)
 
 
@@ -232,9 +263,14 @@ async def test_closing_stdout_while_running_is_a_crash(tmp_path):
 async def test_startup_errors_name_the_bot(tmp_path):
     with pytest.raises(BotStartupError, match=r"^bot ghost: cannot run 'no-such-program-xyz': "):
         await start_all([BotSpec("ghost", ("no-such-program-xyz",))], tmp_path)
-    quitter = BotSpec("quitter", (sys.executable, "-c", "import sys; print('bye', file=sys.stderr)"))
-    with pytest.raises(BotStartupError, match=r"^bot quitter: ended before saying ready: exited "
-                                              r"with status 0 \(stderr: bye\)"):
+    quitter = BotSpec(
+        "quitter", (sys.executable, "-c", "import sys; print('bye', file=sys.stderr)")
+    )
+    with pytest.raises(
+        BotStartupError,
+        match=r"^bot quitter: ended before saying ready: exited "
+        r"with status 0 \(stderr: bye\)",
+    ):
         await start_all([quitter], tmp_path)
     lost = BotSpec("lost", ("true",), cwd=str(tmp_path / "nowhere"))
     with pytest.raises(BotStartupError, match=r"^bot lost: working directory .*nowhere does not"):
@@ -243,10 +279,12 @@ async def test_startup_errors_name_the_bot(tmp_path):
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed")
 async def test_node_starts_under_the_default_limits(tmp_path):
-    js = ("require('readline').createInterface({input: process.stdin}).on('line', l => {"
-          "const m = JSON.parse(l); if (m.type === 'hello') console.log(JSON.stringify("
-          "{type: 'ready', name: 'js', version: process.version}));"
-          "if (m.type === 'bye') process.exit(0); });")
+    js = (
+        "require('readline').createInterface({input: process.stdin}).on('line', l => {"
+        "const m = JSON.parse(l); if (m.type === 'hello') console.log(JSON.stringify("
+        "{type: 'ready', name: 'js', version: process.version}));"
+        "if (m.type === 'bye') process.exit(0); });"
+    )
     [bot] = await start_all([BotSpec("js", ("node", "-e", js))], tmp_path)
     await bot.close()
     assert bot.reported_version.startswith("v")
@@ -288,14 +326,15 @@ async def test_bwrap_sandbox(tmp_path):
         await bot.close()
     assert report["net"] != "allowed" and report["own"] != "allowed"
     assert report["system"] != "allowed" and report["tmp"] == "allowed"
-    assert report["pid"] < 10                       # its own PID namespace
+    assert report["pid"] < 10  # its own PID namespace
     assert not (folder / "written-by-bot").exists()
 
 
 async def test_bwrap_missing_is_one_clear_line(tmp_path, monkeypatch):
-    import arena.bot_process as bot_process
+    import arena.referee.process as bot_process
+
     monkeypatch.setattr(bot_process, "_bwrap_problem", False)
     monkeypatch.setattr(bot_process, "BWRAP", "bwrap-not-installed-xyz")
     with pytest.raises(BotStartupError, match=r"^bot b: sandbox 'bwrap' needs bubblewrap"):
         await start_all([BotSpec("b", ("true",), sandbox="bwrap")], tmp_path)
-    monkeypatch.setattr(bot_process, "_bwrap_problem", False)    # re-check with the real one later
+    monkeypatch.setattr(bot_process, "_bwrap_problem", False)  # re-check with the real one later

@@ -12,23 +12,36 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_process import process_running
+from arena.referee.process import process_running
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'random_bot.py'}"
 
 
 def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "arena", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=120, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin",
-                                                       "COLUMNS": "120", "NO_COLOR": "1"})
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "120", "NO_COLOR": "1"},
+    )
 
 
 def test_help_lists_the_options():
     done = arena("match", "--help")
     assert done.returncode == 0
-    for option in ("--bot", "--seed", "--players", "--option", "--record", "--json",
-                   "--decision-ms", "--sandbox"):
+    for option in (
+        "--bot",
+        "--seed",
+        "--players",
+        "--option",
+        "--record",
+        "--json",
+        "--decision-ms",
+        "--sandbox",
+    ):
         assert option in done.stdout
     assert arena("replay", "--help").returncode == 0
     # The default seat count is said exactly: one --bot plays the game's default count.
@@ -36,20 +49,32 @@ def test_help_lists_the_options():
     assert "default 4" in arena("games").stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["nosuchgame", "--bot", "x"], "unknown game 'nosuchgame'"),
-    (["aon", "--bot", "no-such-program-xyz"], "program 'no-such-program-xyz' not found on PATH"),
-    (["aon", "--bot", "./missing/bot"], "no executable program at ./missing/bot"),
-    (["aon", "--bot", f"{sys.executable} missing_bot.py"], "no such file missing_bot.py"),
-    (["aon", "--bot", RANDOM_BOT, "--players", "2"], "2 players: expected one of 3, 4, 5, 6"),
-    (["aon", "--bot", RANDOM_BOT, "--bot", RANDOM_BOT, "--players", "3"], "2 --bot given for 3"),
-    (["aon", "--bot", RANDOM_BOT, "--option", "colour=red"], "unknown option 'colour'"),
-    (["aon", "--bot", RANDOM_BOT, "--option", "nonsense"], "expected key=value"),
-    (["aon", "--bot", "'unclosed"], "No closing quotation"),
-    (["aon", "--bot", RANDOM_BOT, "--seed", "-1"], "--seed"),
-    (["aon", "--bot", RANDOM_BOT, "--bank-ms", "0"], "--bank-ms"),   # as in tournament files
-    (["aon", "--bot", f"{sys.executable} -c pass"], ": ended before saying ready: exited with status 0"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["nosuchgame", "--bot", "x"], "unknown game 'nosuchgame'"),
+        (
+            ["aon", "--bot", "no-such-program-xyz"],
+            "program 'no-such-program-xyz' not found on PATH",
+        ),
+        (["aon", "--bot", "./missing/bot"], "no executable program at ./missing/bot"),
+        (["aon", "--bot", f"{sys.executable} missing_bot.py"], "no such file missing_bot.py"),
+        (["aon", "--bot", RANDOM_BOT, "--players", "2"], "2 players: expected one of 3, 4, 5, 6"),
+        (
+            ["aon", "--bot", RANDOM_BOT, "--bot", RANDOM_BOT, "--players", "3"],
+            "2 --bot given for 3",
+        ),
+        (["aon", "--bot", RANDOM_BOT, "--option", "colour=red"], "unknown option 'colour'"),
+        (["aon", "--bot", RANDOM_BOT, "--option", "nonsense"], "expected key=value"),
+        (["aon", "--bot", "'unclosed"], "No closing quotation"),
+        (["aon", "--bot", RANDOM_BOT, "--seed", "-1"], "--seed"),
+        (["aon", "--bot", RANDOM_BOT, "--bank-ms", "0"], "--bank-ms"),  # as in tournament files
+        (
+            ["aon", "--bot", f"{sys.executable} -c pass"],
+            ": ended before saying ready: exited with status 0",
+        ),
+    ],
+)
 def test_bad_arguments_are_one_line_and_exit_2(args, message):
     done = arena("match", *args)
     assert done.returncode == 2, done.stderr
@@ -60,8 +85,18 @@ def test_bad_arguments_are_one_line_and_exit_2(args, message):
 
 def test_a_real_match_prints_a_table_and_replays(tmp_path):
     record = tmp_path / "m.jsonl"
-    done = arena("match", "aon", "--bot", RANDOM_BOT, "--players", "3", "--seed", "5",
-                 "--record", str(record))
+    done = arena(
+        "match",
+        "aon",
+        "--bot",
+        RANDOM_BOT,
+        "--players",
+        "3",
+        "--seed",
+        "5",
+        "--record",
+        str(record),
+    )
     assert done.returncode == 0, done.stderr
     assert "random_bot-3" in done.stdout and "score" in done.stdout and "seed 5" in done.stdout
     shown = arena("replay", str(record))
@@ -74,23 +109,50 @@ def test_a_real_match_prints_a_table_and_replays(tmp_path):
 
 
 def test_json_output(tmp_path):
-    done = arena("match", "aon", "--bot", RANDOM_BOT, "--bot", RANDOM_BOT, "--bot", RANDOM_BOT,
-                 "--seed", "9", "--json", "--decision-ms", "3000")
+    done = arena(
+        "match",
+        "aon",
+        "--bot",
+        RANDOM_BOT,
+        "--bot",
+        RANDOM_BOT,
+        "--bot",
+        RANDOM_BOT,
+        "--seed",
+        "9",
+        "--json",
+        "--decision-ms",
+        "3000",
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["game"] == "alles-oder-nichts" and result["seed"] == 9
     assert result["bots"] == ["random_bot", "random_bot-2", "random_bot-3"]
     assert len(result["scores"]) == 3 and sorted(result["placings"])[0] == 1
     assert result["faults"] == [] and result["termination"] == "completed"
-    again = json.loads(arena("match", "aon", "--bot", RANDOM_BOT, "--players", "3", "--seed", "9",
-                             "--json").stdout)
-    assert again["scores"] == result["scores"]          # same seed, same bots: same match
+    again = json.loads(
+        arena("match", "aon", "--bot", RANDOM_BOT, "--players", "3", "--seed", "9", "--json").stdout
+    )
+    assert again["scores"] == result["scores"]  # same seed, same bots: same match
 
 
 def test_replay_reports_a_tampered_record(tmp_path):
     record = tmp_path / "m.jsonl"
-    assert arena("match", "aon", "--bot", RANDOM_BOT, "--players", "3", "--seed", "2",
-                 "--record", str(record)).returncode == 0
+    assert (
+        arena(
+            "match",
+            "aon",
+            "--bot",
+            RANDOM_BOT,
+            "--players",
+            "3",
+            "--seed",
+            "2",
+            "--record",
+            str(record),
+        ).returncode
+        == 0
+    )
     lines = record.read_text().splitlines()
     for number, line in enumerate(lines):
         entry = json.loads(line)
@@ -113,7 +175,8 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
     bot = tmp_path / "slow_bot.py"
-    bot.write_text(textwrap.dedent("""
+    bot.write_text(
+        textwrap.dedent("""
         import json, os, subprocess, sys, time
         child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
         for pid in (os.getpid(), child.pid):
@@ -124,16 +187,33 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
                 print(json.dumps({"type": "ready", "name": "slow"}), flush=True)
             elif message["type"] == "request":
                 time.sleep(600)
-    """))
+    """)
+    )
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "match", "aon", "--bot", f"{sys.executable} {bot} {pid_dir}",
-         "--players", "3", "--decision-ms", "600000"], cwd=ROOT, stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE, text=True, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "match",
+            "aon",
+            "--bot",
+            f"{sys.executable} {bot} {pid_dir}",
+            "--players",
+            "3",
+            "--decision-ms",
+            "600000",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 60
     while len(list(pid_dir.iterdir())) < 6 and time.monotonic() < deadline:
         time.sleep(0.1)
-    time.sleep(0.5)            # let the match reach its first (never answered) request
+    time.sleep(0.5)  # let the match reach its first (never answered) request
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 1 and "interrupted" in stderr and "Traceback" not in stderr

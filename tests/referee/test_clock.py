@@ -2,7 +2,7 @@
 
 import pytest
 
-from arena.clock import SeatClock, TimeControl
+from arena.referee.clock import SeatClock, TimeControl
 
 
 def test_per_decision_limit_without_bank():
@@ -28,9 +28,9 @@ def test_overrun_beyond_margin_is_a_timeout():
 def test_bank_caps_a_decision_and_increment_refills_it():
     clock = SeatClock(TimeControl(decision_ms=1000, bank_ms=1500, increment_ms=200, margin_ms=0))
     assert clock.allowed_ms() == 1000
-    clock.charge(900)                          # 1500 - 900 + 200
+    clock.charge(900)  # 1500 - 900 + 200
     assert clock.bank_left_ms == 800 and clock.allowed_ms() == 800
-    clock.charge(0.4)                          # partial milliseconds round up
+    clock.charge(0.4)  # partial milliseconds round up
     assert clock.bank_left_ms == 999
 
 
@@ -41,8 +41,9 @@ def test_a_timeout_costs_the_allowed_time():
     assert clock.allowed_ms() == 100
 
 
-@pytest.mark.parametrize("field, value", [("decision_ms", 0), ("margin_ms", -1), ("bank_ms", -5),
-                                          ("startup_ms", -1)])
+@pytest.mark.parametrize(
+    "field, value", [("decision_ms", 0), ("margin_ms", -1), ("bank_ms", -5), ("startup_ms", -1)]
+)
 def test_bad_time_controls_are_refused(field, value):
     with pytest.raises(ValueError, match=field):
         TimeControl(**{field: value})

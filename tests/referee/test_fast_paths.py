@@ -17,25 +17,27 @@ import sys
 import pytest
 import trio
 
-from arena.bot_process import ProcessTransport
-from arena.clock import TimeControl
 from arena.games import find_game
-from arena.referee import DEADLINE_SLACK_S, run_match
-from arena.results import FaultKind
-from arena.testing import FakeBot, connect_fake
+from arena.referee.clock import TimeControl
+from arena.referee.match import DEADLINE_SLACK_S, run_match
+from arena.referee.process import ProcessTransport
+from arena.referee.results import FaultKind
+from arena.referee.testing import FakeBot, connect_fake
 from protocol.codec import encode_line
 from protocol.messages import Event
 
-READ_ALL_THEN_COUNT = ("import sys; data = sys.stdin.buffer.read(1 << 20); "
-                       "sys.stdout.write(str(len(data)) + '\\n'); sys.stdout.flush(); "
-                       "sys.stdin.buffer.read()")
+READ_ALL_THEN_COUNT = (
+    "import sys; data = sys.stdin.buffer.read(1 << 20); "
+    "sys.stdout.write(str(len(data)) + '\\n'); sys.stdout.flush(); "
+    "sys.stdin.buffer.read()"
+)
 
 
 async def test_event_lines_are_exactly_what_the_protocol_encoder_writes(autojump_clock):
     bots = [FakeBot(name) for name in "abcd"]
     async with trio.open_nursery() as nursery:
         procs = [await connect_fake(nursery, bot) for bot in bots]
-        await run_match(find_game("aon"), procs, seed=3, match_id="t/\u00e9v\"nt 1")
+        await run_match(find_game("aon"), procs, seed=3, match_id='t/\u00e9v"nt 1')
         for proc in procs:
             await proc.close()
     lines = [line for bot in bots for line in bot.raw if json.loads(line)["type"] == "event"]
@@ -49,13 +51,16 @@ async def test_event_lines_are_exactly_what_the_protocol_encoder_writes(autojump
 async def test_a_write_larger_than_the_pipe_waits_for_the_reader(tmp_path):
     process = await trio.lowlevel.open_process(
         [sys.executable, "-c", READ_ALL_THEN_COUNT],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     private = tmp_path / "private"
     private.mkdir()
     transport = ProcessTransport(process, tmp_path / "bot.stderr.log", str(private))
     try:
         with trio.fail_after(30):
-            await transport.send_all(b"x" * (1 << 20))     # 16 times a Linux pipe's buffer
+            await transport.send_all(b"x" * (1 << 20))  # 16 times a Linux pipe's buffer
             reply = b""
             while not reply.endswith(b"\n"):
                 chunk = await transport.receive_some(1024)
@@ -81,19 +86,25 @@ class ThinksFor(FakeBot):
         await super().on_request(request)
 
 
-@pytest.mark.parametrize("offset_s, in_time", [(-DEADLINE_SLACK_S / 4, True),
-                                               (DEADLINE_SLACK_S / 4, False)])
+@pytest.mark.parametrize(
+    "offset_s, in_time", [(-DEADLINE_SLACK_S / 4, True), (DEADLINE_SLACK_S / 4, False)]
+)
 async def test_reused_deadlines_are_never_early(autojump_clock, offset_s, in_time):
     control = TimeControl(decision_ms=100, margin_ms=10)
     limit_s = (control.decision_ms + control.margin_ms) / 1000
     # Quick seats make the referee reuse deadlines set less than DEADLINE_SLACK_S before; the seat
     # before the edge one thinks longer, so reusing its deadline for the edge seat would be early.
-    bots = [ThinksFor("edge", limit_s + offset_s), ThinksFor("b", 0.0002), ThinksFor("c", 0.0002),
-            ThinksFor("d", DEADLINE_SLACK_S * 1.5)]
+    bots = [
+        ThinksFor("edge", limit_s + offset_s),
+        ThinksFor("b", 0.0002),
+        ThinksFor("c", 0.0002),
+        ThinksFor("d", DEADLINE_SLACK_S * 1.5),
+    ]
     async with trio.open_nursery() as nursery:
         procs = [await connect_fake(nursery, bot, time_control=control) for bot in bots]
-        result = await run_match(find_game("aon"), procs, seed=4, match_id="m", max_faults=1000,
-                                 time_control=control)
+        result = await run_match(
+            find_game("aon"), procs, seed=4, match_id="m", max_faults=1000, time_control=control
+        )
         for proc in procs:
             await proc.close()
     if in_time:

@@ -3,7 +3,7 @@
 import pytest
 import trio
 
-from arena.lines import LineReader, LineTooLong
+from arena.referee.lines import LineReader, LineTooLong
 
 
 def feeder(chunks):
@@ -17,6 +17,7 @@ def feeder(chunks):
         chunk = chunks.pop(0)
         largest[0] = max(largest[0], len(chunk))
         return chunk
+
     return receive_some
 
 
@@ -35,7 +36,7 @@ async def test_an_over_long_line_raises_then_the_next_line_reads_fine():
 
 
 async def test_an_endless_line_is_not_buffered():
-    endless = (b"y" * 65536 for _ in range(200))           # 13 MB, never a newline
+    endless = (b"y" * 65536 for _ in range(200))  # 13 MB, never a newline
 
     async def receive_some(max_bytes):
         await trio.lowlevel.checkpoint()
@@ -45,7 +46,7 @@ async def test_an_endless_line_is_not_buffered():
     with pytest.raises(LineTooLong):
         await reader.read_line()
     assert len(reader._buffer) == 0
-    assert await reader.read_line() is None                 # the rest is dropped as it arrives
+    assert await reader.read_line() is None  # the rest is dropped as it arrives
     assert len(reader._buffer) == 0
 
 

@@ -12,30 +12,41 @@ import pytest
 import trio
 from rich.console import Console
 
-from arena.bots import BotSpec
-from arena.cli_match import render_replay
-from arena.clock import TimeControl
 from arena.games import find_game
-from arena.record import RecordingDealer, ReplayError, replay_record
-from arena.referee import run_match
 from arena.games.cards import Rng
-from arena.testing import FakeBot, connect_fake
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.record import RecordingDealer, ReplayError, replay_record
+from arena.referee.testing import FakeBot, connect_fake
+from arena.render.replay import render_replay
 
 AON = find_game("alles-oder-nichts")
 ALL_FOURS = find_game("all-fours")
 VINGT = find_game("vingt-down")
 
 
-async def play(game, bots, path, *, seed=3, options=None, control=TimeControl(), specs=None,
-               max_faults=3):
+async def play(
+    game, bots, path, *, seed=3, options=None, control=TimeControl(), specs=None, max_faults=3
+):
     async with trio.open_nursery() as nursery:
-        procs = [await connect_fake(nursery, bot, time_control=control,
-                                    spec=None if specs is None else specs[i])
-                 for i, bot in enumerate(bots)]
+        procs = [
+            await connect_fake(
+                nursery, bot, time_control=control, spec=None if specs is None else specs[i]
+            )
+            for i, bot in enumerate(bots)
+        ]
         try:
-            result = await run_match(game, procs, seed=seed, options=options, match_id="m",
-                                     time_control=control, record_path=path,
-                                     max_faults=max_faults)
+            result = await run_match(
+                game,
+                procs,
+                seed=seed,
+                options=options,
+                match_id="m",
+                time_control=control,
+                record_path=path,
+                max_faults=max_faults,
+            )
         finally:
             for proc in procs:
                 await proc.close()
@@ -62,19 +73,25 @@ class Scripted(FakeBot):
 def send(**fields):
     async def reply(bot, request):
         await bot.send({"type": "action", "id": request["id"], **fields})
+
     return reply
 
 
-@pytest.mark.parametrize("reply, kind", [
-    (send(action="99Z"), "illegal"),
-    (send(index=99), "illegal"),
-    (send(action="bid:0", index=0), "malformed"),     # both: malformed, and the reply says so
-    (send(), "malformed"),
-])
+@pytest.mark.parametrize(
+    "reply, kind",
+    [
+        (send(action="99Z"), "illegal"),
+        (send(index=99), "illegal"),
+        (send(action="bid:0", index=0), "malformed"),  # both: malformed, and the reply says so
+        (send(), "malformed"),
+    ],
+)
 async def test_the_reply_line_comes_before_its_fault_and_has_the_faults_kind(
-        autojump_clock, tmp_path, reply, kind):
-    _, entries = await play(AON, [Scripted("x", {1: reply}), FakeBot("b"), FakeBot("c")],
-                            tmp_path / "m.jsonl")
+    autojump_clock, tmp_path, reply, kind
+):
+    _, entries = await play(
+        AON, [Scripted("x", {1: reply}), FakeBot("b"), FakeBot("c")], tmp_path / "m.jsonl"
+    )
     kinds = [e["type"] for e in entries]
     fault_at = kinds.index("fault")
     assert entries[fault_at]["kind"] == kind
@@ -82,14 +99,26 @@ async def test_the_reply_line_comes_before_its_fault_and_has_the_faults_kind(
     assert entries[fault_at - 1]["verdict"] == kind
 
 
-@pytest.mark.parametrize("game, seed, options", [
-    (AON, 3, None), (ALL_FOURS, 5, None), (VINGT, 2, {"drop_out": True}),
-    (find_game("eight-rounds"), 4, None)])
-async def test_each_shuffle_is_written_just_before_the_events_it_led_to(autojump_clock, tmp_path,
-                                                                       game, seed, options):
+@pytest.mark.parametrize(
+    "game, seed, options",
+    [
+        (AON, 3, None),
+        (ALL_FOURS, 5, None),
+        (VINGT, 2, {"drop_out": True}),
+        (find_game("eight-rounds"), 4, None),
+    ],
+)
+async def test_each_shuffle_is_written_just_before_the_events_it_led_to(
+    autojump_clock, tmp_path, game, seed, options
+):
     players = game.default_players
-    _, entries = await play(game, [FakeBot(f"p{i}") for i in range(players)],
-                            tmp_path / "m.jsonl", seed=seed, options=options)
+    _, entries = await play(
+        game,
+        [FakeBot(f"p{i}") for i in range(players)],
+        tmp_path / "m.jsonl",
+        seed=seed,
+        options=options,
+    )
     # The rules' own account: how many events had happened at each shuffle.
     dealer = RecordingDealer(Rng(seed))
     state = game.new_match(players, options, seed, dealer)
@@ -113,7 +142,7 @@ async def test_each_shuffle_is_written_just_before_the_events_it_led_to(autojump
 async def test_aon_second_round_shuffle_precedes_its_deal_and_trump(autojump_clock, tmp_path):
     _, entries = await play(AON, [FakeBot("a"), FakeBot("b"), FakeBot("c")], tmp_path / "m.jsonl")
     second = next(i for i, e in enumerate(entries) if e["type"] == "shuffle" and e["n"] == 2)
-    after = [e["data"]["type"] for e in entries[second + 1:] if e["type"] == "event"][:5]
+    after = [e["data"]["type"] for e in entries[second + 1 :] if e["type"] == "event"][:5]
     assert after == ["round_start", "deal", "deal", "deal", "trump"]
     before = [e["data"]["type"] for e in entries[:second] if e["type"] == "event"]
     assert before[-1] == "round_end" and before.count("round_start") == 1
@@ -121,13 +150,16 @@ async def test_aon_second_round_shuffle_precedes_its_deal_and_trump(autojump_clo
 
 async def test_late_and_never_sent_ids_in_reply_lines(autojump_clock, tmp_path):
     async def late(bot, request):
-        await trio.sleep(1.5)        # request 1 times out (1000 + 50 ms); answered during request 2
+        await trio.sleep(1.5)  # request 1 times out (1000 + 50 ms); answered during request 2
         await bot.send({"type": "action", "id": request["id"], "action": request["legal"][0]})
 
     control = TimeControl(decision_ms=1000, margin_ms=50)
-    _, entries = await play(AON, [Scripted("x", {1: late}),
-                                  FakeBot("b"), FakeBot("c")], tmp_path / "m.jsonl",
-                            control=control)
+    _, entries = await play(
+        AON,
+        [Scripted("x", {1: late}), FakeBot("b"), FakeBot("c")],
+        tmp_path / "m.jsonl",
+        control=control,
+    )
     replies = [e for e in entries if e["type"] == "reply" and e["seat"] == 0]
     stale = next(r for r in replies if r["verdict"] == "stale")
     # id: what the bot wrote; ms: from the request it names (written 1500 ms before the line).
@@ -135,16 +167,24 @@ async def test_late_and_never_sent_ids_in_reply_lines(autojump_clock, tmp_path):
     assert stale["ms"] == pytest.approx(1500, abs=1) and stale["charged_ms"] is None
     requests = [e["id"] for e in entries if e["type"] == "request" and e["seat"] == 0]
     stale_at = entries.index(stale)
-    assert entries.index(next(e for e in entries if e["type"] == "request" and e["id"] == 2
-                              and e["seat"] == 0)) < stale_at
+    assert (
+        entries.index(
+            next(e for e in entries if e["type"] == "request" and e["id"] == 2 and e["seat"] == 0)
+        )
+        < stale_at
+    )
     assert requests[:2] == [1, 2]
 
     async def future(bot, request):
         await trio.sleep(0.25)
         await bot.send({"type": "action", "id": request["id"] + 7, "action": request["legal"][0]})
 
-    _, entries = await play(AON, [Scripted("y", {1: future}), FakeBot("b"), FakeBot("c")],
-                            tmp_path / "n.jsonl", control=control)
+    _, entries = await play(
+        AON,
+        [Scripted("y", {1: future}), FakeBot("b"), FakeBot("c")],
+        tmp_path / "n.jsonl",
+        control=control,
+    )
     reply = next(e for e in entries if e["type"] == "reply" and e["seat"] == 0)
     assert reply["verdict"] == "malformed"
     assert reply["id"] == 8 and reply["pending"] == 1 and reply["ms"] is None
@@ -154,22 +194,28 @@ async def test_garbage_has_no_id_and_no_ms(autojump_clock, tmp_path):
     async def garbage(bot, request):
         await bot.send(b"hello\n")
 
-    _, entries = await play(AON, [Scripted("x", {1: garbage}), FakeBot("b"), FakeBot("c")],
-                            tmp_path / "m.jsonl")
+    _, entries = await play(
+        AON, [Scripted("x", {1: garbage}), FakeBot("b"), FakeBot("c")], tmp_path / "m.jsonl"
+    )
     reply = next(e for e in entries if e["type"] == "reply" and e["seat"] == 0)
     assert (reply["id"], reply["ms"], reply["pending"], reply["verdict"]) == (
-        None, None, 1, "malformed")
+        None,
+        None,
+        1,
+        "malformed",
+    )
 
 
 async def test_the_bank_is_reproducible_from_the_record(autojump_clock, tmp_path):
     class Slow(FakeBot):
         async def on_request(self, request):
-            await trio.sleep(0.0305)             # 30.5 ms: charged 31
+            await trio.sleep(0.0305)  # 30.5 ms: charged 31
             await super().on_request(request)
 
     control = TimeControl(decision_ms=1000, bank_ms=400, increment_ms=2, margin_ms=0)
-    _, entries = await play(AON, [Slow("slow"), FakeBot("b"), FakeBot("c")], tmp_path / "m.jsonl",
-                            control=control)
+    _, entries = await play(
+        AON, [Slow("slow"), FakeBot("b"), FakeBot("c")], tmp_path / "m.jsonl", control=control
+    )
     bank = entries[0]["time_control"]["bank_ms"]
     decision, increment = control.decision_ms, control.increment_ms
     checked = 0
@@ -193,14 +239,19 @@ async def test_the_bank_is_reproducible_from_the_record(autojump_clock, tmp_path
 
 async def test_ready_name_is_in_the_header(autojump_clock, tmp_path):
     specs = [BotSpec("cli-name", ("x",)), BotSpec("b", ("x",)), BotSpec("c", ("x",))]
-    _, entries = await play(AON, [FakeBot("what-it-calls-itself"), FakeBot("b"), FakeBot("c")],
-                            tmp_path / "m.jsonl", specs=specs)
+    _, entries = await play(
+        AON,
+        [FakeBot("what-it-calls-itself"), FakeBot("b"), FakeBot("c")],
+        tmp_path / "m.jsonl",
+        specs=specs,
+    )
     seat = entries[0]["seats"][0]
     assert seat["bot"] == "cli-name" and seat["ready_name"] == "what-it-calls-itself"
 
 
-async def test_autopilot_decisions_of_a_forfeited_seat_are_recorded_and_checked(autojump_clock,
-                                                                              tmp_path):
+async def test_autopilot_decisions_of_a_forfeited_seat_are_recorded_and_checked(
+    autojump_clock, tmp_path
+):
     async def quit_(bot, request):
         bot.exit(1)
 
@@ -231,22 +282,33 @@ def rendered(path, seat=None) -> str:
     return console.export_text()
 
 
-@pytest.mark.parametrize("game, seed, options", [
-    (ALL_FOURS, 5, None),                       # anticlockwise
-    (VINGT, 2, {"drop_out": True}),             # seats drop out
-    (AON, 3, None)])
-async def test_replay_labels_each_card_with_the_seat_that_played_it(autojump_clock, tmp_path,
-                                                                   game, seed, options):
-    class Dropper(FakeBot):     # seat 2 drops out of every Vingt-down deal it may leave
+@pytest.mark.parametrize(
+    "game, seed, options",
+    [
+        (ALL_FOURS, 5, None),  # anticlockwise
+        (VINGT, 2, {"drop_out": True}),  # seats drop out
+        (AON, 3, None),
+    ],
+)
+async def test_replay_labels_each_card_with_the_seat_that_played_it(
+    autojump_clock, tmp_path, game, seed, options
+):
+    class Dropper(FakeBot):  # seat 2 drops out of every Vingt-down deal it may leave
         async def on_request(self, request):
             drop = request["decision"] == "drop" and self.name == "p2"
-            await self.send({"type": "action", "id": request["id"],
-                             "index": len(request["legal"]) - 1 if drop else 0})
+            await self.send(
+                {
+                    "type": "action",
+                    "id": request["id"],
+                    "index": len(request["legal"]) - 1 if drop else 0,
+                }
+            )
 
     players = game.default_players
     path = tmp_path / "m.jsonl"
-    _, entries = await play(game, [Dropper(f"p{i}") for i in range(players)], path, seed=seed,
-                            options=options)
+    _, entries = await play(
+        game, [Dropper(f"p{i}") for i in range(players)], path, seed=seed, options=options
+    )
     expected = []
     plays: list[str] = []
     for entry in entries:
@@ -260,11 +322,13 @@ async def test_replay_labels_each_card_with_the_seat_that_played_it(autojump_clo
             plays = []
     if game is VINGT:
         assert any(len(line.split(", ")) < 4 for line in expected), "no deal with a dropped seat"
-    shown = [line.strip() for line in rendered(path).splitlines()
-             if line.strip().startswith("trick:")]
+    shown = [
+        line.strip() for line in rendered(path).splitlines() if line.strip().startswith("trick:")
+    ]
     assert shown == expected
-    shown_to_1 = [line.strip() for line in rendered(path, 1).splitlines()
-                  if line.strip().startswith("trick:")]
+    shown_to_1 = [
+        line.strip() for line in rendered(path, 1).splitlines() if line.strip().startswith("trick:")
+    ]
     assert shown_to_1 == expected
     assert re.search(r"\(seat \d\)", shown[0])
 

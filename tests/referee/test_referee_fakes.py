@@ -7,14 +7,14 @@ import json
 import pytest
 import trio
 
-from arena.bot_process import BotStartupError
-from arena.clock import TimeControl
 from arena.games import find_game
 from arena.games.cards import Rng, derive_seed
-from arena.record import replay_record
-from arena.referee import run_match
-from arena.results import FaultKind
-from arena.testing import FakeBot, connect_fake
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import BotStartupError
+from arena.referee.record import replay_record
+from arena.referee.results import FaultKind
+from arena.referee.testing import FakeBot, connect_fake
 
 AON = find_game("alles-oder-nichts")
 
@@ -30,12 +30,19 @@ async def play(bots, seed=11, **kwargs):
     """Connect the fake bots, play one match, close them; returns (result, BotProcesses)."""
     control = kwargs.pop("time_control", TimeControl())
     async with trio.open_nursery() as nursery:
-        procs = [await connect_fake(nursery, bot, time_control=control,
-                                    max_line_bytes=kwargs.pop("max_line_bytes", 1 << 20))
-                 for bot in bots]
+        procs = [
+            await connect_fake(
+                nursery,
+                bot,
+                time_control=control,
+                max_line_bytes=kwargs.pop("max_line_bytes", 1 << 20),
+            )
+            for bot in bots
+        ]
         try:
-            result = await run_match(AON, procs, seed=seed, match_id="m1", time_control=control,
-                                     **kwargs)
+            result = await run_match(
+                AON, procs, seed=seed, match_id="m1", time_control=control, **kwargs
+            )
         finally:
             for proc in procs:
                 await proc.close()
@@ -99,8 +106,10 @@ async def test_request_ids_grow_across_matches_and_time_left_is_sent(autojump_cl
     bot = FakeBot("a")
     control = TimeControl(decision_ms=700)
     async with trio.open_nursery() as nursery:
-        procs = [await connect_fake(nursery, b, time_control=control)
-                 for b in (bot, FakeBot("b"), FakeBot("c"))]
+        procs = [
+            await connect_fake(nursery, b, time_control=control)
+            for b in (bot, FakeBot("b"), FakeBot("c"))
+        ]
         await run_match(AON, procs, seed=1, match_id="m1", time_control=control)
         await run_match(AON, procs, seed=2, match_id="m2", time_control=control)
         for proc in procs:
@@ -118,45 +127,53 @@ async def never_answer(bot, request):
 async def test_timeout_then_autopilot_then_forfeit(autojump_clock):
     class Mute(FakeBot):
         async def on_request(self, request):
-            await trio.sleep(10)      # far beyond the limit; the late answers are stale
+            await trio.sleep(10)  # far beyond the limit; the late answers are stale
 
             await self.send({"type": "action", "id": request["id"], "action": request["legal"][0]})
 
     mute = Mute("mute")
     before = trio.current_time()
-    result, procs = await play([mute, FakeBot("b"), FakeBot("c")], seed=5,
-                               time_control=TimeControl(decision_ms=200, margin_ms=20))
+    result, procs = await play(
+        [mute, FakeBot("b"), FakeBot("c")],
+        seed=5,
+        time_control=TimeControl(decision_ms=200, margin_ms=20),
+    )
     kinds = [f.kind for f in result.faults]
     assert kinds == [FaultKind.TIMEOUT] * 3
     assert all(f.seat == 0 and f.bot == "mute" for f in result.faults)
     assert "within 200 ms (+20 ms margin)" in result.faults[0].message
     assert result.forfeited == (0,)
-    assert result.placings[0] == 3              # placed last whatever it scored
+    assert result.placings[0] == 3  # placed last whatever it scored
     assert not procs[0].alive
     faults = mute.transport.written_messages("fault")
     assert [m["kind"] for m in faults] == ["timeout"] * 3 and faults[-1]["forfeited"] is True
-    assert trio.current_time() - before < 100   # the match went on without the mute seat
+    assert trio.current_time() - before < 100  # the match went on without the mute seat
 
 
-async def test_a_late_answer_is_discarded_and_never_applied_to_a_newer_request(autojump_clock,
-                                                                               tmp_path):
+async def test_a_late_answer_is_discarded_and_never_applied_to_a_newer_request(
+    autojump_clock, tmp_path
+):
     class LateOnce(FakeBot):
         asked = 0
 
         async def on_request(self, request):
             self.asked += 1
             if self.asked == 1:
-                await trio.sleep(1.5)          # misses its first decision...
+                await trio.sleep(1.5)  # misses its first decision...
                 # ...then answers it late with the *last* legal action, which must not be used.
-                await self.send({"type": "action", "id": request["id"],
-                                 "action": request["legal"][-1]})
+                await self.send(
+                    {"type": "action", "id": request["id"], "action": request["legal"][-1]}
+                )
                 return
             await super().on_request(request)
 
     late = LateOnce("late")
-    result, procs = await play([late, FakeBot("b"), FakeBot("c")], seed=8,
-                               time_control=TimeControl(decision_ms=1000, margin_ms=50),
-                               record_path=tmp_path / "m.jsonl")
+    result, procs = await play(
+        [late, FakeBot("b"), FakeBot("c")],
+        seed=8,
+        time_control=TimeControl(decision_ms=1000, margin_ms=50),
+        record_path=tmp_path / "m.jsonl",
+    )
     assert [f.kind for f in result.faults] == [FaultKind.TIMEOUT]
     assert result.forfeited == ()
     entries = [json.loads(line) for line in (tmp_path / "m.jsonl").read_text().splitlines()]
@@ -179,29 +196,39 @@ async def test_stale_ids_are_skipped_and_future_ids_are_malformed(autojump_clock
     async def future(bot, request):
         await bot.send({"type": "action", "id": request["id"] + 5, "action": request["legal"][0]})
 
-    result, _ = await play([FaultyBot("s", stale_then_right, bad={2, 3}), FaultyBot("f", future),
-                            FakeBot("c")], seed=4)
+    result, _ = await play(
+        [FaultyBot("s", stale_then_right, bad={2, 3}), FaultyBot("f", future), FakeBot("c")], seed=4
+    )
     assert [(f.bot, f.kind) for f in result.faults] == [("f", FaultKind.MALFORMED)]
-    assert "answered request" in result.faults[0].message and "never sent" in result.faults[0].message
+    assert (
+        "answered request" in result.faults[0].message and "never sent" in result.faults[0].message
+    )
 
 
-@pytest.mark.parametrize("line, expected", [
-    (b"this is not json\n", "not a valid message"),
-    (b"{\"type\": \"action\"}\n", "not a valid message"),
-    (b"{\"type\": \"action\", \"id\": ID, \"action\": \"x\", \"extra\": 1}\n", "not a valid message"),
-    (b"{\"type\": \"ready\", \"name\": \"again\"}\n", "an action message was expected"),
-    (b"{\"type\": \"action\", \"id\": ID}\n", "exactly one of"),
-    (b"{\"type\": \"action\", \"id\": ID, \"action\": \"x\", \"index\": 0}\n", "exactly one of"),
-    (b"\n", "not a valid message"),
-    # null is not a value of action or index: exactly one of them is given, the other left out
-    (b"{\"type\": \"action\", \"id\": ID, \"action\": null, \"index\": 0}\n", "got `null`"),
-    (b"{\"type\": \"action\", \"id\": ID, \"index\": null}\n", "got `null`"),
-    # a key given twice is not "last one wins"
-    (b"{\"type\": \"action\", \"id\": ID, \"index\": 5, \"index\": 0}\n",
-     "'index' is given more than once"),
-    (b"{\"type\": \"action\", \"id\": ID, \"id\": ID, \"action\": \"bid:0\"}\n",
-     "'id' is given more than once"),
-])
+@pytest.mark.parametrize(
+    "line, expected",
+    [
+        (b"this is not json\n", "not a valid message"),
+        (b'{"type": "action"}\n', "not a valid message"),
+        (b'{"type": "action", "id": ID, "action": "x", "extra": 1}\n', "not a valid message"),
+        (b'{"type": "ready", "name": "again"}\n', "an action message was expected"),
+        (b'{"type": "action", "id": ID}\n', "exactly one of"),
+        (b'{"type": "action", "id": ID, "action": "x", "index": 0}\n', "exactly one of"),
+        (b"\n", "not a valid message"),
+        # null is not a value of action or index: exactly one of them is given, the other left out
+        (b'{"type": "action", "id": ID, "action": null, "index": 0}\n', "got `null`"),
+        (b'{"type": "action", "id": ID, "index": null}\n', "got `null`"),
+        # a key given twice is not "last one wins"
+        (
+            b'{"type": "action", "id": ID, "index": 5, "index": 0}\n',
+            "'index' is given more than once",
+        ),
+        (
+            b'{"type": "action", "id": ID, "id": ID, "action": "bid:0"}\n',
+            "'id' is given more than once",
+        ),
+    ],
+)
 async def test_malformed_replies(autojump_clock, line, expected):
     async def garbage(bot, request):
         await bot.send(line.replace(b"ID", str(request["id"]).encode()))
@@ -217,20 +244,24 @@ async def test_malformed_replies(autojump_clock, line, expected):
 
 async def test_an_over_long_line_is_malformed_and_the_bot_goes_on(autojump_clock):
     async def long_line(bot, request):
-        await bot.send(b"{\"type\": \"action\", \"junk\": \"" + b"x" * 5000 + b"\"}\n")
+        await bot.send(b'{"type": "action", "junk": "' + b"x" * 5000 + b'"}\n')
 
-    result, _ = await play([FaultyBot("long", long_line), FakeBot("b"), FakeBot("c")], seed=2,
-                           max_line_bytes=1000)
+    result, _ = await play(
+        [FaultyBot("long", long_line), FakeBot("b"), FakeBot("c")], seed=2, max_line_bytes=1000
+    )
     assert [f.kind for f in result.faults] == [FaultKind.MALFORMED]
     assert "longer than 1000 bytes" in result.faults[0].message
     assert result.forfeited == ()
 
 
-@pytest.mark.parametrize("reply, expected", [
-    ({"action": "99Z"}, "'99Z'"),
-    ({"index": 99}, "answered index 99"),
-    ({"index": -1}, "answered index -1"),
-])
+@pytest.mark.parametrize(
+    "reply, expected",
+    [
+        ({"action": "99Z"}, "'99Z'"),
+        ({"index": 99}, "answered index 99"),
+        ({"index": -1}, "answered index -1"),
+    ],
+)
 async def test_illegal_answers(autojump_clock, reply, expected):
     async def illegal(bot, request):
         await bot.send({"type": "action", "id": request["id"], **reply})
@@ -238,7 +269,7 @@ async def test_illegal_answers(autojump_clock, reply, expected):
     result, _ = await play([FaultyBot("ill", illegal), FakeBot("b"), FakeBot("c")], seed=2)
     assert [f.kind for f in result.faults] == [FaultKind.ILLEGAL]
     assert expected in result.faults[0].message
-    assert "bid:0" in result.faults[0].message       # names what was allowed
+    assert "bid:0" in result.faults[0].message  # names what was allowed
 
 
 async def test_max_faults_forfeits_and_the_seat_is_not_asked_again(autojump_clock):
@@ -263,32 +294,34 @@ async def test_crash_forfeits_at_once(autojump_clock):
     assert "exited with status 3" in result.faults[0].message
     assert result.forfeited == (1,) and result.placings[1] == 3
     assert not procs[1].alive
-    assert bot.received[-1]["type"] == "request"     # nothing more was written to it
+    assert bot.received[-1]["type"] == "request"  # nothing more was written to it
 
 
 async def test_autopilot_is_deterministic(autojump_clock):
     async def illegal(bot, request):
         await bot.send({"type": "action", "id": request["id"], "action": "nonsense"})
 
-    first, _ = await play([FaultyBot("x", illegal, bad=range(1, 99)), FakeBot("b"), FakeBot("c")],
-                          seed=21)
-    second, _ = await play([FaultyBot("x", illegal, bad=range(1, 99)), FakeBot("b"), FakeBot("c")],
-                           seed=21)
+    first, _ = await play(
+        [FaultyBot("x", illegal, bad=range(1, 99)), FakeBot("b"), FakeBot("c")], seed=21
+    )
+    second, _ = await play(
+        [FaultyBot("x", illegal, bad=range(1, 99)), FakeBot("b"), FakeBot("c")], seed=21
+    )
     assert first.scores == second.scores and first.forfeited == (0,)
 
 
 async def test_team_partners_of_a_forfeiting_seat_are_placed_last_too(autojump_clock):
-    from arena.referee import _Match
-    from arena.record import RecordWriter
+    from arena.referee.match import _Match
+    from arena.referee.record import RecordWriter
 
     async with trio.open_nursery() as nursery:
         procs = [await connect_fake(nursery, FakeBot(n)) for n in "abcd"]
         match = _Match(AON, procs, 1, None, "m", TimeControl(), 3, RecordWriter(None))
         match.teams = (0, 1, 0, 1)
         match.seats[2].forfeited = True
-        final, forfeited = match.final_placings((1, 2, 1, 2))   # partners share placings
+        final, forfeited = match.final_placings((1, 2, 1, 2))  # partners share placings
         assert forfeited == (2,)
-        assert final == (2, 1, 2, 1)      # teams are placed among teams (SPEC section 9)
+        assert final == (2, 1, 2, 1)  # teams are placed among teams (SPEC section 9)
         for proc in procs:
             await proc.close()
 
@@ -305,7 +338,7 @@ async def test_bank_and_increment_reach_the_bot(autojump_clock):
     left = [m["time_left_ms"] for m in slow.messages("request")]
     # Each answer takes 300 ms and earns 100: the bank shrinks by 200 per decision.
     assert left[:9] == [min(1000, 2000 - 200 * i) for i in range(9)]
-    assert any(f.kind is FaultKind.TIMEOUT for f in result.faults)      # the bank runs dry
+    assert any(f.kind is FaultKind.TIMEOUT for f in result.faults)  # the bank runs dry
 
 
 async def test_startup_failures(autojump_clock):
@@ -326,14 +359,18 @@ async def test_startup_failures(autojump_clock):
             await connect_fake(nursery, Silent("silent"), time_control=TimeControl(startup_ms=500))
         with pytest.raises(BotStartupError, match=r"bot rude: expected a ready message, got"):
             await connect_fake(nursery, Rude("rude"))
-        with pytest.raises(BotStartupError, match=r"bot quitter: ended before saying ready: exited"):
+        with pytest.raises(
+            BotStartupError, match=r"bot quitter: ended before saying ready: exited"
+        ):
             await connect_fake(nursery, Quitter("quitter"))
 
 
 async def test_cancelled_match_marks_the_bots_unusable(autojump_clock):
     async with trio.open_nursery() as nursery:
-        procs = [await connect_fake(nursery, b) for b in
-                 (FaultyBot("mute", never_answer), FakeBot("b"), FakeBot("c"))]
+        procs = [
+            await connect_fake(nursery, b)
+            for b in (FaultyBot("mute", never_answer), FakeBot("b"), FakeBot("c"))
+        ]
         with trio.move_on_after(0.5):
             await run_match(AON, procs, seed=1, match_id="m")
         assert all(not proc.alive for proc in procs)
@@ -343,21 +380,31 @@ async def test_cancelled_match_marks_the_bots_unusable(autojump_clock):
 
 async def test_a_bot_that_dies_while_its_output_stays_open_is_a_crash(autojump_clock):
     async def die_silently(bot, request):
-        bot.transport.status = "killed by SIGSEGV"      # its output channel stays open
+        bot.transport.status = "killed by SIGSEGV"  # its output channel stays open
 
-    result, _ = await play([FaultyBot("segv", die_silently), FakeBot("b"), FakeBot("c")], seed=2,
-                           time_control=TimeControl(decision_ms=300))
+    result, _ = await play(
+        [FaultyBot("segv", die_silently), FakeBot("b"), FakeBot("c")],
+        seed=2,
+        time_control=TimeControl(decision_ms=300),
+    )
     assert [f.kind for f in result.faults] == [FaultKind.CRASH]
     assert "killed by SIGSEGV" in result.faults[0].message and result.forfeited == (0,)
 
 
 async def test_bad_options_fail_before_a_record_is_written(autojump_clock, tmp_path):
     from arena.games import OptionError
+
     async with trio.open_nursery() as nursery:
         procs = [await connect_fake(nursery, FakeBot(n)) for n in "abc"]
         with pytest.raises(OptionError, match="unknown option"):
-            await run_match(AON, procs, seed=1, match_id="m", options={"nope": 1},
-                            record_path=tmp_path / "m.jsonl")
+            await run_match(
+                AON,
+                procs,
+                seed=1,
+                match_id="m",
+                options={"nope": 1},
+                record_path=tmp_path / "m.jsonl",
+            )
         assert not (tmp_path / "m.jsonl").exists()
         assert all(proc.alive for proc in procs)
         for proc in procs:
@@ -372,12 +419,16 @@ async def test_garbage_is_charged_to_the_bank(autojump_clock):
 
     bot = SlowGarbage("sg")
     control = TimeControl(decision_ms=1000, bank_ms=1000, margin_ms=0)
-    result, _ = await play([bot, FakeBot("b"), FakeBot("c")], seed=1, time_control=control,
-                           max_faults=10)
+    result, _ = await play(
+        [bot, FakeBot("b"), FakeBot("c")], seed=1, time_control=control, max_faults=10
+    )
     left = [m["time_left_ms"] for m in bot.messages("request")]
     assert left[:3] == [1000, 600, 200]
-    assert [f.kind for f in result.faults][:3] == [FaultKind.MALFORMED, FaultKind.MALFORMED,
-                                                   FaultKind.TIMEOUT]
+    assert [f.kind for f in result.faults][:3] == [
+        FaultKind.MALFORMED,
+        FaultKind.MALFORMED,
+        FaultKind.TIMEOUT,
+    ]
 
 
 async def test_one_process_cannot_sit_in_two_seats(autojump_clock):
@@ -389,20 +440,28 @@ async def test_one_process_cannot_sit_in_two_seats(autojump_clock):
             await proc.close()
 
 
-async def test_a_seat_whose_bot_did_not_start_forfeits_and_the_match_goes_on(tmp_path,
-                                                                             autojump_clock):
-    from arena.bot_process import BotProcess
-    from arena.bots import BotSpec
+async def test_a_seat_whose_bot_did_not_start_forfeits_and_the_match_goes_on(
+    tmp_path, autojump_clock
+):
+    from arena.referee.bot_spec import BotSpec
+    from arena.referee.process import BotProcess
 
     control = TimeControl()
     record = tmp_path / "absent.jsonl"
     async with trio.open_nursery() as nursery:
-        honest = [await connect_fake(nursery, IndexBot(name), time_control=control)
-                  for name in ("a", "b")]
+        honest = [
+            await connect_fake(nursery, IndexBot(name), time_control=control) for name in ("a", "b")
+        ]
         absent = BotProcess.absent(BotSpec("quitter", ("none",)), "ended before saying ready")
         try:
-            result = await run_match(AON, [honest[0], absent, honest[1]], seed=5, match_id="m1",
-                                     time_control=control, record_path=record)
+            result = await run_match(
+                AON,
+                [honest[0], absent, honest[1]],
+                seed=5,
+                match_id="m1",
+                time_control=control,
+                record_path=record,
+            )
         finally:
             for proc in (*honest, absent):
                 await proc.close()

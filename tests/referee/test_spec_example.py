@@ -11,10 +11,10 @@ from pathlib import Path
 
 import trio
 
-from arena.clock import TimeControl
 from arena.games import find_game
-from arena.referee import run_match
-from arena.testing import FakeBot, connect_fake
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.testing import FakeBot, connect_fake
 
 SPEC = Path(__file__).resolve().parents[2] / "SPEC.md"
 
@@ -50,8 +50,9 @@ async def example_conversation() -> list[str]:
     bot = ExampleBot()
     async with trio.open_nursery() as nursery:
         procs = [await connect_fake(nursery, b) for b in (bot, FakeBot("b"), FakeBot("c"))]
-        await run_match(find_game("aon"), procs, seed=1, match_id="demo-1",
-                        time_control=TimeControl())
+        await run_match(
+            find_game("aon"), procs, seed=1, match_id="demo-1", time_control=TimeControl()
+        )
         for proc in procs:
             await proc.close()
     return bot.conversation
@@ -59,7 +60,7 @@ async def example_conversation() -> list[str]:
 
 def spec_example_lines() -> list[str]:
     text = SPEC.read_text()
-    section = text[text.index("### 4.3"):text.index("## 5. ")]
+    section = text[text.index("### 4.3") : text.index("## 5. ")]
     return [line[4:] for line in section.splitlines() if line.startswith(("    > ", "    < "))]
 
 
@@ -71,5 +72,5 @@ async def test_spec_example_is_a_real_conversation(autojump_clock):
     for line in shown:
         assert line in conversation[position:], f"SPEC.md 4.3: not sent (in this order): {line}"
         position = conversation.index(line, position) + 1
-    assert conversation[:len(shown) - 4] == shown[:-4]      # the beginning is shown unbroken
-    assert conversation[-4:] == shown[-4:]                  # and so is the end
+    assert conversation[: len(shown) - 4] == shown[:-4]  # the beginning is shown unbroken
+    assert conversation[-4:] == shown[-4:]  # and so is the end

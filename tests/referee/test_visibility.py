@@ -12,9 +12,9 @@ import pytest
 import trio
 
 from arena.games import GAMES
-from arena.record import replay_record
-from arena.referee import run_match
-from arena.testing import FakeBot, connect_fake
+from arena.referee.match import run_match
+from arena.referee.record import replay_record
+from arena.referee.testing import FakeBot, connect_fake
 
 
 class RandomFake(FakeBot):
@@ -23,11 +23,12 @@ class RandomFake(FakeBot):
         self.rng = random.Random(seed)
 
     async def on_request(self, request):
-        if self.rng.random() < 0.05:        # now and then an illegal answer: fault messages too
+        if self.rng.random() < 0.05:  # now and then an illegal answer: fault messages too
             await self.send({"type": "action", "id": request["id"], "action": "nope"})
         else:
-            await self.send({"type": "action", "id": request["id"],
-                             "action": self.rng.choice(request["legal"])})
+            await self.send(
+                {"type": "action", "id": request["id"], "action": self.rng.choice(request["legal"])}
+            )
 
 
 @pytest.mark.parametrize("game_id", sorted(GAMES))
@@ -38,15 +39,21 @@ async def test_each_seat_receives_exactly_what_it_may_see(autojump_clock, tmp_pa
     bots = [RandomFake(f"bot{i}", seed * 10 + i) for i in range(players)]
     async with trio.open_nursery() as nursery:
         procs = [await connect_fake(nursery, bot) for bot in bots]
-        await run_match(spec, procs, seed=seed, match_id="vis", max_faults=1000,
-                        record_path=tmp_path / "m.jsonl")
+        await run_match(
+            spec,
+            procs,
+            seed=seed,
+            match_id="vis",
+            max_faults=1000,
+            record_path=tmp_path / "m.jsonl",
+        )
         for proc in procs:
             await proc.close()
 
     replay = replay_record(tmp_path / "m.jsonl")
     state = spec.new_match(players, replay.header["options"], seed)
     sent = [bot.transport.written_messages() for bot in bots]
-    cursor = [2] * players                              # after hello and match_start
+    cursor = [2] * players  # after hello and match_start
     seen_events = [0] * players
     for seat in range(players):
         assert sent[seat][0]["type"] == "hello" and sent[seat][1]["type"] == "match_start"
@@ -56,12 +63,15 @@ async def test_each_seat_receives_exactly_what_it_may_see(autojump_clock, tmp_pa
         visible = [e.data for e in state.events if e.visible_to(seat)]
         while seen_events[seat] < len(visible):
             message = sent[seat][cursor[seat]]
-            if message["type"] == "fault":          # fault notices go only to the faulting seat
+            if message["type"] == "fault":  # fault notices go only to the faulting seat
                 assert any(f["seat"] == seat and f["id"] == message["id"] for f in replay.faults)
                 cursor[seat] += 1
                 continue
-            assert message == {"type": "event", "match_id": "vis",
-                               "event": json.loads(json.dumps(visible[seen_events[seat]]))}
+            assert message == {
+                "type": "event",
+                "match_id": "vis",
+                "event": json.loads(json.dumps(visible[seen_events[seat]])),
+            }
             cursor[seat] += 1
             seen_events[seat] += 1
 
@@ -83,5 +93,5 @@ async def test_each_seat_receives_exactly_what_it_may_see(autojump_clock, tmp_pa
             state.apply(entry["action"])
     for seat in range(players):
         expect_events(seat)
-        rest = [m["type"] for m in sent[seat][cursor[seat]:]]
+        rest = [m["type"] for m in sent[seat][cursor[seat] :]]
         assert rest in (["match_end", "bye"], ["fault", "match_end", "bye"])

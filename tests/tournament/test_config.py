@@ -56,13 +56,18 @@ def test_a_good_file_loads_with_every_field(tmp_path):
     assert beta.argv == (sys.executable, "other.py")
     (game,) = config.games
     assert (game.label, game.game_id, game.players, game.deals, game.max_tables) == (
-        "alles-oder-nichts", "alles-oder-nichts", 3, 1, 5)
+        "alles-oder-nichts",
+        "alles-oder-nichts",
+        3,
+        1,
+        5,
+    )
     assert config.results == Path("out/cup/results.sqlite")
     assert config.records_dir == Path("out/cup/records")
 
 
 def test_defaults_and_games_all(tmp_path):
-    text = GOOD.split("[[games]]")[0].replace('deals = 3\n', "")
+    text = GOOD.split("[[games]]")[0].replace("deals = 3\n", "")
     config = load_config(write(tmp_path, text))
     assert [g.game_id for g in config.games] == list(GAMES)
     assert all(g.deals == 2 for g in config.games)
@@ -70,7 +75,9 @@ def test_defaults_and_games_all(tmp_path):
 
 def test_the_fingerprint_follows_the_definition_not_the_running_options(tmp_path):
     base = load_config(write(tmp_path, GOOD))
-    faster = load_config(write(tmp_path, GOOD.replace("concurrency = 2", "concurrency = 1"), "b.toml"))
+    faster = load_config(
+        write(tmp_path, GOOD.replace("concurrency = 2", "concurrency = 1"), "b.toml")
+    )
     reseeded = load_config(write(tmp_path, GOOD.replace("seed = 7", "seed = 8"), "c.toml"))
     split = load_config(write(tmp_path, GOOD.replace("concurrency = 2", "workers = 2"), "d.toml"))
     assert split.workers == 2 and base.workers is None
@@ -79,33 +86,77 @@ def test_the_fingerprint_follows_the_definition_not_the_running_options(tmp_path
 
 
 BAD = [
-    ("seed = 7", 'seed = "seven"', "seed: found \"seven\" (a string); expected an integer >= 0"),
+    ("seed = 7", 'seed = "seven"', 'seed: found "seven" (a string); expected an integer >= 0'),
     ("seed = 7", "seed = -1", "seed: found -1 (an integer); expected an integer >= 0"),
     ("deals = 3", "deals = 0", "deals: found 0"),
     ("concurrency = 2", "concurrency = 0", "concurrency: found 0"),
-    ("concurrency = 2", "concurrency = 2\nworkers = 0", "workers: found 0 (an integer); expected an integer >= 1"),
+    (
+        "concurrency = 2",
+        "concurrency = 2\nworkers = 0",
+        "workers: found 0 (an integer); expected an integer >= 1",
+    ),
     ("max_faults = 2", "max_faults = 1.5", "max_faults: found 1.5 (a number)"),
     ("match_time_limit = 30.5", "match_time_limit = 0", "match_time_limit: found 0"),
-    ('name = "cup"', 'name = "my cup!"', "name: found \"my cup!\""),
-    ('name = "cup"', 'name = "cup"\ncolour = "red"', "colour: found an unknown field; expected one of name"),
+    ('name = "cup"', 'name = "my cup!"', 'name: found "my cup!"'),
+    (
+        'name = "cup"',
+        'name = "cup"\ncolour = "red"',
+        "colour: found an unknown field; expected one of name",
+    ),
     ("decision_ms = 500", "decision_ms = 0", "time.decision_ms: found 0"),
-    ("decision_ms = 500", "decision_ms = 500\nbank_ms = 0", "time.bank_ms: found 0"),  # as arena match
+    (
+        "decision_ms = 500",
+        "decision_ms = 500\nbank_ms = 0",
+        "time.bank_ms: found 0",
+    ),  # as arena match
     ("decision_ms = 500", "decison_ms = 500", "time.decison_ms: found an unknown field"),
-    ('name = "beta"', 'name = "alpha"', "bots[1]: found name 'alpha' a second time; expected each name once"),
+    (
+        'name = "beta"',
+        'name = "alpha"',
+        "bots[1]: found name 'alpha' a second time; expected each name once",
+    ),
     ('name = "beta"', "", "bots[1].name: found nothing"),
     ('argv = ["', 'cmd = "x"\nargv = ["', "bots[1]: found both argv and cmd"),
     ('argv = ["', 'argv = [3, "', "bots[1].argv: found [3,"),
-    ('cmd = "', 'cmd = "\'unclosed ', "bots[0].cmd: found"),
+    ('cmd = "', "cmd = \"'unclosed ", "bots[0].cmd: found"),
     ("memory_mb = 256", "memory_mb = -5", "bots[0].memory_mb: found -5"),
-    ('env = { LEVEL = "3" }', "env = { LEVEL = 3 }", "bots[0].env.LEVEL: found 3 (an integer); expected a string"),
-    ("memory_mb = 256", 'sandbox = "docker"', "bots[0].sandbox: found \"docker\""),
-    ("memory_mb = 256", 'cwd = "/no/such/dir"', "bots[0].cwd: found \"/no/such/dir\" (a string); expected an existing directory"),
-    ('game = "aon"', 'game = "chess"', "games[0].game: found \"chess\" (a string); expected a game id"),
-    ("players = 3", "players = 9", "games[0].players: found 9 (an integer); expected one of 3, 4, 5, 6 for alles-oder-nichts"),
-    ("max_tables = 5", "max_tables = 5\noptions = { jokers = true }", "games[0].options.jokers: found true"),
+    (
+        'env = { LEVEL = "3" }',
+        "env = { LEVEL = 3 }",
+        "bots[0].env.LEVEL: found 3 (an integer); expected a string",
+    ),
+    ("memory_mb = 256", 'sandbox = "docker"', 'bots[0].sandbox: found "docker"'),
+    (
+        "memory_mb = 256",
+        'cwd = "/no/such/dir"',
+        'bots[0].cwd: found "/no/such/dir" (a string); expected an existing directory',
+    ),
+    (
+        'game = "aon"',
+        'game = "chess"',
+        'games[0].game: found "chess" (a string); expected a game id',
+    ),
+    (
+        "players = 3",
+        "players = 9",
+        "games[0].players: found 9 (an integer); expected one of 3, 4, 5, 6 for alles-oder-nichts",
+    ),
+    (
+        "max_tables = 5",
+        "max_tables = 5\noptions = { jokers = true }",
+        "games[0].options.jokers: found true",
+    ),
     ("max_tables = 5", "max_tables = 5\nseats = 4", "games[0].seats: found an unknown field"),
-    ('output = "out/cup"', 'output = 5', "output: found 5 (an integer); expected a non-empty string"),
-    ("seed = 7", 'seed = 7\nseating = "random"', 'seating: found "random" (a string); expected "duplicate" or "single"'),
+    (
+        'output = "out/cup"',
+        "output = 5",
+        "output: found 5 (an integer); expected a non-empty string",
+    ),
+    (
+        "seed = 7",
+        'seed = 7\nseating = "random"',
+        'seating: found "random" (a string); expected "duplicate" or "single"',
+    ),
 ]
 
 
@@ -127,15 +178,23 @@ def test_whole_file_mistakes(tmp_path):
         load_config(tmp_path / "nope.toml")
     with pytest.raises(ConfigError, match=r"t.toml: not valid TOML: .*line 1"):
         load_config(write(tmp_path, "name = = 3"))
-    one_bot = GOOD.split("[[bots]]")[0] + "[[bots]]" + GOOD.split("[[bots]]")[1].split("[[games]]")[0]
-    with pytest.raises(ConfigError, match=r"bots: found .*expected at least two \[\[bots\]\] entries"):
+    one_bot = (
+        GOOD.split("[[bots]]")[0] + "[[bots]]" + GOOD.split("[[bots]]")[1].split("[[games]]")[0]
+    )
+    with pytest.raises(
+        ConfigError, match=r"bots: found .*expected at least two \[\[bots\]\] entries"
+    ):
         load_config(write(tmp_path, one_bot))
     twice = GOOD + '\n[[games]]\ngame = "alles-oder-nichts"\n'
-    with pytest.raises(ConfigError, match=r"games\[1\]: found label 'alles-oder-nichts' a second time"):
+    with pytest.raises(
+        ConfigError, match=r"games\[1\]: found label 'alles-oder-nichts' a second time"
+    ):
         load_config(write(tmp_path, twice))
     labelled = twice + 'label = "aon-4"\n'
     assert [g.label for g in load_config(write(tmp_path, labelled)).games] == [
-        "alles-oder-nichts", "aon-4"]
+        "alles-oder-nichts",
+        "aon-4",
+    ]
 
 
 def test_quick_form(tmp_path):
@@ -152,14 +211,21 @@ def test_quick_form(tmp_path):
         quick_config(["a=true", "b=true"], games="aon,poker")
     with pytest.raises(ConfigError, match=r"--bot: bots\[1\]: found name 'a' a second time"):
         quick_config(["a=true", "a=true"])
-    with pytest.raises(ConfigError, match=r"bots\[1\].cmd: found \"no-such-program-x\" .*"
-                                          "expected a program found on PATH"):
+    with pytest.raises(
+        ConfigError,
+        match=r"bots\[1\].cmd: found \"no-such-program-x\" .*"
+        "expected a program found on PATH",
+    ):
         quick_config(["a=true", "b=no-such-program-x"])
 
 
 def test_the_demo_file_loads_and_covers_all_four_games():
     root = Path(__file__).resolve().parents[2]
     config = load_config(root / "tournaments" / "demo.toml")
-    assert {g.game_id for g in config.games} == {"alles-oder-nichts", "vingt-down",
-                                                  "eight-rounds", "all-fours"}
+    assert {g.game_id for g in config.games} == {
+        "alles-oder-nichts",
+        "vingt-down",
+        "eight-rounds",
+        "all-fours",
+    }
     assert len(config.bots) == 4 and config.concurrency == 2

@@ -5,14 +5,14 @@ import itertools
 
 import trio
 
-from arena.bot_process import BotStartupError
-from arena.bots import BotSpec
-from arena.results import FaultKind, FaultRecord, MatchResult
-from arena.store import ResultStore
+from arena.referee.bot_spec import BotSpec
+from arena.referee.process import BotStartupError
+from arena.referee.results import FaultKind, FaultRecord, MatchResult
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import Progress, run_tournament
 from arena.tournament.schedule import GamePlan, build_schedule
 from arena.tournament.standings import compute_standings
+from arena.tournament.store import ResultStore
 
 _ids = itertools.count()
 
@@ -44,10 +44,11 @@ class Bots:
 
 def referee(*, stuck=(), forfeit=()):
     """play: a match takes 1 s; a seat of a bot in ``forfeit`` forfeits (its process dies)."""
+
     async def play(game, seats, *, seed, options, match_id, time_control, max_faults, record_path):
         absent = {s for s, bot in enumerate(seats) if getattr(bot, "startup_error", None)}
         assert all(bot.alive and not bot.closed for s, bot in enumerate(seats) if s not in absent)
-        assert len({id(bot) for bot in seats}) == len(seats)      # one process per seat
+        assert len({id(bot) for bot in seats}) == len(seats)  # one process per seat
         for s, bot in enumerate(seats):
             if s not in absent:
                 bot.matches += 1
@@ -59,31 +60,54 @@ def referee(*, stuck=(), forfeit=()):
         for s in lost:
             seats[s].alive = False
         faults = tuple(FaultRecord(s, names[s], FaultKind.CRASH, None, "died") for s in lost)
-        faults += tuple(FaultRecord(s, names[s], FaultKind.STARTUP, None, seats[s].startup_error)
-                        for s in sorted(absent))
+        faults += tuple(
+            FaultRecord(s, names[s], FaultKind.STARTUP, None, seats[s].startup_error)
+            for s in sorted(absent)
+        )
         lost = tuple(sorted((*lost, *absent)))
         scores = tuple(10 * (s + 1) for s in range(len(seats)))
-        return MatchResult(match_id=match_id, game=game.id, options=dict(options or {}), seed=seed,
-                           players=len(seats), bots=names, scores=scores,
-                           placings=tuple(len(seats) - s for s in range(len(seats))), teams=None,
-                           forfeited=lost, faults=faults,
-                           decision_ms=tuple((1.0, 2.0) for _ in seats), referee_us=(),
-                           record_path=record_path, duration_s=1.0)
+        return MatchResult(
+            match_id=match_id,
+            game=game.id,
+            options=dict(options or {}),
+            seed=seed,
+            players=len(seats),
+            bots=names,
+            scores=scores,
+            placings=tuple(len(seats) - s for s in range(len(seats))),
+            teams=None,
+            forfeited=lost,
+            faults=faults,
+            decision_ms=tuple((1.0, 2.0) for _ in seats),
+            referee_us=(),
+            record_path=record_path,
+            duration_s=1.0,
+        )
+
     return play
 
 
 def make_config(tmp_path, names=("a", "b", "c"), concurrency=2, deals=2, limit=60.0):
     return TournamentConfig(
-        name="t", seed=1, bots=tuple(BotSpec(n, ("none",)) for n in names),
-        games=(GamePlan("aon", "alles-oder-nichts", 3, deals=deals),), concurrency=concurrency,
-        match_time_limit_s=limit, output=tmp_path / "out", results=tmp_path / "r.sqlite",
-        records=False)
+        name="t",
+        seed=1,
+        bots=tuple(BotSpec(n, ("none",)) for n in names),
+        games=(GamePlan("aon", "alles-oder-nichts", 3, deals=deals),),
+        concurrency=concurrency,
+        match_time_limit_s=limit,
+        output=tmp_path / "out",
+        results=tmp_path / "r.sqlite",
+        records=False,
+    )
 
 
 def open_store(config):
-    return ResultStore.open_for_run(config.results, name=config.name,
-                                    fingerprint=config.fingerprint(),
-                                    definition=config.definition())
+    return ResultStore.open_for_run(
+        config.results,
+        name=config.name,
+        fingerprint=config.fingerprint(),
+        definition=config.definition(),
+    )
 
 
 def schedule_of(config):
@@ -95,11 +119,12 @@ async def test_every_match_is_stored_and_processes_are_reused(tmp_path, autojump
     bots = Bots()
     with open_store(config) as store:
         progress = Progress(total=0)
-        summary = await run_tournament(config, schedule_of(config), store, progress,
-                                       start_bot=bots.start, play=referee())
+        summary = await run_tournament(
+            config, schedule_of(config), store, progress, start_bot=bots.start, play=referee()
+        )
         assert {m.match_id for m in store.matches()} == {m.match_id for m in schedule_of(config)}
     assert summary.played == 6 and progress.done == 6 and progress.total == 6
-    assert len(bots.started) == 3                          # one process per bot, reused
+    assert len(bots.started) == 3  # one process per bot, reused
     assert all(bot.matches == 6 and bot.closed for bot in bots.started)
 
 
@@ -107,8 +132,14 @@ async def test_concurrent_matches_use_one_process_per_pool_slot(tmp_path, autoju
     config = make_config(tmp_path, names=("a", "b", "c", "d"), concurrency=3, deals=3)
     bots = Bots()
     with open_store(config) as store:
-        summary = await run_tournament(config, schedule_of(config), store, Progress(total=0),
-                                       start_bot=bots.start, play=referee())
+        summary = await run_tournament(
+            config,
+            schedule_of(config),
+            store,
+            Progress(total=0),
+            start_bot=bots.start,
+            play=referee(),
+        )
     assert summary.played == len(schedule_of(config)) == 4 * 3 * 3
     # at most 3 matches at once: at most 3 processes of a bot, far fewer than matches
     per_bot = {name: sum(b.name == name for b in bots.started) for name in "abcd"}
@@ -121,11 +152,17 @@ async def test_a_forfeited_process_is_replaced_never_reused(tmp_path, autojump_c
     config = make_config(tmp_path, concurrency=1)
     bots = Bots()
     with open_store(config) as store:
-        await run_tournament(config, schedule_of(config), store, Progress(total=0),
-                             start_bot=bots.start, play=referee(forfeit={"b"}))
+        await run_tournament(
+            config,
+            schedule_of(config),
+            store,
+            Progress(total=0),
+            start_bot=bots.start,
+            play=referee(forfeit={"b"}),
+        )
         stored = store.matches()
     crashers = [bot for bot in bots.started if bot.name == "b"]
-    assert len(crashers) == 6                               # a fresh one for every match
+    assert len(crashers) == 6  # a fresh one for every match
     assert all(bot.matches == 1 for bot in crashers)
     assert all(bot.matches == 6 for bot in bots.started if bot.name != "b")
     assert all(m.forfeited and m.faults[0].kind == "crash" for m in stored)
@@ -137,8 +174,9 @@ async def test_a_stuck_match_is_aborted_and_replayed_on_the_next_run(tmp_path, a
     schedule = schedule_of(config)
     with open_store(config) as store:
         progress = Progress(total=0)
-        summary = await run_tournament(config, schedule, store, progress, start_bot=bots.start,
-                                       play=referee(stuck={"z"}))
+        summary = await run_tournament(
+            config, schedule, store, progress, start_bot=bots.start, play=referee(stuck={"z"})
+        )
         with_z = {m.match_id for m in schedule if "z" in m.seats}
         assert summary.aborted == len(with_z) and progress.aborted == len(with_z)
         assert store.completed_ids() == {m.match_id for m in schedule} - with_z
@@ -147,34 +185,47 @@ async def test_a_stuck_match_is_aborted_and_replayed_on_the_next_run(tmp_path, a
         assert "cut by the match time limit of 30 s" in aborted[0].reason
         assert any("aborted" in line for line in progress.recent_faults)
     assert all(bot.closed for bot in bots.started)
-    with open_store(config) as store:                     # run again: only those are played
-        again = await run_tournament(config, schedule, store, Progress(total=0),
-                                     start_bot=Bots().start, play=referee())
+    with open_store(config) as store:  # run again: only those are played
+        again = await run_tournament(
+            config, schedule, store, Progress(total=0), start_bot=Bots().start, play=referee()
+        )
         assert again.skipped == len(schedule) - len(with_z) and again.played == len(with_z)
         assert store.completed_ids() == {m.match_id for m in schedule}
         assert len(store.matches(include_aborted=True)) == len(schedule)
 
 
-async def test_cancelling_keeps_finished_matches_and_closes_every_process(tmp_path,
-                                                                         autojump_clock):
+async def test_cancelling_keeps_finished_matches_and_closes_every_process(tmp_path, autojump_clock):
     config = make_config(tmp_path, concurrency=2, deals=4)
     bots = Bots()
     with open_store(config) as store:
         with trio.move_on_after(3.5):
-            await run_tournament(config, schedule_of(config), store, Progress(total=0),
-                                 start_bot=bots.start, play=referee())
+            await run_tournament(
+                config,
+                schedule_of(config),
+                store,
+                Progress(total=0),
+                start_bot=bots.start,
+                play=referee(),
+            )
         finished = store.completed_ids()
     assert 0 < len(finished) < len(schedule_of(config))
     assert bots.started and all(bot.closed for bot in bots.started)
 
 
 async def test_a_bot_that_cannot_start_forfeits_its_matches_and_the_tournament_goes_on(
-        tmp_path, autojump_clock):
+    tmp_path, autojump_clock
+):
     config = make_config(tmp_path)
     bots = Bots(refuse={"c"})
     with open_store(config) as store:
-        summary = await run_tournament(config, schedule_of(config), store, Progress(total=0),
-                                       start_bot=bots.start, play=referee())
+        summary = await run_tournament(
+            config,
+            schedule_of(config),
+            store,
+            Progress(total=0),
+            start_bot=bots.start,
+            play=referee(),
+        )
         matches = store.matches()
         assert summary.aborted == 0 and len(matches) == len(schedule_of(config))
         for match in matches:
@@ -185,11 +236,10 @@ async def test_a_bot_that_cannot_start_forfeits_its_matches_and_the_tournament_g
     assert all(bot.closed for bot in bots.started)
 
 
-async def test_a_bot_that_stops_starting_is_given_up_after_three_failures(
-        tmp_path, autojump_clock):
+async def test_a_bot_that_stops_starting_is_given_up_after_three_failures(tmp_path, autojump_clock):
     config = make_config(tmp_path, concurrency=1, deals=4)
     bots = Bots()
-    play = referee(forfeit={"c"})                          # every match needs a fresh c
+    play = referee(forfeit={"c"})  # every match needs a fresh c
     attempts = []
 
     async def start(spec, **kwargs):
@@ -200,12 +250,13 @@ async def test_a_bot_that_stops_starting_is_given_up_after_three_failures(
         return await bots.start(spec, **kwargs)
 
     with open_store(config) as store:
-        summary = await run_tournament(config, schedule_of(config), store, Progress(total=0),
-                                       start_bot=start, play=play)
+        summary = await run_tournament(
+            config, schedule_of(config), store, Progress(total=0), start_bot=start, play=play
+        )
         matches = store.matches()
         assert summary.aborted == 0 and len(matches) == len(schedule_of(config))
         startup = [f for m in matches for f in m.faults if f.kind == "startup"]
-        assert len(startup) == len(matches) - 1           # all but the first match
+        assert len(startup) == len(matches) - 1  # all but the first match
         assert "not started again in this run" in startup[-1].message
         assert len(attempts) == 1 + 3, "after three failures in a row c is not started again"
         rows = {r.bot: r for r in compute_standings(matches).tables["overall"]}
@@ -227,8 +278,9 @@ async def test_a_referee_error_aborts_only_that_match(tmp_path, autojump_clock):
         return await fine(game, seats, **kwargs)
 
     with open_store(config) as store:
-        summary = await run_tournament(config, schedule_of(config), store, Progress(total=0),
-                                       start_bot=bots.start, play=flaky)
+        summary = await run_tournament(
+            config, schedule_of(config), store, Progress(total=0), start_bot=bots.start, play=flaky
+        )
         (aborted,) = [m for m in store.matches(include_aborted=True) if not m.completed]
     assert summary.played == 2 and summary.aborted == 1
     assert aborted.match_id == calls[1] and aborted.reason == "referee error: RuntimeError: boom"

@@ -17,8 +17,14 @@ def bots_named(count):
 def tournaments(draw, team_game=None):
     team = draw(st.booleans()) if team_game is None else team_game
     players = 4 if team else draw(st.integers(3, 6))
-    plan = GamePlan(label="g", game_id="g", players=players, deals=draw(st.integers(1, 3)),
-                    team_size=2 if team else 1, max_tables=draw(st.integers(1, 30)))
+    plan = GamePlan(
+        label="g",
+        game_id="g",
+        players=players,
+        deals=draw(st.integers(1, 3)),
+        team_size=2 if team else 1,
+        max_tables=draw(st.integers(1, 30)),
+    )
     bots = bots_named(draw(st.integers(2, 11)))
     seed = draw(st.integers(0, 2**64 - 1))
     return seed, bots, plan
@@ -101,8 +107,10 @@ def test_few_bots_play_every_combination_and_every_team_split():
     tables = {frozenset(m.seats) for m in build_schedule(1, bots_named(5), [plan])}
     assert tables == {frozenset(c) for c in itertools.combinations(bots_named(5), 3)}
     teams = GamePlan("t", "t", 4, deals=1, team_size=2, max_tables=50)
-    splits = {frozenset([frozenset(m.seats[0::2]), frozenset(m.seats[1::2])])
-              for m in build_schedule(1, bots_named(4), [teams])}
+    splits = {
+        frozenset([frozenset(m.seats[0::2]), frozenset(m.seats[1::2])])
+        for m in build_schedule(1, bots_named(4), [teams])
+    }
     assert len(splits) == 3
     assert len(team_splits(bots_named(4), 4, 2)) == 3
 
@@ -131,4 +139,4 @@ def test_the_schedule_is_stable_and_ids_name_the_match():
     # deal by deal across the games: both games appear before the second deal starts
     firsts = [m.game for m in first if m.deal == 0]
     assert set(firsts) == {"g", "h"}
-    assert all(m.deal == 0 for m in first[:len(firsts)])
+    assert all(m.deal == 0 for m in first[: len(firsts)])

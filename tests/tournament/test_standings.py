@@ -6,21 +6,47 @@ import pytest
 import trio
 from rich.console import Console
 
-from arena.render import live_view, show_progress, standings_table
-from arena.store import StoredFault, StoredMatch
+from arena.render.terminal import live_view, show_progress, standings_table
 from arena.tournament import standings as standings_module
 from arena.tournament.runner import Progress
-from arena.tournament.standings import (OVERALL, StandingsFold, compute_standings,
-                                        standings_as_data)
+from arena.tournament.standings import OVERALL, StandingsFold, compute_standings, standings_as_data
+from arena.tournament.store import StoredFault, StoredMatch
 
 
-def played(rotation, bots, scores, placings, *, game="g", game_id="alles-oder-nichts", deal=0,
-           teams=None, forfeited=(), faults=(), times=None, status="completed"):
+def played(
+    rotation,
+    bots,
+    scores,
+    placings,
+    *,
+    game="g",
+    game_id="alles-oder-nichts",
+    deal=0,
+    teams=None,
+    forfeited=(),
+    faults=(),
+    times=None,
+    status="completed",
+):
     return StoredMatch(
-        match_id=f"{game}/t0/d{deal}/r{rotation}", game=game, game_id=game_id, table=0,
-        deal=deal, rotation=rotation, seed=1, players=len(bots), options={}, bots=tuple(bots),
-        scores=tuple(scores), placings=tuple(placings), teams=teams, forfeited=tuple(forfeited),
-        faults=tuple(faults), decision_ms=times or tuple((10.0,) for _ in bots), status=status)
+        match_id=f"{game}/t0/d{deal}/r{rotation}",
+        game=game,
+        game_id=game_id,
+        table=0,
+        deal=deal,
+        rotation=rotation,
+        seed=1,
+        players=len(bots),
+        options={},
+        bots=tuple(bots),
+        scores=tuple(scores),
+        placings=tuple(placings),
+        teams=teams,
+        forfeited=tuple(forfeited),
+        faults=tuple(faults),
+        decision_ms=times or tuple((10.0,) for _ in bots),
+        status=status,
+    )
 
 
 DEAL = [  # one deal in its three rotations: seat k's cards are the same in each
@@ -45,7 +71,7 @@ def test_the_fold_counts_places_scores_and_the_duplicate_comparison():
     assert a.duplicate == pytest.approx(7 / 3)
     assert b.duplicate == pytest.approx(-1 / 3)
     assert c.duplicate == pytest.approx(-2)
-    assert a.median_ms == 6.5 and b.median_ms == 1.0   # a: 5, 7, 9, 6
+    assert a.median_ms == 6.5 and b.median_ms == 1.0  # a: 5, 7, 9, 6
     assert [r.bot for r in standings.tables["g"]] == ["a", "b", "c"]
     assert a.mu > b.mu > c.mu and a.sigma < 25 / 3
     overall = rows_by_bot(standings, OVERALL)
@@ -70,16 +96,21 @@ def test_lower_is_better_games_flip_the_duplicate_sign(monkeypatch):
 
 def test_partners_are_rated_as_one_team():
     teams = (0, 1, 0, 1)
-    matches = [played(r, "abcd", (14, 6, 14, 6), (1, 3, 1, 3), game="af", game_id="all-fours",
-                      teams=teams) for r in range(2)]
+    matches = [
+        played(r, "abcd", (14, 6, 14, 6), (1, 3, 1, 3), game="af", game_id="all-fours", teams=teams)
+        for r in range(2)
+    ]
     rows = rows_by_bot(compute_standings(matches), "af")
     assert rows["a"].mu == pytest.approx(rows["c"].mu) and rows["a"].mu > 25
     assert rows["b"].mu == pytest.approx(rows["d"].mu) and rows["b"].mu < 25
 
 
 def test_a_forfeited_seat_ranks_last_for_the_rating_and_faults_are_counted():
-    faults = (StoredFault(0, "a", "timeout", 3, "late"), StoredFault(0, "a", "timeout", 5, "late"),
-              StoredFault(0, "a", "crash", None, "died"))
+    faults = (
+        StoredFault(0, "a", "timeout", 3, "late"),
+        StoredFault(0, "a", "timeout", 5, "late"),
+        StoredFault(0, "a", "crash", None, "died"),
+    )
     # a's placing says first (as if the referee had not placed it last): it forfeited
     match = played(0, "abc", (10, 4, 1), (1, 2, 3), forfeited=(0,), faults=faults)
     rows = rows_by_bot(compute_standings([match]), "g")
@@ -97,8 +128,10 @@ def test_a_bot_on_both_teams_leaves_the_match_unrated():
 def test_unrated_matches_are_counted_and_shown():
     """Three bots at All Fours: every table puts one bot on both teams, so nothing is rated,
     and the table says so rather than showing unexplained 25.0 ± 8.3 ratings."""
-    tables = [played(0, "abca", (14, 6, 14, 6), (1, 2, 1, 2), game="af", teams=(0, 1, 0, 1)),
-              played(1, "bcab", (6, 14, 6, 14), (2, 1, 2, 1), game="af", teams=(0, 1, 0, 1))]
+    tables = [
+        played(0, "abca", (14, 6, 14, 6), (1, 2, 1, 2), game="af", teams=(0, 1, 0, 1)),
+        played(1, "bcab", (6, 14, 6, 14), (2, 1, 2, 1), game="af", teams=(0, 1, 0, 1)),
+    ]
     rated = played(0, "ab", (3, 1), (1, 2), game="g", deal=1)
     standings = compute_standings([*tables, rated])
     assert standings.unrated == {"af": 2, "g": 0, OVERALL: 2}
@@ -122,8 +155,19 @@ def test_json_data_has_every_column():
     data = standings_as_data(compute_standings(DEAL))
     first = data["g"]["rows"][0]
     assert first["bot"] == "a" and first["rank"] == 1 and data["g"]["matches"] == 3
-    assert set(first) >= {"played", "wins", "mean_placing", "mean_score", "duplicate", "mu",
-                          "sigma", "ordinal", "faults", "forfeits", "median_ms"}
+    assert set(first) >= {
+        "played",
+        "wins",
+        "mean_placing",
+        "mean_score",
+        "duplicate",
+        "mu",
+        "sigma",
+        "ordinal",
+        "faults",
+        "forfeits",
+        "median_ms",
+    }
 
 
 def render(renderable, width=100):
@@ -149,8 +193,14 @@ def test_the_game_table_renders_at_a_fixed_width():
 
 
 def test_the_overall_table_has_no_score_columns_and_shows_faults():
-    match = played(0, "abc", (10, 4, 1), (3, 1, 2), forfeited=(0,),
-                   faults=(StoredFault(0, "a", "timeout", 3, "late"),))
+    match = played(
+        0,
+        "abc",
+        (10, 4, 1),
+        (3, 1, 2),
+        forfeited=(0,),
+        faults=(StoredFault(0, "a", "timeout", 3, "late"),),
+    )
     text = render(standings_table(compute_standings([match]), OVERALL))
     assert text.splitlines()[0] == "Overall (1 matches)"
     assert "score" not in text and "dup" not in text

@@ -4,27 +4,46 @@ import sqlite3
 
 import pytest
 
-from arena.store import ResultStore, StoredFault, StoredMatch, StoreError
+from arena.tournament.store import ResultStore, StoredFault, StoredMatch, StoreError
 
 DEFINITION = {"name": "cup", "seed": 1, "bots": [{"name": "a"}, {"name": "b"}]}
 
 
 def match(match_id="g/t0/d0/r0", status="completed", **changes):
     fields = dict(
-        match_id=match_id, game="g", game_id="alles-oder-nichts", table=0, deal=0, rotation=0,
-        seed=2**64 - 5, players=3, options={"x": 1}, bots=("a", "b", "a"), scores=(10, 7, 3),
-        placings=(1, 2, 3), teams=None, forfeited=(2,),
+        match_id=match_id,
+        game="g",
+        game_id="alles-oder-nichts",
+        table=0,
+        deal=0,
+        rotation=0,
+        seed=2**64 - 5,
+        players=3,
+        options={"x": 1},
+        bots=("a", "b", "a"),
+        scores=(10, 7, 3),
+        placings=(1, 2, 3),
+        teams=None,
+        forfeited=(2,),
         faults=(StoredFault(2, "a", "timeout", 4, "a: no answer to request 4 in 1000 ms"),),
-        decision_ms=((1.5, 2.25), (3.0,), ()), status=status,
-        reason="completed" if status == "completed" else "cut", record_path="r/x.jsonl",
-        duration_s=0.5)
+        decision_ms=((1.5, 2.25), (3.0,), ()),
+        status=status,
+        reason="completed" if status == "completed" else "cut",
+        record_path="r/x.jsonl",
+        duration_s=0.5,
+    )
     fields.update(changes)
     return StoredMatch(**fields)
 
 
 def open_store(path, definition=DEFINITION, restart=False):
-    return ResultStore.open_for_run(path, name="cup", fingerprint=str(hash(str(definition))),
-                                    definition=definition, restart=restart)
+    return ResultStore.open_for_run(
+        path,
+        name="cup",
+        fingerprint=str(hash(str(definition))),
+        definition=definition,
+        restart=restart,
+    )
 
 
 def test_round_trip_keeps_every_field(tmp_path):
@@ -49,11 +68,11 @@ def test_an_aborted_match_is_not_done_and_its_replay_replaces_it(tmp_path):
         assert store.completed_ids() == set()
         assert store.matches() == []
         assert len(store.matches(include_aborted=True)) == 1
-    with open_store(path) as store:                  # same definition: resumes
+    with open_store(path) as store:  # same definition: resumes
         store.save(match())
         (only,) = store.matches(include_aborted=True)
         assert only.completed and len(only.faults) == 1
-        store.save(match())                          # saving twice never duplicates faults
+        store.save(match())  # saving twice never duplicates faults
         assert len(store.matches()[0].faults) == 1
 
 
@@ -81,8 +100,10 @@ def test_corrupt_and_foreign_files_get_one_clear_line(tmp_path):
     db.execute("CREATE TABLE songs (title TEXT)")
     db.commit()
     db.close()
-    for path, message in ((garbage, "not a Trick Arena results file"),
-                          (foreign, "an SQLite file, but not a Trick Arena results file")):
+    for path, message in (
+        (garbage, "not a Trick Arena results file"),
+        (foreign, "an SQLite file, but not a Trick Arena results file"),
+    ):
         for opener in (ResultStore.open_read, open_store):
             with pytest.raises(StoreError) as caught:
                 opener(path)
@@ -105,9 +126,9 @@ def test_one_tournament_at_a_time_writes_a_results_file(tmp_path):
         store.save(match())
         with pytest.raises(StoreError, match="r.sqlite: another arena tournament is writing to it"):
             open_store(path)
-        with ResultStore.open_read(path) as reader:          # reading is always allowed
+        with ResultStore.open_read(path) as reader:  # reading is always allowed
             assert reader.completed_ids() == {"g/t0/d0/r0"}
-    with open_store(path) as store:                          # the lock went with the writer
+    with open_store(path) as store:  # the lock went with the writer
         assert store.completed_ids() == {"g/t0/d0/r0"}
 
 

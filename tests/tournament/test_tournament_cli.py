@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.store import ResultStore
 from arena.tournament.config import load_config
 from arena.tournament.schedule import build_schedule
+from arena.tournament.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "tests" / "bots" / "random_bot.py"
@@ -22,19 +22,30 @@ PATIENCE_S = 120
 
 
 def tournament_file(tmp_path, deals=8, concurrency=2):
-    bots = "".join(f'[[bots]]\nname = "r{i}"\nargv = ["{sys.executable}", "{RANDOM_BOT}", "{i}", '
-                   f'"{tmp_path}"]\n' for i in range(3))
-    text = (f'name = "kill-test"\nseed = 11\nconcurrency = {concurrency}\n'
-            f'output = "{tmp_path / "out"}"\n\n[[games]]\ngame = "aon"\nplayers = 3\n'
-            f"deals = {deals}\n\n{bots}")
+    bots = "".join(
+        f'[[bots]]\nname = "r{i}"\nargv = ["{sys.executable}", "{RANDOM_BOT}", "{i}", '
+        f'"{tmp_path}"]\n'
+        for i in range(3)
+    )
+    text = (
+        f'name = "kill-test"\nseed = 11\nconcurrency = {concurrency}\n'
+        f'output = "{tmp_path / "out"}"\n\n[[games]]\ngame = "aon"\nplayers = 3\n'
+        f"deals = {deals}\n\n{bots}"
+    )
     path = tmp_path / "kill.toml"
     path.write_text(text)
     return path
 
 
 def arena(*args, **kwargs):
-    return subprocess.Popen([sys.executable, "-m", "arena", *map(str, args)], cwd=ROOT,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", *map(str, args)],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
+    )
 
 
 def completed_count(results):
@@ -43,10 +54,12 @@ def completed_count(results):
     try:
         db = sqlite3.connect(f"{results.as_uri()}?mode=ro", uri=True)
         try:
-            return db.execute("SELECT count(*) FROM matches WHERE status = 'completed'").fetchone()[0]
+            return db.execute("SELECT count(*) FROM matches WHERE status = 'completed'").fetchone()[
+                0
+            ]
         finally:
             db.close()
-    except sqlite3.Error:          # the file is being created
+    except sqlite3.Error:  # the file is being created
         return 0
 
 
@@ -82,13 +95,14 @@ def wait_until_no_bots(marker):
 def test_sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
     path = tournament_file(tmp_path)
     config = load_config(path)
-    expected = {m.match_id for m in build_schedule(config.seed, [b.name for b in config.bots],
-                                                   config.games)}
+    expected = {
+        m.match_id for m in build_schedule(config.seed, [b.name for b in config.bots], config.games)
+    }
     process = arena("tournament", path)
     wait_for_matches(process, config.results, 4)
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=PATIENCE_S)
-    wait_until_no_bots(tmp_path)          # orphaned bots see end of input and leave
+    wait_until_no_bots(tmp_path)  # orphaned bots see end of input and leave
     with ResultStore.open_read(config.results) as store:
         before = {m.match_id: m for m in store.matches()}
     assert 4 <= len(before) < len(expected)
@@ -102,12 +116,13 @@ def test_sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
     ids = [m.match_id for m in after]
     assert len(ids) == len(set(ids)) == len(expected)
     assert set(ids) == expected and all(m.completed for m in after)
-    for match in after:                   # what was stored before the kill is kept as it was
+    for match in after:  # what was stored before the kill is kept as it was
         if match.match_id in before:
             assert match == before[match.match_id]
     db = sqlite3.connect(config.results)
     assert db.execute("SELECT count(*) FROM faults").fetchone()[0] == sum(
-        len(m.faults) for m in after)
+        len(m.faults) for m in after
+    )
     db.close()
     wait_until_no_bots(tmp_path)
 
@@ -117,12 +132,12 @@ def test_sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
     data = json.loads(out)
     assert data["overall"]["matches"] == len(expected)
     assert sorted(row["bot"] for row in data["overall"]["rows"]) == ["r0", "r1", "r2"]
-    as_csv = arena("standings", path, "--csv")          # the tournament file finds its results
+    as_csv = arena("standings", path, "--csv")  # the tournament file finds its results
     out, err = as_csv.communicate(timeout=PATIENCE_S)
     assert as_csv.returncode == 0, err
     rows = out.splitlines()
     assert rows[0].startswith("table,rank,bot,played,wins,mean_placing,mean_score,duplicate,mu")
-    assert len(rows) == 1 + 3 + 3                       # alles-oder-nichts and overall
+    assert len(rows) == 1 + 3 + 3  # alles-oder-nichts and overall
 
 
 def test_ctrl_c_stops_cleanly_keeping_finished_matches(tmp_path):
@@ -134,7 +149,7 @@ def test_ctrl_c_stops_cleanly_keeping_finished_matches(tmp_path):
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 130, err
     assert "stopped:" in out and "Traceback" not in err
-    assert bot_processes(tmp_path) == []          # closed before the arena exited
+    assert bot_processes(tmp_path) == []  # closed before the arena exited
     assert completed_count(config.results) >= 2
 
 
@@ -144,12 +159,17 @@ def test_errors_are_one_line_with_exit_status_2(tmp_path):
     garbage = tmp_path / "garbage.sqlite"
     garbage.write_text("not a database")
     cases = [
-        (("tournament", bad), f"Error: {bad}: seed: found \"soon\" (a string); expected an "
-                              "integer >= 0 and <= 9223372036854775807"),
+        (
+            ("tournament", bad),
+            f'Error: {bad}: seed: found "soon" (a string); expected an '
+            "integer >= 0 and <= 9223372036854775807",
+        ),
         (("tournament",), "Error: give a tournament FILE, or two or more --bot NAME=CMD"),
         (("standings", garbage), f"Error: {garbage}: not a Trick Arena results file"),
-        (("tournament", bad, "--seed", "3"), "Error: --seed is for a quick tournament without "
-                                             "FILE"),
+        (
+            ("tournament", bad, "--seed", "3"),
+            "Error: --seed is for a quick tournament without FILE",
+        ),
     ]
     for args, message in cases:
         process = arena(*args)
@@ -175,7 +195,8 @@ def test_a_changed_definition_is_refused_then_restarted(tmp_path):
 
 
 def test_games_option_with_a_file_plays_only_those_games(tmp_path):
-    from arena.cli_tournament import InputError, _only_games
+    from arena.cli.tournament import InputError, _only_games
+
     config = load_config(tournament_file(tmp_path))
     schedule = build_schedule(config.seed, ["r0", "r1", "r2"], config.games)
     assert _only_games(schedule, config, "alles") == schedule

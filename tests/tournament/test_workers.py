@@ -13,17 +13,31 @@ import pytest
 import trio
 import trio.testing
 
-from arena.store import ResultStore, StoredFault, StoredMatch
 from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.schedule import build_schedule
-from arena.tournament.workers import (Finished, FrameReader, Play, Setup, _from_worker,
-                                      _to_worker, frame, slots_per_worker)
-from tests.tournament.test_tournament_cli import (PATIENCE_S, RANDOM_BOT, arena, bot_processes,
-                                                  tournament_file, wait_for_matches,
-                                                  wait_until_no_bots)
+from arena.tournament.store import ResultStore, StoredFault, StoredMatch
+from arena.tournament.workers import (
+    Finished,
+    FrameReader,
+    Play,
+    Setup,
+    _from_worker,
+    _to_worker,
+    frame,
+    slots_per_worker,
+)
+from tests.tournament.test_tournament_cli import (
+    PATIENCE_S,
+    RANDOM_BOT,
+    arena,
+    bot_processes,
+    tournament_file,
+    wait_for_matches,
+    wait_until_no_bots,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
-SEEDED_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"     # seeded per match
+SEEDED_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"  # seeded per match
 
 
 def children(pid):
@@ -44,7 +58,7 @@ def children(pid):
 def cmdline(pid):
     try:
         return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:                     # it has just ended
+    except OSError:  # it has just ended
         return b""
 
 
@@ -68,8 +82,9 @@ def workers_of(process, count):
     module), once all have started."""
     deadline = time.monotonic() + PATIENCE_S
     while True:
-        found = [pid for pid in children(process.pid)
-                 if b"arena.tournament.workers" in cmdline(pid)]
+        found = [
+            pid for pid in children(process.pid) if b"arena.tournament.workers" in cmdline(pid)
+        ]
         assert len(found) <= count
         if len(found) == count:
             return found
@@ -80,8 +95,18 @@ def workers_of(process, count):
 
 def outcome(match):
     """What a match's result is, without its timings (which differ from run to run)."""
-    return (match.bots, match.seed, match.scores, match.placings, match.teams, match.forfeited,
-            match.faults, match.status, match.reason, tuple(len(s) for s in match.decision_ms))
+    return (
+        match.bots,
+        match.seed,
+        match.scores,
+        match.placings,
+        match.teams,
+        match.forfeited,
+        match.faults,
+        match.status,
+        match.reason,
+        tuple(len(s) for s in match.decision_ms),
+    )
 
 
 def test_frames_round_trip_config_matches_and_results(tmp_path):
@@ -100,15 +125,28 @@ def test_frames_round_trip_config_matches_and_results(tmp_path):
 
     trio.run(check)
     assert isinstance(setup.config, TournamentConfig) and setup.config.results == config.results
-    assert isinstance(_from_worker.decode(frame(Finished(_stored_example(match), 3))[4:]),
-                      Finished)
+    assert isinstance(_from_worker.decode(frame(Finished(_stored_example(match), 3))[4:]), Finished)
 
 
 def _stored_example(match):
-    return StoredMatch(match.match_id, match.game, match.game_id, match.table, match.deal,
-                       match.rotation, match.seed, match.players, {"x": 1}, match.seats,
-                       (1, 2, 3), (1, 2, 3), None, (), (StoredFault(0, "r0", "timeout", 4, "m"),),
-                       ((1.5,), (), (2.0,)))
+    return StoredMatch(
+        match.match_id,
+        match.game,
+        match.game_id,
+        match.table,
+        match.deal,
+        match.rotation,
+        match.seed,
+        match.players,
+        {"x": 1},
+        match.seats,
+        (1, 2, 3),
+        (1, 2, 3),
+        None,
+        (),
+        (StoredFault(0, "r0", "timeout", 4, "m"),),
+        ((1.5,), (), (2.0,)),
+    )
 
 
 def test_slots_split_concurrency_over_workers():
@@ -120,30 +158,45 @@ def test_slots_split_concurrency_over_workers():
 
 def test_worker_count_defaults_to_cores_up_to_concurrency(monkeypatch):
     import os
+
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     base = TournamentConfig(name="t", seed=0, bots=(), games=(), concurrency=1)
     assert base.worker_count() == 1
     assert TournamentConfig(name="t", seed=0, bots=(), games=(), concurrency=8).worker_count() == 2
-    assert TournamentConfig(name="t", seed=0, bots=(), games=(), concurrency=8,
-                            workers=3).worker_count() == 3
-    assert TournamentConfig(name="t", seed=0, bots=(), games=(), concurrency=2,
-                            workers=5).worker_count() == 2
+    assert (
+        TournamentConfig(
+            name="t", seed=0, bots=(), games=(), concurrency=8, workers=3
+        ).worker_count()
+        == 3
+    )
+    assert (
+        TournamentConfig(
+            name="t", seed=0, bots=(), games=(), concurrency=2, workers=5
+        ).worker_count()
+        == 2
+    )
 
 
 def seeded_tournament(tmp_path, name):
-    bots = "".join(f'[[bots]]\nname = "p{i}"\nargv = ["{sys.executable}", "{SEEDED_BOT}", '
-                   f'"{i}"]\n' for i in range(4))
+    bots = "".join(
+        f'[[bots]]\nname = "p{i}"\nargv = ["{sys.executable}", "{SEEDED_BOT}", "{i}"]\n'
+        for i in range(4)
+    )
     path = tmp_path / f"{name}.toml"
-    path.write_text(f'name = "same"\nseed = 5\noutput = "{tmp_path / name}"\n'
-                    f'games = ["aon", "vingt-down", "eight-rounds", "all-fours"]\ndeals = 1\n'
-                    f"records = false\n\n{bots}")
+    path.write_text(
+        f'name = "same"\nseed = 5\noutput = "{tmp_path / name}"\n'
+        f'games = ["aon", "vingt-down", "eight-rounds", "all-fours"]\ndeals = 1\n'
+        f"records = false\n\n{bots}"
+    )
     return path
 
 
 def test_workers_store_the_same_results_as_one_process(tmp_path):
     results = {}
-    for name, options in (("one", ("--concurrency", "1", "--workers", "1")),
-                          ("two", ("--concurrency", "3", "--workers", "2"))):
+    for name, options in (
+        ("one", ("--concurrency", "1", "--workers", "1")),
+        ("two", ("--concurrency", "3", "--workers", "2")),
+    ):
         path = seeded_tournament(tmp_path, name)
         process = arena("tournament", path, *options)
         out, err = process.communicate(timeout=PATIENCE_S)
@@ -153,23 +206,27 @@ def test_workers_store_the_same_results_as_one_process(tmp_path):
         with ResultStore.open_read(load_config(path).results) as store:
             results[name] = {m.match_id: outcome(m) for m in store.matches(include_aborted=True)}
     config = load_config(path)
-    assert len(results["one"]) == len(build_schedule(config.seed, [b.name for b in config.bots],
-                                                     config.games)) == 3 * 4 + 3 * 4
+    assert (
+        len(results["one"])
+        == len(build_schedule(config.seed, [b.name for b in config.bots], config.games))
+        == 3 * 4 + 3 * 4
+    )
     assert results["one"] == results["two"]
 
 
 def test_sigkill_of_the_parent_ends_workers_and_bots_and_a_rerun_completes(tmp_path):
     path = tournament_file(tmp_path, deals=8, concurrency=2)
     config = load_config(path)
-    expected = {m.match_id for m in build_schedule(config.seed, [b.name for b in config.bots],
-                                                   config.games)}
+    expected = {
+        m.match_id for m in build_schedule(config.seed, [b.name for b in config.bots], config.games)
+    }
     process = arena("tournament", path, "--workers", "2")
     workers = workers_of(process, 2)
     wait_for_matches(process, config.results, 4)
     assert bot_processes(tmp_path)
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=PATIENCE_S)
-    wait_until_dead(workers)              # they see the end of their input and close their bots
+    wait_until_dead(workers)  # they see the end of their input and close their bots
     wait_until_no_bots(tmp_path)
     with ResultStore.open_read(config.results) as store:
         before = {m.match_id: m for m in store.matches()}
@@ -200,7 +257,7 @@ def test_ctrl_c_with_workers_stops_cleanly(tmp_path):
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 130, err
     assert "stopped:" in out and "Traceback" not in err
-    assert not [pid for pid in workers if alive(pid)]      # waited for before the parent exits
+    assert not [pid for pid in workers if alive(pid)]  # waited for before the parent exits
     assert bot_processes(tmp_path) == []
     with ResultStore.open_read(config.results) as store:
         stored = store.matches(include_aborted=True)
@@ -211,8 +268,12 @@ def test_ctrl_c_with_workers_stops_cleanly(tmp_path):
 def test_a_bot_that_cannot_start_forfeits_its_matches_and_the_run_finishes(tmp_path, workers):
     quitter = ROOT / "tests" / "bots" / "exit_at_once_bot.py"
     path = tournament_file(tmp_path, deals=2, concurrency=2)
-    path.write_text(path.read_text().replace(f'argv = ["{sys.executable}", "{RANDOM_BOT}", "2"',
-                                             f'argv = ["{sys.executable}", "{quitter}", "2"'))
+    path.write_text(
+        path.read_text().replace(
+            f'argv = ["{sys.executable}", "{RANDOM_BOT}", "2"',
+            f'argv = ["{sys.executable}", "{quitter}", "2"',
+        )
+    )
     process = arena("tournament", path, "--workers", workers)
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 0, (out, err)
@@ -229,8 +290,12 @@ def test_a_bot_that_cannot_start_forfeits_its_matches_and_the_run_finishes(tmp_p
 
 def test_a_missing_bot_program_is_a_mistake_in_the_file(tmp_path):
     path = tournament_file(tmp_path, deals=2, concurrency=2)
-    path.write_text(path.read_text().replace(f'argv = ["{sys.executable}", "{RANDOM_BOT}", "2"',
-                                             f'argv = ["{tmp_path / "missing"}", "2"'))
+    path.write_text(
+        path.read_text().replace(
+            f'argv = ["{sys.executable}", "{RANDOM_BOT}", "2"',
+            f'argv = ["{tmp_path / "missing"}", "2"',
+        )
+    )
     process = arena("tournament", path)
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 2, (out, err)
@@ -239,15 +304,17 @@ def test_a_missing_bot_program_is_a_mistake_in_the_file(tmp_path):
 
 
 def test_matches_cut_by_the_time_limit_in_workers_are_stored_as_aborted(tmp_path):
-    slow = ROOT / "tests" / "bots" / "broken" / "slow.py"          # 2 s per decision
-    bots = "".join(f'[[bots]]\nname = "{name}"\nargv = ["{sys.executable}", "{script}", "{i}", '
-                   f'"{tmp_path}"]\n'
-                   for i, (name, script) in enumerate((("r0", RANDOM_BOT), ("r1", RANDOM_BOT),
-                                                       ("slow", slow))))
+    slow = ROOT / "tests" / "bots" / "broken" / "slow.py"  # 2 s per decision
+    bots = "".join(
+        f'[[bots]]\nname = "{name}"\nargv = ["{sys.executable}", "{script}", "{i}", "{tmp_path}"]\n'
+        for i, (name, script) in enumerate((("r0", RANDOM_BOT), ("r1", RANDOM_BOT), ("slow", slow)))
+    )
     path = tmp_path / "slow.toml"
-    path.write_text(f'name = "slow"\nconcurrency = 2\nworkers = 2\nmatch_time_limit = 1\n'
-                    f'output = "{tmp_path / "out"}"\ngames = [{{ game = "aon", players = 3 }}]\n'
-                    f"deals = 1\n\n[time]\ndecision_ms = 5000\n\n{bots}")
+    path.write_text(
+        f'name = "slow"\nconcurrency = 2\nworkers = 2\nmatch_time_limit = 1\n'
+        f'output = "{tmp_path / "out"}"\ngames = [{{ game = "aon", players = 3 }}]\n'
+        f"deals = 1\n\n[time]\ndecision_ms = 5000\n\n{bots}"
+    )
     process = arena("tournament", path)
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 0, err
@@ -256,5 +323,8 @@ def test_matches_cut_by_the_time_limit_in_workers_are_stored_as_aborted(tmp_path
         stored = store.matches(include_aborted=True)
     assert len(stored) == 3 and not any(m.completed for m in stored)
     assert {m.reason for m in stored} == {"cut by the match time limit of 1 s"}
-    assert not [pid for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
-                if str(tmp_path).encode() in cmdline(pid) and alive(pid)]   # no bot of ours
+    assert not [
+        pid
+        for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
+        if str(tmp_path).encode() in cmdline(pid) and alive(pid)
+    ]  # no bot of ours

@@ -23,12 +23,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.bot_process import BotProcess, BotStartupError, check_bwrap
-from arena.bots import BotSpec
-from arena.clock import TimeControl
 from arena.games import find_game
-from arena.referee import run_match
-from arena.results import FaultKind
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess, BotStartupError, check_bwrap
+from arena.referee.results import FaultKind
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 ROOT = BOTS.parent.parent
@@ -71,14 +71,18 @@ async def test_the_file_size_limit_stops_a_filling_bot(tmp_path):
 
 
 async def test_the_referee_is_not_dumpable_once_it_started_a_bot(tmp_path):
-    bot = await BotProcess.start(probe("report", cwd=str(BOTS)), time_control=SLOW,
-                                 log_dir=tmp_path)
+    bot = await BotProcess.start(
+        probe("report", cwd=str(BOTS)), time_control=SLOW, log_dir=tmp_path
+    )
     await bot.close()
     assert ctypes.CDLL(None).prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) == 0
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="run as root, which reads any process's memory "
-                                              "(CAP_SYS_PTRACE) whatever the referee does")
+@pytest.mark.skipif(
+    os.geteuid() == 0,
+    reason="run as root, which reads any process's memory "
+    "(CAP_SYS_PTRACE) whatever the referee does",
+)
 async def test_an_unsandboxed_bot_cannot_read_the_referees_memory(tmp_path):
     """Every hand is in the referee's memory; without the sandbox a bot runs as the same user."""
     report = await report_of(probe("report", cwd=str(BOTS)), tmp_path)
@@ -86,6 +90,7 @@ async def test_an_unsandboxed_bot_cannot_read_the_referees_memory(tmp_path):
 
 
 # -- the sandbox ---------------------------------------------------------------------------------
+
 
 @pytest.fixture
 async def bwrap():
@@ -118,7 +123,7 @@ def bot_folder(tmp_path: Path) -> Path:
 
 async def test_the_sandbox_blocks_network_and_writes_outside_its_tmp(bwrap, tmp_path, listener):
     folder = bot_folder(tmp_path)
-    outside = tmp_path / "outside"       # hidden under the sandbox's own /tmp
+    outside = tmp_path / "outside"  # hidden under the sandbox's own /tmp
     outside.mkdir()
     targets = (str(folder), str(outside), "/var/tmp", str(Path.home()))
     argv = (sys.executable, str(folder / "probe_bot.py"), "report", str(listener), *targets)
@@ -153,14 +158,17 @@ async def test_a_sandboxed_bot_may_not_have_root_or_tmp_as_its_folder(bwrap, tmp
         await report_of(probe("report", cwd=folder, sandbox="bwrap"), tmp_path)
 
 
-async def test_a_sandboxed_bot_outlives_the_worker_thread_that_started_it(bwrap, tmp_path,
-                                                                          monkeypatch):
+async def test_a_sandboxed_bot_outlives_the_worker_thread_that_started_it(
+    bwrap, tmp_path, monkeypatch
+):
     """trio starts processes from a worker thread, which retires when idle (after 10 s; 0.1 s
     here). A parent-death signal tied to that thread (bwrap --die-with-parent) would kill the bot."""
     import trio._core._thread_cache as thread_cache
+
     monkeypatch.setattr(thread_cache, "IDLE_TIMEOUT", 0.1)
-    bot = await BotProcess.start(probe("report", sandbox="bwrap"), time_control=SLOW,
-                                 log_dir=tmp_path)
+    bot = await BotProcess.start(
+        probe("report", sandbox="bwrap"), time_control=SLOW, log_dir=tmp_path
+    )
     try:
         await trio.sleep(1.5)
         assert bot.alive, f"the sandboxed bot died: {bot.exit_reason()}"
@@ -170,11 +178,23 @@ async def test_a_sandboxed_bot_outlives_the_worker_thread_that_started_it(bwrap,
 
 async def test_the_sandbox_bounds_what_a_bot_can_store_in_memory_backed_folders(bwrap, tmp_path):
     """tmpfs is memory the address-space limit does not count: each writable one is bounded."""
-    spec = BotSpec("filler", (sys.executable, str(BOTS / "probe_bot.py"), "fill", "/tmp/tmp",
-                              "/dev/shm", "/dev", "/run"),
-                   cwd=str(BOTS), sandbox="bwrap", file_mb=4)
+    spec = BotSpec(
+        "filler",
+        (
+            sys.executable,
+            str(BOTS / "probe_bot.py"),
+            "fill",
+            "/tmp/tmp",
+            "/dev/shm",
+            "/dev",
+            "/run",
+        ),
+        cwd=str(BOTS),
+        sandbox="bwrap",
+        file_mb=4,
+    )
     stored = await report_of(spec, tmp_path)
-    assert 8 <= stored["/tmp/tmp"] <= 16          # 4 x file_mb, less what the bot's files use
+    assert 8 <= stored["/tmp/tmp"] <= 16  # 4 x file_mb, less what the bot's files use
     assert 2 <= stored["/dev/shm"] <= 4
     assert stored["/dev"] == 0 and stored["/run"] == 0
 
@@ -205,8 +225,9 @@ def processes_running(argument: str) -> list[int]:
     found = []
     for entry in Path("/proc").iterdir():
         try:
-            if entry.name.isdigit() and argument.encode() in (
-                    entry / "cmdline").read_bytes().split(b"\0"):
+            if entry.name.isdigit() and argument.encode() in (entry / "cmdline").read_bytes().split(
+                b"\0"
+            ):
                 stat = (entry / "stat").read_text()
                 if stat[stat.rindex(")") + 2] != "Z":
                     found.append(int(entry.name))
@@ -217,9 +238,13 @@ def processes_running(argument: str) -> list[int]:
 
 async def test_the_sandbox_ends_a_daemon_that_cleared_its_environment(bwrap, tmp_path):
     """No parent link, no session, no mark: only the sandbox's PID namespace still holds it."""
-    tag = f"6000.{uuid.uuid4().int % 10**9}"     # `sleep 6000.xxx`: findable by its command line
-    spec = BotSpec("vanish", (sys.executable, str(BOTS / "forking_bot.py"), "vanish", tag),
-                   cwd=str(BOTS), sandbox="bwrap")
+    tag = f"6000.{uuid.uuid4().int % 10**9}"  # `sleep 6000.xxx`: findable by its command line
+    spec = BotSpec(
+        "vanish",
+        (sys.executable, str(BOTS / "forking_bot.py"), "vanish", tag),
+        cwd=str(BOTS),
+        sandbox="bwrap",
+    )
     bot = await BotProcess.start(spec, time_control=SLOW, log_dir=tmp_path)
     try:
         assert processes_running(tag), "the daemon did not start"
@@ -233,10 +258,10 @@ async def test_the_sandbox_ends_a_daemon_that_cleared_its_environment(bwrap, tmp
 REFEREE = textwrap.dedent("""
     import sys, trio
     sys.path[:0] = [{root!r}, {bots!r}]
-    from arena.bot_process import BotProcess
-    from arena.clock import TimeControl
+    from arena.referee.process import BotProcess
+    from arena.referee.clock import TimeControl
     from arena.games import find_game
-    from arena.referee import run_match
+    from arena.referee.match import run_match
     from zoo_catalogue import ZOO
 
     CONTROL = TimeControl(decision_ms=60000, startup_ms=20000)
@@ -268,15 +293,18 @@ async def test_no_bot_outlives_an_interrupted_or_crashed_referee(tmp_path, how, 
     mark = uuid.uuid4().hex
     code = REFEREE.format(root=str(ROOT), bots=str(BOTS), logs=str(tmp_path))
     referee = await trio.lowlevel.open_process(
-        [sys.executable, "-c", code, mark, how, sandbox], stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE)
+        [sys.executable, "-c", code, mark, how, sandbox],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     try:
         with trio.fail_after(60):
             line = b""
             while not line.endswith(b"\n"):
                 chunk = await referee.stdout.receive_some(100)
                 assert chunk, "the referee script ended early: " + (
-                    await referee.stderr.receive_some(10000)).decode(errors="replace")
+                    await referee.stderr.receive_some(10000)
+                ).decode(errors="replace")
                 line += chunk
             assert leftover_processes(mark), "no bot was running"
             if how == "ctrl-c":

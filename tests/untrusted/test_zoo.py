@@ -16,19 +16,28 @@ from pathlib import Path
 
 import pytest
 
-from arena.bot_process import BotProcess, BotStartupError, check_bwrap
 from arena.games import find_game
-from arena.referee import run_match
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess, BotStartupError, check_bwrap
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))
-from zoo_catalogue import (HONEST, ZOO, ZOO_TIME_CONTROL, ZooBot,  # noqa: E402
-                           assert_none_survive, leftover_processes, peak_rss_mb, run_zoo_tournament, start_measuring_rss,
-                           zoo_match_problems)
+from zoo_catalogue import (
+    HONEST,
+    ZOO,
+    ZOO_TIME_CONTROL,
+    ZooBot,
+    assert_none_survive,
+    leftover_processes,
+    peak_rss_mb,
+    run_zoo_tournament,
+    start_measuring_rss,
+    zoo_match_problems,
+)
 
 GAME = find_game("alles-oder-nichts")
 CONTROL = ZOO_TIME_CONTROL
-REFEREE_GROWTH_MB = 150      # the floods send tens of MB; the referee may keep only a bounded part
-RECORD_LIMIT_BYTES = 1 << 20 # a record keeps a bounded part of what a bot sends (~150 KB normally)
+REFEREE_GROWTH_MB = 150  # the floods send tens of MB; the referee may keep only a bounded part
+RECORD_LIMIT_BYTES = 1 << 20  # a record keeps a bounded part of what a bot sends (~150 KB normally)
 
 
 async def assert_no_leftovers(mark: str) -> None:
@@ -65,8 +74,9 @@ async def test_a_zoo_bot_cannot_hurt_a_match(zoo_bot, tmp_path):
     bots = []
     try:
         if zoo_bot.fails_to_start:
-            with pytest.raises(BotStartupError,
-                               match=f"bot {zoo_bot.name}: ended before saying ready"):
+            with pytest.raises(
+                BotStartupError, match=f"bot {zoo_bot.name}: ended before saying ready"
+            ):
                 await start_bots(specs, tmp_path)
             return
         bots = await start_bots(specs, tmp_path)
@@ -84,8 +94,9 @@ async def test_a_zoo_bot_cannot_hurt_a_match(zoo_bot, tmp_path):
 
 
 async def run_match_between(bots, record: Path, match_id: str, seed: int = 5):
-    return await run_match(GAME, bots, seed=seed, match_id=match_id, time_control=CONTROL,
-                           record_path=record)
+    return await run_match(
+        GAME, bots, seed=seed, match_id=match_id, time_control=CONTROL, record_path=record
+    )
 
 
 async def test_the_late_bot_goes_on_playing_in_the_next_match(tmp_path):
@@ -137,23 +148,29 @@ async def test_a_tournament_of_the_whole_zoo_finishes(tmp_path, sandbox):
     finally:
         await assert_no_leftovers(mark)
     assert summary.aborted == 0 and summary.played == len(matches) > 0
-    problems = [problem for match in matches
-                for problem in zoo_match_problems(match, sandboxed=sandbox is not None)]
+    problems = [
+        problem
+        for match in matches
+        for problem in zoo_match_problems(match, sandboxed=sandbox is not None)
+    ]
     assert problems == []
     assert {name for match in matches for name in match.bots} == {
-        bot.name for bot in (*HONEST, *ZOO)}
+        bot.name for bot in (*HONEST, *ZOO)
+    }
     assert peak_rss_mb() - baseline < REFEREE_GROWTH_MB
 
 
 async def test_a_zoo_bot_that_cannot_start_forfeits_every_match_and_the_tournament_finishes(
-        tmp_path):
+    tmp_path,
+):
     """The runner's rule (arena/tournament/runner.py): a bot that cannot start forfeits its seat
     with a startup fault naming it; the autopilot plays the seat and the match counts."""
     quitter = next(bot for bot in ZOO if bot.fails_to_start)
     mark = uuid.uuid4().hex
     try:
-        summary, matches, _ = await run_zoo_tournament(tmp_path / "zoo", mark,
-                                                       include=(quitter.name,))
+        summary, matches, _ = await run_zoo_tournament(
+            tmp_path / "zoo", mark, include=(quitter.name,)
+        )
     finally:
         await assert_no_leftovers(mark)
     assert summary.aborted == 0 and summary.played == len(matches) > 0
@@ -161,5 +178,7 @@ async def test_a_zoo_bot_that_cannot_start_forfeits_every_match_and_the_tourname
         assert zoo_match_problems(match) == []
         seats = [s for s, name in enumerate(match.bots) if name == quitter.name]
         assert set(match.forfeited) == set(seats)
-        assert all(f"bot {quitter.name}" in f.message and "did not start" in f.message
-                   for f in match.faults)
+        assert all(
+            f"bot {quitter.name}" in f.message and "did not start" in f.message
+            for f in match.faults
+        )

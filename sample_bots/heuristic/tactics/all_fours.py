@@ -13,9 +13,9 @@ from .common import STANDARD_52 as DECK
 from .common import round_events, suit, trick_winner, voids_from_tricks, win_chance
 
 CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
-POINT_VALUE = 0.08       # one card point, in match points (Game is 1 point for the larger share)
-SPEND_COST = 0.01        # per rank step: the value of keeping a high card for a later trick
-TRUMP_KEEP = 0.3         # and of keeping a trump (trumps take the later tricks)
+POINT_VALUE = 0.08  # one card point, in match points (Game is 1 point for the larger share)
+SPEND_COST = 0.01  # per rank step: the value of keeping a high card for a later trick
+TRUMP_KEEP = 0.3  # and of keeping a trump (trumps take the later tricks)
 
 
 def choose(view: dict, legal: list[str], events: list[dict]) -> str:
@@ -41,14 +41,14 @@ def trump_strength(hand: list[str], trump: str) -> float:
 def beg(view: dict) -> str:
     team = view["team"]
     if view["team_scores"][team] == view["target"] - 1:
-        return "beg"                      # a given point wins the match for us
+        return "beg"  # a given point wins the match for us
     return "stand" if trump_strength(view["hand"], suit(view["kick"])) >= 3 else "beg"
 
 
 def give(view: dict) -> str:
     their = view["team_scores"][1 - view["team"]]
     if their + 1 >= view["target"]:
-        return "run"                      # giving would hand them the match
+        return "run"  # giving would hand them the match
     return "give" if trump_strength(view["hand"], suit(view["kick"])) >= 3 else "run"
 
 
@@ -72,23 +72,26 @@ def play(view: dict, legal: list[str], events: list[dict]) -> str:
     if partner in trick_seats:
         best = trick_winner(trick, DECK, trump)
         if trick_seats[best] == partner:
-            rest = trick[:best] + trick[best + 1:]
+            rest = trick[:best] + trick[best + 1 :]
             if best == 0:
                 rest = []
-            partner_chance = win_chance(trick[best], rest, opponents, unseen, DECK, trump, voids,
-                                        trump_at_will=True)
+            partner_chance = win_chance(
+                trick[best], rest, opponents, unseen, DECK, trump, voids, trump_at_will=True
+            )
 
     def value(card: str) -> float:
         mine = win_chance(card, trick, opponents, unseen, DECK, trump, voids, trump_at_will=True)
-        ours = max(mine, partner_chance if trick_winner(trick + [card], DECK, trump) != len(trick) else 0.0)
+        ours = max(
+            mine, partner_chance if trick_winner(trick + [card], DECK, trump) != len(trick) else 0.0
+        )
         stake = POINT_VALUE * (sum(points(c) for c in trick) + points(card) + expected_extra)
         gain = loss = stake
         holder = seat if card == jack else jack_seat
         if holder is not None:
             if holder in (seat, partner):
-                gain, loss = gain + 1, loss + 3        # our jack: 1 if we keep it, 3 to them if hanged
+                gain, loss = gain + 1, loss + 3  # our jack: 1 if we keep it, 3 to them if hanged
             else:
-                gain, loss = gain + 3, loss + 1        # their jack: we hang it for 3
+                gain, loss = gain + 3, loss + 1  # their jack: we hang it for 3
         spend = SPEND_COST * DECK.rank[card] + (TRUMP_KEEP if suit(card) == trump else 0.0)
         return ours * gain - (1 - ours) * loss - spend
 

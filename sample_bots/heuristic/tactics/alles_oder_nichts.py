@@ -78,5 +78,4 @@ def play(view: dict, legal: list[str], events: list[dict]) -> str:
     if need == 0:
         return play_to_duck(chances, DECK, trump)
     # still short of the bid (or past saving it: then every trick is still worth a point in secret)
-    return play_to_win(chances, DECK, trump, must_win_all=need >= remaining,
-                       last_needed=need == 1)
+    return play_to_win(chances, DECK, trump, must_win_all=need >= remaining, last_needed=need == 1)

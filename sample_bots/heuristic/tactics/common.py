@@ -37,7 +37,9 @@ def round_events(events: list[dict], start: str = "round_start") -> list[dict]:
     return events
 
 
-def voids_from_tricks(events: list[dict], trump: str | None, strict_follow: bool = True) -> dict[int, set[str]]:
+def voids_from_tricks(
+    events: list[dict], trump: str | None, strict_follow: bool = True
+) -> dict[int, set[str]]:
     """The suits each seat has shown it lacks, from the finished tricks and plays in ``events``.
 
     A seat that did not follow the led suit lacks it, unless the rules let it trump while holding
@@ -83,9 +85,17 @@ def trick_winner(cards: list[str], deck: Deck, trump: str | None) -> int:
     return best
 
 
-def win_chance(card: str, trick: list[str], later: list[tuple[int, int]], unseen: set[str],
-               deck: Deck, trump: str | None, voids: dict[int, set[str]],
-               overtake: float = 1.0, trump_at_will: bool = False) -> float:
+def win_chance(
+    card: str,
+    trick: list[str],
+    later: list[tuple[int, int]],
+    unseen: set[str],
+    deck: Deck,
+    trump: str | None,
+    voids: dict[int, set[str]],
+    overtake: float = 1.0,
+    trump_at_will: bool = False,
+) -> float:
     """The chance that ``card``, played now to ``trick``, wins it.
 
     ``later`` lists (seat, cards in hand) for the seats still to play after us. They may beat us
@@ -103,7 +113,9 @@ def win_chance(card: str, trick: list[str], later: list[tuple[int, int]], unseen
     if total == 0 or not later:
         return 1.0
     if trump is not None and suit(card) == trump:
-        higher_trumps = sum(1 for c in unseen if suit(c) == trump and deck.rank[c] > deck.rank[card])
+        higher_trumps = sum(
+            1 for c in unseen if suit(c) == trump and deck.rank[c] > deck.rank[card]
+        )
         higher_led = higher_trumps if led == trump else 0
     else:
         higher_trumps = sum(1 for c in unseen if trump is not None and suit(c) == trump)

@@ -13,10 +13,10 @@ from .common import STANDARD_52 as DECK
 from .common import chance_holds_any, round_events, suit, voids_from_tricks, win_chance
 from .tricks import play_to_win
 
-PATIENCE_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")   # Ace low
-UNLOCK_COST = 0.6       # patience: a card of the others' that our play lets them play
-OVERTAKE = 0.3           # avoiding contracts: how often a player who could beat our card does
-SHED_HIGH = 0.3          # per rank step: how much we like to be rid of a high card while it is safe
+PATIENCE_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")  # Ace low
+UNLOCK_COST = 0.6  # patience: a card of the others' that our play lets them play
+OVERTAKE = 0.3  # avoiding contracts: how often a player who could beat our card does
+SHED_HIGH = 0.3  # per rank step: how much we like to be rid of a high card while it is safe
 
 
 def choose(view: dict, legal: list[str], events: list[dict]) -> str:
@@ -50,21 +50,28 @@ def trick_cost(contract: str, number: int, total: int) -> int:
 def play(view: dict, legal: list[str], events: list[dict]) -> str:
     seat, players, contract = view["seat"], view["players"], view["contract"]
     trick = [t["card"] for t in view["trick"]]
-    later = [((seat + k) % players, view["hand_counts"][(seat + k) % players])
-             for k in range(1, players - len(trick))]
+    later = [
+        ((seat + k) % players, view["hand_counts"][(seat + k) % players])
+        for k in range(1, players - len(trick))
+    ]
     seen = set(view["hand"]) | set(view["played"]) | set(trick) | set(view["removed"])
     unseen = set(DECK.cards) - seen
     voids = voids_from_tricks(round_events(events), None)
     if contract == "most-tricks":
-        chances = {card: win_chance(card, trick, later, unseen, DECK, None, voids) for card in legal}
+        chances = {
+            card: win_chance(card, trick, later, unseen, DECK, None, voids) for card in legal
+        }
         return play_to_win(chances, DECK, None, must_win_all=False)
-    chances = {card: win_chance(card, trick, later, unseen, DECK, None, voids, OVERTAKE)
-               for card in legal}
+    chances = {
+        card: win_chance(card, trick, later, unseen, DECK, None, voids, OVERTAKE) for card in legal
+    }
     number = len(view["played"]) // players + 1
     base = trick_cost(contract, number, view["hand_size"])
     in_trick = sum(card_penalty(contract, c) for c in trick)
     led = suit(trick[0]) if trick else None
-    incoming = {card: dumped_on_us(contract, led or suit(card), later, unseen, voids) for card in legal}
+    incoming = {
+        card: dumped_on_us(contract, led or suit(card), later, unseen, voids) for card in legal
+    }
 
     def expected_cost(card: str) -> float:
         p = chances[card]
@@ -76,8 +83,13 @@ def play(view: dict, legal: list[str], events: list[dict]) -> str:
     return min(legal, key=lambda c: (expected_cost(c), DECK.cards.index(c)))
 
 
-def dumped_on_us(contract: str, led: str, later: list[tuple[int, int]], unseen: set[str],
-                 voids: dict[int, set[str]]) -> float:
+def dumped_on_us(
+    contract: str,
+    led: str,
+    later: list[tuple[int, int]],
+    unseen: set[str],
+    voids: dict[int, set[str]],
+) -> float:
     """The penalty the later players can be expected to add to a trick we take: a penalty card of
     the led suit may have to follow, any other may be thrown by a player void in the led suit."""
     penalties = [(c, card_penalty(contract, c)) for c in unseen if card_penalty(contract, c)]
@@ -87,7 +99,9 @@ def dumped_on_us(contract: str, led: str, later: list[tuple[int, int]], unseen: 
     led_unseen = sum(1 for c in unseen if suit(c) == led)
     expected = 0.0
     for seat, hand in later:
-        void = 1.0 if led in voids.get(seat, ()) else 1.0 - chance_holds_any(total, led_unseen, hand)
+        void = (
+            1.0 if led in voids.get(seat, ()) else 1.0 - chance_holds_any(total, led_unseen, hand)
+        )
         for card, penalty in penalties:
             held = hand / total
             expected += held * penalty * (0.4 if suit(card) == led else 0.6 * void)
@@ -121,7 +135,11 @@ def patience(view: dict, legal: list[str]) -> str:
         if card[:-1] == "7":
             return run_from(row, index, 1) + run_from(row, index, -1)
         layout = view["patience"][suit(card)]
-        step = 1 if layout is not None and card == row[min(row.index(layout["high"]) + 1, len(row) - 1)] else -1
+        step = (
+            1
+            if layout is not None and card == row[min(row.index(layout["high"]) + 1, len(row) - 1)]
+            else -1
+        )
         return run_from(row, index, step)
 
     # Passing costs 10 for certain; a card never costs us anything now, so we always play one.

@@ -14,8 +14,13 @@ def dearest(cards: list[str], deck: Deck, trump: str | None) -> str:
     return max(cards, key=lambda c: (suit(c) == trump, deck.rank[c]))
 
 
-def play_to_win(chances: dict[str, float], deck: Deck, trump: str | None, must_win_all: bool,
-                last_needed: bool = False) -> str:
+def play_to_win(
+    chances: dict[str, float],
+    deck: Deck,
+    trump: str | None,
+    must_win_all: bool,
+    last_needed: bool = False,
+) -> str:
     """Win this trick if we reasonably can, with the cheapest card that does; else throw the cheapest.
 
     ``last_needed``: this is the last trick we want, so win it with the highest sure winner (it

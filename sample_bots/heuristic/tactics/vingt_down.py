@@ -11,7 +11,7 @@ from .common import PIQUET_32 as DECK
 from .common import round_events, suit, voids_from_tricks, win_chance
 from .tricks import play_to_win
 
-HIGH = DECK.rank["KS"]          # K and A count as high cards
+HIGH = DECK.rank["KS"]  # K and A count as high cards
 
 
 def choose(view: dict, legal: list[str], events: list[dict]) -> str:
@@ -28,8 +28,10 @@ def choose(view: dict, legal: list[str], events: list[dict]) -> str:
 def trump_suit(hand: list[str]) -> str:
     """The suit our two cards are strongest in; hearts (everything doubled) only with a pair of
     hearts holding the king or ace."""
+
     def strength(s: str) -> float:
         return sum(1 + DECK.rank[c] / 4 for c in hand if suit(c) == s)
+
     best = max("CDS", key=strength)
     hearts = [c for c in hand if suit(c) == "H"]
     if len(hearts) == 2 and max(DECK.rank[c] for c in hearts) >= HIGH:
@@ -46,7 +48,9 @@ def keep_value(card: str, trump: str) -> float:
 def exchange(view: dict, legal: list[str]) -> str:
     """Discard the weak side cards (below the king), at most three, weakest first."""
     trump = view["trump"]
-    weak = sorted((c for c in view["hand"] if keep_value(c, trump) < 0), key=lambda c: keep_value(c, trump))
+    weak = sorted(
+        (c for c in view["hand"] if keep_value(c, trump) < 0), key=lambda c: keep_value(c, trump)
+    )
     discard = sorted(weak[:3], key=lambda c: DECK.cards.index(c))
     action = "discard:" + (",".join(discard) if discard else "none")
     return action if action in legal else "discard:none"

@@ -1,4 +1,5 @@
 """Prints its thoughts on standard output (they belong on standard error)."""
+
 from _base import first_legal, send, serve
 
 

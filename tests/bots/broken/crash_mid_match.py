@@ -1,4 +1,5 @@
 """Crashes (an uncaught exception, exit status 1) on its fifth request."""
+
 from _base import first_legal, serve
 
 asked = 0

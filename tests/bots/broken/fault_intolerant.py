@@ -1,4 +1,5 @@
 """Knows only the message types it expects and crashes on a fault notice."""
+
 from _base import serve
 
 KNOWN = {"hello", "match_start", "event", "request", "match_end", "bye"}

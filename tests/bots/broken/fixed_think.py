@@ -1,4 +1,5 @@
 """Always thinks for 0.3 s, whatever time_left_ms says: fine until its time runs low."""
+
 import time
 
 from _base import first_legal, serve

@@ -1,5 +1,6 @@
 """Answers hello with a line that is not JSON."""
+
 import sys
 
-for line in sys.stdin:
+for _line in sys.stdin:
     print("hello referee, nice to meet you!", flush=True)

@@ -1,4 +1,5 @@
 """Plays correctly but never exits: not on bye, not at the end of its input."""
+
 import json
 import sys
 import time

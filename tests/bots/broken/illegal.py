@@ -1,4 +1,5 @@
 """Builds its own actions instead of choosing from legal: the first card of its hand, "bid:99"."""
+
 from _base import serve
 
 

@@ -1,4 +1,5 @@
 """Exits after its first match_end, as if one match were all there is."""
+
 import sys
 
 from _base import serve

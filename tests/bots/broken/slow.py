@@ -1,4 +1,5 @@
 """Takes two seconds over every decision."""
+
 import time
 
 from _base import first_legal, serve

@@ -1,4 +1,5 @@
 """Insists that a request has exactly the fields it knows (a later protocol may add more)."""
+
 from _base import serve
 
 KNOWN = {"type", "match_id", "id", "decision", "view", "legal", "time_left_ms"}

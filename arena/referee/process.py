@@ -45,18 +45,18 @@ from typing import Protocol
 import msgspec
 import trio
 
-from arena.bots import BotSpec
-from arena.clock import TimeControl
-from arena.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 
 DEFAULT_MEMORY_MB = 4096
 DEFAULT_CPU_SECONDS = 3600
 DEFAULT_FILE_MB = 64
-TMP_SIZE_FACTOR = 4          # the sandbox's private /tmp holds this many times file_mb
+TMP_SIZE_FACTOR = 4  # the sandbox's private /tmp holds this many times file_mb
 STDERR_CAP_BYTES = 1 << 20
-CLOSE_GRACE_S = 1.0          # after bye, how long a bot may take to exit before it is killed
+CLOSE_GRACE_S = 1.0  # after bye, how long a bot may take to exit before it is killed
 BWRAP = "bwrap"
 
 # Process groups still running (leader pid -> the bot's token), killed at interpreter exit if their
@@ -86,9 +86,9 @@ class Transport(Protocol):
     """How a BotProcess reaches its bot: bytes both ways, and a way to end it."""
 
     async def send_all(self, data: bytes) -> None: ...
-    async def receive_some(self, max_bytes: int) -> bytes: ...   # b"" at end of file
-    async def terminate(self, grace_s: float) -> None: ...       # wait up to grace_s, then kill
-    def exit_status(self) -> str | None: ...                     # None while running
+    async def receive_some(self, max_bytes: int) -> bytes: ...  # b"" at end of file
+    async def terminate(self, grace_s: float) -> None: ...  # wait up to grace_s, then kill
+    def exit_status(self) -> str | None: ...  # None while running
 
 
 def describe_returncode(code: int | None) -> str | None:
@@ -105,6 +105,7 @@ def describe_returncode(code: int | None) -> str | None:
 
 # -- the real transport: a subprocess ---------------------------------------------------------------
 
+
 def _read_proc_stat(pid: int) -> tuple[int, int, int] | None:
     """(parent pid, process group, session) of ``pid``, or None if it is gone or a zombie."""
     try:
@@ -112,7 +113,7 @@ def _read_proc_stat(pid: int) -> tuple[int, int, int] | None:
             data = handle.read()
     except OSError:
         return None
-    fields = data[data.rfind(b")") + 2:].split()
+    fields = data[data.rfind(b")") + 2 :].split()
     if fields[:1] == [b"Z"]:
         return None
     try:
@@ -130,7 +131,7 @@ def _carries_token(pid: int, token: bytes) -> bool:
     try:
         with open(f"/proc/{pid}/environ", "rb") as handle:
             return token in handle.read().split(b"\0")
-    except OSError:         # gone, or not ours to read
+    except OSError:  # gone, or not ours to read
         return False
 
 
@@ -147,7 +148,9 @@ def related_pids(leader: int, token: str | None = None) -> set[int]:
             stat = _read_proc_stat(int(name))
             if stat is not None:
                 stats[int(name)] = stat
-    found = {pid for pid, (_, group, session) in stats.items() if group == leader or session == leader}
+    found = {
+        pid for pid, (_, group, session) in stats.items() if group == leader or session == leader
+    }
     if token:
         mark = f"{TOKEN_VARIABLE}={token}".encode()
         found.update(pid for pid in stats if pid not in found and _carries_token(pid, mark))
@@ -202,12 +205,13 @@ def protect_referee() -> None:
     the sandbox. Bots are not affected: exec makes a process dumpable again."""
     try:
         ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    except (OSError, AttributeError):     # not Linux: nothing to protect this way
+    except (OSError, AttributeError):  # not Linux: nothing to protect this way
         pass
 
 
 def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int):
     """The preexec_fn that applies the limits in the child, between fork and exec."""
+
     def apply() -> None:
         address_space = memory_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
@@ -216,10 +220,11 @@ def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int):
         size = file_mb * 1024 * 1024
         resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
     return apply
 
 
-_bwrap_problem: str | None | bool = False     # False: not checked yet; None: works
+_bwrap_problem: str | None | bool = False  # False: not checked yet; None: works
 
 
 async def check_bwrap() -> str | None:
@@ -227,19 +232,25 @@ async def check_bwrap() -> str | None:
     global _bwrap_problem
     if _bwrap_problem is False:
         if shutil.which(BWRAP) is None:
-            _bwrap_problem = ("sandbox 'bwrap' needs bubblewrap (the `bwrap` program), "
-                              "which is not installed")
+            _bwrap_problem = (
+                "sandbox 'bwrap' needs bubblewrap (the `bwrap` program), which is not installed"
+            )
         else:
             try:
                 done = await trio.run_process(
                     [BWRAP, *_bwrap_args(None, "/"), "--", "true"],
-                    stdin=subprocess.DEVNULL, capture_stdout=True, capture_stderr=True, check=False)
+                    stdin=subprocess.DEVNULL,
+                    capture_stdout=True,
+                    capture_stderr=True,
+                    check=False,
+                )
                 if done.returncode == 0:
                     _bwrap_problem = None
                 else:
                     detail = done.stderr.decode(errors="replace").strip().splitlines()
-                    _bwrap_problem = ("sandbox 'bwrap' cannot run here: "
-                                      + (detail[-1] if detail else f"status {done.returncode}"))
+                    _bwrap_problem = "sandbox 'bwrap' cannot run here: " + (
+                        detail[-1] if detail else f"status {done.returncode}"
+                    )
             except OSError as error:
                 _bwrap_problem = f"sandbox 'bwrap' cannot run here: {error}"
     return _bwrap_problem or None
@@ -258,8 +269,12 @@ def _hidden_program_folders(argv: Sequence[str]) -> list[str]:
     return folders
 
 
-def _bwrap_args(bot_dir: str | None, workdir: str, file_mb: int = DEFAULT_FILE_MB,
-                program_folders: Sequence[str] = ()) -> list[str]:
+def _bwrap_args(
+    bot_dir: str | None,
+    workdir: str,
+    file_mb: int = DEFAULT_FILE_MB,
+    program_folders: Sequence[str] = (),
+) -> list[str]:
     """bubblewrap's options: everything read-only, private /tmp, no network, own PID namespace."""
     # The writable places are tmpfs, which is memory outside the bot's address-space limit: each
     # gets a size (/tmp 4 x file_mb, /dev/shm file_mb) and /dev itself is read-only. /run is an
@@ -270,25 +285,60 @@ def _bwrap_args(bot_dir: str | None, workdir: str, file_mb: int = DEFAULT_FILE_M
     for folder in program_folders:
         if folder != bot_dir:
             own_folder += ["--ro-bind", folder, folder]
-    return ["--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev",
-            "--size", str(size), "--tmpfs", "/dev/shm", "--proc", "/proc",
-            "--size", str(TMP_SIZE_FACTOR * size), "--tmpfs", "/tmp",
-            "--tmpfs", "/run", "--remount-ro", "/run",
-            "--dir", "/tmp/home", "--dir", "/tmp/tmp", *own_folder,
-            "--chdir", workdir, "--unshare-net", "--unshare-pid", "--unshare-ipc",
-            "--unshare-uts", "--new-session",
-            # No --die-with-parent: its parent-death signal follows the *thread* that started
-            # bwrap, one of trio's worker threads, which retires after 10 s idle and so killed
-            # every sandboxed bot then. close() and the atexit hook end the sandbox instead.
-            # Run by root, bwrap would pass on every capability: the bot could remount / writable.
-            "--cap-drop", "ALL"]
+    return [
+        "--ro-bind",
+        "/",
+        "/",
+        "--dev",
+        "/dev",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(size),
+        "--tmpfs",
+        "/dev/shm",
+        "--proc",
+        "/proc",
+        "--size",
+        str(TMP_SIZE_FACTOR * size),
+        "--tmpfs",
+        "/tmp",
+        "--tmpfs",
+        "/run",
+        "--remount-ro",
+        "/run",
+        "--dir",
+        "/tmp/home",
+        "--dir",
+        "/tmp/tmp",
+        *own_folder,
+        "--chdir",
+        workdir,
+        "--unshare-net",
+        "--unshare-pid",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--new-session",
+        # No --die-with-parent: its parent-death signal follows the *thread* that started
+        # bwrap, one of trio's worker threads, which retires after 10 s idle and so killed
+        # every sandboxed bot then. close() and the atexit hook end the sandbox instead.
+        # Run by root, bwrap would pass on every capability: the bot could remount / writable.
+        "--cap-drop",
+        "ALL",
+    ]
 
 
 class ProcessTransport:
     """A bot subprocess: stdin/stdout pipes, stderr drained to a capped log file."""
 
-    def __init__(self, process: trio.Process, log_path: Path, private_dir: str,
-                 stderr_cap: int = STDERR_CAP_BYTES, token: str | None = None) -> None:
+    def __init__(
+        self,
+        process: trio.Process,
+        log_path: Path,
+        private_dir: str,
+        stderr_cap: int = STDERR_CAP_BYTES,
+        token: str | None = None,
+    ) -> None:
         self.process = process
         self.pid = process.pid
         self.token = token
@@ -298,16 +348,16 @@ class ProcessTransport:
         self.stderr_bytes = 0
         self._stdin_fd = process.stdin.fileno()
         self._stdout_fd = process.stdout.fileno()
-        self._streams_closed = False    # set before the fds are closed: their numbers get reused
+        self._streams_closed = False  # set before the fds are closed: their numbers get reused
         self._drain_scope = trio.CancelScope()
-        self._drained = trio.Event()     # set once stderr reached its end (or draining stopped)
+        self._drained = trio.Event()  # set once stderr reached its end (or draining stopped)
         self._tail = b""
         _LIVE_GROUPS[self.pid] = token
         trio.lowlevel.spawn_system_task(self._drain_stderr, name=f"stderr of pid {self.pid}")
 
     async def _drain_stderr(self) -> None:
         """Copy stderr to the log up to the cap, then keep reading and dropping (never raises)."""
-        log = None      # opened at the first byte, so quiet bots leave no empty files
+        log = None  # opened at the first byte, so quiet bots leave no empty files
         try:
             with self._drain_scope:
                 while True:
@@ -326,12 +376,14 @@ class ProcessTransport:
                                 log = open(self.log_path, "ab")
                             log.write(chunk[:room])
                             log.flush()
-                        except OSError:     # an unwritable log must not stop the draining
+                        except OSError:  # an unwritable log must not stop the draining
                             pass
                 if log is not None and self.stderr_bytes > self.stderr_cap:
-                    log.write(f"\n[arena: stderr capped at {self.stderr_cap} bytes; "
-                              f"{self.stderr_bytes - self.stderr_cap} more bytes dropped]\n".encode())
-        except Exception:   # a system task must never raise: it would crash the whole run
+                    log.write(
+                        f"\n[arena: stderr capped at {self.stderr_cap} bytes; "
+                        f"{self.stderr_bytes - self.stderr_cap} more bytes dropped]\n".encode()
+                    )
+        except Exception:  # a system task must never raise: it would crash the whole run
             pass
         finally:
             if log is not None:
@@ -362,14 +414,14 @@ class ProcessTransport:
             while True:
                 try:
                     sent += os.write(fd, view[sent:])
-                except BlockingIOError:     # the pipe is full: the bot is not reading yet
+                except BlockingIOError:  # the pipe is full: the bot is not reading yet
                     pass
                 if sent >= len(view):
                     return
                 await trio.lowlevel.wait_writable(fd)
                 if self._streams_closed:
                     raise trio.ClosedResourceError("the bot's input was closed")
-        except OSError as error:            # EPIPE: the bot closed its input or exited
+        except OSError as error:  # EPIPE: the bot closed its input or exited
             raise trio.BrokenResourceError(str(error)) from error
 
     async def receive_some(self, max_bytes: int) -> bytes:
@@ -396,7 +448,7 @@ class ProcessTransport:
         with trio.CancelScope(shield=True):
             self._streams_closed = True
             try:
-                await self.process.stdin.aclose()    # end of file on the bot's input
+                await self.process.stdin.aclose()  # end of file on the bot's input
             except Exception:
                 pass
             with trio.move_on_after(grace_s):
@@ -422,6 +474,7 @@ def _safe_name(name: str) -> str:
 
 
 # -- the bot ------------------------------------------------------------------------------------------
+
 
 @dataclass
 class BotStats:
@@ -458,8 +511,9 @@ class BotProcess:
     closes it and starts a fresh one for the next match.
     """
 
-    def __init__(self, spec: BotSpec, transport: Transport, *,
-                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+    def __init__(
+        self, spec: BotSpec, transport: Transport, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+    ) -> None:
         self.spec = spec
         self.name = spec.name
         self.version = spec.version
@@ -468,15 +522,15 @@ class BotProcess:
         self.max_line_bytes = max_line_bytes
         self.reported_name = ""
         self.reported_version = ""
-        self.broken: str | None = None      # why its streams can no longer be trusted
-        self.retired: str | None = None     # why it must not play again (e.g. it forfeited)
+        self.broken: str | None = None  # why its streams can no longer be trusted
+        self.retired: str | None = None  # why it must not play again (e.g. it forfeited)
         self.closed = False
         self.stats = BotStats()
-        self.startup_error: str | None = None   # set on a stand-in for a bot that did not start
+        self.startup_error: str | None = None  # set on a stand-in for a bot that did not start
         self._next_id = 0
 
     @classmethod
-    def absent(cls, spec: BotSpec, reason: str) -> "BotProcess":
+    def absent(cls, spec: BotSpec, reason: str) -> BotProcess:
         """A stand-in for a bot that could not be started. ``run_match`` records a startup fault
         for its seat and lets the autopilot play it, so the other bots' match goes on."""
         bot = cls(spec, _NoProcess(reason))
@@ -486,8 +540,12 @@ class BotProcess:
 
     @property
     def alive(self) -> bool:
-        return (not self.closed and self.broken is None and self.retired is None
-                and self.transport.exit_status() is None)
+        return (
+            not self.closed
+            and self.broken is None
+            and self.retired is None
+            and self.transport.exit_status() is None
+        )
 
     @property
     def log_path(self) -> Path | None:
@@ -538,8 +596,14 @@ class BotProcess:
     # -- starting ------------------------------------------------------------------------------
 
     @classmethod
-    async def start(cls, spec: BotSpec, *, time_control: TimeControl, log_dir: Path,
-                    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> "BotProcess":
+    async def start(
+        cls,
+        spec: BotSpec,
+        *,
+        time_control: TimeControl,
+        log_dir: Path,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ) -> BotProcess:
         """Start the bot in its own session with its limits, send hello, wait for ready.
 
         Raises BotStartupError (naming the bot) if it cannot run or is not ready in time.
@@ -553,8 +617,10 @@ class BotProcess:
                 raise BotStartupError(spec.name, problem)
             if spec.cwd and os.path.abspath(spec.cwd) in ("/", "/tmp"):
                 # Bound over the sandbox's private /tmp, it would show the organiser's /tmp instead.
-                raise BotStartupError(spec.name, f"sandbox 'bwrap': the bot's folder {spec.cwd!r} "
-                                                 "must not be / or /tmp")
+                raise BotStartupError(
+                    spec.name,
+                    f"sandbox 'bwrap': the bot's folder {spec.cwd!r} must not be / or /tmp",
+                )
         if spec.cwd and not os.path.isdir(spec.cwd):
             raise BotStartupError(spec.name, f"working directory {spec.cwd} does not exist")
         private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
@@ -568,34 +634,54 @@ class BotProcess:
             hidden = _hidden_program_folders(argv)
             if spec.cwd:
                 argv = [BWRAP, *_bwrap_args(workdir, workdir, file_mb, hidden), "--", *argv]
-            else:       # no folder of its own: it works in its private /tmp
+            else:  # no folder of its own: it works in its private /tmp
                 argv = [BWRAP, *_bwrap_args(None, "/tmp", file_mb, hidden), "--", *argv]
         else:
             home, tmp = os.path.join(private, "home"), os.path.join(private, "tmp")
-        env = {"PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
-               "LANG": os.environ.get("LANG", "C.UTF-8"), "HOME": home, "TMPDIR": tmp}
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
+            "LANG": os.environ.get("LANG", "C.UTF-8"),
+            "HOME": home,
+            "TMPDIR": tmp,
+        }
         env.update(dict(spec.env))
         token = secrets.token_hex(16)
         env[TOKEN_VARIABLE] = token
-        limits = _limits_setter(spec.memory_mb or DEFAULT_MEMORY_MB,
-                                spec.cpu_seconds or DEFAULT_CPU_SECONDS,
-                                spec.file_mb or DEFAULT_FILE_MB)
+        limits = _limits_setter(
+            spec.memory_mb or DEFAULT_MEMORY_MB,
+            spec.cpu_seconds or DEFAULT_CPU_SECONDS,
+            spec.file_mb or DEFAULT_FILE_MB,
+        )
         try:
             process = await trio.lowlevel.open_process(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                cwd=workdir, env=env, start_new_session=True, preexec_fn=limits)
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=workdir,
+                env=env,
+                start_new_session=True,
+                preexec_fn=limits,
+            )
         except OSError as error:
             shutil.rmtree(private, ignore_errors=True)
             reason = error.strerror or str(error)
             raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
         log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
         transport = ProcessTransport(process, log_path, private, token=token)
-        return await cls.connect(spec, transport, time_control=time_control,
-                                 max_line_bytes=max_line_bytes)
+        return await cls.connect(
+            spec, transport, time_control=time_control, max_line_bytes=max_line_bytes
+        )
 
     @classmethod
-    async def connect(cls, spec: BotSpec, transport: Transport, *, time_control: TimeControl,
-                      max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> "BotProcess":
+    async def connect(
+        cls,
+        spec: BotSpec,
+        transport: Transport,
+        *,
+        time_control: TimeControl,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ) -> BotProcess:
         """Say hello over ``transport`` and wait for ready (the seam tests use for fake bots)."""
         bot = cls(spec, transport, max_line_bytes=max_line_bytes)
         try:
@@ -606,9 +692,14 @@ class BotProcess:
         return bot
 
     async def _handshake(self, control: TimeControl) -> None:
-        limits = Limits(startup_ms=control.startup_ms, decision_ms=control.decision_ms,
-                        bank_ms=control.bank_ms, increment_ms=control.increment_ms,
-                        margin_ms=control.margin_ms, max_line_bytes=self.max_line_bytes)
+        limits = Limits(
+            startup_ms=control.startup_ms,
+            decision_ms=control.decision_ms,
+            bank_ms=control.bank_ms,
+            increment_ms=control.increment_ms,
+            margin_ms=control.margin_ms,
+            max_line_bytes=self.max_line_bytes,
+        )
         hello = Hello(protocol=PROTOCOL_VERSION, name=self.name, limits=limits)
         line = None
         with trio.move_on_after(control.startup_ms / 1000) as scope:
@@ -618,18 +709,21 @@ class BotProcess:
             except BotGone:
                 line = None
             except LineTooLong as error:
-                raise BotStartupError(self.name, f"its first line is longer than {error.limit} bytes, "
-                                                 "expected a ready message") from None
+                raise BotStartupError(
+                    self.name,
+                    f"its first line is longer than {error.limit} bytes, expected a ready message",
+                ) from None
         if scope.cancelled_caught:
             raise BotStartupError(self.name, f"no ready message within {control.startup_ms} ms")
         if line is None:
-            await trio.sleep(0.05)      # let the exit status arrive for the message
+            await trio.sleep(0.05)  # let the exit status arrive for the message
             raise BotStartupError(self.name, f"ended before saying ready: {self.exit_reason()}")
         try:
             message = decode_from_bot(line)
         except (msgspec.DecodeError, msgspec.ValidationError) as error:
-            raise BotStartupError(self.name, f"expected a ready message, got {shorten(line)}: "
-                                             f"{error}") from None
+            raise BotStartupError(
+                self.name, f"expected a ready message, got {shorten(line)}: {error}"
+            ) from None
         if not isinstance(message, Ready):
             raise BotStartupError(self.name, f"expected a ready message, got {shorten(line)}")
         self.reported_name = message.name
@@ -656,13 +750,25 @@ class BotProcess:
                         pass
             await self.transport.terminate(CLOSE_GRACE_S)
 
-    async def __aenter__(self) -> "BotProcess":
+    async def __aenter__(self) -> BotProcess:
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
 
-__all__ = ["BotProcess", "BotStartupError", "BotGone", "Transport", "ProcessTransport",
-           "check_bwrap", "kill_everything", "process_running", "related_pids", "DEFAULT_MEMORY_MB",
-           "DEFAULT_CPU_SECONDS", "DEFAULT_FILE_MB", "STDERR_CAP_BYTES"]
+__all__ = [
+    "BotProcess",
+    "BotStartupError",
+    "BotGone",
+    "Transport",
+    "ProcessTransport",
+    "check_bwrap",
+    "kill_everything",
+    "process_running",
+    "related_pids",
+    "DEFAULT_MEMORY_MB",
+    "DEFAULT_CPU_SECONDS",
+    "DEFAULT_FILE_MB",
+    "STDERR_CAP_BYTES",
+]

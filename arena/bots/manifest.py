@@ -54,15 +54,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.bots import BotSpec
+from arena.referee.bot_spec import BotSpec
 
 MANIFEST_FILE = "bot.toml"
 DEFAULT_BUILD_TIMEOUT_S = 300
 MAX_BUILD_TIMEOUT_S = 3600
 HASH_LENGTH = 12
 # Never part of a submission: version control, caches, and the arena's own bookkeeping folder.
-EXCLUDED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache",
-                           ".ruff_cache", ".arena"})
+EXCLUDED_DIRS = frozenset(
+    {".git", ".hg", ".svn", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".arena"}
+)
 EXCLUDED_FILES = frozenset({".DS_Store"})
 EXCLUDED_SUFFIXES = (".pyc", ".pyo")
 
@@ -70,14 +71,13 @@ EXCLUDED_SUFFIXES = (".pyc", ".pyo")
 NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
 NAME_EXPECTED = "1-40 letters, digits or _ . - (starting with a letter or digit)"
 VERSION_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
-VERSION_EXPECTED = ("1-32 letters, digits or _ . - (starting with a letter or digit), "
-                    "like \"1.0.0\"")
+VERSION_EXPECTED = '1-32 letters, digits or _ . - (starting with a letter or digit), like "1.0.0"'
 AUTHOR_PATTERN = re.compile(r"(?s).{1,200}")
-COMMAND_EXPECTED = ("a command: a string like \"./bot --fast\" or a list of strings like "
-                    "[\"./bot\", \"--fast\"]")
+COMMAND_EXPECTED = (
+    'a command: a string like "./bot --fast" or a list of strings like ["./bot", "--fast"]'
+)
 ENV_NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-TOP_LEVEL_FIELDS = ("name", "author", "version", "run", "build", "build_timeout_s", "limits",
-                    "env")
+TOP_LEVEL_FIELDS = ("name", "author", "version", "run", "build", "build_timeout_s", "limits", "env")
 LIMIT_FIELDS = ("memory_mb", "cpu_seconds", "file_mb")
 
 
@@ -145,14 +145,16 @@ def load_manifest(folder: Path | str) -> Manifest:
     folder = Path(folder).absolute()
     path = folder / MANIFEST_FILE
     if not folder.is_dir():
-        raise ManifestError(path, [f"{folder}: not a folder (expected a bot folder holding "
-                                   f"{MANIFEST_FILE})"])
+        raise ManifestError(
+            path, [f"{folder}: not a folder (expected a bot folder holding {MANIFEST_FILE})"]
+        )
     try:
         with path.open("rb") as file:
             data = tomllib.load(file)
     except FileNotFoundError:
-        raise ManifestError(path, [f"{path}: missing (a bot folder needs a {MANIFEST_FILE} "
-                                   f"manifest)"]) from None
+        raise ManifestError(
+            path, [f"{path}: missing (a bot folder needs a {MANIFEST_FILE} manifest)"]
+        ) from None
     except tomllib.TOMLDecodeError as error:
         raise ManifestError(path, [f"{path}: not valid TOML: {error}"]) from None
     except (OSError, UnicodeDecodeError) as error:
@@ -172,23 +174,28 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
         if key not in TOP_LEVEL_FIELDS:
             close = difflib.get_close_matches(key, TOP_LEVEL_FIELDS, n=1)
             hint = f" (did you mean {close[0]}?)" if close else ""
-            problem(key, "an unknown field", "one of " + ", ".join(TOP_LEVEL_FIELDS) + hint,
-                    raw=True)
+            problem(
+                key, "an unknown field", "one of " + ", ".join(TOP_LEVEL_FIELDS) + hint, raw=True
+            )
 
     def required_string(field: str, pattern: re.Pattern[str] | None, expected: str) -> str:
         value = data.get(field)
         if field not in data:
             problem(field, "nothing", expected, raw=True)
-        elif (not isinstance(value, str) or not value.strip()
-              or (pattern and not pattern.fullmatch(value))):
+        elif (
+            not isinstance(value, str)
+            or not value.strip()
+            or (pattern and not pattern.fullmatch(value))
+        ):
             problem(field, value, expected)
         else:
             return value
         return ""
 
     name = required_string("name", NAME_PATTERN, NAME_EXPECTED)
-    author = required_string("author", AUTHOR_PATTERN,
-                             "a non-empty string of at most 200 characters")
+    author = required_string(
+        "author", AUTHOR_PATTERN, "a non-empty string of at most 200 characters"
+    )
     version = required_string("version", VERSION_PATTERN, VERSION_EXPECTED)
 
     run: tuple[str, ...] = ()
@@ -205,12 +212,20 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
     if "build_timeout_s" in data:
         value = data["build_timeout_s"]
         if "build" not in data:
-            problem("build_timeout_s", "a time limit but no build command",
-                    "a build command with it (or leave build_timeout_s out)", raw=True)
-        elif (not isinstance(value, (int, float)) or isinstance(value, bool)
-              or not 0 < value <= MAX_BUILD_TIMEOUT_S):
-            problem("build_timeout_s", value,
-                    f"a number of seconds > 0 and <= {MAX_BUILD_TIMEOUT_S}")
+            problem(
+                "build_timeout_s",
+                "a time limit but no build command",
+                "a build command with it (or leave build_timeout_s out)",
+                raw=True,
+            )
+        elif (
+            not isinstance(value, (int, float))
+            or isinstance(value, bool)
+            or not 0 < value <= MAX_BUILD_TIMEOUT_S
+        ):
+            problem(
+                "build_timeout_s", value, f"a number of seconds > 0 and <= {MAX_BUILD_TIMEOUT_S}"
+            )
         else:
             build_timeout_s = value
 
@@ -222,8 +237,12 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
         else:
             for key, value in table.items():
                 if key not in LIMIT_FIELDS:
-                    problem(f"limits.{key}", "an unknown limit",
-                            "one of " + ", ".join(LIMIT_FIELDS), raw=True)
+                    problem(
+                        f"limits.{key}",
+                        "an unknown limit",
+                        "one of " + ", ".join(LIMIT_FIELDS),
+                        raw=True,
+                    )
                 elif not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                     problem(f"limits.{key}", value, "an integer >= 1")
                 else:
@@ -233,12 +252,16 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
     if "env" in data:
         table = data["env"]
         if not isinstance(table, dict):
-            problem("env", table, "an [env] table of NAME = \"value\" strings")
+            problem("env", table, 'an [env] table of NAME = "value" strings')
         else:
             for key, value in table.items():
                 if not ENV_NAME_PATTERN.fullmatch(key):
-                    problem(f"env.{key}", "an invalid variable name",
-                            "letters, digits and _ (not starting with a digit)", raw=True)
+                    problem(
+                        f"env.{key}",
+                        "an invalid variable name",
+                        "letters, digits and _ (not starting with a digit)",
+                        raw=True,
+                    )
                 elif not isinstance(value, str) or "\0" in value:
                     problem(f"env.{key}", value, "a string")
                 else:
@@ -246,8 +269,17 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
 
     if problems:
         raise ManifestError(where, problems)
-    return Manifest(folder=folder, name=name, author=author, version=version, run=run, build=build,
-                    build_timeout_s=build_timeout_s, env=tuple(env), **limits)
+    return Manifest(
+        folder=folder,
+        name=name,
+        author=author,
+        version=version,
+        run=run,
+        build=build,
+        build_timeout_s=build_timeout_s,
+        env=tuple(env),
+        **limits,
+    )
 
 
 def _command(field: str, value: Any, problem: Any) -> tuple[str, ...]:
@@ -268,8 +300,11 @@ def _command(field: str, value: Any, problem: Any) -> tuple[str, ...]:
         return ()
     program = argv[0]
     if "/" in program and not os.path.isabs(program) and _escapes(program):
-        problem(field, program,
-                "a program inside the bot folder (a relative path may not leave it with '..')")
+        problem(
+            field,
+            program,
+            "a program inside the bot folder (a relative path may not leave it with '..')",
+        )
         return ()
     return tuple(argv)
 
@@ -291,8 +326,14 @@ def _absolute_program(argv: tuple[str, ...], folder: Path) -> tuple[str, ...]:
 
 
 def _describe(value: Any) -> str:
-    kind = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
-            list: "a list", dict: "a table"}.get(type(value), type(value).__name__)
+    kind = {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "a table",
+    }.get(type(value), type(value).__name__)
     text = "{...}" if isinstance(value, dict) else json.dumps(value, default=str)
     if len(text) > 60:
         text = text[:57] + "..."
@@ -300,6 +341,7 @@ def _describe(value: Any) -> str:
 
 
 # --- the folder's contents: what is hashed is exactly what is copied ------------------------------
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -335,8 +377,10 @@ def _walk(folder: Path, prefix: str, root: str) -> Iterator[Entry]:
             target = os.readlink(child.path)
             # Resolved for real: a lexical check is fooled by links through links ("d -> .").
             if os.path.isabs(target) or not _inside(os.path.realpath(child.path), root):
-                raise BotFolderError(f"{folder / relative}: symlink to {target!r} points outside "
-                                     f"the bot folder (expected links to files inside it)")
+                raise BotFolderError(
+                    f"{folder / relative}: symlink to {target!r} points outside "
+                    f"the bot folder (expected links to files inside it)"
+                )
             yield Entry(relative, "link", target=target)
         elif stat.S_ISDIR(mode):
             if child.name in EXCLUDED_DIRS:
@@ -348,8 +392,10 @@ def _walk(folder: Path, prefix: str, root: str) -> Iterator[Entry]:
                 continue
             yield Entry(relative, "file", executable=bool(mode & stat.S_IXUSR))
         else:
-            raise BotFolderError(f"{folder / relative}: not a file, folder or symlink "
-                                 f"(a bot folder may hold only those)")
+            raise BotFolderError(
+                f"{folder / relative}: not a file, folder or symlink "
+                f"(a bot folder may hold only those)"
+            )
 
 
 def content_hash(folder: Path | str) -> str:
@@ -366,13 +412,19 @@ def content_hash(folder: Path | str) -> str:
             try:
                 with open(folder / entry.path, "rb") as file:
                     size = os.fstat(file.fileno()).st_size
-                    digest.update((b"x " if entry.executable else b"f ") + path + b"\0"
-                                  + str(size).encode() + b"\0")
+                    digest.update(
+                        (b"x " if entry.executable else b"f ")
+                        + path
+                        + b"\0"
+                        + str(size).encode()
+                        + b"\0"
+                    )
                     while chunk := file.read(1 << 20):
                         digest.update(chunk)
             except OSError as error:
-                raise BotFolderError(f"{folder / entry.path}: cannot be read: "
-                                     f"{error.strerror}") from None
+                raise BotFolderError(
+                    f"{folder / entry.path}: cannot be read: {error.strerror}"
+                ) from None
     return digest.hexdigest()[:HASH_LENGTH]
 
 
@@ -392,5 +444,6 @@ def copy_folder(source: Path | str, destination: Path | str) -> None:
             else:
                 shutil.copy2(source / entry.path, target, follow_symlinks=False)
         except OSError as error:
-            raise BotFolderError(f"{source / entry.path}: cannot be copied: "
-                                 f"{error.strerror}") from None
+            raise BotFolderError(
+                f"{source / entry.path}: cannot be copied: {error.strerror}"
+            ) from None

@@ -27,28 +27,36 @@ import math
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 import trio
 from msgspec import UNSET
 
-from arena.bot_process import BotGone, BotProcess
-from arena.clock import Charge, SeatClock, TimeControl
 from arena.games import GameSpec
 from arena.games.cards import Rng, derive_seed
-from arena.lines import LineTooLong, shorten
-from arena.record import RECORD_FORMAT, RecordingDealer, RecordWriter
-from arena.results import FaultKind, FaultRecord, MatchResult
+from arena.referee.clock import Charge, SeatClock, TimeControl
+from arena.referee.lines import LineTooLong, shorten
+from arena.referee.process import BotGone, BotProcess
+from arena.referee.record import RECORD_FORMAT, RecordingDealer, RecordWriter
+from arena.referee.results import FaultKind, FaultRecord, MatchResult
 from protocol.codec import decode_from_bot, encode_line
-from protocol.messages import (PROTOCOL_VERSION, Action, Event, Fault, MatchEnd, MatchStart,
-                               Request, SeatInfo)
+from protocol.messages import (
+    PROTOCOL_VERSION,
+    Action,
+    Event,
+    Fault,
+    MatchEnd,
+    MatchStart,
+    Request,
+    SeatInfo,
+)
 
-DEADLINE_SLACK_S = 0.001     # see the module docstring: a deadline may fire this much late
-MATCH_END_TIMEOUT_S = 2.0    # how long delivering match_end to one bot may take
-RECORDED_LINE_CHARS = 1000   # how much of a bot's raw reply the record keeps
-RECORDED_STALE_REPLIES = 5   # stale answers recorded per request (the rest are skipped unrecorded)
+DEADLINE_SLACK_S = 0.001  # see the module docstring: a deadline may fire this much late
+MATCH_END_TIMEOUT_S = 2.0  # how long delivering match_end to one bot may take
+RECORDED_LINE_CHARS = 1000  # how much of a bot's raw reply the record keeps
+RECORDED_STALE_REPLIES = 5  # stale answers recorded per request (the rest are skipped unrecorded)
 
 
 @dataclass
@@ -56,15 +64,15 @@ class _Seat:
     index: int
     bot: BotProcess
     clock: SeatClock
-    pending: bytearray = field(default_factory=bytearray)   # written with the next request
+    pending: bytearray = field(default_factory=bytearray)  # written with the next request
     faults: int = 0
     forfeited: bool = False
     crashed: bool = False
-    writable: bool = True       # False once its input is closed or holds a cut-off write
+    writable: bool = True  # False once its input is closed or holds a cut-off write
     times_ms: list[float] = field(default_factory=list)
 
 
-_CRASHED = "\0crashed"      # read_reply's answer when the bot's output ended
+_CRASHED = "\0crashed"  # read_reply's answer when the bot's output ended
 encode_event = msgspec.json.Encoder().encode
 assert Event.__struct_fields__[-1] == "event", "route_events builds event lines from a prefix"
 
@@ -78,9 +86,17 @@ def _move_deadline(scope: trio.CancelScope, deadline: float) -> None:
 class _Match:
     """One match in progress: the game state, the seats, the record."""
 
-    def __init__(self, game: GameSpec, bots: Sequence[BotProcess], seed: int,
-                 options: Mapping | None, match_id: str, control: TimeControl, max_faults: int,
-                 record: RecordWriter) -> None:
+    def __init__(
+        self,
+        game: GameSpec,
+        bots: Sequence[BotProcess],
+        seed: int,
+        options: Mapping | None,
+        match_id: str,
+        control: TimeControl,
+        max_faults: int,
+        record: RecordWriter,
+    ) -> None:
         self.game = game
         self.match_id = match_id
         self.seed = seed
@@ -98,14 +114,14 @@ class _Match:
         self.faults: list[FaultRecord] = []
         self.referee_us: list[float] = []
         self.events_routed = 0
-        self.sent_times: dict[tuple[int, int], float] = {}    # (seat, request id) -> written at
+        self.sent_times: dict[tuple[int, int], float] = {}  # (seat, request id) -> written at
         self.shuffles_recorded = 0
         # Every event line of the match starts the same: encode that envelope once (this needs
         # "event" to stay the last field of the Event message, which the module checks at import).
-        self.event_prefix = encode_line(Event(match_id=match_id, event={}))[:-len(b"{}}\n")]
+        self.event_prefix = encode_line(Event(match_id=match_id, event={}))[: -len(b"{}}\n")]
         # The request being waited for, so a timeout knows what it interrupted.
-        self.mark = time.perf_counter()     # when the referee's own work began (for referee_us)
-        self.waiting: tuple[_Seat, int, float, bool] | None = None   # seat, id, sent at, written
+        self.mark = time.perf_counter()  # when the referee's own work began (for referee_us)
+        self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
 
     # -- routing what seats may see ----------------------------------------------------------------
 
@@ -114,17 +130,20 @@ class _Match:
         events = self.state.events
         recording = self.record.enabled
         for n in range(self.events_routed, len(events)):
-            self.record_shuffles(n)     # a shuffle comes before the events it led to
+            self.record_shuffles(n)  # a shuffle comes before the events it led to
             event = events[n]
             line = b"".join((self.event_prefix, encode_event(event.data), b"}\n"))
-            targets = self.seats if event.audience is None else [self.seats[s] for s in event.audience]
+            targets = (
+                self.seats if event.audience is None else [self.seats[s] for s in event.audience]
+            )
             for seat in targets:
-                if seat.writable:       # a seat that can no longer be written to gets nothing
+                if seat.writable:  # a seat that can no longer be written to gets nothing
                     seat.pending += line
             if recording:
                 audience = None if event.audience is None else list(event.audience)
-                self.record.write({"type": "event", "n": n, "audience": audience,
-                                   "data": event.data})
+                self.record.write(
+                    {"type": "event", "n": n, "audience": audience, "data": event.data}
+                )
         self.events_routed = len(events)
         self.record_shuffles(len(events))
 
@@ -149,16 +168,34 @@ class _Match:
         request = f"request {request_id}" if request_id is not None else "outside a request"
         message = f"bot {seat.bot.name} (seat {seat.index}), {request}: {reason}"
         if seat.forfeited:
-            message += (f"; fault {seat.faults}, forfeits the match" if kind is not FaultKind.CRASH
-                        else "; forfeits the match")
+            message += (
+                f"; fault {seat.faults}, forfeits the match"
+                if kind is not FaultKind.CRASH
+                else "; forfeits the match"
+            )
         record = FaultRecord(seat.index, seat.bot.name, kind, request_id, message)
         self.faults.append(record)
-        self.record.write({"type": "fault", "seat": seat.index, "bot": seat.bot.name,
-                           "kind": str(kind), "id": request_id, "message": message,
-                           "forfeited": seat.forfeited})
+        self.record.write(
+            {
+                "type": "fault",
+                "seat": seat.index,
+                "bot": seat.bot.name,
+                "kind": str(kind),
+                "id": request_id,
+                "message": message,
+                "forfeited": seat.forfeited,
+            }
+        )
         if seat.writable:
-            seat.pending += encode_line(Fault(match_id=self.match_id, id=request_id, kind=str(kind),
-                                              message=message, forfeited=seat.forfeited))
+            seat.pending += encode_line(
+                Fault(
+                    match_id=self.match_id,
+                    id=request_id,
+                    kind=str(kind),
+                    message=message,
+                    forfeited=seat.forfeited,
+                )
+            )
 
     def autopilot_move(self, legal: list[str]) -> str:
         return legal[self.autopilot.below(len(legal))]
@@ -171,15 +208,28 @@ class _Match:
         legal = state.legal_actions()
         if seat.forfeited:
             # No request is sent; the record still lists what the autopilot chose from.
-            self.record.write({"type": "autopilot", "seat": seat.index,
-                               "decision": state.decision, "legal": legal})
+            self.record.write(
+                {
+                    "type": "autopilot",
+                    "seat": seat.index,
+                    "decision": state.decision,
+                    "legal": legal,
+                }
+            )
             return self.autopilot_move(legal), "autopilot"
         request_id = bot.next_request_id()
         bot.stats.requests += 1
         time_left = seat.clock.allowed_ms()
-        line = encode_line(Request(match_id=self.match_id, id=request_id, decision=state.decision,
-                                   view=state.view(seat.index), legal=legal,
-                                   time_left_ms=time_left))
+        line = encode_line(
+            Request(
+                match_id=self.match_id,
+                id=request_id,
+                decision=state.decision,
+                view=state.view(seat.index),
+                legal=legal,
+                time_left_ms=time_left,
+            )
+        )
         pending = seat.pending
         if pending:
             pending += line
@@ -188,9 +238,16 @@ class _Match:
         else:
             data = line
         if self.record.enabled:
-            self.record.write({"type": "request", "seat": seat.index, "id": request_id,
-                               "decision": state.decision, "legal": legal,
-                               "time_left_ms": time_left})
+            self.record.write(
+                {
+                    "type": "request",
+                    "seat": seat.index,
+                    "id": request_id,
+                    "decision": state.decision,
+                    "legal": legal,
+                    "time_left_ms": time_left,
+                }
+            )
         deadline_s = seat.clock.deadline_ms() / 1000
         before = trio.current_time()
         self.waiting = (seat, request_id, before, False)
@@ -200,8 +257,12 @@ class _Match:
         except BotGone:
             self.waiting = None
             scope.deadline = math.inf
-            self.fault(seat, FaultKind.CRASH, request_id,
-                       f"cannot be written to any more: {bot.exit_reason()}")
+            self.fault(
+                seat,
+                FaultKind.CRASH,
+                request_id,
+                f"cannot be written to any more: {bot.exit_reason()}",
+            )
             return self.autopilot_move(legal), "autopilot"
         sent_at = trio.current_time()
         self.sent_times[(seat.index, request_id)] = sent_at
@@ -219,15 +280,20 @@ class _Match:
             # output on a busy machine; wait for them (bounded) so the fault message quotes both.
             # This happens at most once per seat and match: the seat then forfeits.
             await bot.settle(1.0)
-            self.fault(seat, FaultKind.CRASH, request_id,
-                       f"ended or closed its output: {bot.exit_reason()}")
+            self.fault(
+                seat,
+                FaultKind.CRASH,
+                request_id,
+                f"ended or closed its output: {bot.exit_reason()}",
+            )
             action = None
         if action is None:
             return self.autopilot_move(legal), "autopilot"
         return action, "bot"
 
-    async def read_reply(self, seat: _Seat, request_id: int, legal: list[str],
-                         sent_at: float) -> str | None:
+    async def read_reply(
+        self, seat: _Seat, request_id: int, legal: list[str], sent_at: float
+    ) -> str | None:
         """Read lines until the reply to ``request_id``; None after a fault (already recorded).
 
         Any line except a stale answer ends the decision and is charged to the clock: sending
@@ -247,8 +313,9 @@ class _Match:
             message: object = None
             problem = ""
             if too_long is not None:
-                problem = (f"sent a line longer than {too_long.limit} bytes (starting "
-                           f"{shorten(line, 60)})")
+                problem = (
+                    f"sent a line longer than {too_long.limit} bytes (starting {shorten(line, 60)})"
+                )
             else:
                 try:
                     message = decode_from_bot(line)
@@ -266,15 +333,21 @@ class _Match:
             charge = seat.clock.charge(used_ms)
             if not charge.in_time:
                 self.reply_entry(seat, line, "late", written_id, request_id, used_ms, charge)
-                self.fault(seat, FaultKind.TIMEOUT, request_id,
-                           f"answered after {used_ms:.0f} ms; {charge.allowed_ms} ms were allowed "
-                           f"(+{self.control.margin_ms} ms margin)")
+                self.fault(
+                    seat,
+                    FaultKind.TIMEOUT,
+                    request_id,
+                    f"answered after {used_ms:.0f} ms; {charge.allowed_ms} ms were allowed "
+                    f"(+{self.control.margin_ms} ms margin)",
+                )
                 return None
             if not problem and not isinstance(message, Action):
                 problem = f"sent {shorten(line)} while an action message was expected"
             elif not problem and message.id > request_id:
-                problem = (f"answered request {message.id}, which was never sent "
-                           f"(the pending request is {request_id})")
+                problem = (
+                    f"answered request {message.id}, which was never sent "
+                    f"(the pending request is {request_id})"
+                )
             kind = FaultKind.MALFORMED
             if problem:
                 verdict = "too long" if too_long is not None else "malformed"
@@ -288,28 +361,52 @@ class _Match:
                 return None
             return action
 
-    def check_action(self, message: Action, legal: list[str],
-                     line: bytes) -> tuple[str | None, FaultKind, str]:
+    def check_action(
+        self, message: Action, legal: list[str], line: bytes
+    ) -> tuple[str | None, FaultKind, str]:
         """(the action, or None; the fault kind; the reason, "" when the action is fine)."""
         if (message.action is UNSET) == (message.index is UNSET):
-            return None, FaultKind.MALFORMED, (
-                f"sent {shorten(line)}: an action message needs exactly one of "
-                "\"action\" and \"index\"")
+            return (
+                None,
+                FaultKind.MALFORMED,
+                (
+                    f"sent {shorten(line)}: an action message needs exactly one of "
+                    '"action" and "index"'
+                ),
+            )
         if message.index is not UNSET:
             if 0 <= message.index < len(legal):
                 return legal[message.index], FaultKind.ILLEGAL, ""
             allowed = ", ".join(legal[:12]) + (", ..." if len(legal) > 12 else "")
-            return None, FaultKind.ILLEGAL, (
-                f"answered index {message.index}, but {len(legal)} actions were offered "
-                f"(0..{len(legal) - 1}: {allowed})")
+            return (
+                None,
+                FaultKind.ILLEGAL,
+                (
+                    f"answered index {message.index}, but {len(legal)} actions were offered "
+                    f"(0..{len(legal) - 1}: {allowed})"
+                ),
+            )
         if message.action in legal:
             return message.action, FaultKind.ILLEGAL, ""
-        return None, FaultKind.ILLEGAL, (
-            f"answered {message.action!r} to a {self.state.decision} decision, which is "
-            f"illegal: {self.state.explain_illegal(message.action)}")
+        return (
+            None,
+            FaultKind.ILLEGAL,
+            (
+                f"answered {message.action!r} to a {self.state.decision} decision, which is "
+                f"illegal: {self.state.explain_illegal(message.action)}"
+            ),
+        )
 
-    def reply_entry(self, seat: _Seat, line: bytes, verdict: str, written_id: int | None,
-                    pending_id: int, used_ms: float | None, charge: Charge | None) -> None:
+    def reply_entry(
+        self,
+        seat: _Seat,
+        line: bytes,
+        verdict: str,
+        written_id: int | None,
+        pending_id: int,
+        used_ms: float | None,
+        charge: Charge | None,
+    ) -> None:
         """The record's ``reply`` line (SPEC.md section 8).
 
         ``id`` is the id the bot wrote (None when the line has none); ``ms`` is measured from the
@@ -323,13 +420,20 @@ class _Match:
         else:
             sent = self.sent_times.get((seat.index, written_id))
             ms = None if sent is None else (trio.current_time() - sent) * 1000
-        self.record.write({
-            "type": "reply", "seat": seat.index, "id": written_id,
-            "ms": None if ms is None else round(ms, 3), "pending": pending_id,
-            "charged_ms": None if charge is None or seat.clock.bank_left_ms is None
-            else charge.charged_ms,
-            "text": line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace"),
-            "verdict": verdict})
+        self.record.write(
+            {
+                "type": "reply",
+                "seat": seat.index,
+                "id": written_id,
+                "ms": None if ms is None else round(ms, 3),
+                "pending": pending_id,
+                "charged_ms": None
+                if charge is None or seat.clock.bank_left_ms is None
+                else charge.charged_ms,
+                "text": line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace"),
+                "verdict": verdict,
+            }
+        )
 
     def timed_out(self) -> str:
         """The pending request ran out of time: record the fault, return the autopilot's move."""
@@ -341,40 +445,71 @@ class _Match:
         charge = seat.clock.charge(None)
         if seat.bot.transport.exit_status() is not None:
             # It died while a child of it kept its output open, so no end of file came.
-            self.fault(seat, FaultKind.CRASH, request_id,
-                       f"ended while its output stayed open: {seat.bot.exit_reason()}")
+            self.fault(
+                seat,
+                FaultKind.CRASH,
+                request_id,
+                f"ended while its output stayed open: {seat.bot.exit_reason()}",
+            )
         elif not written:
             # The write was cut off: the bot's input now holds half a line, so it cannot go on.
             seat.writable = False
-            self.fault(seat, FaultKind.TIMEOUT, request_id,
-                       f"did not read its input within {charge.allowed_ms} ms "
-                       f"(+{self.control.margin_ms} ms margin)")
+            self.fault(
+                seat,
+                FaultKind.TIMEOUT,
+                request_id,
+                f"did not read its input within {charge.allowed_ms} ms "
+                f"(+{self.control.margin_ms} ms margin)",
+            )
             seat.writable = False
             seat.forfeited = True
             seat.bot.mark_broken("stopped reading its input")
         else:
-            self.fault(seat, FaultKind.TIMEOUT, request_id,
-                       f"no answer to a {self.state.decision} decision within {charge.allowed_ms} ms "
-                       f"(+{self.control.margin_ms} ms margin)")
+            self.fault(
+                seat,
+                FaultKind.TIMEOUT,
+                request_id,
+                f"no answer to a {self.state.decision} decision within {charge.allowed_ms} ms "
+                f"(+{self.control.margin_ms} ms margin)",
+            )
         return self.autopilot_move(self.state.legal_actions())
 
     # -- the whole match ---------------------------------------------------------------------------
 
     def start(self) -> None:
-        seats_info = [SeatInfo(seat=s.index, name=s.bot.name,
-                               team=None if self.teams is None else self.teams[s.index])
-                      for s in self.seats]
-        self.record.write({
-            "type": "header", "format": RECORD_FORMAT, "protocol": PROTOCOL_VERSION,
-            "match_id": self.match_id, "game": self.game.id, "players": self.players,
-            "options": self.resolved, "seed": self.seed,
-            "seats": [{"seat": s.index, "bot": s.bot.name, "version": s.bot.version,
-                       "team": None if self.teams is None else self.teams[s.index],
-                       "ready_name": s.bot.reported_name}
-                      for s in self.seats],
-            "time_control": self.control.as_dict(), "max_faults": self.max_faults,
-            "started": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-        })
+        seats_info = [
+            SeatInfo(
+                seat=s.index,
+                name=s.bot.name,
+                team=None if self.teams is None else self.teams[s.index],
+            )
+            for s in self.seats
+        ]
+        self.record.write(
+            {
+                "type": "header",
+                "format": RECORD_FORMAT,
+                "protocol": PROTOCOL_VERSION,
+                "match_id": self.match_id,
+                "game": self.game.id,
+                "players": self.players,
+                "options": self.resolved,
+                "seed": self.seed,
+                "seats": [
+                    {
+                        "seat": s.index,
+                        "bot": s.bot.name,
+                        "version": s.bot.version,
+                        "team": None if self.teams is None else self.teams[s.index],
+                        "ready_name": s.bot.reported_name,
+                    }
+                    for s in self.seats
+                ],
+                "time_control": self.control.as_dict(),
+                "max_faults": self.max_faults,
+                "started": datetime.now(UTC).isoformat(timespec="seconds"),
+            }
+        )
         self.record_shuffles(0)
         self.record.write({"type": "deal", "view": self.state.view(None)})
         for seat in self.seats:
@@ -382,12 +517,21 @@ class _Match:
                 # Its process could not be started: the seat forfeits and the autopilot plays it.
                 seat.writable = False
                 seat.forfeited = True
-                self.fault(seat, FaultKind.STARTUP, None, f"did not start: {seat.bot.startup_error}")
+                self.fault(
+                    seat, FaultKind.STARTUP, None, f"did not start: {seat.bot.startup_error}"
+                )
                 continue
             seat.bot.stats.matches += 1
-            seat.pending += encode_line(MatchStart(
-                match_id=self.match_id, game=self.game.id, options=self.resolved,
-                players=self.players, seat=seat.index, seats=seats_info))
+            seat.pending += encode_line(
+                MatchStart(
+                    match_id=self.match_id,
+                    game=self.game.id,
+                    options=self.resolved,
+                    players=self.players,
+                    seat=seat.index,
+                    seats=seats_info,
+                )
+            )
         self.route_events()
 
     async def play(self) -> None:
@@ -406,12 +550,21 @@ class _Match:
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
         if self.record.enabled:
             request_id = seat.bot.last_request_id if chosen_by == "bot" else None
-            self.record.write({"type": "action", "seat": seat.index, "action": action,
-                               "by": chosen_by, "id": request_id})
+            self.record.write(
+                {
+                    "type": "action",
+                    "seat": seat.index,
+                    "action": action,
+                    "by": chosen_by,
+                    "id": request_id,
+                }
+            )
         self.state.apply(action)
         self.route_events()
 
-    def final_placings(self, game_placings: tuple[int, ...]) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    def final_placings(
+        self, game_placings: tuple[int, ...]
+    ) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Placings with every forfeited seat (and its partners) placed last; the forfeited seats."""
         forfeited = tuple(s.index for s in self.seats if s.forfeited)
         losers = set(forfeited)
@@ -426,15 +579,24 @@ class _Match:
             return tuple(1 + sum(other < mine for other in keys) for mine in keys), forfeited
         # Team games place teams among teams: partners share one key, each team counts once.
         team_keys = {self.teams[s]: keys[s] for s in range(self.players)}
-        final = tuple(1 + sum(other < team_keys[self.teams[s]] for other in team_keys.values())
-                      for s in range(self.players))
+        final = tuple(
+            1 + sum(other < team_keys[self.teams[s]] for other in team_keys.values())
+            for s in range(self.players)
+        )
         return final, forfeited
 
-    async def finish(self, placings: tuple[int, ...], scores: tuple[int, ...],
-                     forfeited: tuple[int, ...]) -> None:
+    async def finish(
+        self, placings: tuple[int, ...], scores: tuple[int, ...], forfeited: tuple[int, ...]
+    ) -> None:
         """Send match_end (after anything still pending) to every seat that can take it."""
-        end = encode_line(MatchEnd(match_id=self.match_id, scores=list(scores),
-                                   placings=list(placings), forfeited=list(forfeited)))
+        end = encode_line(
+            MatchEnd(
+                match_id=self.match_id,
+                scores=list(scores),
+                placings=list(placings),
+                forfeited=list(forfeited),
+            )
+        )
 
         async def deliver(seat: _Seat) -> None:
             data = bytes(seat.pending) + end
@@ -453,10 +615,17 @@ class _Match:
                     nursery.start_soon(deliver, seat)
 
 
-async def run_match(game: GameSpec, seats: Sequence[BotProcess], *, seed: int,
-                    options: Mapping | None = None, match_id: str,
-                    time_control: TimeControl = TimeControl(), max_faults: int = 3,
-                    record_path: Path | None = None) -> MatchResult:
+async def run_match(
+    game: GameSpec,
+    seats: Sequence[BotProcess],
+    *,
+    seed: int,
+    options: Mapping | None = None,
+    match_id: str,
+    time_control: TimeControl = TimeControl(),
+    max_faults: int = 3,
+    record_path: Path | None = None,
+) -> MatchResult:
     """Play one match between running bots (seat i is ``seats[i]``) and return its result.
 
     Raises OptionError for a bad player count or options before any bot is spoken to. The bots are
@@ -468,7 +637,7 @@ async def run_match(game: GameSpec, seats: Sequence[BotProcess], *, seed: int,
     game.check_players(len(seats))
     if len({id(bot) for bot in seats}) != len(seats):
         raise ValueError("run_match: one BotProcess in two seats (start one process per seat)")
-    options = game.resolve_options(options)      # bad options fail before any file or bot is touched
+    options = game.resolve_options(options)  # bad options fail before any file or bot is touched
     record = RecordWriter(Path(record_path) if record_path is not None else None)
     match = None
     finished = False
@@ -480,20 +649,38 @@ async def run_match(game: GameSpec, seats: Sequence[BotProcess], *, seed: int,
         placings, forfeited = match.final_placings(outcome.placings)
         await match.finish(placings, outcome.scores, forfeited)
         duration = time.perf_counter() - began
-        record.write({"type": "result", "scores": list(outcome.scores),
-                      "game_placings": list(outcome.placings), "placings": list(placings),
-                      "teams": None if outcome.teams is None else list(outcome.teams),
-                      "forfeited": list(forfeited), "termination": "completed",
-                      "faults": len(match.faults), "duration_s": round(duration, 6)})
+        record.write(
+            {
+                "type": "result",
+                "scores": list(outcome.scores),
+                "game_placings": list(outcome.placings),
+                "placings": list(placings),
+                "teams": None if outcome.teams is None else list(outcome.teams),
+                "forfeited": list(forfeited),
+                "termination": "completed",
+                "faults": len(match.faults),
+                "duration_s": round(duration, 6),
+            }
+        )
         finished = True
         return MatchResult(
-            match_id=match_id, game=game.id, options=match.resolved, seed=seed,
-            players=match.players, bots=tuple(s.bot.name for s in match.seats),
-            scores=tuple(outcome.scores), placings=placings, teams=outcome.teams,
-            forfeited=forfeited, faults=tuple(match.faults),
+            match_id=match_id,
+            game=game.id,
+            options=match.resolved,
+            seed=seed,
+            players=match.players,
+            bots=tuple(s.bot.name for s in match.seats),
+            scores=tuple(outcome.scores),
+            placings=placings,
+            teams=outcome.teams,
+            forfeited=forfeited,
+            faults=tuple(match.faults),
             decision_ms=tuple(tuple(s.times_ms) for s in match.seats),
-            referee_us=tuple(match.referee_us), record_path=record.path,
-            termination="completed", duration_s=duration)
+            referee_us=tuple(match.referee_us),
+            record_path=record.path,
+            termination="completed",
+            duration_s=duration,
+        )
     finally:
         record.close()
         if not finished:

@@ -13,7 +13,7 @@ afterwards, so a build must not depend on its absolute path.
 Errors::
 
     SubmitError         the bot was refused; the message says why, one line per reason
-    (BotFolderError / ManifestError from arena.manifest pass through: a bad folder or manifest)
+    (BotFolderError / ManifestError from arena.bots.manifest pass through: a bad folder or manifest)
 """
 
 from __future__ import annotations
@@ -28,13 +28,19 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
-from typing import IO
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import IO
 
-from arena.bots import BotSpec
-from arena.bots_dir import STAGING_DIR, InstalledBot, read_installed, version_folder, write_record
-from arena.manifest import Manifest, bot_label, content_hash, copy_folder, load_manifest
+from arena.bots.installed import (
+    STAGING_DIR,
+    InstalledBot,
+    read_installed,
+    version_folder,
+    write_record,
+)
+from arena.bots.manifest import Manifest, bot_label, content_hash, copy_folder, load_manifest
+from arena.referee.bot_spec import BotSpec
 
 # What a failed build's author is shown: its first lines (where compilers put the first error)
 # and its last lines (where the build tool says what failed); of a chatty build only the two ends
@@ -52,8 +58,8 @@ class SubmitError(Exception):
 class BuildResult:
     ok: bool
     seconds: float
-    summary: str               # one line: "exit status 2", "timed out after 5s (...)", ...
-    output: str                # stdout+stderr, its middle left out when long (see _excerpt)
+    summary: str  # one line: "exit status 2", "timed out after 5s (...)", ...
+    output: str  # stdout+stderr, its middle left out when long (see _excerpt)
 
 
 @dataclass(frozen=True)
@@ -74,17 +80,19 @@ def arena_check(spec: BotSpec, *, sandbox: str | None = None) -> CheckOutcome:
     The bot's standard error logs are kept, and named in the report, only when a check fails.
     """
     # Imported here: the referee and the games load only when a bot is checked.
-    from arena.check import FAILED, PASSED, CheckSettings, check_bot
+    from arena.bots.check import FAILED, PASSED, CheckSettings, check_bot
 
     logs = Path(tempfile.mkdtemp(prefix=f"arena-submit-{spec.name}-"))
     results = check_bot(replace(spec, sandbox=sandbox), CheckSettings(log_dir=logs))
     failed = [result for result in results if result.status == FAILED]
     passed = sum(result.status == PASSED for result in results)
     skipped = len(results) - passed - len(failed)
-    lines = [f"arena check: {passed} passed, {len(failed)} failed"
-             + (f", {skipped} skipped" if skipped else "")]
+    lines = [
+        f"arena check: {passed} passed, {len(failed)} failed"
+        + (f", {skipped} skipped" if skipped else "")
+    ]
     lines += [f"  FAIL {result.name}: {result.reason}" for result in failed]
-    hints = dict.fromkeys(result.hint for result in failed if result.hint)   # each once, in order
+    hints = dict.fromkeys(result.hint for result in failed if result.hint)  # each once, in order
     lines += [f"  hint: {hint}" for hint in hints]
     if failed:
         lines.append(f"  the bot's standard error: {logs}")
@@ -98,7 +106,7 @@ class Submission:
     """The outcome of a successful :func:`submit` (failures raise)."""
 
     installed: InstalledBot
-    already_installed: bool    # identical content was there already: nothing was built or changed
+    already_installed: bool  # identical content was there already: nothing was built or changed
     build: BuildResult | None = None
     check: CheckOutcome | None = None
 
@@ -107,20 +115,27 @@ class Submission:
         return bot_label(self.installed.spec)
 
 
-def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
-           progress: Callable[[str], None] = lambda message: None) -> Submission:
+def submit(
+    folder: Path | str,
+    bots_dir: Path | str,
+    *,
+    checker: Checker | None,
+    progress: Callable[[str], None] = lambda message: None,
+) -> Submission:
     """Build, check (unless ``checker`` is None) and install the bot in ``folder`` in ``bots_dir``.
 
     Raises ManifestError, BotFolderError or SubmitError; after any failure nothing is installed.
     """
-    source = load_manifest(folder)             # fail fast, before copying anything
+    source = load_manifest(folder)  # fail fast, before copying anything
     if Path(bots_dir).resolve().is_relative_to(source.folder.resolve()):
-        raise SubmitError(f"{bots_dir}: the bots directory is inside the bot folder {folder} "
-                          f"(it would be copied into itself); choose another --to")
+        raise SubmitError(
+            f"{bots_dir}: the bots directory is inside the bot folder {folder} "
+            f"(it would be copied into itself); choose another --to"
+        )
     staging = _make_staging(Path(bots_dir).absolute())
     try:
         copy_folder(source.folder, staging)
-        os.chmod(staging, stat.S_IMODE(os.stat(source.folder).st_mode))   # not mkdtemp's 0700
+        os.chmod(staging, stat.S_IMODE(os.stat(source.folder).st_mode))  # not mkdtemp's 0700
         # The staged copy is what gets built and installed, so it is what is hashed and validated.
         manifest = load_manifest(staging)
         digest = content_hash(staging)
@@ -130,8 +145,9 @@ def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
 
         build = None
         if manifest.build is not None:
-            progress(f"building: {_one_line(manifest.build)} "
-                     f"(time limit {manifest.build_timeout_s:g}s)")
+            progress(
+                f"building: {_one_line(manifest.build)} (time limit {manifest.build_timeout_s:g}s)"
+            )
             build = run_build(manifest)
             if not build.ok:
                 raise SubmitError(_build_failure(manifest, build))
@@ -143,8 +159,9 @@ def submit(folder: Path | str, bots_dir: Path | str, *, checker: Checker | None,
             progress("checking the built bot with arena check")
             check = checker(manifest.bot_spec(digest))
             if not check.passed:
-                raise SubmitError(f"{manifest.name}: failed arena check; nothing installed\n"
-                                  f"{check.report}")
+                raise SubmitError(
+                    f"{manifest.name}: failed arena check; nothing installed\n{check.report}"
+                )
 
         write_record(staging, content_hash=digest, checked=checker is not None)
         if not _install(staging, final):
@@ -162,8 +179,9 @@ def _make_staging(bots_dir: Path) -> Path:
         staging_root.mkdir(parents=True, exist_ok=True)
         return Path(tempfile.mkdtemp(prefix="submit-", dir=staging_root))
     except OSError as error:
-        raise SubmitError(f"{bots_dir}: cannot create a staging folder in it: {error.strerror}; "
-                          f"nothing installed") from None
+        raise SubmitError(
+            f"{bots_dir}: cannot create a staging folder in it: {error.strerror}; nothing installed"
+        ) from None
 
 
 def _install(staging: Path, final: Path) -> bool:
@@ -190,9 +208,15 @@ def run_build(manifest: Manifest) -> BuildResult:
     started = time.monotonic()
     with tempfile.TemporaryFile() as log:
         try:
-            process = subprocess.Popen(argv, cwd=manifest.folder, env=env,
-                                       stdin=subprocess.DEVNULL, stdout=log,
-                                       stderr=subprocess.STDOUT, start_new_session=True)
+            process = subprocess.Popen(
+                argv,
+                cwd=manifest.folder,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         except OSError as error:
             return BuildResult(False, 0.0, f"cannot start {argv[0]!r}: {error.strerror}", "")
         timed_out = False
@@ -206,8 +230,12 @@ def run_build(manifest: Manifest) -> BuildResult:
         seconds = time.monotonic() - started
         output = _excerpt(log)
     if timed_out:
-        return BuildResult(False, seconds, f"timed out after {manifest.build_timeout_s:g}s "
-                                           f"(build_timeout_s in bot.toml)", output)
+        return BuildResult(
+            False,
+            seconds,
+            f"timed out after {manifest.build_timeout_s:g}s (build_timeout_s in bot.toml)",
+            output,
+        )
     if process.returncode != 0:
         return BuildResult(False, seconds, _exit_summary(process.returncode), output)
     return BuildResult(True, seconds, "ok", output)
@@ -217,7 +245,7 @@ def _kill_group(pgid: int) -> None:
     try:
         os.killpg(pgid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
-        pass                                # the group is already gone
+        pass  # the group is already gone
 
 
 def _exit_summary(returncode: int) -> str:
@@ -241,7 +269,7 @@ def _excerpt(log: IO[bytes]) -> str:
     else:
         head = _lines(log.read(BUILD_OUTPUT_END_BYTES))[:BUILD_OUTPUT_HEAD_LINES]
         log.seek(size - BUILD_OUTPUT_END_BYTES)
-        tail = _lines(log.read())[1:]                          # the first line is cut
+        tail = _lines(log.read())[1:]  # the first line is cut
         gap = [f"... ({size - 2 * BUILD_OUTPUT_END_BYTES} or more bytes left out) ..."]
     return "\n".join(head + gap + tail[-BUILD_OUTPUT_TAIL_LINES:])
 
@@ -272,14 +300,19 @@ def _require_program(manifest: Manifest, where: Path) -> None:
     if "/" in program:
         if not os.path.isfile(program):
             shown = os.path.relpath(program, manifest.folder)
-            raise SubmitError(f"{where}: run: {shown} does not exist after the build; "
-                              f"nothing installed")
+            raise SubmitError(
+                f"{where}: run: {shown} does not exist after the build; nothing installed"
+            )
         if not os.access(program, os.X_OK):
             shown = os.path.relpath(program, manifest.folder)
-            raise SubmitError(f"{where}: run: {shown} is not executable (chmod +x it, or run it "
-                              f"through its interpreter); nothing installed")
+            raise SubmitError(
+                f"{where}: run: {shown} is not executable (chmod +x it, or run it "
+                f"through its interpreter); nothing installed"
+            )
     else:
         search_path = dict(manifest.env).get("PATH", os.environ.get("PATH"))
         if shutil.which(program, path=search_path) is None:
-            raise SubmitError(f"{where}: run: program {program!r} is not installed on this "
-                              f"machine (not found on PATH); nothing installed")
+            raise SubmitError(
+                f"{where}: run: program {program!r} is not installed on this "
+                f"machine (not found on PATH); nothing installed"
+            )

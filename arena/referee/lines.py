@@ -17,20 +17,23 @@ CHUNK_BYTES = 1 << 16
 class LineTooLong(Exception):
     def __init__(self, limit: int, head: bytes) -> None:
         self.limit = limit
-        self.head = head            # the first bytes of the line, for the fault message
+        self.head = head  # the first bytes of the line, for the fault message
         super().__init__(f"line longer than {limit} bytes")
 
 
 class LineReader:
     """Reads lines from ``receive_some(max_bytes)`` (which returns b"" at end of file)."""
 
-    def __init__(self, receive_some: Callable[[int], Awaitable[bytes]],
-                 max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> None:
+    def __init__(
+        self,
+        receive_some: Callable[[int], Awaitable[bytes]],
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+    ) -> None:
         self._receive_some = receive_some
         self.max_line_bytes = max_line_bytes
         self._buffer = bytearray()
-        self._scanned = 0            # bytes of _buffer already known to hold no newline
-        self._skipping = False       # inside an over-long line: drop bytes up to its newline
+        self._scanned = 0  # bytes of _buffer already known to hold no newline
+        self._skipping = False  # inside an over-long line: drop bytes up to its newline
         self.at_eof = False
 
     async def read_line(self) -> bytes | None:
@@ -38,10 +41,10 @@ class LineReader:
             newline = self._buffer.find(b"\n", self._scanned)
             if newline >= 0:
                 line = bytes(self._buffer[:newline])
-                del self._buffer[:newline + 1]
+                del self._buffer[: newline + 1]
                 self._scanned = 0
                 if self._skipping:
-                    self._skipping = False     # the tail of an over-long line: already reported
+                    self._skipping = False  # the tail of an over-long line: already reported
                     continue
                 if len(line) > self.max_line_bytes:
                     raise LineTooLong(self.max_line_bytes, line[:200])
@@ -59,7 +62,7 @@ class LineReader:
                 self._scanned = len(self._buffer)
             if self.at_eof:
                 if self._buffer and not self._skipping:
-                    line = bytes(self._buffer)     # a last line without its newline still counts
+                    line = bytes(self._buffer)  # a last line without its newline still counts
                     self._buffer.clear()
                     return line
                 return None

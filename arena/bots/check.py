@@ -18,8 +18,8 @@ The checks, in order (each gives a :class:`CheckResult`):
 8. ``bye``: bye, then end of input: the bot must exit by itself, with status 0.
 9. ``end of input``: a fresh process whose input is closed without bye must exit too.
 
-Everything goes through the real referee (:func:`arena.referee.run_match` and
-:class:`arena.bot_process.BotProcess`), so a check fails exactly when a tournament would fault the
+Everything goes through the real referee (:func:`arena.referee.match.run_match` and
+:class:`arena.referee.process.BotProcess`), so a check fails exactly when a tournament would fault the
 bot, with the referee's own reason. The other seats are in-memory random players (no processes).
 A bot that crashes is restarted for the next check; a bot that cannot start fails the handshake and
 every other check is skipped.
@@ -38,39 +38,39 @@ from typing import Any
 import msgspec
 import trio
 
-from arena.bot_process import CLOSE_GRACE_S, BotGone, BotProcess, BotStartupError
-from arena.bots import BotSpec
-from arena.clock import TimeControl
 from arena.games import GAMES, GameSpec, Result, find_game
 from arena.games.cards import Rng, derive_seed
-from arena.referee import run_match
-from arena.results import FaultRecord, MatchResult
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import CLOSE_GRACE_S, BotGone, BotProcess, BotStartupError
+from arena.referee.results import FaultRecord, MatchResult
 from protocol.codec import decode_to_bot, encode_line
 from protocol.messages import Action, Bye, Fault, Hello, Ready, Request
 
 PASSED, FAILED, SKIPPED = "pass", "FAIL", "skip"
 GROUPS = ("decisions", "fault", "future", "low-time", "full", "long", "exit")
-POSITION_SEARCH_SEEDS = 20          # random playouts per option set when looking for decision kinds
+POSITION_SEARCH_SEEDS = 20  # random playouts per option set when looking for decision kinds
 
 HINTS = {
     "cannot run": "Check the command: run it by hand from the same directory (a relative path is "
-                  "taken from the bot's working directory; a script needs its interpreter or a #! line "
-                  "and the execute bit).",
+    "taken from the bot's working directory; a script needs its interpreter or a #! line "
+    "and the execute bit).",
     "startup": "Read one line from standard input; answer the hello with "
-               '{"type":"ready","name":"<your bot>"} on one line, then flush standard output.',
+    '{"type":"ready","name":"<your bot>"} on one line, then flush standard output.',
     "malformed": "Write exactly one JSON object per line on standard output: "
-                 '{"type":"action","id":<the request\'s id>,"action":"<one of legal>"} '
-                 '(or "index":<0-based position in legal>). Debug output goes to standard error.',
+    '{"type":"action","id":<the request\'s id>,"action":"<one of legal>"} '
+    '(or "index":<0-based position in legal>). Debug output goes to standard error.',
     "illegal": "Answer with one of the strings in the request's legal list, exactly as written, "
-               "or its 0-based index. Never build an action yourself.",
+    "or its 0-based index. Never build an action yourself.",
     "timeout": "Answer within time_left_ms (the request says how long you have) and flush "
-               "standard output after every line (print(..., flush=True), fflush(stdout)).",
+    "standard output after every line (print(..., flush=True), fflush(stdout)).",
     "crash": "The bot ended or closed its output; its standard error log says why. One process "
-             "plays many matches: after match_end keep reading until bye or the end of input.",
-    "bye": "Exit (status 0) when you read {\"type\":\"bye\"} or reach the end of standard input.",
+    "plays many matches: after match_end keep reading until bye or the end of input.",
+    "bye": 'Exit (status 0) when you read {"type":"bye"} or reach the end of standard input.',
     "eof": "Exit when standard input ends (read() returns nothing): the referee has gone.",
     "future": "Ignore message types and fields you do not know: later protocol versions add them "
-              "(SPEC.md section 4).",
+    "(SPEC.md section 4).",
     "fault": "A fault message only informs you; read it (or ignore it) and keep answering requests.",
 }
 
@@ -80,11 +80,11 @@ class CheckResult:
     """One line of the scorecard."""
 
     name: str
-    status: str                       # PASSED, FAILED or SKIPPED
-    sent: str = ""                    # what the bot was sent (shortened)
-    received: str = ""                # what came back (shortened)
-    reason: str = ""                  # why it failed or was skipped (one line)
-    kind: str = ""                    # the failure kind: a fault kind, "startup", "bye", "eof"
+    status: str  # PASSED, FAILED or SKIPPED
+    sent: str = ""  # what the bot was sent (shortened)
+    received: str = ""  # what came back (shortened)
+    reason: str = ""  # why it failed or was skipped (one line)
+    kind: str = ""  # the failure kind: a fault kind, "startup", "bye", "eof"
     hint: str = ""
 
     @property
@@ -98,19 +98,21 @@ class CheckSettings:
     margin_ms: int = 50
     startup_ms: int = 10000
     low_time_ms: int = 100
-    exit_grace_s: float = CLOSE_GRACE_S   # how long a bot may take to exit (the referee's grace)
+    exit_grace_s: float = CLOSE_GRACE_S  # how long a bot may take to exit (the referee's grace)
     seed: int = 1
-    games: tuple[str, ...] = ()       # game ids or aliases; empty: every registered game
-    only: tuple[str, ...] = ()        # check groups (GROUPS) to run; empty: all (handshake always)
+    games: tuple[str, ...] = ()  # game ids or aliases; empty: every registered game
+    only: tuple[str, ...] = ()  # check groups (GROUPS) to run; empty: all (handshake always)
     log_dir: Path = Path("arena-check-logs")
 
     @property
     def time_control(self) -> TimeControl:
-        return TimeControl(decision_ms=self.decision_ms, margin_ms=self.margin_ms,
-                           startup_ms=self.startup_ms)
+        return TimeControl(
+            decision_ms=self.decision_ms, margin_ms=self.margin_ms, startup_ms=self.startup_ms
+        )
 
 
 # -- the other seats: random players in memory ------------------------------------------------------
+
 
 class _RandomSeat:
     """An in-memory transport that behaves like a correct random bot (the other seats of a check)."""
@@ -128,7 +130,7 @@ class _RandomSeat:
             try:
                 message = decode_to_bot(line)
             except msgspec.ValidationError:
-                continue            # a message type this random player does not know
+                continue  # a message type this random player does not know
             if isinstance(message, Hello):
                 self.outbox_send.send_nowait(encode_line(Ready(name="random")))
             elif isinstance(message, Request):
@@ -149,12 +151,16 @@ async def _random_seats(count: int, seed: int, control: TimeControl) -> list[Bot
     seats = []
     for n in range(count):
         spec = BotSpec(name=f"random-{n + 1}", argv=("(in memory)",))
-        seats.append(await BotProcess.connect(spec, _RandomSeat(derive_seed(seed, f"seat {n}")),
-                                              time_control=control))
+        seats.append(
+            await BotProcess.connect(
+                spec, _RandomSeat(derive_seed(seed, f"seat {n}")), time_control=control
+            )
+        )
     return seats
 
 
 # -- positions: a match set up just before a given decision -----------------------------------------
+
 
 @dataclass(frozen=True)
 class Position:
@@ -196,8 +202,9 @@ def find_positions(game: GameSpec, seed: int) -> list[Position]:
             while not state.is_over:
                 kind = state.decision
                 if kind not in found:
-                    found[kind] = Position(game, players, dict(options), match_seed, steps, kind,
-                                           state.seat_to_move)
+                    found[kind] = Position(
+                        game, players, dict(options), match_seed, steps, kind, state.seat_to_move
+                    )
                 legal = state.legal_actions()
                 state.apply(legal[chooser.below(len(legal))])
                 steps += 1
@@ -221,7 +228,7 @@ def positioned_game(position: Position) -> GameSpec:
         def _apply(self, action: str) -> None:
             super()._apply(action)
             if self.stop_after is not None and len(self.actions) >= self.stop_after:
-                self.seat_to_move = None          # the check wanted this one decision only
+                self.seat_to_move = None  # the check wanted this one decision only
 
         def result(self) -> Result:
             players = self.players
@@ -232,6 +239,7 @@ def positioned_game(position: Position) -> GameSpec:
 
 
 # -- running the checks --------------------------------------------------------------------------
+
 
 @dataclass
 class _Session:
@@ -245,7 +253,7 @@ class _Session:
 
     async def running(self) -> BotProcess | None:
         bot = self.bot
-        if (bot is not None and not bot.closed and bot.retired is None and bot.broken is None):
+        if bot is not None and not bot.closed and bot.retired is None and bot.broken is None:
             # Alive, or it ended by itself after the last match_end: then the next match shows
             # that as a crash (one process plays many matches), whether or not its exit has been
             # noticed yet. A bot the referee gave up on (retired, broken) is restarted instead.
@@ -253,8 +261,9 @@ class _Session:
         if self.bot is not None:
             await self.bot.close()
         try:
-            self.bot = await BotProcess.start(self.spec, time_control=self.settings.time_control,
-                                              log_dir=self.settings.log_dir)
+            self.bot = await BotProcess.start(
+                self.spec, time_control=self.settings.time_control, log_dir=self.settings.log_dir
+            )
         except BotStartupError as error:
             self.bot = None
             self.startup_problem = error.reason
@@ -272,8 +281,16 @@ class _Session:
         self.matches += 1
         return match_id
 
-    async def play(self, game: GameSpec, players: int, seat: int, options: dict[str, Any],
-                   seed: int, label: str, control: TimeControl) -> tuple[MatchResult, Path] | str:
+    async def play(
+        self,
+        game: GameSpec,
+        players: int,
+        seat: int,
+        options: dict[str, Any],
+        seed: int,
+        label: str,
+        control: TimeControl,
+    ) -> tuple[MatchResult, Path] | str:
         """One match with the bot in ``seat`` and random players elsewhere; a string if the bot
         could not be started."""
         bot = await self.running()
@@ -283,14 +300,21 @@ class _Session:
         seats = others[:seat] + [bot] + others[seat:]
         match_id = self.next_match_id(label)
         record = self.settings.log_dir / f"{match_id}.jsonl"
-        result = await run_match(game, seats, seed=seed, options=options, match_id=match_id,
-                                 time_control=control, record_path=record)
+        result = await run_match(
+            game,
+            seats,
+            seed=seed,
+            options=options,
+            match_id=match_id,
+            time_control=control,
+            record_path=record,
+        )
         return result, record
 
 
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _exchange(record: Path, seat: int, request_id: int | None) -> tuple[str, str]:
@@ -308,8 +332,10 @@ def _exchange(record: Path, seat: int, request_id: int | None) -> tuple[str, str
                         break
                     legal = entry.get("legal", [])
                     shown = ", ".join(legal[:8]) + (", ..." if len(legal) > 8 else "")
-                    sent = (f"request id {entry.get('id')}: {entry.get('decision')} "
-                            f"(legal: {shown}; time_left_ms {entry.get('time_left_ms')})")
+                    sent = (
+                        f"request id {entry.get('id')}: {entry.get('decision')} "
+                        f"(legal: {shown}; time_left_ms {entry.get('time_left_ms')})"
+                    )
                     received = "(nothing)"
                 elif entry.get("type") == "reply":
                     received = f"{entry.get('text', '')} [{entry.get('verdict', '')}]"
@@ -320,8 +346,13 @@ def _exchange(record: Path, seat: int, request_id: int | None) -> tuple[str, str
 
 def _judge(name: str, outcome: tuple[MatchResult, Path] | str, seat: int) -> CheckResult:
     if isinstance(outcome, str):
-        return CheckResult(name, FAILED, reason=f"the bot could not be started: {outcome}",
-                           kind="startup", hint=HINTS["startup"])
+        return CheckResult(
+            name,
+            FAILED,
+            reason=f"the bot could not be started: {outcome}",
+            kind="startup",
+            hint=HINTS["startup"],
+        )
     result, record = outcome
     mine: list[FaultRecord] = [f for f in result.faults if f.seat == seat]
     if not mine:
@@ -331,14 +362,28 @@ def _judge(name: str, outcome: tuple[MatchResult, Path] | str, seat: int) -> Che
     sent, received = _exchange(record, seat, first.request_id)
     more = f" (and {len(mine) - 1} more faults)" if len(mine) > 1 else ""
     kind = str(first.kind)
-    return CheckResult(name, FAILED, sent=sent, received=received, reason=first.message + more,
-                       kind=kind, hint=HINTS.get(kind, ""))
+    return CheckResult(
+        name,
+        FAILED,
+        sent=sent,
+        received=received,
+        reason=first.message + more,
+        kind=kind,
+        hint=HINTS.get(kind, ""),
+    )
 
 
 async def _check_decision(session: _Session, position: Position) -> CheckResult:
     name = f"decide {position.game.id} {position.decision}"
-    outcome = await session.play(positioned_game(position), position.players, position.seat,
-                                 position.options, position.seed, name, session.settings.time_control)
+    outcome = await session.play(
+        positioned_game(position),
+        position.players,
+        position.seat,
+        position.options,
+        position.seed,
+        name,
+        session.settings.time_control,
+    )
     return _judge(name, outcome, position.seat)
 
 
@@ -357,16 +402,21 @@ class _BeforeRequest:
         at = data.find(head)
         if not self.done and at >= 0:
             self.done = True
-            data = data[:at] + self.extra + head + self.field + data[at + len(head):]
+            data = data[:at] + self.extra + head + self.field + data[at + len(head) :]
         await self.inner.send_all(data)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
 
-async def _check_with_extra_lines(session: _Session, position: Position, name: str,
-                                  make_lines: Callable[[BotProcess, str], bytes], field: bytes,
-                                  hint: str) -> CheckResult:
+async def _check_with_extra_lines(
+    session: _Session,
+    position: Position,
+    name: str,
+    make_lines: Callable[[BotProcess, str], bytes],
+    field: bytes,
+    hint: str,
+) -> CheckResult:
     """A one-decision match in which the bot also gets ``make_lines(bot, match_id)`` before the
     request (and ``field`` inside it); it must carry on and answer."""
     bot = await session.running()
@@ -376,9 +426,15 @@ async def _check_with_extra_lines(session: _Session, position: Position, name: s
     transport = bot.transport
     bot.transport = _BeforeRequest(transport, lines, field)
     try:
-        outcome = await session.play(positioned_game(position), position.players, position.seat,
-                                     position.options, position.seed, name,
-                                     session.settings.time_control)
+        outcome = await session.play(
+            positioned_game(position),
+            position.players,
+            position.seat,
+            position.options,
+            position.seed,
+            name,
+            session.settings.time_control,
+        )
     finally:
         bot.transport = transport
     result = _judge(name, outcome, position.seat)
@@ -393,34 +449,63 @@ async def _check_with_extra_lines(session: _Session, position: Position, name: s
 
 async def _check_fault_notice(session: _Session, position: Position) -> CheckResult:
     def notice(bot: BotProcess, match_id: str) -> bytes:
-        return encode_line(Fault(
-            match_id=match_id, id=bot.last_request_id or None, kind="timeout",
-            message=f"bot {bot.name} (seat {position.seat}), request {bot.last_request_id}: an "
-                    "example fault notice from arena check; the referee moved for you"))
-    return await _check_with_extra_lines(session, position, "fault notice", notice, b"",
-                                         HINTS["fault"])
+        return encode_line(
+            Fault(
+                match_id=match_id,
+                id=bot.last_request_id or None,
+                kind="timeout",
+                message=f"bot {bot.name} (seat {position.seat}), request {bot.last_request_id}: an "
+                "example fault notice from arena check; the referee moved for you",
+            )
+        )
+
+    return await _check_with_extra_lines(
+        session, position, "fault notice", notice, b"", HINTS["fault"]
+    )
 
 
 async def _check_future_messages(session: _Session, position: Position) -> CheckResult:
     def unknown(bot: BotProcess, match_id: str) -> bytes:
-        return (b'{"type":"x_future_notice","match_id":"' + match_id.encode()
-                + b'","text":"a message type from a later protocol version"}\n')
-    return await _check_with_extra_lines(session, position, "unknown message type and field",
-                                         unknown, b'"x_future_field":{"a":[1,2]},', HINTS["future"])
+        return (
+            b'{"type":"x_future_notice","match_id":"'
+            + match_id.encode()
+            + b'","text":"a message type from a later protocol version"}\n'
+        )
+
+    return await _check_with_extra_lines(
+        session,
+        position,
+        "unknown message type and field",
+        unknown,
+        b'"x_future_field":{"a":[1,2]},',
+        HINTS["future"],
+    )
 
 
 async def _check_low_time(session: _Session, position: Position) -> CheckResult:
     settings = session.settings
     name = f"time running low ({settings.low_time_ms} ms left)"
-    control = TimeControl(decision_ms=settings.decision_ms, bank_ms=settings.low_time_ms,
-                          margin_ms=settings.margin_ms, startup_ms=settings.startup_ms)
-    outcome = await session.play(positioned_game(position), position.players, position.seat,
-                                 position.options, position.seed, name, control)
+    control = TimeControl(
+        decision_ms=settings.decision_ms,
+        bank_ms=settings.low_time_ms,
+        margin_ms=settings.margin_ms,
+        startup_ms=settings.startup_ms,
+    )
+    outcome = await session.play(
+        positioned_game(position),
+        position.players,
+        position.seat,
+        position.options,
+        position.seed,
+        name,
+        control,
+    )
     return _judge(name, outcome, position.seat)
 
 
-async def _check_full_match(session: _Session, game: GameSpec, players: int, seat: int,
-                            name: str, control: TimeControl) -> CheckResult:
+async def _check_full_match(
+    session: _Session, game: GameSpec, players: int, seat: int, name: str, control: TimeControl
+) -> CheckResult:
     seed = derive_seed(session.settings.seed, name)
     outcome = await session.play(game, players, seat, {}, seed, name, control)
     result = _judge(name, outcome, seat)
@@ -429,8 +514,10 @@ async def _check_full_match(session: _Session, game: GameSpec, players: int, sea
         result.sent = f"a whole match: seat {seat} of {players}, seed {seed}, random opponents"
         asked = len(match.decision_ms[seat])
         slowest = max(match.decision_ms[seat], default=0.0)
-        result.received = (f"{asked} decisions answered, slowest {slowest:.0f} ms; scores "
-                           f"{list(match.scores)}, placings {list(match.placings)}")
+        result.received = (
+            f"{asked} decisions answered, slowest {slowest:.0f} ms; scores "
+            f"{list(match.scores)}, placings {list(match.placings)}"
+        )
     return result
 
 
@@ -453,7 +540,7 @@ async def _check_exit(session: _Session, say_bye: bool) -> CheckResult:
     name = "bye, then end of input" if say_bye else "end of input without bye"
     kind = "bye" if say_bye else "eof"
     if not say_bye:
-        await session.close()        # a fresh process, so this check does not depend on the last
+        await session.close()  # a fresh process, so this check does not depend on the last
         session.bot = None
     bot = await session.running()
     if bot is None:
@@ -466,7 +553,7 @@ async def _check_exit(session: _Session, say_bye: bool) -> CheckResult:
         except BotGone:
             pass
     grace = session.settings.exit_grace_s
-    await bot.transport.terminate(grace)   # as the referee does: end of input, grace, then kill
+    await bot.transport.terminate(grace)  # as the referee does: end of input, grace, then kill
     await bot.close()
     status = bot.transport.exit_status() or "still running"
     if status == "exited with status 0":
@@ -476,25 +563,35 @@ async def _check_exit(session: _Session, say_bye: bool) -> CheckResult:
     else:
         tail = getattr(bot.transport, "stderr_tail", lambda: "")()
         reason = f"{status} after {sent}" + (f" (stderr: {tail})" if tail else "")
-    return CheckResult(name, FAILED, sent=sent, received=status, reason=reason, kind=kind,
-                       hint=HINTS[kind])
+    return CheckResult(
+        name, FAILED, sent=sent, received=status, reason=reason, kind=kind, hint=HINTS[kind]
+    )
 
 
 async def _check_long_match(session: _Session, games: list[GameSpec]) -> CheckResult:
     """The game and player count with the most decisions per seat, on a time bank."""
     settings = session.settings
-    length = {(g, p): decisions_per_seat(g, p, settings.seed) for g in games for p in g.player_counts}
+    length = {
+        (g, p): decisions_per_seat(g, p, settings.seed) for g in games for p in g.player_counts
+    }
     game, players = max(length, key=length.__getitem__)
-    bank = TimeControl(decision_ms=settings.decision_ms, bank_ms=settings.decision_ms * 20,
-                       increment_ms=settings.decision_ms // 10, margin_ms=settings.margin_ms,
-                       startup_ms=settings.startup_ms)
-    name = (f"long match {game.id}, {players} players (~{length[game, players]:.0f} decisions, "
-            "time bank)")
+    bank = TimeControl(
+        decision_ms=settings.decision_ms,
+        bank_ms=settings.decision_ms * 20,
+        increment_ms=settings.decision_ms // 10,
+        margin_ms=settings.margin_ms,
+        startup_ms=settings.startup_ms,
+    )
+    name = (
+        f"long match {game.id}, {players} players (~{length[game, players]:.0f} decisions, "
+        "time bank)"
+    )
     return await _check_full_match(session, game, players, players - 1, name, bank)
 
 
-async def run_checks(spec: BotSpec, settings: CheckSettings,
-                     report: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+async def run_checks(
+    spec: BotSpec, settings: CheckSettings, report: Callable[[CheckResult], None] | None = None
+) -> list[CheckResult]:
     """Run every check in order; ``report`` sees each result as soon as it is known."""
     games = [find_game(g) for g in settings.games] if settings.games else list(GAMES.values())
     settings.log_dir.mkdir(parents=True, exist_ok=True)
@@ -511,15 +608,31 @@ async def run_checks(spec: BotSpec, settings: CheckSettings,
         if bot is None:
             problem = session.startup_problem
             hint = HINTS["cannot run" if problem.startswith("cannot run") else "startup"]
-            add(CheckResult("handshake", FAILED, sent="hello", reason=problem, kind="startup",
-                            hint=hint))
-            for name in ("decisions", "fault notice", "unknown message type and field",
-                         "time running low", "full matches",
-                         "long match", "bye", "end of input"):
+            add(
+                CheckResult(
+                    "handshake", FAILED, sent="hello", reason=problem, kind="startup", hint=hint
+                )
+            )
+            for name in (
+                "decisions",
+                "fault notice",
+                "unknown message type and field",
+                "time running low",
+                "full matches",
+                "long match",
+                "bye",
+                "end of input",
+            ):
                 add(CheckResult(name, SKIPPED, reason="the bot did not start"))
             return results
-        add(CheckResult("handshake", PASSED, sent="hello (protocol, limits)",
-                        received=f'ready: name "{bot.reported_name}", version "{bot.reported_version}"'))
+        add(
+            CheckResult(
+                "handshake",
+                PASSED,
+                sent="hello (protocol, limits)",
+                received=f'ready: name "{bot.reported_name}", version "{bot.reported_version}"',
+            )
+        )
 
         wanted = set(settings.only or GROUPS)
         positions = [p for game in games for p in find_positions(game, settings.seed)]
@@ -536,8 +649,16 @@ async def run_checks(spec: BotSpec, settings: CheckSettings,
         if "full" in wanted:
             for number, game in enumerate(games):
                 players = game.default_players
-                add(await _check_full_match(session, game, players, number % players,
-                                            f"full match {game.id}", settings.time_control))
+                add(
+                    await _check_full_match(
+                        session,
+                        game,
+                        players,
+                        number % players,
+                        f"full match {game.id}",
+                        settings.time_control,
+                    )
+                )
         if "long" in wanted:
             add(await _check_long_match(session, games))
         if "exit" in wanted:
@@ -548,11 +669,23 @@ async def run_checks(spec: BotSpec, settings: CheckSettings,
     return results
 
 
-def check_bot(spec: BotSpec, settings: CheckSettings,
-              report: Callable[[CheckResult], None] | None = None) -> list[CheckResult]:
+def check_bot(
+    spec: BotSpec, settings: CheckSettings, report: Callable[[CheckResult], None] | None = None
+) -> list[CheckResult]:
     """Synchronous entry point (runs trio)."""
     return trio.run(run_checks, spec, settings, report)
 
 
-__all__ = ["CheckResult", "CheckSettings", "Position", "check_bot", "run_checks", "find_positions",
-           "positioned_game", "HINTS", "PASSED", "FAILED", "SKIPPED"]
+__all__ = [
+    "CheckResult",
+    "CheckSettings",
+    "Position",
+    "check_bot",
+    "run_checks",
+    "find_positions",
+    "positioned_game",
+    "HINTS",
+    "PASSED",
+    "FAILED",
+    "SKIPPED",
+]

@@ -11,15 +11,15 @@ SANDBOXES = (None, "bwrap")
 class BotSpec:
     """One bot program. ``argv`` is run in ``cwd`` with a minimal environment plus ``env``."""
 
-    name: str                      # unique in a tournament, shown in standings
+    name: str  # unique in a tournament, shown in standings
     argv: tuple[str, ...]
     cwd: str | None = None
-    env: tuple[tuple[str, str], ...] = ()   # extra environment for the bot
-    version: str = ""              # e.g. the content hash from `arena submit`
-    memory_mb: int | None = None   # resource limits; None = the arena's defaults
+    env: tuple[tuple[str, str], ...] = ()  # extra environment for the bot
+    version: str = ""  # e.g. the content hash from `arena submit`
+    memory_mb: int | None = None  # resource limits; None = the arena's defaults
     cpu_seconds: int | None = None
     file_mb: int | None = None
-    sandbox: str | None = None     # None or "bwrap"
+    sandbox: str | None = None  # None or "bwrap"
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -27,9 +27,12 @@ class BotSpec:
         for field_name in ("memory_mb", "cpu_seconds", "file_mb"):
             value = getattr(self, field_name)
             if value is not None and value <= 0:
-                raise ValueError(f"bot {self.name!r}: {field_name} = {value}: "
-                                 "expected a positive number")
+                raise ValueError(
+                    f"bot {self.name!r}: {field_name} = {value}: expected a positive number"
+                )
         if not self.argv:
             raise ValueError(f"bot {self.name!r}: argv is empty (expected a program to run)")
         if self.sandbox not in SANDBOXES:
-            raise ValueError(f"bot {self.name!r}: sandbox {self.sandbox!r}: expected none or 'bwrap'")
+            raise ValueError(
+                f"bot {self.name!r}: sandbox {self.sandbox!r}: expected none or 'bwrap'"
+            )

@@ -97,7 +97,7 @@ def read_record(path: Path) -> list[dict[str, Any]]:
         except msgspec.DecodeError as error:
             raise ReplayError(f"{path} line {number}: not JSON: {error}") from None
         if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
-            raise ReplayError(f"{path} line {number}: expected an object with a \"type\"")
+            raise ReplayError(f'{path} line {number}: expected an object with a "type"')
         entry["_line"] = number
         entries.append(entry)
     if not entries or entries[0]["type"] != "header":
@@ -113,15 +113,20 @@ def replay_record(path: Path) -> Replay:
     try:
         spec = find_game(str(header["game"]))
         dealer = RecordingDealer(Rng(int(header["seed"])))
-        state = spec.new_match(int(header["players"]), header["options"], int(header["seed"]), dealer)
+        state = spec.new_match(
+            int(header["players"]), header["options"], int(header["seed"]), dealer
+        )
     except (KeyError, TypeError, ValueError) as error:
         raise ReplayError(f"{where}: header is missing or has a bad field: {error}") from None
     except OptionError as error:
         raise ReplayError(f"{where}: {error}") from None
     seats = header.get("seats")
-    if not (isinstance(seats, list) and len(seats) == state.players
-            and all(isinstance(s, dict) and "seat" in s and "bot" in s for s in seats)):
-        raise ReplayError(f"{where}: header field \"seats\" must list each seat's bot")
+    if not (
+        isinstance(seats, list)
+        and len(seats) == state.players
+        and all(isinstance(s, dict) and "seat" in s and "bot" in s for s in seats)
+    ):
+        raise ReplayError(f'{where}: header field "seats" must list each seat\'s bot')
     result = None
     faults = []
     autopilot = Rng(derive_seed(int(header["seed"]), "autopilot"))
@@ -141,32 +146,49 @@ def replay_record(path: Path) -> Replay:
                 raise ReplayError(f"{where}: event {n} does not happen under the rules")
             event = state.events[n]
             audience = None if event.audience is None else list(event.audience)
-            if entry.get("audience") != audience or entry.get("data") != _json_roundtrip(event.data):
-                raise ReplayError(f"{where}: event {n} differs: recorded {entry.get('data')}, "
-                                  f"rules give {event.data} to {audience or 'everyone'}")
+            if entry.get("audience") != audience or entry.get("data") != _json_roundtrip(
+                event.data
+            ):
+                raise ReplayError(
+                    f"{where}: event {n} differs: recorded {entry.get('data')}, "
+                    f"rules give {event.data} to {audience or 'everyone'}"
+                )
         elif kind in ("request", "autopilot"):
             what = f"request {entry.get('id')}" if kind == "request" else "autopilot decision"
             if entry.get("seat") != state.seat_to_move:
-                raise ReplayError(f"{where}: {what} goes to seat {entry.get('seat')}, "
-                                  f"but the rules have seat {state.seat_to_move} to move")
-            if entry.get("legal") != state.legal_actions() or entry.get("decision") != state.decision:
-                raise ReplayError(f"{where}: {what}: recorded decision/legal "
-                                  f"actions differ from the rules' {state.decision} "
-                                  f"{state.legal_actions()}")
+                raise ReplayError(
+                    f"{where}: {what} goes to seat {entry.get('seat')}, "
+                    f"but the rules have seat {state.seat_to_move} to move"
+                )
+            if (
+                entry.get("legal") != state.legal_actions()
+                or entry.get("decision") != state.decision
+            ):
+                raise ReplayError(
+                    f"{where}: {what}: recorded decision/legal "
+                    f"actions differ from the rules' {state.decision} "
+                    f"{state.legal_actions()}"
+                )
         elif kind == "action":
             seat, action = entry.get("seat"), entry.get("action")
             if seat != state.seat_to_move:
-                raise ReplayError(f"{where}: action {action!r} by seat {seat}, but the rules have "
-                                  f"seat {state.seat_to_move} to move")
+                raise ReplayError(
+                    f"{where}: action {action!r} by seat {seat}, but the rules have "
+                    f"seat {state.seat_to_move} to move"
+                )
             legal = state.legal_actions()
             if action not in legal:
-                raise ReplayError(f"{where}: action {action!r} by seat {seat} is illegal: "
-                                  f"{state.explain_illegal(action)}")
+                raise ReplayError(
+                    f"{where}: action {action!r} by seat {seat} is illegal: "
+                    f"{state.explain_illegal(action)}"
+                )
             if entry.get("by") == "autopilot":
                 chosen = legal[autopilot.below(len(legal))]
                 if action != chosen:
-                    raise ReplayError(f"{where}: the autopilot's move for seat {seat} is "
-                                      f"{chosen!r} (SPEC section 6), not {action!r}")
+                    raise ReplayError(
+                        f"{where}: the autopilot's move for seat {seat} is "
+                        f"{chosen!r} (SPEC section 6), not {action!r}"
+                    )
             state.apply(action)
         elif kind == "fault":
             faults.append(entry)
@@ -174,18 +196,24 @@ def replay_record(path: Path) -> Replay:
             result = entry
     where = f"{path} (result)"
     if not state.is_over:
-        raise ReplayError(f"{where}: the record ends before the match is over "
-                          f"(seat {state.seat_to_move} to move)")
+        raise ReplayError(
+            f"{where}: the record ends before the match is over (seat {state.seat_to_move} to move)"
+        )
     for n in range(len(state.events)):
         if not any(e["type"] == "event" and e.get("n") == n for e in entries):
-            raise ReplayError(f"{where}: event {n} ({state.events[n].data}) is missing from the record")
+            raise ReplayError(
+                f"{where}: event {n} ({state.events[n].data}) is missing from the record"
+            )
     if result is None:
         raise ReplayError(f"{where}: the record has no result line")
     game_result = state.result()
     if result.get("scores") != list(game_result.scores) or result.get("game_placings") != list(
-            game_result.placings):
-        raise ReplayError(f"{path} line {result['_line']}: recorded scores {result.get('scores')} "
-                          f"differ from the rules' {list(game_result.scores)}")
+        game_result.placings
+    ):
+        raise ReplayError(
+            f"{path} line {result['_line']}: recorded scores {result.get('scores')} "
+            f"differ from the rules' {list(game_result.scores)}"
+        )
     return Replay(header, spec, state, entries, result, faults)
 
 

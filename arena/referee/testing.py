@@ -18,9 +18,9 @@ from typing import Any
 
 import trio
 
-from arena.bot_process import BotProcess
-from arena.bots import BotSpec
-from arena.clock import TimeControl
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.process import BotProcess
 
 
 class FakeTransport:
@@ -32,7 +32,7 @@ class FakeTransport:
         self.status: str | None = None
         self.input_open = True
         self._leftover = b""
-        self.written = bytearray()          # every byte the referee wrote, read by the bot or not
+        self.written = bytearray()  # every byte the referee wrote, read by the bot or not
         self.bot_scope = trio.CancelScope()
 
     # the referee's side
@@ -131,12 +131,18 @@ class FakeBot:
         return [m for m in self.received if m["type"] == kind]
 
 
-async def connect_fake(nursery: trio.Nursery, bot: FakeBot, *,
-                       time_control: TimeControl = TimeControl(), spec: BotSpec | None = None,
-                       max_line_bytes: int = 1 << 20) -> BotProcess:
+async def connect_fake(
+    nursery: trio.Nursery,
+    bot: FakeBot,
+    *,
+    time_control: TimeControl = TimeControl(),
+    spec: BotSpec | None = None,
+    max_line_bytes: int = 1 << 20,
+) -> BotProcess:
     """Start ``bot`` as a task in ``nursery`` and return the BotProcess that talks to it."""
     transport = FakeTransport()
     nursery.start_soon(bot.run, transport)
     spec = spec or BotSpec(bot.name, ("fake",))
-    return await BotProcess.connect(spec, transport, time_control=time_control,
-                                    max_line_bytes=max_line_bytes)
+    return await BotProcess.connect(
+        spec, transport, time_control=time_control, max_line_bytes=max_line_bytes
+    )

@@ -1,4 +1,4 @@
-"""``arena submit FOLDER`` and ``arena bots``: parse, call arena.submit / arena.bots_dir, print.
+"""``arena submit FOLDER`` and ``arena bots``: parse, call arena.bots.submit / arena.bots.installed, print.
 
 ``arena submit`` exits 0 when installed (or already there), 1 when refused (bad manifest, failed
 build or check; nothing installed), 2 on a bad command line.
@@ -13,23 +13,36 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from arena.bots_dir import BotsDirError, InstalledBot, installed_versions
-from arena.cli_tournament import InputError
-from arena.manifest import BotFolderError, ManifestError
-from arena.submit import SubmitError, arena_check, submit
+from arena.bots.installed import BotsDirError, InstalledBot, installed_versions
+from arena.bots.manifest import BotFolderError, ManifestError
+from arena.bots.submit import SubmitError, arena_check, submit
+from arena.cli.tournament import InputError
 
 DEFAULT_BOTS_DIR = "bots"
 
 
 @click.command("submit")
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
-@click.option("--to", "bots_dir", type=click.Path(file_okay=False, path_type=Path),
-              metavar="BOTS_DIR", default=DEFAULT_BOTS_DIR, show_default=True,
-              help="The organiser's bots directory; the bot goes to BOTS_DIR/<name>/<hash>/.")
-@click.option("--skip-check", is_flag=True,
-              help="Install without arena check (for bots you trust); the build still runs.")
-@click.option("--sandbox", type=click.Choice(["bwrap"]), default=None,
-              help="Run the bot in a bubblewrap sandbox during the check (the build is not).")
+@click.option(
+    "--to",
+    "bots_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="BOTS_DIR",
+    default=DEFAULT_BOTS_DIR,
+    show_default=True,
+    help="The organiser's bots directory; the bot goes to BOTS_DIR/<name>/<hash>/.",
+)
+@click.option(
+    "--skip-check",
+    is_flag=True,
+    help="Install without arena check (for bots you trust); the build still runs.",
+)
+@click.option(
+    "--sandbox",
+    type=click.Choice(["bwrap"]),
+    default=None,
+    help="Run the bot in a bubblewrap sandbox during the check (the build is not).",
+)
 def submit_command(folder: Path, bots_dir: Path, skip_check: bool, sandbox: str | None) -> None:
     """Validate FOLDER/bot.toml, build the bot in a copy, run arena check on it, and install it
     as a new version. Nothing is installed unless every step passes."""
@@ -37,8 +50,12 @@ def submit_command(folder: Path, bots_dir: Path, skip_check: bool, sandbox: str 
         raise click.UsageError("--sandbox applies to the check: it cannot go with --skip-check")
     try:
         checker = None if skip_check else partial(arena_check, sandbox=sandbox)
-        outcome = submit(folder, bots_dir, checker=checker,
-                         progress=lambda message: click.echo(message, err=True))
+        outcome = submit(
+            folder,
+            bots_dir,
+            checker=checker,
+            progress=lambda message: click.echo(message, err=True),
+        )
     except ManifestError as error:
         if len(error.problems) == 1:
             raise click.ClickException(f"{error.problems[0]}; nothing installed") from None
@@ -48,8 +65,10 @@ def submit_command(folder: Path, bots_dir: Path, skip_check: bool, sandbox: str 
         raise click.ClickException(str(error)) from None
     if outcome.already_installed:
         unchecked = ", installed unchecked" if not outcome.installed.checked else ""
-        click.echo(f"{outcome.label} is already installed at {outcome.installed.folder} "
-                   f"(identical content{unchecked}): nothing to do")
+        click.echo(
+            f"{outcome.label} is already installed at {outcome.installed.folder} "
+            f"(identical content{unchecked}): nothing to do"
+        )
         return
     if outcome.check is not None:
         click.echo(outcome.check.report)
@@ -58,11 +77,18 @@ def submit_command(folder: Path, bots_dir: Path, skip_check: bool, sandbox: str 
 
 
 @click.command("bots")
-@click.option("--dir", "bots_dir", type=click.Path(file_okay=False, path_type=Path),
-              metavar="BOTS_DIR", default=DEFAULT_BOTS_DIR, show_default=True,
-              help="The bots directory to list.")
-@click.option("--all", "all_versions", is_flag=True,
-              help="Every installed version, not just the latest.")
+@click.option(
+    "--dir",
+    "bots_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="BOTS_DIR",
+    default=DEFAULT_BOTS_DIR,
+    show_default=True,
+    help="The bots directory to list.",
+)
+@click.option(
+    "--all", "all_versions", is_flag=True, help="Every installed version, not just the latest."
+)
 def bots_command(bots_dir: Path, all_versions: bool) -> None:
     """List the bots `arena submit` installed: the latest version of each (what a tournament with
     bots_dir plays), or every version with --all."""
@@ -80,7 +106,11 @@ def installed_table(bots: list[InstalledBot], *, title: str) -> Table:
     for column in ("bot", "author", "submitted (UTC)", "checked", "folder"):
         table.add_column(column)
     for bot in bots:
-        table.add_row(f"{bot.manifest.name}@{bot.spec.version}", bot.manifest.author,
-                      bot.submitted_at.replace("+00:00", ""), "yes" if bot.checked else "no",
-                      str(bot.folder))
+        table.add_row(
+            f"{bot.manifest.name}@{bot.spec.version}",
+            bot.manifest.author,
+            bot.submitted_at.replace("+00:00", ""),
+            "yes" if bot.checked else "no",
+            str(bot.folder),
+        )
     return table

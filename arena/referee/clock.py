@@ -35,19 +35,23 @@ class TimeControl:
             raise ValueError(f"time control: bank_ms = {self.bank_ms}: expected >= 0")
 
     def as_dict(self) -> dict[str, int | None]:
-        return {"decision_ms": self.decision_ms, "bank_ms": self.bank_ms,
-                "increment_ms": self.increment_ms, "margin_ms": self.margin_ms,
-                "startup_ms": self.startup_ms}
+        return {
+            "decision_ms": self.decision_ms,
+            "bank_ms": self.bank_ms,
+            "increment_ms": self.increment_ms,
+            "margin_ms": self.margin_ms,
+            "startup_ms": self.startup_ms,
+        }
 
 
-class Charge(NamedTuple):     # one per decision: a NamedTuple builds ~1 us faster than a dataclass
+class Charge(NamedTuple):  # one per decision: a NamedTuple builds ~1 us faster than a dataclass
     """What one decision cost: whether it was in time and what was taken from the bank."""
 
     in_time: bool
     used_ms: float
     allowed_ms: int
-    charged_ms: int           # taken from the bank (0 without one)
-    forgiven_ms: float        # overrun forgiven by the margin
+    charged_ms: int  # taken from the bank (0 without one)
+    forgiven_ms: float  # overrun forgiven by the margin
 
 
 class SeatClock:

@@ -6,16 +6,15 @@ import click
 from rich.console import Console
 from rich.table import Table
 
-from arena import __version__
-from arena.cli_check import check_command
-from arena.cli_match import match_command, replay_command
-from arena.cli_submit import bots_command, submit_command
-from arena.cli_tournament import standings_command, tournament_command
+from arena.cli.bots import bots_command, submit_command
+from arena.cli.check import check_command
+from arena.cli.match import match_command, replay_command
+from arena.cli.tournament import standings_command, tournament_command
 from arena.games import GAMES
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(__version__, prog_name="arena")
+@click.version_option(package_name="trick-arena", prog_name="arena")
 def main() -> None:
     """Trick Arena: referee and tournaments for trick-taking card game bots."""
 

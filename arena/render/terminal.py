@@ -22,9 +22,9 @@ from rich.text import Text
 from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, BotStanding, Standings
 
-LIVE_REFRESH_S = 0.5           # screen refresh: ~15 ms of the referee's CPU each time
-STANDINGS_EVERY_S = 1.0        # the standings fold runs at most this often
-PLAIN_EVERY_S = 5.0            # a plain progress line at most this often
+LIVE_REFRESH_S = 0.5  # screen refresh: ~15 ms of the referee's CPU each time
+STANDINGS_EVERY_S = 1.0  # the standings fold runs at most this often
+PLAIN_EVERY_S = 5.0  # a plain progress line at most this often
 
 
 def _number(value: float | None, digits: int = 2, *, signed: bool = False) -> str:
@@ -48,10 +48,18 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
     title = f"{'Overall' if scope == OVERALL else scope} ({matches} matches)"
     unrated = standings.unrated.get(scope, 0)
     if unrated:
-        title += (f" — {'all' if unrated == matches else unrated} unrated: a bot sat on both "
-                  "teams (ratings unchanged)")
-    table = Table(title=title, title_justify="left", expand=False, box=box.SIMPLE_HEAD,
-                  pad_edge=False, collapse_padding=True)
+        title += (
+            f" — {'all' if unrated == matches else unrated} unrated: a bot sat on both "
+            "teams (ratings unchanged)"
+        )
+    table = Table(
+        title=title,
+        title_justify="left",
+        expand=False,
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
     table.add_column("#", justify="right")
     table.add_column("bot", no_wrap=True)
     table.add_column("played", justify="right", no_wrap=True)
@@ -81,35 +89,47 @@ def _duration(seconds: float | None) -> str:
     if seconds is None:
         return "?"
     seconds = int(round(seconds))
-    return f"{seconds // 3600}h{seconds // 60 % 60:02d}m" if seconds >= 3600 else \
-        f"{seconds // 60}m{seconds % 60:02d}s"
+    return (
+        f"{seconds // 3600}h{seconds // 60 % 60:02d}m"
+        if seconds >= 3600
+        else f"{seconds // 60}m{seconds % 60:02d}s"
+    )
 
 
 def progress_line(progress: Progress, now: float | None = None) -> str:
     finished = progress.already_done + progress.done
     percent = 100 * finished / progress.total if progress.total else 100.0
-    line = (f"{finished}/{progress.total} matches ({percent:.0f}%), "
-            f"{progress.per_second(now):.2f}/s, ETA {_duration(progress.eta_s(now))}")
+    line = (
+        f"{finished}/{progress.total} matches ({percent:.0f}%), "
+        f"{progress.per_second(now):.2f}/s, ETA {_duration(progress.eta_s(now))}"
+    )
     if progress.aborted:
         line += f", {progress.aborted} aborted"
     return line
 
 
-def live_view(standings: Standings | None, progress: Progress, now: float | None = None,
-              width: int = 40, every_game: bool = True) -> Group:
+def live_view(
+    standings: Standings | None,
+    progress: Progress,
+    now: float | None = None,
+    width: int = 40,
+    every_game: bool = True,
+) -> Group:
     """Standings (every game's, or only the overall table), a progress bar with done/total, rate
     and ETA, and the latest faults."""
     finished = progress.already_done + progress.done
     parts: list[RenderableType] = []
     if standings is not None:
-        parts.append(standings_tables(standings) if every_game
-                     else standings_table(standings, OVERALL))
+        parts.append(
+            standings_tables(standings) if every_game else standings_table(standings, OVERALL)
+        )
     parts.append(ProgressBar(total=max(progress.total, 1), completed=finished, width=width))
     parts.append(Text(progress_line(progress, now)))
     if progress.recent_faults:
         parts.append(Text("latest faults:", style="bold"))
-        parts.extend(Text("  " + line, overflow="ellipsis", no_wrap=True)
-                     for line in progress.recent_faults)
+        parts.extend(
+            Text("  " + line, overflow="ellipsis", no_wrap=True) for line in progress.recent_faults
+        )
     return Group(*parts)
 
 
@@ -118,8 +138,9 @@ def _lines_needed(standings: Standings) -> int:
     return sum(len(rows) + 5 for rows in standings.tables.values()) + 10
 
 
-async def show_progress(progress: Progress, standings: Callable[[], Standings],
-                        console: Console) -> None:
+async def show_progress(
+    progress: Progress, standings: Callable[[], Standings], console: Console
+) -> None:
     """Run until cancelled: a Live view on a terminal, plain lines otherwise."""
     if console.is_terminal:
         await _live_loop(progress, standings, console)
@@ -127,13 +148,15 @@ async def show_progress(progress: Progress, standings: Callable[[], Standings],
         await _plain_loop(progress, console)
 
 
-async def _live_loop(progress: Progress, standings: Callable[[], Standings],
-                     console: Console) -> None:
+async def _live_loop(
+    progress: Progress, standings: Callable[[], Standings], console: Console
+) -> None:
     """Transient: the caller prints the final standings (in schedule order) when it ends."""
     shown: Standings | None = None
     folded_at, folded_done = -1e9, -1
-    with Live(console=console, auto_refresh=False, transient=True,
-              vertical_overflow="ellipsis") as live:
+    with Live(
+        console=console, auto_refresh=False, transient=True, vertical_overflow="ellipsis"
+    ) as live:
         while True:
             now = time.monotonic()
             if progress.done != folded_done and now - folded_at >= STANDINGS_EVERY_S:
@@ -164,8 +187,9 @@ def _print_new_faults(progress: Progress, console: Console, printed: int) -> int
     new = progress.faults_seen - printed
     shown: Sequence[str] = list(progress.recent_faults)[-new:] if new > 0 else []
     if new > len(progress.recent_faults):
-        console.print(f"fault: ({new - len(progress.recent_faults)} more not shown)",
-                      highlight=False)
+        console.print(
+            f"fault: ({new - len(progress.recent_faults)} more not shown)", highlight=False
+        )
     for line in shown:
         console.print(f"fault: {line}", highlight=False, soft_wrap=True, markup=False)
     return progress.faults_seen

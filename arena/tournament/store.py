@@ -116,13 +116,20 @@ class ResultStore:
     def __init__(self, path: Path, connection: sqlite3.Connection, lock: int | None = None) -> None:
         self.path = path
         self._db = connection
-        self._lock = lock              # a file descriptor holding flock(LOCK_EX) while we write
+        self._lock = lock  # a file descriptor holding flock(LOCK_EX) while we write
 
     # -- opening ---------------------------------------------------------------------------------
 
     @classmethod
-    def open_for_run(cls, path: str | Path, *, name: str, fingerprint: str,
-                     definition: Mapping[str, Any], restart: bool = False) -> ResultStore:
+    def open_for_run(
+        cls,
+        path: str | Path,
+        *,
+        name: str,
+        fingerprint: str,
+        definition: Mapping[str, Any],
+        restart: bool = False,
+    ) -> ResultStore:
         """Open or create the file of a tournament, locked against a second tournament writing
         to it. An existing file must hold the same definition (same fingerprint) unless
         ``restart``, which discards its results (only ever from a Trick Arena results file)."""
@@ -136,8 +143,9 @@ class ResultStore:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             os.close(lock)
-            raise StoreError(f"{path}: another arena tournament is writing to it; wait for it "
-                             "or stop it") from None
+            raise StoreError(
+                f"{path}: another arena tournament is writing to it; wait for it or stop it"
+            ) from None
         try:
             store = cls(path, _connect(path, read_only=False), lock=lock)
         except BaseException:
@@ -155,7 +163,8 @@ class ResultStore:
                 raise StoreError(
                     f"{path}: holds results of a different definition of tournament "
                     f"{meta.get('name', '?')!r} (changed: {changed}); run with --restart to "
-                    f"discard them, or give another results file")
+                    f"discard them, or give another results file"
+                )
         except BaseException:
             store.close()
             raise
@@ -178,7 +187,7 @@ class ResultStore:
     def close(self) -> None:
         self._db.close()
         if self._lock is not None:
-            os.close(self._lock)        # releases the flock
+            os.close(self._lock)  # releases the flock
             self._lock = None
 
     def __enter__(self) -> ResultStore:
@@ -197,8 +206,10 @@ class ResultStore:
         return (self._meta() or {}).get("name", "")
 
     def completed_ids(self) -> set[str]:
-        return {row[0] for row in self._db.execute(
-            "SELECT match_id FROM matches WHERE status = 'completed'")}
+        return {
+            row[0]
+            for row in self._db.execute("SELECT match_id FROM matches WHERE status = 'completed'")
+        }
 
     def matches(self, *, include_aborted: bool = False) -> list[StoredMatch]:
         """Stored matches in schedule order (game, table, deal, rotation), so a fold over them
@@ -206,74 +217,137 @@ class ResultStore:
         where = "" if include_aborted else "WHERE status = 'completed'"
         faults: dict[str, list[StoredFault]] = {}
         for row in self._db.execute(
-                "SELECT match_id, seat, bot, kind, request_id, message FROM faults ORDER BY rowid"):
+            "SELECT match_id, seat, bot, kind, request_id, message FROM faults ORDER BY rowid"
+        ):
             faults.setdefault(row[0], []).append(StoredFault(*row[1:]))
         rows = self._db.execute(
             "SELECT match_id, game, game_id, table_no, deal, rotation, seed, players, options, "
             "bots, scores, placings, teams, forfeited, decision_ms, status, reason, record_path, "
-            f"duration_s FROM matches {where} ORDER BY game, table_no, deal, rotation, match_id")
+            f"duration_s FROM matches {where} ORDER BY game, table_no, deal, rotation, match_id"
+        )
         out = []
-        for (match_id, game, game_id, table_no, deal, rotation, seed, players, options, bots,
-             scores, placings, teams, forfeited, decision_ms, status, reason, record_path,
-             duration_s) in rows:
-            out.append(StoredMatch(
-                match_id=match_id, game=game, game_id=game_id, table=table_no, deal=deal,
-                rotation=rotation, seed=int(seed), players=players, options=json.loads(options),
-                bots=tuple(json.loads(bots)), scores=tuple(json.loads(scores)),
-                placings=tuple(json.loads(placings)),
-                teams=None if teams is None else tuple(json.loads(teams)),
-                forfeited=tuple(json.loads(forfeited)), faults=tuple(faults.get(match_id, ())),
-                decision_ms=tuple(tuple(seat) for seat in json.loads(decision_ms)),
-                status=status, reason=reason, record_path=record_path, duration_s=duration_s))
+        for (
+            match_id,
+            game,
+            game_id,
+            table_no,
+            deal,
+            rotation,
+            seed,
+            players,
+            options,
+            bots,
+            scores,
+            placings,
+            teams,
+            forfeited,
+            decision_ms,
+            status,
+            reason,
+            record_path,
+            duration_s,
+        ) in rows:
+            out.append(
+                StoredMatch(
+                    match_id=match_id,
+                    game=game,
+                    game_id=game_id,
+                    table=table_no,
+                    deal=deal,
+                    rotation=rotation,
+                    seed=int(seed),
+                    players=players,
+                    options=json.loads(options),
+                    bots=tuple(json.loads(bots)),
+                    scores=tuple(json.loads(scores)),
+                    placings=tuple(json.loads(placings)),
+                    teams=None if teams is None else tuple(json.loads(teams)),
+                    forfeited=tuple(json.loads(forfeited)),
+                    faults=tuple(faults.get(match_id, ())),
+                    decision_ms=tuple(tuple(seat) for seat in json.loads(decision_ms)),
+                    status=status,
+                    reason=reason,
+                    record_path=record_path,
+                    duration_s=duration_s,
+                )
+            )
         return out
 
     # -- writing -----------------------------------------------------------------------------------
 
     def save(self, match: StoredMatch) -> None:
         """Store one match and its faults in one transaction (replacing an aborted attempt)."""
-        row = (match.match_id, match.game, match.game_id, match.table, match.deal, match.rotation,
-               str(match.seed), match.players, _json(dict(match.options)), _json(match.bots),
-               _json(match.scores), _json(match.placings),
-               None if match.teams is None else _json(match.teams), _json(match.forfeited),
-               _json([[round(ms, 2) for ms in seat] for seat in match.decision_ms]),
-               match.status, match.reason, match.record_path, match.duration_s,
-               datetime.now(UTC).isoformat(timespec="seconds"))
+        row = (
+            match.match_id,
+            match.game,
+            match.game_id,
+            match.table,
+            match.deal,
+            match.rotation,
+            str(match.seed),
+            match.players,
+            _json(dict(match.options)),
+            _json(match.bots),
+            _json(match.scores),
+            _json(match.placings),
+            None if match.teams is None else _json(match.teams),
+            _json(match.forfeited),
+            _json([[round(ms, 2) for ms in seat] for seat in match.decision_ms]),
+            match.status,
+            match.reason,
+            match.record_path,
+            match.duration_s,
+            datetime.now(UTC).isoformat(timespec="seconds"),
+        )
         try:
             with self._db:
                 self._db.execute("DELETE FROM faults WHERE match_id = ?", (match.match_id,))
                 self._db.execute(
                     "INSERT OR REPLACE INTO matches VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
                 self._db.executemany(
                     "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)",
-                    [(match.match_id, f.seat, f.bot, f.kind, f.request_id, f.message)
-                     for f in match.faults])
+                    [
+                        (match.match_id, f.seat, f.bot, f.kind, f.request_id, f.message)
+                        for f in match.faults
+                    ],
+                )
         except sqlite3.Error as exc:
             # The transaction was rolled back: every match stored before this one is intact.
-            raise StoreError(f"{self.path}: cannot store match {match.match_id} ({exc}); the "
-                             "matches stored before it are kept: fix the cause (e.g. free disk "
-                             "space) and run the same command again to resume") from None
+            raise StoreError(
+                f"{self.path}: cannot store match {match.match_id} ({exc}); the "
+                "matches stored before it are kept: fix the cause (e.g. free disk "
+                "space) and run the same command again to resume"
+            ) from None
 
     # -- inside ------------------------------------------------------------------------------------
 
     def _meta(self) -> dict[str, str] | None:
         """The meta table, None for a new (empty) database; StoreError for anything foreign."""
         try:
-            tables = {row[0] for row in self._db.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = {
+                row[0]
+                for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
             if not tables:
                 return None
             if "meta" not in tables or "matches" not in tables:
-                raise StoreError(f"{self.path}: an SQLite file, but not a Trick Arena results file "
-                                 f"(it has tables {', '.join(sorted(tables))})")
+                raise StoreError(
+                    f"{self.path}: an SQLite file, but not a Trick Arena results file "
+                    f"(it has tables {', '.join(sorted(tables))})"
+                )
             meta = dict(self._db.execute("SELECT key, value FROM meta"))
         except sqlite3.DatabaseError as exc:
             raise StoreError(f"{self.path}: not a Trick Arena results file ({exc})") from None
         if meta.get("app") != APP:
             raise StoreError(f"{self.path}: an SQLite file, but not a Trick Arena results file")
         if meta.get("schema") != SCHEMA_VERSION:
-            raise StoreError(f"{self.path}: results file schema {meta.get('schema')!r}; this "
-                             f"arena reads schema {SCHEMA_VERSION!r}")
+            raise StoreError(
+                f"{self.path}: results file schema {meta.get('schema')!r}; this "
+                f"arena reads schema {SCHEMA_VERSION!r}"
+            )
         return meta
 
     def _discard(self) -> None:
@@ -284,10 +358,17 @@ class ResultStore:
     def _create(self, name: str, fingerprint: str, definition: Mapping[str, Any]) -> None:
         with self._db:
             self._db.executescript(SCHEMA)
-            self._db.executemany("INSERT OR REPLACE INTO meta VALUES (?, ?)", [
-                ("app", APP), ("schema", SCHEMA_VERSION), ("name", name),
-                ("fingerprint", fingerprint), ("definition", _json(definition, sort=True)),
-                ("created", datetime.now(UTC).isoformat(timespec="seconds"))])
+            self._db.executemany(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                [
+                    ("app", APP),
+                    ("schema", SCHEMA_VERSION),
+                    ("name", name),
+                    ("fingerprint", fingerprint),
+                    ("definition", _json(definition, sort=True)),
+                    ("created", datetime.now(UTC).isoformat(timespec="seconds")),
+                ],
+            )
 
 
 def _connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
@@ -297,7 +378,7 @@ def _connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
         else:
             db = sqlite3.connect(path)
             db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")   # in WAL: safe against a killed process
+            db.execute("PRAGMA synchronous = NORMAL")  # in WAL: safe against a killed process
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:

@@ -22,7 +22,7 @@ class FaultRecord:
     bot: str
     kind: FaultKind
     request_id: int | None
-    message: str       # human reason: which bot, which request, what it sent, what was allowed
+    message: str  # human reason: which bot, which request, what it sent, what was allowed
 
 
 @dataclass(frozen=True)
@@ -32,14 +32,14 @@ class MatchResult:
     options: dict[str, Any]
     seed: int
     players: int
-    bots: tuple[str, ...]                  # bot name per seat
+    bots: tuple[str, ...]  # bot name per seat
     scores: tuple[int, ...]
-    placings: tuple[int, ...]              # forfeited seats placed last
+    placings: tuple[int, ...]  # forfeited seats placed last
     teams: tuple[int, ...] | None
     forfeited: tuple[int, ...]
     faults: tuple[FaultRecord, ...]
-    decision_ms: tuple[tuple[float, ...], ...]   # per seat: each decision's bot time
-    referee_us: tuple[float, ...]                # per decision: the referee's own latency
+    decision_ms: tuple[tuple[float, ...], ...]  # per seat: each decision's bot time
+    referee_us: tuple[float, ...]  # per decision: the referee's own latency
     record_path: Path | None = None
     termination: str = "completed"
     duration_s: float = 0.0

@@ -12,9 +12,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from arena.bots import BotSpec
-from arena.check import FAILED, GROUPS, PASSED, CheckResult, CheckSettings, check_bot
+from arena.bots.check import FAILED, GROUPS, PASSED, CheckResult, CheckSettings, check_bot
 from arena.games import GAMES, OptionError, find_game
+from arena.referee.bot_spec import BotSpec
 
 STATUS_STYLE = {PASSED: "green", FAILED: "bold red"}
 
@@ -67,30 +67,87 @@ def _parse_env(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
 
 
 @click.command("check", context_settings={"ignore_unknown_options": False})
-@click.argument("command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- CMD [ARG...]")
-@click.option("--name", default="", help="The bot's name in messages (default: the program's name).")
-@click.option("--cwd", type=click.Path(exists=True, file_okay=False), default=None,
-              help="Working directory for the bot (default: the current directory).")
-@click.option("--env", "env_pairs", multiple=True, metavar="KEY=VALUE",
-              help="Extra environment for the bot (repeatable).")
-@click.option("--game", "games", multiple=True, metavar="GAME",
-              help="Check only this game (repeatable; id or alias). Default: every game.")
-@click.option("--only", multiple=True, type=click.Choice(GROUPS), metavar="GROUP",
-              help="Run only these checks (repeatable): " + ", ".join(GROUPS) + ". The handshake "
-                   "always runs.")
-@click.option("--decision-ms", type=click.IntRange(min=1), default=1000, show_default=True,
-              help="Time for each decision.")
-@click.option("--startup-ms", type=click.IntRange(min=1), default=10000, show_default=True,
-              help="Time to answer hello.")
-@click.option("--low-time-ms", type=click.IntRange(min=1), default=100, show_default=True,
-              help="Time left in the 'time running low' check.")
-@click.option("--seed", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Seed for the deals and the positions checked.")
-@click.option("--log-dir", type=click.Path(file_okay=False), default=None,
-              help="Where the bot's stderr logs and match records go (default: a temporary directory).")
-def check_command(command: tuple[str, ...], name: str, cwd: str | None, env_pairs: tuple[str, ...],
-                  games: tuple[str, ...], only: tuple[str, ...], decision_ms: int, startup_ms: int, low_time_ms: int,
-                  seed: int, log_dir: str | None) -> None:
+@click.argument(
+    "command", nargs=-1, required=True, type=click.UNPROCESSED, metavar="-- CMD [ARG...]"
+)
+@click.option(
+    "--name", default="", help="The bot's name in messages (default: the program's name)."
+)
+@click.option(
+    "--cwd",
+    type=click.Path(exists=True, file_okay=False),
+    default=None,
+    help="Working directory for the bot (default: the current directory).",
+)
+@click.option(
+    "--env",
+    "env_pairs",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="Extra environment for the bot (repeatable).",
+)
+@click.option(
+    "--game",
+    "games",
+    multiple=True,
+    metavar="GAME",
+    help="Check only this game (repeatable; id or alias). Default: every game.",
+)
+@click.option(
+    "--only",
+    multiple=True,
+    type=click.Choice(GROUPS),
+    metavar="GROUP",
+    help="Run only these checks (repeatable): " + ", ".join(GROUPS) + ". The handshake "
+    "always runs.",
+)
+@click.option(
+    "--decision-ms",
+    type=click.IntRange(min=1),
+    default=1000,
+    show_default=True,
+    help="Time for each decision.",
+)
+@click.option(
+    "--startup-ms",
+    type=click.IntRange(min=1),
+    default=10000,
+    show_default=True,
+    help="Time to answer hello.",
+)
+@click.option(
+    "--low-time-ms",
+    type=click.IntRange(min=1),
+    default=100,
+    show_default=True,
+    help="Time left in the 'time running low' check.",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0),
+    default=1,
+    show_default=True,
+    help="Seed for the deals and the positions checked.",
+)
+@click.option(
+    "--log-dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Where the bot's stderr logs and match records go (default: a temporary directory).",
+)
+def check_command(
+    command: tuple[str, ...],
+    name: str,
+    cwd: str | None,
+    env_pairs: tuple[str, ...],
+    games: tuple[str, ...],
+    only: tuple[str, ...],
+    decision_ms: int,
+    startup_ms: int,
+    low_time_ms: int,
+    seed: int,
+    log_dir: str | None,
+) -> None:
     """Run a bot through every decision of every game and the awkward cases; print a scorecard.
 
     Put the bot's command after `--`, e.g. `arena check -- python3 my_bot.py`. Exit status 0 when
@@ -100,15 +157,27 @@ def check_command(command: tuple[str, ...], name: str, cwd: str | None, env_pair
         game_ids = tuple(dict.fromkeys(find_game(g).id for g in games))
     except OptionError as error:
         raise click.BadParameter(str(error), param_hint="--game") from None
-    spec = BotSpec(name=name or default_name(command), argv=tuple(command), cwd=cwd or os.getcwd(),
-                   env=_parse_env(env_pairs))
+    spec = BotSpec(
+        name=name or default_name(command),
+        argv=tuple(command),
+        cwd=cwd or os.getcwd(),
+        env=_parse_env(env_pairs),
+    )
     logs = Path(log_dir) if log_dir else Path(tempfile.mkdtemp(prefix="arena-check-"))
-    settings = CheckSettings(decision_ms=decision_ms, startup_ms=startup_ms,
-                             low_time_ms=low_time_ms, seed=seed, games=game_ids, only=only,
-                             log_dir=logs)
+    settings = CheckSettings(
+        decision_ms=decision_ms,
+        startup_ms=startup_ms,
+        low_time_ms=low_time_ms,
+        seed=seed,
+        games=game_ids,
+        only=only,
+        log_dir=logs,
+    )
     console = Console()
-    console.print(f"Checking [bold]{escape(shlex.join(command))}[/bold] on "
-                  f"{', '.join(game_ids or tuple(GAMES))} (logs: {escape(str(logs))})")
+    console.print(
+        f"Checking [bold]{escape(shlex.join(command))}[/bold] on "
+        f"{', '.join(game_ids or tuple(GAMES))} (logs: {escape(str(logs))})"
+    )
 
     def progress(result: CheckResult) -> None:
         style = STATUS_STYLE.get(result.status, "dim")

@@ -1,0 +1,305 @@
+"""``arena tournament`` and ``arena standings``: parse, call, print."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import signal
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import click
+import trio
+from rich.console import Console
+
+from arena.games import GameError, find_game
+from arena.render.terminal import show_progress, standings_tables
+from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
+from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
+from arena.tournament.schedule import ScheduledMatch, build_schedule
+from arena.tournament.standings import (
+    StandingsFold,
+    compute_standings,
+    schedule_order,
+    standings_as_data,
+)
+from arena.tournament.store import ResultStore, StoreError
+
+EXIT_INTERRUPTED = 130
+
+
+class InputError(click.ClickException):
+    """A bad file or argument: one line, exit status 2 like click's usage errors."""
+
+    exit_code = 2
+
+
+@click.command("tournament")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.option(
+    "--bot",
+    "bots",
+    multiple=True,
+    metavar="NAME=CMD",
+    help="A bot for a quick tournament without a file (give two or more).",
+)
+@click.option(
+    "--games",
+    metavar="all|ID,...",
+    help="Quick form: the games (default all). With FILE: play only these of its games "
+    "now (ids, aliases or labels); the rest stay for a later run.",
+)
+@click.option("--deals", type=click.IntRange(min=1), help="Quick form: deals per table [2].")
+@click.option(
+    "--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Quick form: the tournament seed [0]."
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(1, 256),
+    help="Matches at once [the file's, else the number of cores].",
+)
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 256),
+    help="Processes playing the matches [the file's, else one per core, at most --concurrency].",
+)
+@click.option(
+    "--results",
+    "results_path",
+    type=click.Path(dir_okay=False),
+    help="The results file [the file's results, else results/quick-<hash>/...].",
+)
+@click.option("--restart", is_flag=True, help="Discard the results file's matches and start again.")
+def tournament_command(
+    file: str | None,
+    bots: tuple[str, ...],
+    games: str | None,
+    deals: int | None,
+    seed: int | None,
+    concurrency: int | None,
+    workers: int | None,
+    results_path: str | None,
+    restart: bool,
+) -> None:
+    """Run a tournament: FILE (a tournament TOML file), or a quick one from --bot NAME=CMD ...
+
+    Running the same command again resumes: finished matches are kept, cut ones replayed.
+    """
+    config = _config(file, bots, games, deals, seed, concurrency, results_path)
+    if workers is not None:
+        config = replace(config, workers=workers)
+    schedule = build_schedule(
+        config.seed, [b.name for b in config.bots], config.games, config.seating
+    )
+    if file is not None and games is not None:
+        schedule = _only_games(schedule, config, games)
+    try:
+        store = ResultStore.open_for_run(
+            config.results,
+            name=config.name,
+            fingerprint=config.fingerprint(),
+            definition=config.definition(),
+            restart=restart,
+        )
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
+    console = Console()
+    console.print(
+        f"tournament {config.name!r}: {len(config.bots)} bots, "
+        f"{len(config.games)} games, {len(schedule)} matches, "
+        f"{config.concurrency} at once in {_processes(config.worker_count())}; "
+        f"results in {config.results}",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
+    try:
+        summary, interrupted = trio.run(_run, config, schedule, store, console)
+        final = compute_standings(
+            store.matches(include_aborted=True),
+            [b.name for b in config.bots],
+            [g.label for g in config.games],
+        )
+    except TournamentError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        store.close()
+    console.print(standings_tables(final))
+    if interrupted:
+        console.print(
+            f"stopped: {summary.played} matches played in this run are stored; run the "
+            "same command again to resume",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_INTERRUPTED)
+    aborted = (
+        f"{summary.aborted} aborted (run again to replay them)" if summary.aborted else "0 aborted"
+    )
+    console.print(
+        f"done: {summary.played} played, {summary.skipped} already stored, {aborted}; "
+        f"{summary.started_processes} bot processes started",
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
+
+
+def _processes(workers: int) -> str:
+    return "1 process" if workers == 1 else f"{workers} worker processes"
+
+
+def _config(
+    file: str | None,
+    bots: tuple[str, ...],
+    games: str | None,
+    deals: int | None,
+    seed: int | None,
+    concurrency: int | None,
+    results_path: str | None,
+) -> TournamentConfig:
+    try:
+        if file is None:
+            if len(bots) < 2:
+                raise InputError(
+                    "give a tournament FILE, or two or more --bot NAME=CMD "
+                    "(e.g. arena tournament tournaments/demo.toml)"
+                )
+            return quick_config(
+                bots,
+                games=games or "all",
+                deals=deals or 2,
+                seed=seed or 0,
+                concurrency=concurrency,
+                results=results_path,
+            )
+        for flag, value in (("--bot", bots or None), ("--deals", deals), ("--seed", seed)):
+            if value is not None:
+                raise InputError(
+                    f"{flag} is for a quick tournament without FILE; set it in {file} instead"
+                )
+        config = load_config(file)
+    except ConfigError as exc:
+        raise InputError(str(exc)) from None
+    if concurrency is not None:
+        config = replace(config, concurrency=concurrency)
+    if results_path is not None:
+        config = replace(config, results=Path(results_path))
+    return config
+
+
+def _only_games(
+    schedule: list[ScheduledMatch], config: TournamentConfig, games: str
+) -> list[ScheduledMatch]:
+    if games.strip().lower() == "all":
+        return schedule
+    chosen: set[str] = set()
+    labels = {g.label: g for g in config.games}
+    for part in (p.strip() for p in games.split(",")):
+        if part in labels:
+            chosen.add(part)
+            continue
+        try:
+            game_id = find_game(part).id
+        except GameError:
+            game_id = None
+        matching = {g.label for g in config.games if g.game_id == game_id}
+        if not matching:
+            raise InputError(
+                f"--games: found {part!r}; expected a game of {config.source} "
+                f"({', '.join(labels)}) or all"
+            )
+        chosen |= matching
+    return [m for m in schedule if m.game in chosen]
+
+
+async def _run(
+    config: TournamentConfig, schedule: list[ScheduledMatch], store: ResultStore, console: Console
+) -> tuple[RunSummary, bool]:
+    """The runner and the display side by side; SIGINT, SIGTERM and SIGHUP stop it cleanly."""
+    progress = Progress(total=len(schedule))
+    fold = StandingsFold([b.name for b in config.bots], [g.label for g in config.games])
+    for match in sorted(store.matches(include_aborted=True), key=schedule_order):
+        fold.add(match)  # live ratings then follow the order matches finish in
+
+    interrupted = False
+    summary = RunSummary()
+    with (
+        trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals,
+        unwrapped(TournamentError),
+    ):
+        async with trio.open_nursery() as nursery:
+
+            async def stop_on_signal() -> None:
+                nonlocal interrupted
+                async for _ in signals:
+                    interrupted = True
+                    nursery.cancel_scope.cancel()
+                    return
+
+            nursery.start_soon(stop_on_signal)
+            nursery.start_soon(show_progress, progress, fold.standings, console)
+            summary = await run_tournament(
+                config, schedule, store, progress, workers=config.worker_count(), on_stored=fold.add
+            )
+            nursery.cancel_scope.cancel()
+    return summary, interrupted
+
+
+@click.command("standings")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="JSON instead of tables.")
+@click.option("--csv", "as_csv", is_flag=True, help="CSV (one row per bot and table).")
+def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
+    """Show the standings of a results FILE (or of a tournament file's results)."""
+    if as_json and as_csv:
+        raise InputError("give --json or --csv, not both")
+    path = Path(file)
+    if path.suffix == ".toml":
+        try:
+            path = load_config(path).results
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
+    try:
+        with ResultStore.open_read(path) as store:
+            definition = store.definition()
+            standings = compute_standings(
+                store.matches(include_aborted=True),
+                [b["name"] for b in definition.get("bots", [])],
+                [g["label"] for g in definition.get("games", [])],
+            )
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
+    data = standings_as_data(standings)
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    elif as_csv:
+        out = io.StringIO()
+        columns = [
+            "table",
+            "rank",
+            "bot",
+            "played",
+            "wins",
+            "mean_placing",
+            "mean_score",
+            "duplicate",
+            "mu",
+            "sigma",
+            "ordinal",
+            "faults",
+            "forfeits",
+            "median_ms",
+        ]
+        writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        for scope, table in data.items():
+            for row in table["rows"]:
+                faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
+                writer.writerow({**row, "table": scope, "faults": faults})
+        click.echo(out.getvalue(), nl=False)
+    else:
+        Console().print(standings_tables(standings))

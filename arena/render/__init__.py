@@ -1,0 +1,1 @@
+"""Rendering: standings, progress and match records drawn from data (terminal now, web next)."""

@@ -1,0 +1,252 @@
+"""Playing matches in one process: the pool of bot processes and one pooled match.
+
+Both the in-process runner (``arena.tournament.runner``) and each worker process
+(``arena.tournament.workers``) play through this module; it knows nothing of either.
+
+- Bot processes are pooled: a process is started when no idle one of that bot is free, and goes
+  back to the pool after its match. A process that crashed, was forfeited, or was in a match that
+  was cut short is closed and never reused; the next match starts a fresh one.
+- A bot that cannot be started forfeits the match it was wanted for: its seat gets a ``startup``
+  fault and the autopilot plays it. After three failures in a row the bot is not started again
+  in this run: its remaining matches are forfeited at once with the same reason.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.games import find_game
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.process import BotProcess, BotStartupError
+from arena.referee.results import MatchResult
+from arena.tournament.config import TournamentConfig
+from arena.tournament.schedule import ScheduledMatch
+from arena.tournament.store import StoredFault, StoredMatch
+
+CLOSE_GRACE_S = 10.0  # a bound on closing one bot process (it kills on its own before)
+STARTUP_FAILURES_TO_GIVE_UP = 3
+
+StartBot = Callable[..., Awaitable[Any]]
+PlayMatch = Callable[..., Awaitable[MatchResult]]
+
+
+class TournamentError(Exception):
+    """The tournament cannot go on (one line, names the bot); finished matches are kept."""
+
+
+@dataclass
+class RunSummary:
+    played: int = 0  # completed in this run
+    aborted: int = 0  # cut by the match time limit or a failed bot start in this run
+    skipped: int = 0  # already completed before this run
+    started_processes: int = 0
+    workers_cpu_s: float = 0.0  # worker processes' own CPU time (not their bots'), if any
+
+
+class BotPool:
+    """Idle bot processes by bot name; starts new ones on demand, closes unusable ones."""
+
+    def __init__(
+        self,
+        specs: Sequence[BotSpec],
+        *,
+        start_bot: StartBot,
+        time_control: TimeControl,
+        log_dir: Path,
+    ) -> None:
+        self.specs = {spec.name: spec for spec in specs}
+        self._start_bot = start_bot
+        self._time_control = time_control
+        self._log_dir = log_dir
+        self._idle: dict[str, list[Any]] = {name: [] for name in self.specs}
+        self._open: set[Any] = set()  # every process started and not yet closed
+        self._failures: Counter[str] = Counter()
+        self._given_up: dict[str, str] = {}  # bots not started again in this run, and why
+        self.started = 0
+
+    async def acquire(self, name: str) -> Any:
+        """A running process of bot ``name``, or (when it cannot start) a stand-in whose seat the
+        referee forfeits with a startup fault."""
+        spec = self.specs[name]
+        if name in self._given_up:
+            return BotProcess.absent(spec, self._given_up[name])
+        idle = self._idle[name]
+        while idle:
+            process = idle.pop()
+            if process.alive:
+                return process
+            await self._close(process)
+        try:
+            process = await self._start_bot(
+                spec, time_control=self._time_control, log_dir=self._log_dir
+            )
+        except BotStartupError as exc:
+            self._failures[name] += 1
+            if self._failures[name] >= STARTUP_FAILURES_TO_GIVE_UP:
+                self._given_up[name] = (
+                    f"{exc.reason} (failed to start {self._failures[name]} "
+                    "times in a row: not started again in this run)"
+                )
+            return BotProcess.absent(spec, exc.reason)
+        self._failures[name] = 0
+        self._open.add(process)
+        self.started += 1
+        return process
+
+    async def release(self, process: Any, *, reusable: bool) -> None:
+        if reusable and process.alive:
+            self._idle[process.spec.name].append(process)
+        else:
+            await self._close(process)
+
+    async def warm_up(self) -> None:
+        """Start one process of every bot at once, so the first matches do not wait in line."""
+        started: list[Any] = []
+
+        async def start_one(name: str) -> None:
+            started.append(await self.acquire(name))
+
+        try:
+            async with trio.open_nursery() as nursery:
+                for name in self.specs:
+                    nursery.start_soon(start_one, name)
+        finally:
+            for process in started:
+                await self.release(process, reusable=True)
+
+    async def close_all(self) -> None:
+        """Close every process this pool started (shielded: runs even when cancelled)."""
+        with trio.CancelScope(shield=True):
+            async with trio.open_nursery() as nursery:
+                for process in list(self._open):
+                    nursery.start_soon(self._close, process)
+        for idle in self._idle.values():
+            idle.clear()
+
+    async def _close(self, process: Any) -> None:
+        self._open.discard(process)
+        with trio.CancelScope(shield=True):
+            with trio.move_on_after(CLOSE_GRACE_S):
+                await process.close()
+
+
+@contextmanager
+def unwrapped(kind: type[Exception]) -> Iterator[None]:
+    """Raise the first ``kind`` error out of a nursery's exception group as itself."""
+    try:
+        yield
+    except BaseExceptionGroup as group:
+        matched, _rest = group.split(kind)
+        if matched is None:
+            raise
+        first: BaseException = matched
+        while isinstance(first, BaseExceptionGroup):
+            first = first.exceptions[0]
+        raise first from None
+
+
+async def play_pooled_match(
+    config: TournamentConfig, match: ScheduledMatch, pool: BotPool, play: PlayMatch
+) -> StoredMatch:
+    """One match with pooled processes: completed, or aborted with the reason. Cancellation
+    propagates (the match is not stored and will be replayed); the processes go back either way."""
+    processes: list[Any] = []
+    reusable: list[bool] = []  # per seat; processes without an entry are closed
+    started = time.monotonic()
+    try:
+        for name in match.seats:
+            processes.append(await pool.acquire(name))
+        record_path = (
+            config.records_dir / (match.match_id.replace("/", "_") + ".jsonl")
+            if config.records
+            else None
+        )
+        result = None
+        try:
+            with trio.move_on_after(config.match_time_limit_s):
+                result = await play(
+                    find_game(match.game_id),
+                    processes,
+                    seed=match.seed,
+                    options=match.options,
+                    match_id=match.match_id,
+                    time_control=config.time_control,
+                    max_faults=config.max_faults,
+                    record_path=record_path,
+                )
+        except Exception as exc:  # a referee bug must not end a long tournament
+            return _aborted(
+                match, f"referee error: {type(exc).__name__}: {exc}", time.monotonic() - started
+            )
+        if result is None:  # mid-match processes are in an unknown state
+            return _aborted(
+                match,
+                f"cut by the match time limit of {config.match_time_limit_s:g} s",
+                time.monotonic() - started,
+            )
+        reusable = [seat not in result.forfeited for seat in range(len(processes))]
+        return _stored(match, result)
+    finally:
+        with trio.CancelScope(shield=True):
+            for index, process in enumerate(processes):
+                await pool.release(process, reusable=index < len(reusable) and reusable[index])
+
+
+def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
+    return StoredMatch(
+        match_id=match.match_id,
+        game=match.game,
+        game_id=match.game_id,
+        table=match.table,
+        deal=match.deal,
+        rotation=match.rotation,
+        seed=match.seed,
+        players=match.players,
+        options=dict(result.options),
+        bots=tuple(result.bots),
+        scores=tuple(result.scores),
+        placings=tuple(result.placings),
+        teams=None if result.teams is None else tuple(result.teams),
+        forfeited=tuple(result.forfeited),
+        faults=tuple(
+            StoredFault(f.seat, f.bot, str(f.kind), f.request_id, f.message) for f in result.faults
+        ),
+        decision_ms=tuple(tuple(seat) for seat in result.decision_ms),
+        status="completed",
+        reason=result.termination,
+        record_path=None if result.record_path is None else str(result.record_path),
+        duration_s=result.duration_s,
+    )
+
+
+def _aborted(match: ScheduledMatch, reason: str, duration_s: float) -> StoredMatch:
+    return StoredMatch(
+        match_id=match.match_id,
+        game=match.game,
+        game_id=match.game_id,
+        table=match.table,
+        deal=match.deal,
+        rotation=match.rotation,
+        seed=match.seed,
+        players=match.players,
+        options=dict(match.options),
+        bots=match.seats,
+        scores=(),
+        placings=(),
+        teams=None,
+        forfeited=(),
+        faults=(),
+        decision_ms=(),
+        status="aborted",
+        reason=reason,
+        duration_s=duration_s,
+    )

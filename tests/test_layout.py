@@ -1,0 +1,156 @@
+"""The package layout is the architecture (docs/architecture.md): imports run one way.
+
+Each folder of ``arena`` has a layer; a module may import its own layer and those below it,
+never one above, and no two modules may import each other, directly or round a longer cycle.
+``protocol`` imports nothing of ``arena``. A new folder must be given its layer here.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# Lowest first. Folders on one layer may not import each other (they are side by side).
+LAYERS: dict[str, int] = {
+    "protocol": 0,  # the wire format; msgspec only
+    "arena.games": 1,  # pure rules, stdlib only
+    "arena.stats": 1,  # pure statistics over results (no processes, no SQL)
+    "arena.kit": 2,  # the bot author's search kit: games only; the referee never imports it
+    "arena.referee": 2,  # bot processes, lines, clock, one match, its record and result
+    "arena.bots": 3,  # manifests, submissions, installed bots, the checker
+    "arena.tournament": 4,  # config, schedule, executors, runner, store, standings
+    "arena.render": 5,  # terminal (and web) drawing of standings, progress and records
+    "arena.web": 6,  # the read-only web server
+    "arena.cli": 7,  # click commands: parse, call, print
+    "arena": 8,  # the package itself (__init__, __main__)
+}
+
+
+def _package_of(module: str) -> str:
+    parts = module.split(".")
+    if parts[0] == "protocol":
+        return "protocol"
+    if len(parts) >= 2 and f"arena.{parts[1]}" in LAYERS:
+        return f"arena.{parts[1]}"
+    return "arena"
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for top in ("arena", "protocol"):
+        for path in sorted((ROOT / top).rglob("*.py")):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            if parts[-1] == "__init__":
+                parts.pop()
+            found[".".join(parts)] = path
+    return found
+
+
+def _imports(path: Path, module: str) -> set[str]:
+    """Every arena/protocol module this file imports, at any depth (lazy imports count too)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    is_package = path.name == "__init__.py"
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = module.split(".")
+                anchor = anchor if is_package else anchor[:-1]
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                base = ".".join(anchor + ([base] if base else []))
+            names.add(base)
+            names.update(f"{base}.{alias.name}" for alias in node.names)
+    return {n for n in names if n.split(".")[0] in ("arena", "protocol")}
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    graph = {}
+    for module, path in modules.items():
+        graph[module] = {
+            name for name in _imports(path, module) if name in modules and name != module
+        }
+    return graph
+
+
+def test_every_folder_has_a_layer() -> None:
+    folders = {
+        p.name for p in (ROOT / "arena").iterdir() if p.is_dir() and (p / "__init__.py").exists()
+    }
+    missing = sorted(f"arena.{f}" for f in folders if f"arena.{f}" not in LAYERS)
+    assert not missing, f"give these folders a layer in tests/test_layout.py: {missing}"
+
+
+def test_imports_never_climb() -> None:
+    climbs = []
+    for module, imported in _graph().items():
+        own = _package_of(module)
+        for name in imported:
+            other = _package_of(name)
+            if other == own:
+                continue
+            if LAYERS[other] >= LAYERS[own]:
+                climbs.append(f"{module} imports {name} ({other} is not below {own})")
+    assert not climbs, "\n".join(sorted(climbs))
+
+
+def test_protocol_imports_nothing_of_arena() -> None:
+    bad = [
+        f"{m} imports {n}"
+        for m, imported in _graph().items()
+        if m.startswith("protocol")
+        for n in imported
+        if n.startswith("arena")
+    ]
+    assert not bad, bad
+
+
+def test_games_use_the_standard_library_only() -> None:
+    allowed_third_party: set[str] = set()
+    bad = []
+    for module, path in _modules().items():
+        if _package_of(module) != "arena.games":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import | ast.ImportFrom) and not getattr(node, "level", 0):
+                names = (
+                    [a.name for a in node.names]
+                    if isinstance(node, ast.Import)
+                    else [node.module or ""]
+                )
+                for name in names:
+                    top = name.split(".")[0]
+                    if top == "arena" and _package_of(name) == "arena.games":
+                        continue
+                    if top in allowed_third_party or top in __import__("sys").stdlib_module_names:
+                        continue
+                    bad.append(f"{module} imports {name}")
+    assert not bad, bad
+
+
+def test_no_import_cycles() -> None:
+    graph = _graph()
+    cycles: list[list[str]] = []
+    state: dict[str, int] = {}  # 1 = on the stack, 2 = done
+    stack: list[str] = []
+
+    def visit(node: str) -> None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == 1:
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
+            elif nxt not in state:
+                visit(nxt)
+        stack.pop()
+        state[node] = 2
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node)
+    assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
