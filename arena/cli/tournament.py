@@ -19,12 +19,7 @@ from arena.render.terminal import show_progress, standings_tables
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
 from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
 from arena.tournament.schedule import Schedule, build_schedule
-from arena.tournament.standings import (
-    StandingsFold,
-    compute_standings,
-    schedule_order,
-    standings_as_data,
-)
+from arena.tournament.standings import LiveStandings, load_fold, standings_as_data
 from arena.tournament.store import ResultStore, StoreError
 
 EXIT_INTERRUPTED = 130
@@ -116,12 +111,10 @@ def tournament_command(
         soft_wrap=True,
     )
     try:
-        summary, interrupted = trio.run(_run, config, schedule, store, console)
-        final = compute_standings(
-            store.matches(include_aborted=True),
-            [b.name for b in config.bots],
-            [g.label for g in config.games],
-        )
+        live = LiveStandings(store, [b.name for b in config.bots], [g.label for g in config.games])
+        summary, interrupted = trio.run(_run, config, schedule, store, live, console)
+        live.persist()
+        final = live.standings()
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -215,13 +208,14 @@ def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Sch
 
 
 async def _run(
-    config: TournamentConfig, schedule: Schedule, store: ResultStore, console: Console
+    config: TournamentConfig,
+    schedule: Schedule,
+    store: ResultStore,
+    live: LiveStandings,
+    console: Console,
 ) -> tuple[RunSummary, bool]:
     """The runner and the display side by side; SIGINT, SIGTERM and SIGHUP stop it cleanly."""
     progress = Progress(total=len(schedule))
-    fold = StandingsFold([b.name for b in config.bots], [g.label for g in config.games])
-    for match in sorted(store.matches(include_aborted=True), key=schedule_order):
-        fold.add(match)  # live ratings then follow the order matches finish in
 
     interrupted = False
     summary = RunSummary()
@@ -239,9 +233,9 @@ async def _run(
                     return
 
             nursery.start_soon(stop_on_signal)
-            nursery.start_soon(show_progress, progress, fold.standings, console)
+            nursery.start_soon(show_progress, progress, live.standings, console)
             summary = await run_tournament(
-                config, schedule, store, progress, workers=config.worker_count(), on_stored=fold.add
+                config, schedule, store, progress, workers=config.worker_count(), on_stored=live.add
             )
             nursery.cancel_scope.cancel()
     return summary, interrupted
@@ -264,11 +258,12 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
     try:
         with ResultStore.open_read(path) as store:
             definition = store.definition()
-            standings = compute_standings(
-                store.matches(include_aborted=True),
+            fold, _seq = load_fold(
+                store,
                 [b["name"] for b in definition.get("bots", [])],
                 [g["label"] for g in definition.get("games", [])],
             )
+            standings = fold.standings()
     except StoreError as exc:
         raise InputError(str(exc)) from None
     data = standings_as_data(standings)

@@ -22,15 +22,19 @@ an aborted match (a bot that could not start) are counted too.
 
 from __future__ import annotations
 
+import bisect
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
 
+import msgspec
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from arena.games import GAMES
-from arena.tournament.store import StoredMatch
+from arena.tournament.store import ResultStore, StoredMatch
 
 OVERALL = "overall"
 TIME_RESOLUTION_MS = 0.01  # decision times are counted on this grid for the median
@@ -68,6 +72,88 @@ class Standings:
         return [label for label in self.tables if label != OVERALL]
 
 
+# -- persisting the fold ----------------------------------------------------------------------
+#
+# The fold's state is kept in the results file and extended as matches arrive. It is serialised
+# generically: the attributes of the fold and of every object in it, recursively, so an
+# accumulator added to the fold is persisted without more code, provided it is built from the
+# types below (its class, if any, marked ``@persisted``). Only those classes are ever created
+# when a state is read back, so a results file from elsewhere cannot run code.
+
+FOLD_FORMAT = 1  # bump when the fold's attributes change meaning; a state of another is refolded
+_PERSISTED: dict[str, type] = {}
+_INT64 = 2**63
+
+
+def persisted(cls: type) -> type:
+    """Mark a class whose instances may be in the persisted fold (their ``__dict__`` is)."""
+    _PERSISTED[cls.__name__] = cls
+    return cls
+
+
+def _encode(value: Any) -> Any:
+    if value is None or isinstance(value, bool | float | str):
+        return value
+    if isinstance(value, int):
+        return value if -_INT64 <= value < _INT64 else {"$i": str(value)}
+    if isinstance(value, list):
+        return [_encode(v) for v in value]
+    if isinstance(value, tuple):
+        return {"$t": [_encode(v) for v in value]}
+    if isinstance(value, Counter):
+        return {"$C": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if type(value) is dict:
+        return {"$d": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, Fraction):
+        return {"$F": str(value)}
+    name = type(value).__name__
+    if _PERSISTED.get(name) is type(value):
+        return {"$o": name, "a": {k: _encode(v) for k, v in vars(value).items()}}
+    raise TypeError(f"the standings fold cannot persist a {name}: mark its class @persisted")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    if not isinstance(value, dict):
+        return value
+    (tag, payload), *rest = value.items()
+    if tag == "$t":
+        return tuple(_decode(v) for v in payload)
+    if tag == "$C":
+        return Counter({_decode(k): _decode(v) for k, v in payload})
+    if tag == "$d":
+        return {_decode(k): _decode(v) for k, v in payload}
+    if tag == "$F":
+        return Fraction(payload)
+    if tag == "$i":
+        return int(payload)
+    if tag == "$o" and rest and rest[0][0] == "a" and payload in _PERSISTED:
+        obj: Any = object.__new__(
+            _PERSISTED[payload]
+        )  # __init__ skipped: the state sets every field
+        vars(obj).update({k: _decode(v) for k, v in rest[0][1].items()})
+        return obj
+    raise ValueError(f"not a standings fold state (tag {tag!r})")
+
+
+def fold_to_bytes(fold: StandingsFold) -> bytes:
+    return msgspec.msgpack.encode({"format": FOLD_FORMAT, "fold": _encode(fold)})
+
+
+def fold_from_bytes(data: bytes) -> StandingsFold | None:
+    """The fold persisted in ``data``; None when it is of another format (or not a fold)."""
+    try:
+        decoded = msgspec.msgpack.decode(data)
+        if not isinstance(decoded, dict) or decoded.get("format") != FOLD_FORMAT:
+            return None
+        fold = _decode(decoded["fold"])
+    except (msgspec.DecodeError, ValueError, TypeError, KeyError, ZeroDivisionError):
+        return None
+    return fold if isinstance(fold, StandingsFold) else None
+
+
+@persisted
 class _Tally:
     """Running sums for one bot in one table."""
 
@@ -86,51 +172,96 @@ def higher_is_better(game_id: str) -> bool:
     return True if spec is None else spec.state_class.HIGHER_IS_BETTER
 
 
-def schedule_order(match: StoredMatch) -> tuple:
-    return (match.deal, match.game, match.table, match.rotation, match.match_id)
+def schedule_order(match: StoredMatch, games: Sequence[str] = ()) -> tuple:
+    """The order matches are played and rated in (SPEC 10.3): deal by deal, then the games in
+    the tournament's order (``games``; labels it does not list follow by name), table, rotation."""
+    position = games.index(match.game) if match.game in games else len(games)
+    return (match.deal, position, match.game, match.table, match.rotation, match.match_id)
 
 
 def compute_standings(
     matches: Iterable[StoredMatch], bots: Sequence[str] = (), games: Sequence[str] = ()
 ) -> Standings:
     """Fold completed matches, in schedule order, into standings. ``bots`` lists bots to show
-    even before they play; ``games`` orders the game tables (others follow by name)."""
+    even before they play; ``games`` orders the game tables (others follow by name) and the
+    games within a deal."""
     fold = StandingsFold(bots, games)
-    for match in sorted(matches, key=schedule_order):
+    for match in sorted(matches, key=fold.order):
         fold.add(match)
     return fold.standings()
 
 
+class StaleFold(Exception):
+    """A match arrived too far before the ones already rated: fold again from the start."""
+
+
+RATING_WINDOW = 1024  # rated matches kept for re-rating when one arrives out of order
+CHECKPOINT_EVERY = 64  # ratings snapshot every so many rated matches inside the window
+
+Rating = tuple[float, float]  # mu, sigma
+
+
+@persisted
 class StandingsFold:
-    """The fold, one match at a time: :meth:`add` is cheap (a running tournament calls it as each
-    match is stored), :meth:`standings` builds the tables from the running sums."""
+    """The fold, one match at a time, in any order: :meth:`add` is cheap (a running tournament
+    calls it as each match is stored), :meth:`standings` builds the tables from the running sums.
+
+    The result is that of folding the same matches in schedule order. Everything but the ratings
+    is order-independent (counts, integer sums, exact fractions; new accumulators must be so
+    too). The ratings are order-dependent: they are applied in schedule order, and a match that
+    arrives before some already rated (matches finish out of order at concurrency > 1) is put in
+    its place and the ones after it are rated again, from the snapshot before it. Only the last
+    ``RATING_WINDOW`` rated matches are kept for that: one arriving before them raises
+    :class:`StaleFold`.
+
+    The whole object (but its model) is persisted in the results file (:func:`fold_to_bytes`),
+    so that standings extend it rather than refold every stored match.
+    """
 
     def __init__(self, bots: Sequence[str] = (), games: Sequence[str] = ()) -> None:
         self._bots = list(bots)
         self._games = list(games)
-        self._model = PlackettLuce()
         self._tallies: dict[str, dict[str, _Tally]] = {}
-        self._ratings: dict[str, dict[str, PlackettLuceRating]] = {}
-        self._deals: dict[tuple[str, int, int], list[StoredMatch]] = defaultdict(list)
         self._counts: Counter[str] = Counter()
         self._unrated: Counter[str] = Counter()
+        # stored aborted matches: match id -> (game label, faults as (bot, kind)); only their
+        # faults count, until a completed match of the same id replaces them
+        self._aborted: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+        # duplicate comparison: deals still missing rotations, (label, table, deal) ->
+        # [players, sign, [(bots, scores) per match]]; complete deals are added to _dup_sums
+        self._open_deals: dict[tuple[str, int, int], list[Any]] = {}
+        self._dup_sums: dict[str, dict[str, list[Any]]] = {}  # label -> bot -> [Fraction, n]
+        # ratings in schedule order: the current ones, and the window of recent rated matches
+        # [key, (game, sides, ranks), snapshot of the ratings before it or None]
+        self._ratings: dict[str, dict[str, Rating]] = {}
+        self._window: list[list[Any]] = []
+        self._window_start: dict[str, dict[str, Rating]] = {}  # ratings before the window
+        self._floor: tuple | None = None  # key of the last match that left the window
+
+    def order(self, match: StoredMatch) -> tuple:
+        return schedule_order(match, self._games)
 
     def _scope(self, scope: str) -> dict[str, _Tally]:
         if scope not in self._tallies:
             self._tallies[scope] = {bot: _Tally() for bot in self._bots}
-            self._ratings[scope] = {}
+            self._ratings.setdefault(scope, {})
         return self._tallies[scope]
 
     def add(self, match: StoredMatch) -> None:
         if not match.completed:  # an aborted match counts only its (startup) faults
             for scope in (match.game, OVERALL):
-                tally = self._scope(scope)
-                for fault in match.faults:
-                    tally.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
+                self._scope(scope)
+            self._aborted[match.match_id] = (
+                match.game,
+                [(fault.bot, fault.kind) for fault in match.faults],
+            )
             return
+        self._aborted.pop(match.match_id, None)
         self._counts[match.game] += 1
         self._counts[OVERALL] += 1
-        self._deals[(match.game, match.table, match.deal)].append(match)
+        times = [
+            Counter(round(ms / TIME_RESOLUTION_MS) for ms in seat) for seat in match.decision_ms
+        ]
         for scope in (match.game, OVERALL):
             tally = self._scope(scope)
             for seat, bot in enumerate(match.bots):
@@ -140,36 +271,113 @@ class StandingsFold:
                 row.placing_sum += match.placings[seat]
                 row.score_sum += match.scores[seat]
                 row.forfeits += seat in match.forfeited
-                if seat < len(match.decision_ms):
-                    row.times.update(
-                        round(ms / TIME_RESOLUTION_MS) for ms in match.decision_ms[seat]
-                    )
+                if seat < len(times):
+                    row.times.update(times[seat])
             for fault in match.faults:
                 tally.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
-            if not _rate(self._model, self._ratings[scope], match):
+        self._add_duplicate(match)
+        sides = _rating_sides(match)
+        if sides is None:
+            for scope in (match.game, OVERALL):
                 self._unrated[scope] += 1
+            return
+        self._rate_in_order(self.order(match), (match.game, *sides))
+
+    # -- duplicate ---------------------------------------------------------------------------
+
+    def _add_duplicate(self, match: StoredMatch) -> None:
+        key = (match.game, match.table, match.deal)
+        sign = 1 if higher_is_better(match.game_id) else -1
+        deal = self._open_deals.setdefault(key, [match.players, sign, []])
+        deal[2].append((list(match.bots), list(match.scores)))
+        if len(deal[2]) >= match.players:  # every rotation played: it cannot change any more
+            del self._open_deals[key]
+            _add_deltas(self._dup_sums, match.game, deal)
+
+    def _duplicate_sums(self) -> dict[str, dict[str, list[Any]]]:
+        sums = {
+            label: {b: list(v) for b, v in rows.items()} for label, rows in self._dup_sums.items()
+        }
+        for (label, _table, _deal), deal in self._open_deals.items():
+            _add_deltas(sums, label, deal)
+        return sums
+
+    # -- ratings -----------------------------------------------------------------------------
+
+    def _rate_in_order(self, key: tuple, rating: tuple) -> None:
+        window = self._window
+        if not window or key > window[-1][0]:
+            snapshot = self._snapshot() if len(window) % CHECKPOINT_EVERY == 0 else None
+            window.append([key, rating, snapshot])
+            self._apply(rating)
+            self._trim()
+            return
+        if self._floor is not None and key < self._floor:
+            raise StaleFold(f"match {key[-1]} arrived before the ratings' window")
+        at = bisect.bisect_left([entry[0] for entry in window], key)
+        start = next((i for i in range(at, 0, -1) if window[i][2] is not None), 0)
+        self._ratings = _copy_ratings(window[start][2] if start else self._window_start)
+        window.insert(at, [key, rating, None])
+        for i in range(start, len(window)):
+            window[i][2] = self._snapshot() if i % CHECKPOINT_EVERY == 0 else None
+            self._apply(window[i][1])
+        self._trim()
+
+    def _snapshot(self) -> dict[str, dict[str, Rating]]:
+        return _copy_ratings(self._ratings)
+
+    def _trim(self) -> None:
+        """Forget the oldest rated matches beyond the window, at a snapshot (which becomes the
+        ratings before the window)."""
+        window = self._window
+        if len(window) < RATING_WINDOW + CHECKPOINT_EVERY:
+            return
+        cut = next(
+            (i for i in range(CHECKPOINT_EVERY, len(window)) if window[i][2] is not None), None
+        )
+        if cut is None:
+            return
+        self._floor = window[cut - 1][0]
+        self._window_start = window[cut][2]
+        del window[:cut]
+
+    def _apply(self, rating: tuple) -> None:
+        game, members, ranks = rating
+        for scope in (game, OVERALL):
+            ratings = self._ratings.setdefault(scope, {})
+            teams = [[_model_rating(bot, ratings.get(bot)) for bot in side] for side in members]
+            for side, new_team in zip(members, _MODEL.rate(teams, ranks=list(ranks)), strict=True):
+                for bot, new in zip(side, new_team, strict=True):
+                    ratings[bot] = (new.mu, new.sigma)
+
+    # -- the tables --------------------------------------------------------------------------
 
     def standings(self) -> Standings:
+        for label, _faults in self._aborted.values():
+            self._scope(label)
         played = [label for label in self._tallies if label != OVERALL]
         labels = [g for g in self._games if g in played] + sorted(set(played) - set(self._games))
         self._scope(OVERALL)
-        dup: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-        for (label, _table, _deal), group in self._deals.items():
-            sign = 1 if higher_is_better(group[0].game_id) else -1
-            for bot, delta in _duplicate_deltas(group):
-                dup[label][bot].append(sign * delta)
+        extra_faults: dict[str, dict[str, Counter[str]]] = defaultdict(lambda: defaultdict(Counter))
+        for label, faults in self._aborted.values():
+            for bot, kind in faults:
+                for scope in (label, OVERALL):
+                    extra_faults[scope][bot][kind] += 1
+        dup = self._duplicate_sums()
         tables = {}
         for scope in [*labels, OVERALL]:
+            tallies = self._tallies[scope]
+            bots = list(tallies) + [b for b in extra_faults.get(scope, {}) if b not in tallies]
             rows = [
                 _row(
                     bot,
-                    tally,
-                    self._ratings[scope].get(bot),
-                    dup[scope].get(bot, []),
+                    tallies.get(bot) or _Tally(),
+                    self._ratings.get(scope, {}).get(bot),
+                    dup.get(scope, {}).get(bot),
+                    extra_faults.get(scope, {}).get(bot),
                     with_scores=scope != OVERALL,
-                    model=self._model,
                 )
-                for bot, tally in self._tallies[scope].items()
+                for bot in bots
             ]
             rows.sort(
                 key=lambda r: (
@@ -184,18 +392,40 @@ class StandingsFold:
         return Standings(tables=tables, matches=matches, unrated=unrated)
 
 
-def _duplicate_deltas(group: Sequence[StoredMatch]) -> list[tuple[str, float]]:
-    """(bot, score minus the mean score of the same seat's cards) for every seat of the group."""
+_MODEL = PlackettLuce()
+DEFAULT_RATING: Rating = (_MODEL.mu, _MODEL.sigma)
+
+
+def _model_rating(bot: str, rating: Rating | None) -> PlackettLuceRating:
+    if rating is None:
+        return _MODEL.rating(name=bot)
+    return _MODEL.rating(mu=rating[0], sigma=rating[1], name=bot)
+
+
+def _copy_ratings(ratings: Mapping[str, Mapping[str, Rating]]) -> dict[str, dict[str, Rating]]:
+    return {scope: dict(rows) for scope, rows in ratings.items()}
+
+
+def _add_deltas(sums: dict[str, dict[str, list[Any]]], label: str, deal: list[Any]) -> None:
+    """Add one deal's duplicate deltas (score minus the seat's mean over the rotations) to the
+    exact per-bot sums: a ``Fraction`` of the float deltas, so that the mean is that of
+    ``statistics.fmean`` over them, whatever order the deals came in."""
+    players, sign, group = deal
     if len(group) < 2:
-        return []
-    players = group[0].players
-    means = [statistics.fmean(m.scores[seat] for m in group) for seat in range(players)]
-    return [(m.bots[seat], m.scores[seat] - means[seat]) for m in group for seat in range(players)]
+        return
+    means = [statistics.fmean(scores[seat] for _bots, scores in group) for seat in range(players)]
+    rows = sums.setdefault(label, {})
+    for bots, scores in group:
+        for seat in range(players):
+            entry = rows.setdefault(bots[seat], [Fraction(0), 0])
+            entry[0] += Fraction(sign * (scores[seat] - means[seat]))
+            entry[1] += 1
 
 
-def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating], match: StoredMatch) -> bool:
-    """One Plackett-Luce update from the match's placings (forfeits last, partners as teams);
-    False when the match cannot be rated (a bot on two opposing sides)."""
+def _rating_sides(match: StoredMatch) -> tuple[list[list[str]], list[float]] | None:
+    """The sides of a Plackett-Luce update (bots per side) and their ranks (forfeits last,
+    partners as teams, a bot in several seats by its mean placing); None when the match cannot
+    be rated (a bot on two opposing sides)."""
     worst = match.players + 1
     placing = [worst if seat in match.forfeited else p for seat, p in enumerate(match.placings)]
     sides: dict[object, list[int]] = defaultdict(list)  # side -> seats
@@ -205,39 +435,34 @@ def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating], match: St
     members = {side: sorted({match.bots[s] for s in seats}) for side, seats in sides.items()}
     everyone = [bot for bots in members.values() for bot in bots]
     if len(sides) < 2 or len(everyone) != len(set(everyone)):
-        return False  # a bot against itself teaches the model nothing
+        return None  # a bot against itself teaches the model nothing
     order = list(sides)
-    teams = [
-        [ratings.get(bot) or model.rating(name=bot) for bot in members[side]] for side in order
-    ]
     ranks = [statistics.fmean(placing[s] for s in sides[side]) for side in order]
-    for rated_side, new_team in zip(order, model.rate(teams, ranks=ranks), strict=True):
-        for bot, rating in zip(members[rated_side], new_team, strict=True):
-            ratings[bot] = rating
-    return True
+    return [members[side] for side in order], ranks
 
 
 def _row(
     bot: str,
     tally: _Tally,
-    rating: PlackettLuceRating | None,
-    dup: Sequence[float],
+    rating: Rating | None,
+    dup: list[Any] | None,
+    extra_faults: Counter[str] | None,
     *,
     with_scores: bool,
-    model: PlackettLuce,
 ) -> BotStanding:
-    rating = rating or model.rating(name=bot)
+    mu, sigma = rating or DEFAULT_RATING
     played = tally.played
+    faults = tally.faults + extra_faults if extra_faults else tally.faults
     return BotStanding(
         bot=bot,
         played=played,
         wins=tally.wins,
         mean_placing=tally.placing_sum / played if played else None,
         mean_score=tally.score_sum / played if played and with_scores else None,
-        duplicate=statistics.fmean(dup) if dup and with_scores else None,
-        mu=rating.mu,
-        sigma=rating.sigma,
-        faults=dict(sorted(tally.faults.items())),
+        duplicate=float(dup[0]) / dup[1] if dup and dup[1] and with_scores else None,
+        mu=mu,
+        sigma=sigma,
+        faults=dict(sorted(faults.items())),
         forfeits=tally.forfeits,
         median_ms=_median(tally.times),
     )
@@ -260,6 +485,70 @@ def _median(times: Counter[int]) -> float | None:
         if len(found) == 2:
             break
     return (found[0] + found[1]) / 2 * TIME_RESOLUTION_MS
+
+
+FOLD_NAME = "standings"
+PERSIST_EVERY = 5000  # a running tournament caches its fold every so many stored matches
+
+
+def refold(store: ResultStore, bots: Sequence[str], games: Sequence[str]) -> StandingsFold:
+    """Every stored match folded afresh, in schedule order."""
+    fold = StandingsFold(bots, games)
+    for match in sorted(store.matches(include_aborted=True), key=fold.order):
+        fold.add(match)
+    return fold
+
+
+def load_fold(
+    store: ResultStore, bots: Sequence[str], games: Sequence[str]
+) -> tuple[StandingsFold, int]:
+    """The fold of every stored match and the save number it covers: the cached fold extended
+    with the matches stored since, or (no usable cache) a refold of them all."""
+    seq = store.last_seq()
+    cached = store.fold_state(FOLD_NAME)
+    if cached is not None and not store.unsequenced():
+        state, covered = cached
+        fold = fold_from_bytes(state)
+        if fold is not None and fold._bots == list(bots) and fold._games == list(games):
+            try:
+                newer = store.matches(include_aborted=True, since=covered)
+                for match in sorted(newer, key=fold.order):
+                    fold.add(match)
+                fold.standings()  # a damaged cache fails here, not in front of the reader
+                return fold, max(seq, covered)
+            except Exception:  # StaleFold, or a damaged cache: refolded, never fatal
+                pass
+    return refold(store, bots, games), seq
+
+
+class LiveStandings:
+    """The standings of a results file while a tournament fills it: the fold is extended with
+    each stored match and cached in the file every ``PERSIST_EVERY`` matches and on
+    :meth:`persist`, so the next reader starts from there."""
+
+    def __init__(self, store: ResultStore, bots: Sequence[str], games: Sequence[str]) -> None:
+        self._store = store
+        self._bots, self._games = list(bots), list(games)
+        self.fold, _seq = load_fold(store, self._bots, self._games)
+        self._unsaved = 0
+
+    def add(self, match: StoredMatch) -> None:
+        """Fold a match just stored (the latest save: every save is folded in the order made,
+        so the fold covers every save up to the store's latest)."""
+        try:
+            self.fold.add(match)
+        except StaleFold:  # far out of order: start again from what is stored
+            self.fold = refold(self._store, self._bots, self._games)
+        self._unsaved += 1
+        if self._unsaved >= PERSIST_EVERY:
+            self.persist()
+
+    def persist(self) -> None:
+        self._store.save_fold_state(FOLD_NAME, fold_to_bytes(self.fold), self._store.last_seq())
+        self._unsaved = 0
+
+    def standings(self) -> Standings:
+        return self.fold.standings()
 
 
 def standings_as_data(standings: Standings) -> dict:

@@ -5,8 +5,12 @@ Tables::
     meta(key, value)        app = "trick-arena-results", schema = "1", name, fingerprint,
                             definition (JSON), created (UTC ISO time)
     matches(match_id, ...)  one row per match played to its end ("completed") or cut by the
-                            match time limit ("aborted", replayed on the next run)
+                            match time limit ("aborted", replayed on the next run); ``seq``
+                            numbers the saves, so "stored since" is one indexed range
     faults(match_id, ...)   the faults of a match, deleted and written with it
+    fold_state(name, seq, state)  a cache: the standings fold over every match stored up to
+                            ``seq`` (arena.tournament.standings serialises it); deleting it
+                            only costs a refold
 
 Every finished match is written in one transaction with its faults, so a killed run leaves each
 match either fully stored or absent. The file runs in WAL mode: readers (``arena standings``) do
@@ -53,7 +57,8 @@ CREATE TABLE IF NOT EXISTS matches (
     reason      TEXT NOT NULL,      -- the referee's termination, or why the match was aborted
     record_path TEXT,
     duration_s  REAL NOT NULL,
-    finished_at TEXT NOT NULL
+    finished_at TEXT NOT NULL,
+    seq         INTEGER             -- the order rows were stored in (grows with every save)
 );
 CREATE TABLE IF NOT EXISTS faults (
     match_id   TEXT NOT NULL REFERENCES matches(match_id) ON DELETE CASCADE,
@@ -64,6 +69,13 @@ CREATE TABLE IF NOT EXISTS faults (
     message    TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS faults_by_match ON faults(match_id);
+"""
+
+# Added to schema 1 without changing its number (older arenas still read the file): ``seq`` on
+# matches and the fold_state table. A file from before them gains them when a run opens it.
+SEQ_SCHEMA = """
+CREATE INDEX IF NOT EXISTS matches_by_seq ON matches(seq);
+CREATE TABLE IF NOT EXISTS fold_state (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, state BLOB);
 """
 
 
@@ -117,6 +129,7 @@ class ResultStore:
         self.path = path
         self._db = connection
         self._lock = lock  # a file descriptor holding flock(LOCK_EX) while we write
+        self._seq_known: bool | None = None
 
     # -- opening ---------------------------------------------------------------------------------
 
@@ -165,6 +178,7 @@ class ResultStore:
                     f"{meta.get('name', '?')!r} (changed: {changed}); run with --restart to "
                     f"discard them, or give another results file"
                 )
+            store._add_seq()
         except BaseException:
             store.close()
             raise
@@ -211,19 +225,34 @@ class ResultStore:
             for row in self._db.execute("SELECT match_id FROM matches WHERE status = 'completed'")
         }
 
-    def matches(self, *, include_aborted: bool = False) -> list[StoredMatch]:
-        """Stored matches in schedule order (game, table, deal, rotation), so a fold over them
-        gives the same standings however the matches happened to finish."""
-        where = "" if include_aborted else "WHERE status = 'completed'"
+    def matches(
+        self, *, include_aborted: bool = False, since: int | None = None
+    ) -> list[StoredMatch]:
+        """Stored matches ordered by (game, table, deal, rotation); ``since``: only those stored
+        after save number ``since`` (see :meth:`last_seq`)."""
+        conditions = [] if include_aborted else ["status = 'completed'"]
+        params: tuple[int, ...] = ()
+        if since is not None:
+            conditions.append("seq > ?")
+            params = (since,)
+        where = f"WHERE {' AND '.join(conditions)}" if conditions else ""
         faults: dict[str, list[StoredFault]] = {}
+        fault_where = (
+            ""
+            if since is None
+            else "WHERE match_id IN (SELECT match_id FROM matches WHERE seq > ?)"
+        )
         for row in self._db.execute(
-            "SELECT match_id, seat, bot, kind, request_id, message FROM faults ORDER BY rowid"
+            "SELECT match_id, seat, bot, kind, request_id, message FROM faults "
+            f"{fault_where} ORDER BY rowid",
+            params,
         ):
             faults.setdefault(row[0], []).append(StoredFault(*row[1:]))
         rows = self._db.execute(
             "SELECT match_id, game, game_id, table_no, deal, rotation, seed, players, options, "
             "bots, scores, placings, teams, forfeited, decision_ms, status, reason, record_path, "
-            f"duration_s FROM matches {where} ORDER BY game, table_no, deal, rotation, match_id"
+            f"duration_s FROM matches {where} ORDER BY game, table_no, deal, rotation, match_id",
+            params,
         )
         out = []
         for (
@@ -304,7 +333,8 @@ class ResultStore:
                 self._db.execute("DELETE FROM faults WHERE match_id = ?", (match.match_id,))
                 self._db.execute(
                     "INSERT OR REPLACE INTO matches VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+                    "(SELECT coalesce(max(seq), 0) + 1 FROM matches))",
                     row,
                 )
                 self._db.executemany(
@@ -321,6 +351,62 @@ class ResultStore:
                 "matches stored before it are kept: fix the cause (e.g. free disk "
                 "space) and run the same command again to resume"
             ) from None
+
+    # -- the standings fold's cache -----------------------------------------------------------
+
+    def last_seq(self) -> int:
+        """The number of the latest save (0 for none)."""
+        if not self._has_seq():
+            return 0
+        return self._db.execute("SELECT coalesce(max(seq), 0) FROM matches").fetchone()[0]
+
+    def unsequenced(self) -> bool:
+        """Whether some row has no save number (written by an arena from before them)."""
+        if not self._has_seq():
+            return self._db.execute("SELECT EXISTS(SELECT 1 FROM matches)").fetchone()[0] == 1
+        return (
+            self._db.execute("SELECT EXISTS(SELECT 1 FROM matches WHERE seq IS NULL)").fetchone()[0]
+            == 1
+        )
+
+    def fold_state(self, name: str) -> tuple[bytes, int] | None:
+        """The cached fold ``name`` and the save number it covers, if any."""
+        if not self._has_seq():
+            return None
+        row = self._db.execute(
+            "SELECT state, seq FROM fold_state WHERE name = ?", (name,)
+        ).fetchone()
+        return None if row is None or not isinstance(row[0], bytes) else (row[0], row[1])
+
+    def save_fold_state(self, name: str, state: bytes, seq: int) -> None:
+        """Cache a fold covering every save up to ``seq``. A failure only loses the cache."""
+        try:
+            with self._db:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO fold_state VALUES (?, ?, ?)", (name, seq, state)
+                )
+        except sqlite3.Error:
+            pass  # the next reader refolds; the matches themselves are untouched
+
+    def _has_seq(self) -> bool:
+        if self._seq_known is None:
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(matches)")}
+            tables = {
+                row[0]
+                for row in self._db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
+            self._seq_known = "seq" in columns and "fold_state" in tables
+        return self._seq_known
+
+    def _add_seq(self) -> None:
+        """Give a file from before save numbers its ``seq`` column (rows numbered as stored)."""
+        with self._db:
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(matches)")}
+            if "seq" not in columns:
+                self._db.execute("ALTER TABLE matches ADD COLUMN seq INTEGER")
+                self._db.execute("UPDATE matches SET seq = rowid")
+            self._db.executescript(SEQ_SCHEMA)
+        self._seq_known = None
 
     # -- inside ------------------------------------------------------------------------------------
 
@@ -352,7 +438,7 @@ class ResultStore:
 
     def _discard(self) -> None:
         with self._db:
-            for table in ("faults", "matches", "meta"):
+            for table in ("fold_state", "faults", "matches", "meta"):
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
 
     def _create(self, name: str, fingerprint: str, definition: Mapping[str, Any]) -> None:
