@@ -166,7 +166,7 @@ async def play_pooled_match(
         for name in match.seats:
             processes.append(await pool.acquire(name))
         record_path = (
-            config.records_dir / (match.match_id.replace("/", "_") + ".jsonl")
+            config.records_dir / (match.match_id.replace("/", "_") + ".jsonl.gz")
             if config.records
             else None
         )

@@ -1,0 +1,126 @@
+"""What match records cost: matches/s and the referee's CPU without records, with plain JSONL and
+with the gzip records tournaments write, and the bytes per match on disk.
+
+    python benchmarks/records.py [--seconds 1.5] [--repeat 5] [--game ID] [--bot c|python]
+
+For each game, in interleaved rounds (off, plain, gzip, one after the other, so the neighbours'
+noise hits all three alike), it plays whole matches with the C starter bot (or the Python random
+bot) in every seat for ``--seconds`` and counts matches/s and the arena process's CPU per match.
+It prints the medians, each mode's matches/s and CPU relative to "off" (goal: records cost at
+most 5%), and the mean record size per match (goal: at most 10 kB).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from limit import PLAYERS, PY_BOT, build_c_bot
+
+from arena.games import GAMES, find_game
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess
+
+MODES = {"off": None, "plain": ".jsonl", "gzip": ".jsonl.gz"}
+
+
+async def play_for(
+    game_id: str, argv: list[str], seconds: float, seed: int, records: Path, suffix: str | None
+) -> tuple[float, float, float]:
+    """(matches/s, CPU ms per match, record bytes per match) over whole matches."""
+    game = find_game(game_id)
+    control = TimeControl(decision_ms=5000)
+    logs = Path(tempfile.mkdtemp(prefix="arena-bench-logs-"))
+    bots = [
+        await BotProcess.start(
+            BotSpec(f"b{i}", (*argv, str(i))), time_control=control, log_dir=logs
+        )
+        for i in range(PLAYERS.get(game_id, game.player_counts[0]))
+    ]
+    shutil.rmtree(records, ignore_errors=True)
+    records.mkdir(parents=True)
+    matches = 0
+    try:
+        start, cpu = time.perf_counter(), time.process_time()
+        while True:
+            path = None if suffix is None else records / f"{game_id}-{seed + matches}{suffix}"
+            await run_match(
+                game,
+                bots,
+                seed=seed + matches,
+                match_id=f"m{matches}",
+                time_control=control,
+                record_path=path,
+            )
+            matches += 1
+            if time.perf_counter() - start >= seconds:
+                break
+        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+    finally:
+        for bot in bots:
+            await bot.close()
+        shutil.rmtree(logs, ignore_errors=True)
+    size = sum(p.stat().st_size for p in records.iterdir())
+    return matches / elapsed, cpu / matches * 1e3, size / matches
+
+
+async def measure(games: list[str], argv: list[str], seconds: float, repeat: int, folder: Path):
+    figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
+    for round_number in range(repeat):
+        for game_id in games:
+            for mode, suffix in MODES.items():
+                figures.setdefault((game_id, mode), []).append(
+                    await play_for(
+                        game_id, argv, seconds, 1000 * round_number, folder / "records", suffix
+                    )
+                )
+        print(f"  round {round_number + 1}/{repeat} done", file=sys.stderr)
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=1.5)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--game", action="append", help="one game (repeatable); default: all")
+    parser.add_argument("--bot", choices=("c", "python"), default="c")
+    args = parser.parse_args()
+    games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        argv = build_c_bot(folder) if args.bot == "c" else [sys.executable, str(PY_BOT)]
+        figures = trio.run(measure, games, argv, args.seconds, args.repeat, folder)
+    print(f"median of {args.repeat} interleaved rounds, {args.seconds:g} s each, {args.bot} bots")
+    print(
+        f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'CPU ms/m':>9} "
+        f"{'vs off':>7} {'kB/match':>9}"
+    )
+    for game_id in games:
+        off = figures[(game_id, "off")]
+        for mode in MODES:
+            runs = figures[(game_id, mode)]
+            # per round against the "off" run just before it, then the median
+            rate = statistics.median(r[0] / o[0] for r, o in zip(runs, off))
+            cpu = statistics.median(r[1] / o[1] for r, o in zip(runs, off))
+            print(
+                f"  {game_id:<18} {mode:<6} {statistics.median(r[0] for r in runs):>9.1f} "
+                f"{rate:>7.3f} {statistics.median(r[1] for r in runs):>9.2f} {cpu:>7.3f} "
+                f"{statistics.median(r[2] for r in runs) / 1000:>9.1f}"
+            )
+
+
+if __name__ == "__main__":
+    main()

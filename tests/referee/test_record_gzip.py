@@ -1,0 +1,58 @@
+"""Compressed records (what tournaments write): the same lines as a plain record, read back by
+``record_lines`` and ``arena replay`` alike, and a cut file reported, not a traceback."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+import trio
+
+from arena.games import find_game
+from arena.referee import record as record_module
+from arena.referee.match import run_match
+from arena.referee.record import ReplayError, record_lines, replay_record
+from arena.referee.testing import FakeBot, connect_fake
+
+
+async def play_to(path, game_id="vingt-down"):
+    async with trio.open_nursery() as nursery:
+        procs = [await connect_fake(nursery, FakeBot(n)) for n in "abcd"]
+        try:
+            await run_match(find_game(game_id), procs, seed=5, match_id="m", record_path=path)
+        finally:
+            for proc in procs:
+                await proc.close()
+
+
+def without_times(lines):
+    """Lines without what depends on the wall clock (reply times, start, duration)."""
+    out = []
+    for line in lines:
+        entry = json.loads(line)
+        for key in ("ms", "charged_ms", "time_left_ms", "started", "duration_s"):
+            entry.pop(key, None)
+        out.append(entry)
+    return out
+
+
+async def test_a_gzip_record_holds_the_lines_of_a_plain_one(tmp_path, monkeypatch):
+    monkeypatch.setattr(record_module, "GZIP_CHUNK", 4096)  # several chunks in one match
+    await play_to(tmp_path / "m.jsonl")
+    await play_to(tmp_path / "m.jsonl.gz")
+    plain = (tmp_path / "m.jsonl").read_bytes().splitlines()
+    packed = (tmp_path / "m.jsonl.gz").read_bytes()
+    assert packed[:2] == b"\x1f\x8b" and len(packed) * 4 < len(b"\n".join(plain))
+    assert gzip.decompress(packed).splitlines() == list(record_lines(tmp_path / "m.jsonl.gz"))
+    assert list(record_lines(tmp_path / "m.jsonl")) == plain
+    assert without_times(record_lines(tmp_path / "m.jsonl.gz")) == without_times(plain)
+    assert replay_record(tmp_path / "m.jsonl.gz").result is not None
+
+
+async def test_a_cut_gzip_record_is_one_clear_error(tmp_path):
+    await play_to(tmp_path / "m.jsonl.gz", "all-fours")
+    data = (tmp_path / "m.jsonl.gz").read_bytes()
+    (tmp_path / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ReplayError, match="cut.jsonl.gz: a damaged or cut gzip record"):
+        replay_record(tmp_path / "cut.jsonl.gz")
