@@ -17,7 +17,7 @@ once), and the CPU seconds of the arena (getrusage RUSAGE_SELF of this process: 
 and with one process the referee and pool; plus the workers' own CPU time, which they report)
 against those of the bots (RUSAGE_CHILDREN less the workers', counted once they are closed).
 Then it folds the stored matches into standings and prints the cost of adding one match and of
-one snapshot (what the live view pays once a second). The machine is shared: compare figures from
+one snapshot (what the live view pays once a second), and when the first match was stored. The machine is shared: compare figures from
 one run, never across runs.
 """
 
@@ -59,6 +59,7 @@ class Run:
     parent_cpu_s: float  # this process alone (with workers: store, schedule, dispatch)
     bots_cpu_s: float
     matches: list
+    first_stored_s: float  # from the start of run_tournament to the first match stored
 
 
 def cpu_seconds(who: int) -> float:
@@ -95,9 +96,16 @@ def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
             cpu_seconds(resource.RUSAGE_CHILDREN),
         )
         start = time.perf_counter()
+        stored_at: list[float] = []
         summary = trio.run(
             functools.partial(
-                run_tournament, config, schedule, store, Progress(total=0), workers=workers
+                run_tournament,
+                config,
+                schedule,
+                store,
+                Progress(total=0),
+                workers=workers,
+                on_stored=lambda _match: stored_at.append(time.perf_counter()),
             )
         )
         elapsed = time.perf_counter() - start
@@ -118,6 +126,7 @@ def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
         parent_cpu,
         bots_cpu,
         matches,
+        stored_at[0] - start if stored_at else float("nan"),
     )
 
 
@@ -195,10 +204,18 @@ def main() -> None:
             f"{statistics.median(r.decisions_per_s for r in runs[level]):7.0f} decisions/s, "
             f"{last.started} bot processes started (pool size {last.pool_size}); CPU: arena "
             f"{arena:5.2f} s (this process {parent:5.2f} s), bots {bots_cpu:5.2f} s "
-            f"(arena share {share:.0%})"
+            f"(arena share {share:.0%}); first match stored after "
+            f"{statistics.median(r.first_stored_s for r in runs[level]):.2f} s"
         )
-    many = matches * max(1, 2000 // max(1, len(matches)))
-    fold = StandingsFold()
+    copies = max(1, 2000 // max(1, len(matches)))
+    last_deal = max(m.deal for m in matches) + 1
+    many = [  # distinct matches (later deals), in schedule order as a tournament stores them
+        dataclasses.replace(m, deal=m.deal + k * last_deal, match_id=f"{m.match_id}#{k}")
+        for k in range(copies)
+        for m in matches
+    ]
+    fold = StandingsFold((), [g.label for g in config.games])
+    many.sort(key=fold.order)
     start = time.perf_counter()
     for match in many:
         fold.add(match)

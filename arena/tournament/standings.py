@@ -80,7 +80,7 @@ class Standings:
 # types below (its class, if any, marked ``@persisted``). Only those classes are ever created
 # when a state is read back, so a results file from elsewhere cannot run code.
 
-FOLD_FORMAT = 1  # bump when the fold's attributes change meaning; a state of another is refolded
+FOLD_FORMAT = 2  # bump when the fold's attributes change meaning; a state of another is refolded
 _PERSISTED: dict[str, type] = {}
 _INT64 = 2**63
 
@@ -91,39 +91,49 @@ def persisted(cls: type) -> type:
     return cls
 
 
+_PLAIN = (type(None), bool, int, float, str)  # stored as themselves (ints of 64 bits)
+
+
 def _encode(value: Any) -> Any:
-    if value is None or isinstance(value, bool | float | str):
+    kind = type(value)
+    if kind in _PLAIN:
+        if kind is int and not -_INT64 <= value < _INT64:
+            return {"$i": str(value)}
         return value
-    if isinstance(value, int):
-        return value if -_INT64 <= value < _INT64 else {"$i": str(value)}
-    if isinstance(value, list):
+    if kind is list:
         return [_encode(v) for v in value]
-    if isinstance(value, tuple):
+    if kind is tuple:
         return {"$t": [_encode(v) for v in value]}
-    if isinstance(value, Counter):
-        return {"$C": [[_encode(k), _encode(v)] for k, v in value.items()]}
-    if type(value) is dict:
-        return {"$d": [[_encode(k), _encode(v)] for k, v in value.items()]}
-    if isinstance(value, Fraction):
+    if kind is Counter or kind is dict:
+        tag = "$C" if kind is Counter else "$d"
+        return {tag: [[_encode(k) for k in value], [_encode(v) for v in value.values()]]}
+    if kind is Fraction:
         return {"$F": str(value)}
-    name = type(value).__name__
-    if _PERSISTED.get(name) is type(value):
+    name = kind.__name__
+    if _PERSISTED.get(name) is kind:
         return {"$o": name, "a": {k: _encode(v) for k, v in vars(value).items()}}
     raise TypeError(f"the standings fold cannot persist a {name}: mark its class @persisted")
 
 
+def _decode_all(values: list[Any]) -> list[Any]:
+    plain = _PLAIN
+    return [v if type(v) in plain else _decode(v) for v in values]
+
+
 def _decode(value: Any) -> Any:
-    if isinstance(value, list):
-        return [_decode(v) for v in value]
-    if not isinstance(value, dict):
+    if type(value) in _PLAIN:
         return value
+    if type(value) is list:
+        return _decode_all(value)
+    if type(value) is not dict or not value:
+        raise ValueError("not a standings fold state")
     (tag, payload), *rest = value.items()
     if tag == "$t":
-        return tuple(_decode(v) for v in payload)
-    if tag == "$C":
-        return Counter({_decode(k): _decode(v) for k, v in payload})
-    if tag == "$d":
-        return {_decode(k): _decode(v) for k, v in payload}
+        return tuple(_decode_all(payload))
+    if tag in ("$C", "$d"):
+        keys, values = payload
+        pairs = zip(_decode_all(keys), _decode_all(values), strict=True)
+        return Counter(dict(pairs)) if tag == "$C" else dict(pairs)
     if tag == "$F":
         return Fraction(payload)
     if tag == "$i":

@@ -234,13 +234,10 @@ async def play_in_workers(
     slots = slots_per_worker(config.concurrency, workers)
     started: list[_Worker] = []
     try:
-        for index in range(len(slots)):
+        for index in range(len(slots)):  # a fork and exec each: they import and warm up at once
             started.append(await _start_worker(index))
         for worker, count in zip(started, slots):
             await worker.send(Setup(config, list(bots), count))
-        async with trio.open_nursery() as nursery:  # warm-ups in parallel
-            for worker in started:
-                nursery.start_soon(_expect_ready, worker)
         await _dispatch(todo, started, slots, keep)
     finally:
         with trio.CancelScope(shield=True):
@@ -266,18 +263,25 @@ async def _dispatch(
     keep: Callable[[StoredMatch], None],
 ) -> None:
     """Hand each match to a worker with a free slot (or a free place in its queue), in schedule
-    order; store results as they come back."""
+    order, from the moment that worker is ready (the first ready one does not wait for the
+    others' warm-ups); store results as they come back."""
     free_send, free_receive = trio.open_memory_channel[_Worker](math.inf)
-    for round_ in range(max(slots) + PREFETCH):  # interleaved: the load spreads evenly
-        for worker, count in zip(workers, slots):
-            if round_ < count + PREFETCH:
-                free_send.send_nowait(worker)
     outstanding = 0
     all_sent = False
     all_back = trio.Event()
 
-    async def listen(worker: _Worker) -> None:
+    ready: list[_Worker] = []
+
+    async def listen(worker: _Worker, count: int) -> None:
         nonlocal outstanding
+        await _expect_ready(worker)
+        for _ in range(count):
+            free_send.send_nowait(worker)
+        ready.append(worker)
+        if len(ready) == len(workers):  # queued matches only once nobody idles for want of one
+            for _ in range(PREFETCH):
+                for each in ready:
+                    free_send.send_nowait(each)
         while True:
             message = await worker.receive()
             if not isinstance(message, Finished):
@@ -293,8 +297,8 @@ async def _dispatch(
 
     with unwrapped(TournamentError):
         async with trio.open_nursery() as nursery:
-            for worker in workers:
-                nursery.start_soon(listen, worker)
+            for worker, count in zip(workers, slots):
+                nursery.start_soon(listen, worker, count)
             for match in todo:
                 worker = await free_receive.receive()
                 outstanding += 1
