@@ -97,7 +97,7 @@ def match_frames(entries: Sequence[Mapping[str, Any]], seat: int | None) -> dict
         {"index": 0, "decision": None, "events": new_events(), "view": view()}
     ]
     pending: dict[str, Any] | None = None  # the decision being made: its request and replies
-    ms_of: dict[tuple[int, int], float] = {}  # (seat, request id) -> ms of its accepted reply
+    ms_of: dict[tuple[Any, Any], float] = {}  # (seat, request id) -> ms of its accepted reply
     loose_faults: list[dict[str, Any]] = []  # faults outside a decision (e.g. a late stale reply)
     for entry in entries[1:]:
         kind = entry["type"]

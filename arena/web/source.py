@@ -14,6 +14,7 @@ prints.
 
 from __future__ import annotations
 
+import re
 import statistics
 import time
 from collections import deque
@@ -22,12 +23,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 
 from arena.games import find_game
 from arena.referee.record import ReplayError, replay_record
 from arena.tournament.runner import Progress
-from arena.tournament.schedule import GamePlan, ScheduledMatch, build_schedule
+from arena.tournament.schedule import GamePlan, Schedule, build_schedule
 from arena.tournament.standings import (
     Standings,
     StandingsFold,
@@ -42,6 +44,7 @@ SETTLE_S = 3.0  # no new match for this long: recompute the exact (schedule-orde
 POLL_S = 0.5  # how often `arena serve` asks the results file whether anything changed
 RUNNING_FRESH_S = 30.0  # a record file touched this recently, of a match not stored, is running
 LATEST = 20  # finished matches and faults listed on the tournament page
+RECORD_NAME = re.compile(r"^(.+)_t(\d+)_d(\d+)_r(\d+)\.jsonl$")
 TIME_BUCKETS_MS = (0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000)
 
 
@@ -66,7 +69,7 @@ class _Arrivals:
         return len(recent) / span
 
 
-def schedule_from_definition(definition: Mapping[str, Any]) -> list[ScheduledMatch]:
+def schedule_from_definition(definition: Mapping[str, Any]) -> Schedule:
     """The tournament's schedule, rebuilt from the definition stored in its results file."""
     plans = []
     for game in definition.get("games", []):
@@ -107,11 +110,11 @@ class TournamentSource:
         self.definition = dict(definition)
         self.bots = [b["name"] for b in self.definition.get("bots", [])]
         self.games = [g["label"] for g in self.definition.get("games", [])]
+        self.schedule: Schedule | None
         try:
             self.schedule = schedule_from_definition(self.definition)
-        except (KeyError, TypeError, ValueError, Exception):  # an odd definition: no schedule
-            self.schedule = []
-        self.by_record_name = {m.match_id.replace("/", "_") + ".jsonl": m for m in self.schedule}
+        except Exception:  # an odd definition (any kind): no schedule, no progress total
+            self.schedule = None
         self.records_dir = records_dir
         self.progress = progress  # the runner's, in-process; None when watching a file
         self.organiser = organiser  # may see every hand of a running match
@@ -286,7 +289,7 @@ class TournamentSource:
     def _progress(self) -> dict[str, Any]:
         now = self.clock()
         completed = sum(m.completed for m in self.matches.values())
-        total = len(self.schedule) or None
+        total = len(self.schedule) if self.schedule is not None else None
         if self.progress is not None:
             rate = self.progress.per_second()
             total = self.progress.total or total
@@ -315,21 +318,33 @@ class TournamentSource:
             return []
         wall = time.time()
         for path in entries:
-            match = self.by_record_name.get(path.name)
-            if match is None:
+            match_id = self._match_id_of_record(path.name)
+            if match_id is None:
                 continue
-            stored = self.matches.get(match.match_id)
+            stored = self.matches.get(match_id)
             if stored is not None and stored.completed:
                 continue
             try:
                 fresh = wall - path.stat().st_mtime <= RUNNING_FRESH_S
-            except OSError:
-                continue
+                with open(path, "rb") as file:
+                    header = msgspec.json.decode(file.readline())
+                bots = [s["bot"] for s in header["seats"]]
+                game = match_id.rsplit("/", 3)[0]
+            except (OSError, msgspec.DecodeError, KeyError, TypeError):
+                continue  # not yet a whole header line
             if fresh:
-                found.append(
-                    {"match_id": match.match_id, "game": match.game, "bots": list(match.seats)}
-                )
+                found.append({"match_id": match_id, "game": game, "bots": bots})
         return sorted(found, key=lambda m: m["match_id"])
+
+    def _match_id_of_record(self, name: str) -> str | None:
+        """The match id of a record file's name (ids have "/" where names have "_")."""
+        found = RECORD_NAME.match(name)
+        if found is None:
+            return None
+        match_id = f"{found[1]}/t{found[2]}/d{found[3]}/r{found[4]}"
+        if self.schedule is not None and not self.schedule.contains_id(match_id):
+            return None
+        return match_id
 
     # -- a bot's page -----------------------------------------------------------------------------
 
@@ -422,10 +437,14 @@ class TournamentSource:
             raise NotFound(f"no completed match of {game} table {table} deal {deal}")
         first = group[0]
         sign = 1 if higher_is_better(first.game_id) else -1
-        means = [
+        means: list[float | None] = [
             statistics.fmean(m.scores[s] for m in group) if len(group) > 1 else None
             for s in range(first.players)
         ]
+
+        def dup(score: int, mean: float | None) -> float | None:
+            return None if mean is None else sign * (score - mean)
+
         return {
             "game": game,
             "game_id": first.game_id,
@@ -445,9 +464,7 @@ class TournamentSource:
                             "score": m.scores[seat],
                             "placing": m.placings[seat],
                             "forfeited": seat in m.forfeited,
-                            "dup": None
-                            if means[seat] is None
-                            else sign * (m.scores[seat] - means[seat]),
+                            "dup": dup(m.scores[seat], means[seat]),
                         }
                         for m in group
                     ],
@@ -463,8 +480,8 @@ class TournamentSource:
         stored = self.matches.get(match_id)
         if stored is not None and stored.completed:
             return (Path(stored.record_path) if stored.record_path else None), stored, False
-        scheduled = next((m for m in self.schedule if m.match_id == match_id), None)
-        if scheduled is None and stored is None:
+        scheduled = self.schedule is not None and self.schedule.contains_id(match_id)
+        if not scheduled and stored is None:
             raise NotFound(f"no match {match_id!r} in tournament {self.name!r}")
         if self.records_dir is not None and self.is_running():
             path = Path(self.records_dir) / (match_id.replace("/", "_") + ".jsonl")
