@@ -261,6 +261,7 @@ async def _run(
             definition=config.definition(),
             records_dir=config.records_dir if config.records else None,
             progress=progress,
+            fold=fold,
         )
         source.load(stored)
 
