@@ -548,7 +548,8 @@ class LiveStandings:
         try:
             self.fold.add(match)
         except StaleFold:  # far out of order: start again from what is stored
-            self.fold = refold(self._store, self._bots, self._games)
+            # in place: whoever holds self.fold (the web pages) sees the refolded one
+            vars(self.fold).update(vars(refold(self._store, self._bots, self._games)))
         self._unsaved += 1
         if self._unsaved >= PERSIST_EVERY:
             self.persist()
