@@ -7,7 +7,7 @@ record and the rules disagree (a deal, an event, a request's legal actions, an a
 
 from __future__ import annotations
 
-import gzip
+import time
 import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -49,6 +49,7 @@ class RecordingDealer(Dealer):
 
 GZIP_LEVEL = 6  # the smallest files for their cost (benchmarks/records.py)
 GZIP_CHUNK = 64 * 1024  # record bytes compressed and written at a time
+GZIP_FLUSH_S = 1.0  # at most this long before written lines reach the file (a live match view)
 GZIP_MAGIC = b"\x1f\x8b"
 
 
@@ -62,8 +63,9 @@ class RecordWriter:
 
     A path ending in ``.gz`` gets a gzip file of the same lines (what tournaments write: a
     tenth of the size; ``gzip -dc`` reads it). Lines are compressed and written as each 64 kB
-    of them is complete, and the rest at :meth:`close`, so a record costs about one
-    compression call per 64 kB, not one per line.
+    of them is complete (or a second has passed, for whoever watches the running match), and
+    the rest at :meth:`close`, so a record costs about one compression call per 64 kB, not
+    one per line.
     """
 
     def __init__(self, path: Path | None) -> None:
@@ -76,6 +78,7 @@ class RecordWriter:
         )
         self._pending: list[bytes] = []
         self._pending_bytes = 0
+        self._flushed = time.monotonic()
 
     @property
     def enabled(self) -> bool:
@@ -92,6 +95,11 @@ class RecordWriter:
         self._pending_bytes += len(line)
         if self._pending_bytes >= GZIP_CHUNK:
             self._compress()
+        elif time.monotonic() - self._flushed >= GZIP_FLUSH_S:
+            self._compress()  # a slow match: let readers of the running match see its lines
+            self._file.write(self._zip.flush(zlib.Z_SYNC_FLUSH))
+            self._file.flush()
+            self._flushed = time.monotonic()
 
     def _compress(self) -> None:
         assert self._file is not None and self._zip is not None
@@ -110,23 +118,33 @@ class RecordWriter:
                 self._file = None
 
 
+def record_bytes(path: Path, *, partial: bool = False) -> bytes:
+    """The content of a record file as the referee wrote it, plain or gzip-compressed alike
+    (recognised by its first bytes, whatever its name). ``partial``: a record still being
+    written, of which a compressed one holds the lines up to its last flush (a cut line at the
+    end is the caller's to drop). OSError when it cannot be read; ReplayError for a damaged, or
+    (unless ``partial``) cut, compressed file."""
+    raw = Path(path).read_bytes()
+    if raw[:2] != GZIP_MAGIC:
+        return raw
+    out = []
+    try:
+        while raw:
+            unzip = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            out.append(unzip.decompress(raw))
+            if not unzip.eof:
+                if partial:
+                    break
+                raise ReplayError(f"{path}: a cut gzip record (it ends before its last line)")
+            raw = unzip.unused_data
+    except zlib.error as error:
+        raise ReplayError(f"{path}: a damaged gzip record: {error}") from None
+    return b"".join(out)
+
+
 def record_lines(path: Path) -> Iterator[bytes]:
-    """The lines of a record file as the referee wrote them (without their newlines), plain or
-    gzip-compressed alike (recognised by its first bytes, whatever its name). OSError when it
-    cannot be read; ReplayError for a damaged or cut compressed file."""
-    with open(path, "rb") as raw:
-        if raw.read(2) != GZIP_MAGIC:
-            raw.seek(0)
-            for line in raw:
-                yield line.rstrip(b"\r\n")
-            return
-        raw.seek(0)
-        try:
-            with gzip.open(raw) as unzipped:
-                for line in unzipped:
-                    yield line.rstrip(b"\r\n")
-        except (EOFError, gzip.BadGzipFile, zlib.error) as error:
-            raise ReplayError(f"{path}: a damaged or cut gzip record: {error}") from None
+    """The lines of a record file (see :func:`record_bytes`), without their newlines."""
+    yield from record_bytes(path).splitlines()
 
 
 class ReplayError(Exception):

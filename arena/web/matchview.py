@@ -22,6 +22,7 @@ import msgspec
 
 from arena.games import GameSpec, GameState, find_game
 from arena.games.cards import Dealer, Rng
+from arena.referee.record import ReplayError, record_bytes
 
 _encoder = msgspec.json.Encoder()
 
@@ -34,9 +35,11 @@ def read_entries(path: Path, *, partial: bool) -> list[dict[str, Any]]:
     """A record's entries. ``partial``: a record still being written, whose last line may be cut
     off mid-write (it is dropped); otherwise every line must be JSON."""
     try:
-        raw = Path(path).read_bytes()
+        raw = record_bytes(Path(path), partial=partial)  # plain or gzip
     except OSError as error:
         raise MatchViewError(f"{path}: cannot read: {error.strerror or error}") from None
+    except ReplayError as error:
+        raise MatchViewError(str(error)) from None
     entries = []
     lines = raw.split(b"\n")
     for number, line in enumerate(lines, 1):

@@ -27,7 +27,7 @@ import msgspec
 import trio
 
 from arena.games import find_game
-from arena.referee.record import ReplayError, replay_record
+from arena.referee.record import ReplayError, record_bytes, replay_record
 from arena.tournament.runner import Progress
 from arena.tournament.schedule import GamePlan, Schedule, build_schedule
 from arena.tournament.standings import (
@@ -44,7 +44,7 @@ SETTLE_S = 3.0  # no new match for this long: recompute the exact (schedule-orde
 POLL_S = 0.5  # how often `arena serve` asks the results file whether anything changed
 RUNNING_FRESH_S = 30.0  # a record file touched this recently, of a match not stored, is running
 LATEST = 20  # finished matches and faults listed on the tournament page
-RECORD_NAME = re.compile(r"^(.+)_t(\d+)_d(\d+)_r(\d+)\.jsonl$")
+RECORD_NAME = re.compile(r"^(.+)_t(\d+)_d(\d+)_r(\d+)\.jsonl(?:\.gz)?$")  # tournaments: .gz
 TIME_BUCKETS_MS = (0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000)
 
 
@@ -344,11 +344,11 @@ class TournamentSource:
                 continue
             try:
                 fresh = wall - path.stat().st_mtime <= RUNNING_FRESH_S
-                with open(path, "rb") as file:
-                    header = msgspec.json.decode(file.readline())
+                first_line = record_bytes(path, partial=True).split(b"\n", 1)[0]  # plain or gzip
+                header = msgspec.json.decode(first_line)
                 bots = [s["bot"] for s in header["seats"]]
                 game = match_id.rsplit("/", 3)[0]
-            except (OSError, msgspec.DecodeError, KeyError, TypeError):
+            except (OSError, ReplayError, msgspec.DecodeError, KeyError, TypeError):
                 continue  # not yet a whole header line
             if fresh:
                 found.append({"match_id": match_id, "game": game, "bots": bots})
@@ -502,9 +502,10 @@ class TournamentSource:
         if not scheduled and stored is None:
             raise NotFound(f"no match {match_id!r} in tournament {self.name!r}")
         if self.records_dir is not None and self.is_running():
-            path = Path(self.records_dir) / (match_id.replace("/", "_") + ".jsonl")
-            if path.is_file():
-                return path, stored, True
+            for suffix in (".jsonl.gz", ".jsonl"):  # tournaments write .gz (SPEC 8)
+                path = Path(self.records_dir) / (match_id.replace("/", "_") + suffix)
+                if path.is_file():
+                    return path, stored, True
         return None, stored, False
 
     def match_page(self, match_id: str, seat: int | None) -> dict[str, Any]:

@@ -12,7 +12,7 @@ import trio
 from arena.games import find_game
 from arena.referee import record as record_module
 from arena.referee.match import run_match
-from arena.referee.record import ReplayError, record_lines, replay_record
+from arena.referee.record import ReplayError, record_bytes, record_lines, replay_record
 from arena.referee.testing import FakeBot, connect_fake
 
 
@@ -54,5 +54,21 @@ async def test_a_cut_gzip_record_is_one_clear_error(tmp_path):
     await play_to(tmp_path / "m.jsonl.gz", "all-fours")
     data = (tmp_path / "m.jsonl.gz").read_bytes()
     (tmp_path / "cut.jsonl.gz").write_bytes(data[: len(data) // 2])
-    with pytest.raises(ReplayError, match="cut.jsonl.gz: a damaged or cut gzip record"):
+    with pytest.raises(ReplayError, match="cut.jsonl.gz: a cut gzip record"):
         replay_record(tmp_path / "cut.jsonl.gz")
+    (tmp_path / "bad.jsonl.gz").write_bytes(data[:20] + bytes(40) + data[60:])
+    with pytest.raises(ReplayError, match="bad.jsonl.gz: a damaged gzip record"):
+        replay_record(tmp_path / "bad.jsonl.gz")
+
+
+async def test_a_running_match_record_shows_its_lines_up_to_the_last_flush(tmp_path, monkeypatch):
+    monkeypatch.setattr(record_module, "GZIP_FLUSH_S", 0.0)  # every line reaches the file
+    path = tmp_path / "live.jsonl.gz"
+    writer = record_module.RecordWriter(path)
+    writer.write({"type": "header", "n": 1})
+    writer.write({"type": "event", "n": 0})
+    assert record_bytes(path, partial=True) == b'{"type":"header","n":1}\n{"type":"event","n":0}\n'
+    with pytest.raises(ReplayError, match="cut"):
+        record_bytes(path)
+    writer.close()
+    assert len(list(record_lines(path))) == 2
