@@ -17,7 +17,14 @@ from rich.console import Console
 from arena.games import GameError, find_game
 from arena.render.terminal import show_progress, standings_tables
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
-from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
+from arena.tournament.runner import (
+    PreflightError,
+    Progress,
+    RunSummary,
+    TournamentError,
+    run_tournament,
+    unwrapped,
+)
 from arena.tournament.schedule import ScheduledMatch, build_schedule
 from arena.tournament.standings import (
     StandingsFold,
@@ -28,6 +35,7 @@ from arena.tournament.standings import (
 from arena.tournament.store import ResultStore, StoreError
 
 EXIT_INTERRUPTED = 130
+EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
 
 
 class InputError(click.ClickException):
@@ -122,6 +130,8 @@ def tournament_command(
             [b.name for b in config.bots],
             [g.label for g in config.games],
         )
+    except PreflightError as exc:
+        raise InputError(str(exc)) from None
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
@@ -146,6 +156,16 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    if summary.given_up:
+        reasons = "; ".join(f"{name}: {why}" for name, why in sorted(summary.given_up.items()))
+        console.print(
+            f"given up: {len(summary.given_up)} bots stopped starting during the run and "
+            f"forfeited their remaining matches ({reasons})",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_GIVEN_UP)
 
 
 def _processes(workers: int) -> str:
@@ -242,8 +262,14 @@ async def _run(
 
             nursery.start_soon(stop_on_signal)
             nursery.start_soon(show_progress, progress, fold.standings, console)
-            summary = await run_tournament(
-                config, schedule, store, progress, workers=config.worker_count(), on_stored=fold.add
+            await run_tournament(
+                config,
+                schedule,
+                store,
+                progress,
+                workers=config.worker_count(),
+                on_stored=fold.add,
+                summary=summary,
             )
             nursery.cancel_scope.cancel()
     return summary, interrupted

@@ -9,7 +9,10 @@
   was cut short is closed and never reused; the next match starts a fresh one.
 - Every match runs under the match time limit (``trio.move_on_after``); a match cut by it is
   stored as ``aborted`` and played again on the next run.
-- A bot that cannot be started forfeits the match it was wanted for: its seat gets a ``startup``
+- Preflight: before the first match every bot needed is started once, all at once; when any
+  cannot start, :class:`PreflightError` stops the run before a match is played (one line per
+  broken bot).
+- A bot that cannot be started later forfeits the match it was wanted for: its seat gets a ``startup``
   fault and the autopilot plays it, so the other bots' match is completed and counts. After three
   failures in a row the bot is not started again in this run: its remaining matches are forfeited
   at once with the same reason (a rerun tries it afresh).
@@ -35,6 +38,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.pool import (
     BotPool,
     PlayMatch,
+    PreflightError,
     RunSummary,
     StartBot,
     TournamentError,
@@ -45,7 +49,14 @@ from arena.tournament.schedule import ScheduledMatch
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 from arena.tournament.workers import play_in_workers
 
-__all__ = ["Progress", "RunSummary", "TournamentError", "pending_matches", "run_tournament"]
+__all__ = [
+    "PreflightError",
+    "Progress",
+    "RunSummary",
+    "TournamentError",
+    "pending_matches",
+    "run_tournament",
+]
 
 
 @dataclass
@@ -88,15 +99,18 @@ async def run_tournament(
     start_bot: StartBot | None = None,
     play: PlayMatch | None = None,
     on_stored: Callable[[StoredMatch], None] | None = None,
+    summary: RunSummary | None = None,
 ) -> RunSummary:
     """Play every match of ``matches`` not yet completed in ``store``; store each as it ends.
 
     With ``workers`` > 1 the matches are played in that many worker processes (see
     ``arena.tournament.workers``) and stored here; ``start_bot`` and ``play`` (fakes for tests)
-    only work in this process, with ``workers`` = 1."""
+    only work in this process, with ``workers`` = 1. Give ``summary`` to read the counts of a
+    run that was cancelled (Ctrl-C) part way."""
     done = store.completed_ids()
     todo = pending_matches(matches, done)
-    summary = RunSummary(skipped=len(matches) - len(todo))
+    summary = summary if summary is not None else RunSummary()
+    summary.skipped = len(matches) - len(todo)
     progress.total, progress.already_done = len(matches), summary.skipped
     progress.started = time.monotonic()
     if not todo:
@@ -156,5 +170,6 @@ async def run_tournament(
                     nursery.start_soon(play_one, match)
     finally:
         summary.started_processes = pool.started
+        summary.given_up.update(pool.given_up)
         await pool.close_all()
     return summary

@@ -3,13 +3,14 @@ pooling, replacement of forfeited processes, the match time limit, cancellation,
 
 import itertools
 
+import pytest
 import trio
 
 from arena.referee.bot_spec import BotSpec
 from arena.referee.process import BotStartupError
 from arena.referee.results import FaultKind, FaultRecord, MatchResult
 from arena.tournament.config import TournamentConfig
-from arena.tournament.runner import Progress, run_tournament
+from arena.tournament.runner import PreflightError, Progress, run_tournament
 from arena.tournament.schedule import GamePlan, build_schedule
 from arena.tournament.standings import compute_standings
 from arena.tournament.store import ResultStore
@@ -212,26 +213,26 @@ async def test_cancelling_keeps_finished_matches_and_closes_every_process(tmp_pa
     assert bots.started and all(bot.closed for bot in bots.started)
 
 
-async def test_a_bot_that_cannot_start_forfeits_its_matches_and_the_tournament_goes_on(
-    tmp_path, autojump_clock
-):
+async def test_a_bot_that_cannot_start_stops_the_run_before_any_match(tmp_path, autojump_clock):
     config = make_config(tmp_path)
     bots = Bots(refuse={"c"})
     with open_store(config) as store:
-        summary = await run_tournament(
-            config,
-            schedule_of(config),
-            store,
-            Progress(total=0),
-            start_bot=bots.start,
-            play=referee(),
-        )
-        matches = store.matches()
-        assert summary.aborted == 0 and len(matches) == len(schedule_of(config))
-        for match in matches:
-            seats = [s for s, name in enumerate(match.bots) if name == "c"]
-            assert set(match.forfeited) == set(seats)
-            assert [(f.seat, f.kind) for f in match.faults] == [(s, "startup") for s in seats]
+        with pytest.raises(PreflightError) as caught:
+            await run_tournament(
+                config,
+                schedule_of(config),
+                store,
+                Progress(total=0),
+                start_bot=bots.start,
+                play=referee(),
+            )
+        assert store.matches(include_aborted=True) == []
+    lines = str(caught.value).splitlines()
+    assert lines[0].startswith("preflight: 1 of 3 bots cannot start; no match was played")
+    assert lines[1:] == [
+        "bot 'c': `none` in a fresh private folder (no cwd given): exited before ready "
+        "(exit status 1); it wrote nothing to stderr"
+    ]
     assert {bot.name for bot in bots.started} == {"a", "b"}
     assert all(bot.closed for bot in bots.started)
 
@@ -259,6 +260,7 @@ async def test_a_bot_that_stops_starting_is_given_up_after_three_failures(tmp_pa
         assert len(startup) == len(matches) - 1  # all but the first match
         assert "not started again in this run" in startup[-1].message
         assert len(attempts) == 1 + 3, "after three failures in a row c is not started again"
+        assert list(summary.given_up) == ["c"], "the run says it gave c up"
         rows = {r.bot: r for r in compute_standings(matches).tables["overall"]}
         assert rows["c"].faults["startup"] == len(matches) - 1
         assert rows["c"].played == len(matches)
