@@ -151,6 +151,9 @@ def test_ctrl_c_stops_cleanly_keeping_finished_matches(tmp_path):
     assert "stopped:" in out and "Traceback" not in err
     assert bot_processes(tmp_path) == []  # closed before the arena exited
     assert completed_count(config.results) >= 2
+    (line,) = [line for line in out.splitlines() if line.startswith("stopped: ")]
+    stored = int(line.split()[1])
+    assert stored == completed_count(config.results), "it says how many it stored"
 
 
 def test_errors_are_one_line_with_exit_status_2(tmp_path):
