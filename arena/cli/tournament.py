@@ -22,7 +22,9 @@ from arena.tournament.runner import (
     Progress,
     RunSummary,
     TournamentError,
+    refresh_current,
     run_tournament,
+    stored_count,
     unwrapped,
 )
 from arena.tournament.schedule import Schedule, build_schedule
@@ -98,11 +100,10 @@ def tournament_command(
     config = _config(file, bots, games, deals, seed, concurrency, results_path)
     if workers is not None:
         config = replace(config, workers=workers)
-    schedule = build_schedule(
-        config.seed, [b.name for b in config.bots], config.games, config.seating
-    )
+    full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
+    schedule = full
     if file is not None and games is not None:
-        schedule = _only_games(schedule, config, games)
+        schedule = _only_games(full, config, games)
     try:
         store = ResultStore.open_for_run(
             config.results,
@@ -111,6 +112,8 @@ def tournament_command(
             definition=config.definition(),
             restart=restart,
         )
+        kept, older = refresh_current(config, full, store)
+        to_play = len(schedule) - stored_count(schedule, store.completed_ids())
     except StoreError as exc:
         raise InputError(str(exc)) from None
     console = Console()
@@ -123,8 +126,15 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    console.print(
+        f"kept {kept} stored matches, {to_play} to play"
+        + (f"; {older} stored matches of an earlier definition are not counted" if older else ""),
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
     try:
-        summary, interrupted = trio.run(_run, config, schedule, store, console)
+        summary, interrupted = trio.run(_run, config, schedule, full, store, console)
         final = compute_standings(
             store.matches(include_aborted=True),
             [b.name for b in config.bots],
@@ -235,7 +245,11 @@ def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Sch
 
 
 async def _run(
-    config: TournamentConfig, schedule: Schedule, store: ResultStore, console: Console
+    config: TournamentConfig,
+    schedule: Schedule,
+    full: Schedule,
+    store: ResultStore,
+    console: Console,
 ) -> tuple[RunSummary, bool]:
     """The runner and the display side by side; SIGINT, SIGTERM and SIGHUP stop it cleanly."""
     progress = Progress(total=len(schedule))
@@ -268,6 +282,7 @@ async def _run(
                 workers=config.worker_count(),
                 on_stored=fold.add,
                 summary=summary,
+                definition_matches=full,
             )
             nursery.cancel_scope.cancel()
     return summary, interrupted

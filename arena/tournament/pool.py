@@ -211,11 +211,7 @@ async def play_pooled_match(
     try:
         for name in match.seats:
             processes.append(await pool.acquire(name))
-        record_path = (
-            config.records_dir / (match.match_id.replace("/", "_") + ".jsonl")
-            if config.records
-            else None
-        )
+        record_path = config.records_dir / record_name(match) if config.records else None
         result = None
         try:
             with trio.move_on_after(config.match_time_limit_s):
@@ -247,6 +243,13 @@ async def play_pooled_match(
                 await pool.release(process, reusable=index < len(reusable) and reusable[index])
 
 
+def record_name(match: ScheduledMatch) -> str:
+    """``<label>_t<t>_d<d>_r<r>-<key prefix>.jsonl``: the content key keeps the record of a match
+    of an older definition (same id, other bots) from being overwritten."""
+    suffix = f"-{match.key[:12]}" if match.key else ""
+    return match.match_id.replace("/", "_") + suffix + ".jsonl"
+
+
 def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
     return StoredMatch(
         match_id=match.match_id,
@@ -271,6 +274,7 @@ def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
         reason=result.termination,
         record_path=None if result.record_path is None else str(result.record_path),
         duration_s=result.duration_s,
+        key=match.key,
     )
 
 
@@ -295,4 +299,5 @@ def _aborted(match: ScheduledMatch, reason: str, duration_s: float) -> StoredMat
         status="aborted",
         reason=reason,
         duration_s=duration_s,
+        key=match.key,
     )

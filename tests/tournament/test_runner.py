@@ -2,6 +2,7 @@
 pooling, replacement of forfeited processes, the match time limit, cancellation, startup."""
 
 import itertools
+from dataclasses import replace
 
 import pytest
 import trio
@@ -12,7 +13,7 @@ from arena.referee.results import FaultKind, FaultRecord, MatchResult
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import PreflightError, Progress, run_tournament
 from arena.tournament.schedule import GamePlan, build_schedule
-from arena.tournament.standings import compute_standings
+from arena.tournament.standings import compute_standings, standings_as_data
 from arena.tournament.store import ResultStore
 
 _ids = itertools.count()
@@ -287,3 +288,114 @@ async def test_a_referee_error_aborts_only_that_match(tmp_path, autojump_clock):
     assert summary.played == 2 and summary.aborted == 1
     assert aborted.match_id == calls[1] and aborted.reason == "referee error: RuntimeError: boom"
     assert all(bot.closed for bot in bots.started)
+
+
+def by_content():
+    """play: placings and scores follow from the seed and the bots in seat order alone, as with
+    deterministic bots, so a match gives the same result whenever it is played."""
+
+    async def play(game, seats, *, seed, options, match_id, time_control, max_faults, record_path):
+        await trio.sleep(1)
+        names = tuple(bot.name for bot in seats)
+        scores = tuple(hash((seed, s, name)) % 50 for s, name in enumerate(names))
+        order = sorted(range(len(seats)), key=lambda s: -scores[s])
+        placings = tuple(1 + order.index(s) for s in range(len(seats)))
+        return MatchResult(
+            match_id=match_id,
+            game=game.id,
+            options=dict(options or {}),
+            seed=seed,
+            players=len(seats),
+            bots=names,
+            scores=scores,
+            placings=placings,
+            teams=None,
+            forfeited=(),
+            faults=(),
+            decision_ms=tuple((1.0,) for _ in seats),
+            referee_us=(),
+            record_path=record_path,
+            duration_s=1.0,
+        )
+
+    return play
+
+
+async def test_a_grown_tournament_keeps_its_matches_and_ranks_like_a_fresh_run(
+    tmp_path, autojump_clock
+):
+    small = make_config(tmp_path, names=("a", "b", "c"), deals=2)
+    grown = replace(
+        make_config(tmp_path, names=("a", "b", "c", "d"), deals=3),
+        games=(
+            GamePlan("aon", "alles-oder-nichts", 3, deals=3),
+            GamePlan("eight", "eight-rounds", 3, deals=1),
+        ),
+    )
+    with open_store(small) as store:
+        first = await run_tournament(
+            small,
+            schedule_of(small),
+            store,
+            Progress(total=0),
+            start_bot=Bots().start,
+            play=by_content(),
+        )
+    with open_store(grown) as store:
+        again = await run_tournament(
+            grown,
+            schedule_of(grown),
+            store,
+            Progress(total=0),
+            start_bot=Bots().start,
+            play=by_content(),
+        )
+        kept_standings = standings_as_data(compute_standings(store.matches(), ["a", "b", "c", "d"]))
+        kept = store.matches()
+    # a, b, c sit at table 0 of aon in both: every deal of the small run is still scheduled
+    assert first.played == 2 * 3 and again.skipped == first.played
+    assert again.played == len(schedule_of(grown)) - first.played
+    fresh_config = replace(grown, results=tmp_path / "fresh.sqlite")
+    with open_store(fresh_config) as store:
+        await run_tournament(
+            fresh_config,
+            schedule_of(fresh_config),
+            store,
+            Progress(total=0),
+            start_bot=Bots().start,
+            play=by_content(),
+        )
+        fresh = store.matches()
+        fresh_standings = standings_as_data(compute_standings(fresh, ["a", "b", "c", "d"]))
+    assert [(m.key, m.scores) for m in kept] == [(m.key, m.scores) for m in fresh]
+    assert kept_standings == fresh_standings
+
+
+async def test_a_match_of_an_earlier_definition_is_kept_but_not_counted(tmp_path, autojump_clock):
+    three = make_config(tmp_path, names=("a", "b", "c"), deals=1)
+    other = make_config(tmp_path, names=("a", "b", "z"), deals=1)  # same ids, other bots
+    for config in (three, other):
+        with open_store(config) as store:
+            summary = await run_tournament(
+                config,
+                schedule_of(config),
+                store,
+                Progress(total=0),
+                start_bot=Bots().start,
+                play=by_content(),
+            )
+            assert summary.skipped == 0 and summary.played == 3
+            assert {name for m in store.matches() for name in m.bots} == set(
+                b.name for b in config.bots
+            )
+    with open_store(three) as store:  # back to the first: its matches count again
+        summary = await run_tournament(
+            three,
+            schedule_of(three),
+            store,
+            Progress(total=0),
+            start_bot=Bots().start,
+            play=by_content(),
+        )
+        assert summary.skipped == 3 and summary.played == 0
+        assert len(store.stored_keys()) == 6
