@@ -7,7 +7,7 @@ Plays ``arena tournament`` (real bot processes, the default time control: 1000 m
 two random bots, at every game's default player count, duplicate seating (every deal in every seat
 rotation). Then prints, per game:
 - the mean duplicate score difference search - heuristic per deal, with a 95% interval over deals
-  (Student t): for each deal, the search bot's total over the rotations minus the heuristic bot's,
+  (Student t, arena.stats): for each deal, the search bot's total over the rotations minus the heuristic bot's,
   over the number of rotations, so both played every seat's cards with the same deal (signed so
   that positive is better for search; Vingt-down's low scores flipped). In All Fours only the
   tables where the two are opponents count (each partnered with a random bot);
@@ -34,22 +34,16 @@ sys.path.insert(0, str(ROOT))
 
 from arena.games import GAMES, find_game
 from arena.kit import sample_world
+from arena.stats.moments import estimate_values
 from arena.tournament.store import ResultStore
-
-# Student t quantiles t(0.975, df) for df = 1..30; beyond, the normal 1.96 is close enough.
-T975 = [12.71, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]  # fmt: skip
 
 
 def interval(values: list[float]) -> tuple[float, float]:
-    """The mean and the half-width of its 95% interval (t), over independent deals."""
-    mean = statistics.fmean(values)
-    if len(values) < 2:
-        return mean, float("inf")
-    df = len(values) - 1
-    t = T975[df - 1] if df <= len(T975) else 1.96
-    return mean, t * statistics.stdev(values) / len(values) ** 0.5
+    """The mean and the half-width of its 95% t-interval, over independent deals (arena.stats)."""
+    found = estimate_values(values, 0.95)
+    if found.low is None or found.high is None:
+        return statistics.fmean(values), float("inf")
+    return found.mean, (found.high - found.low) / 2
 
 
 def tournament_file(path: Path, games: list[str], deals: int, out: Path) -> None:
