@@ -70,3 +70,30 @@ async def test_the_bot_process_plays_whole_matches_without_a_fault(tmp_path) -> 
     finally:
         for seat in seats:
             await seat.close()
+
+
+def test_the_guide_shows_the_minimal_search_bot_as_it_is() -> None:
+    guide = (ROOT / "docs" / "writing-a-bot.md").read_text()
+    assert (SEARCH / "minimal_search_bot.py").read_text() in guide
+
+
+async def test_the_minimal_search_bot_plays_a_whole_match(tmp_path) -> None:
+    control = TimeControl(decision_ms=150, startup_ms=60000)  # it thinks 30% of that
+    spec = BotSpec(
+        "minimal",
+        (sys.executable, str(SEARCH / "minimal_search_bot.py")),
+        env=(("PYTHONPATH", str(ROOT)),),  # it imports arena.kit: the checkout under test
+    )
+    seats = [
+        await BotProcess.start(spec, time_control=control, log_dir=tmp_path / "logs")
+        for _ in range(4)
+    ]
+    try:
+        result = await run_match(
+            GAMES["all-fours"], seats, seed=2, match_id="minimal-af", time_control=control
+        )
+        assert result.termination == "completed"
+        assert result.faults == (), [f.message for f in result.faults]
+    finally:
+        for seat in seats:
+            await seat.close()

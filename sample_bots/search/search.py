@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.games.core import GameState
+from arena.games.eight_rounds import penalty_cards
 from arena.games.tricks import trick_winner
 from arena.kit import sample_world
 
@@ -121,6 +122,10 @@ def rollout_action(world: GameState, rng: random.Random) -> str:
     losers = [c for c in legal if c not in winners]
     if want:
         return min(winners, key=strength) if winners else min(legal, key=strength)
+    if losers and world.SPEC.id == "eight-rounds" and legal[0][-1] != trick[0][1][-1]:
+        dangerous = penalty_cards(world.round, losers)  # void: shed the contract's cards first
+        if dangerous:
+            return max(dangerous, key=strength)
     return max(losers, key=strength) if losers else max(legal, key=strength)
 
 
