@@ -20,6 +20,7 @@ import random
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from functools import cache, lru_cache
 from math import comb
+from typing import Any
 
 REJECTION_TRIES = 12
 
@@ -30,10 +31,10 @@ class InconsistentDeal(ValueError):
 
 def deal_uniform(
     cards: Iterable[str],
-    sizes: Mapping[Hashable, int],
-    forbidden: Mapping[Hashable, Iterable[str]],
+    sizes: Mapping[Any, int],
+    forbidden: Mapping[Any, Iterable[str]],
     rng: random.Random,
-) -> dict[Hashable, list[str]]:
+) -> dict[Any, list[str]]:
     """A uniformly drawn assignment of ``cards`` to the holders of ``sizes`` (see the module)."""
     pool = list(cards)
     holders = list(sizes)
@@ -54,7 +55,7 @@ def deal_uniform(
 
 
 def count_deals(
-    cards: Iterable[str], sizes: Mapping[Hashable, int], forbidden: Mapping[Hashable, Iterable[str]]
+    cards: Iterable[str], sizes: Mapping[Any, int], forbidden: Mapping[Any, Iterable[str]]
 ) -> int:
     """How many assignments ``deal_uniform`` chooses among (0 when none is possible)."""
     pool = sorted(cards)
