@@ -173,8 +173,15 @@ def _describe(value: object) -> str:
 class _Reader:
     """Checks fields of one source and raises ConfigError with the source and field named."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, base: Path | None = None) -> None:
         self.source = source
+        self.base = base  # relative paths in the file are taken from its folder
+
+    def place(self, text: str) -> str:
+        """A path as written in the file, made relative to the file's folder (if it has one)."""
+        if self.base is None or Path(text).is_absolute():
+            return text
+        return os.path.normpath(self.base / text)
 
     def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
         shown = found if raw else _describe(found)
@@ -266,7 +273,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
             reader.fail(f"{where}.cmd", cmd, "a command line with a program")
     cwd = None
     if "cwd" in table:
-        cwd = reader.text(f"{where}.cwd", table["cwd"])
+        cwd = reader.place(reader.text(f"{where}.cwd", table["cwd"]))
         if not Path(cwd).is_dir():
             reader.fail(f"{where}.cwd", cwd, "an existing directory")
     _check_program(
@@ -317,7 +324,7 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
     (arena/bots/installed.py)."""
     table = {"path": raw} if isinstance(raw, str) else reader.table("bots_dir", raw)
     reader.only(table, ("path", "sandbox"), "bots_dir")
-    path = reader.text("bots_dir.path", table.get("path"))
+    path = reader.place(reader.text("bots_dir.path", table.get("path")))
     sandbox = table.get("sandbox")
     if sandbox not in SANDBOXES:
         reader.fail("bots_dir.sandbox", sandbox, '"bwrap" (or leave it out)')
@@ -398,8 +405,12 @@ def _unique(reader: _Reader, where: str, names: Sequence[str], what: str) -> Non
 
 
 def _paths(reader: _Reader, table: Mapping[str, Any], name: str) -> tuple[Path, Path, bool]:
-    output = Path(reader.text("output", table.get("output", f"results/{name}")))
-    results = Path(reader.text("results", table.get("results", str(output / "results.sqlite"))))
+    output = Path(reader.place(reader.text("output", table.get("output", f"results/{name}"))))
+    results = (
+        Path(reader.place(reader.text("results", table["results"])))
+        if "results" in table
+        else output / "results.sqlite"
+    )
     records = reader.boolean("records", table.get("records", True))
     return output, results, records
 
@@ -417,13 +428,21 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"{source}: cannot read it: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-    return config_from_table(data, source=source, default_name=Path(path).stem)
+    return config_from_table(
+        data, source=source, default_name=Path(path).stem, base=Path(path).parent
+    )
 
 
 def config_from_table(
-    data: Mapping[str, Any], *, source: str, default_name: str = "tournament"
+    data: Mapping[str, Any],
+    *,
+    source: str,
+    default_name: str = "tournament",
+    base: Path | None = None,
 ) -> TournamentConfig:
-    reader = _Reader(source)
+    """``base``: the folder relative paths (cwd, output, results, bots_dir) are taken from;
+    None takes them from the current folder."""
+    reader = _Reader(source, base)
     reader.only(data, TOP_FIELDS, "")
     name = reader.name("name", data.get("name", default_name))
     seed = reader.integer("seed", data.get("seed", 0), minimum=0, maximum=2**63 - 1)
