@@ -71,12 +71,9 @@ def test_relative_paths_are_taken_from_the_files_folder(tmp_path, monkeypatch):
     folder = tmp_path / "league"
     (folder / "bots").mkdir(parents=True)
     (folder / "bots" / "bot.py").write_text("")
-    text = (
-        'output = "out"\ngames = ["aon"]\n'
-        + "".join(
-            f'[[bots]]\nname = "{n}"\nargv = ["{sys.executable}", "bot.py"]\ncwd = "bots"\n'
-            for n in ("a", "b")
-        )
+    text = 'output = "out"\ngames = ["aon"]\n' + "".join(
+        f'[[bots]]\nname = "{n}"\nargv = ["{sys.executable}", "bot.py"]\ncwd = "bots"\n'
+        for n in ("a", "b")
     )
     path = write(folder, text)
     monkeypatch.chdir(tmp_path)  # elsewhere: the folder names must not depend on it
