@@ -9,8 +9,6 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-import arena
-
 SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.o", "random_bot", "random_bot_c")
 DEMO_FILE = Path("tournaments") / "demo.toml"
 
@@ -21,7 +19,7 @@ class InitError(Exception):
 
 def demo_source() -> Path:
     """The folder holding sample_bots/ and tournaments/demo.toml."""
-    package = Path(arena.__file__).resolve().parent
+    package = Path(__file__).resolve().parents[1]  # the arena package's folder
     for candidate in (package / "demo", package.parent):
         if (candidate / "sample_bots").is_dir() and (candidate / DEMO_FILE).is_file():
             return candidate
