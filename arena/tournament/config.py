@@ -1,7 +1,8 @@
 """The tournament definition: a TOML file in tournaments/, or the quick form from the command line.
 
-Every field is checked here, before anything runs. A mistake raises :class:`ConfigError` with one
-line: the file, the field, what was found and what was expected, e.g.::
+Every field is checked here, before anything runs, and every mistake is reported at once: a
+:class:`ConfigError` with one line per mistake naming the file, the field, what was found and what
+was expected, e.g.::
 
     tournaments/x.toml: bots[2].argv: found 7 (an integer); expected a list of strings
 
@@ -18,16 +19,26 @@ import re
 import shlex
 import shutil
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from arena.bots.installed import BotsDirError, tournament_bots
+from arena.bots.manifest import BotFolderError, content_hash
 from arena.games import GAMES, GameError, find_game
 from arena.referee.bot_spec import SANDBOXES, BotSpec
 from arena.referee.clock import TimeControl
-from arena.tournament.schedule import DEFAULT_MAX_TABLES, SEATINGS, GamePlan
+from arena.tournament.schedule import (
+    DEFAULT_MAX_TABLES,
+    SEATINGS,
+    GamePlan,
+    ScheduledMatch,
+    match_key,
+)
+
+T = TypeVar("T")
 
 DEFAULT_DEALS = 2
 DEFAULT_MAX_FAULTS = 3
@@ -69,7 +80,17 @@ TIME_FIELDS = ("decision_ms", "bank_ms", "increment_ms", "margin_ms", "startup_m
 
 
 class ConfigError(ValueError):
-    """One line naming the file, the field, what was found and what was expected."""
+    """Mistakes in a definition: ``problems`` holds one line per mistake naming the file, the
+    field, what was found and what was expected; ``str()`` gives them all, one per line."""
+
+    def __init__(self, *problems: str) -> None:
+        self.problems = list(problems)
+        if len(problems) > 1:
+            source = problems[0].split(": ", 1)[0]
+            text = "\n  ".join([f"{source}: {len(problems)} mistakes", *problems])
+        else:
+            text = problems[0] if problems else "a mistake in the definition"
+        super().__init__(text)
 
 
 @dataclass(frozen=True)
@@ -88,6 +109,8 @@ class TournamentConfig:
     results: Path = Path("results/results.sqlite")
     records: bool = True  # write a JSONL record of every match
     source: str = "<command line>"  # the file it came from, for messages
+    # per bot name: what its program is, {file or folder: SHA-256} (see program_hashes)
+    programs: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
@@ -107,6 +130,7 @@ class TournamentConfig:
                     "cpu_seconds": b.cpu_seconds,
                     "file_mb": b.file_mb,
                     "sandbox": b.sandbox,
+                    "program": dict(self.programs.get(b.name, {})),
                 }
                 for b in self.bots
             ],
@@ -132,6 +156,22 @@ class TournamentConfig:
             "match_time_limit": self.match_time_limit_s,
         }
 
+    def bot_identities(self) -> dict[str, str]:
+        """Per bot name, a hash of everything that makes it the bot it is: its definition entry,
+        its program's content hash included. A stored match is a match of these identities."""
+        return {
+            entry["name"]: _sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")))
+            for entry in self.definition()["bots"]
+        }
+
+    def keyed(self, matches: Sequence[ScheduledMatch]) -> list[ScheduledMatch]:
+        """``matches`` with their content keys (:func:`arena.tournament.schedule.match_key`)."""
+        identities = self.bot_identities()
+        time_control = self.definition()["time"]
+        return [
+            replace(m, key=match_key(m, identities, time_control, self.max_faults)) for m in matches
+        ]
+
     def worker_count(self) -> int:
         """Processes that play the matches: ``workers`` if set, else one per core up to
         ``concurrency``; never more than ``concurrency``. One means this process alone."""
@@ -149,6 +189,55 @@ class TournamentConfig:
     @property
     def logs_dir(self) -> Path:
         return self.output / "logs"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def program_hashes(spec: BotSpec, *, submitted: bool = False) -> dict[str, str]:
+    """What a bot's program is, by content (SPEC 10.4): a submitted bot's whole folder
+    (``arena submit``'s content hash); otherwise every argument of ``argv`` that names an existing
+    file, taken from the bot's ``cwd`` unless absolute, as ``{argument: SHA-256 of the file}``.
+    A program found on PATH (``python3``, ``node``) is not hashed: it is the machine's, not the
+    bot's. OSError and BotFolderError come through for the caller to name the field."""
+    if submitted and spec.cwd:
+        return {spec.cwd.rstrip("/") + "/": content_hash(spec.cwd)}
+    hashes: dict[str, str] = {}
+    for index, argument in enumerate(spec.argv):
+        if index == 0 and "/" not in argument:
+            continue  # looked up on PATH
+        if "\0" in argument:
+            continue
+        path = Path(argument)
+        if not path.is_absolute():
+            if spec.cwd is None:
+                continue  # it runs in a fresh private folder: relative names point nowhere
+            path = Path(spec.cwd) / path
+        if path.is_file():
+            digest = hashlib.sha256()
+            with open(path, "rb") as file:
+                while chunk := file.read(1 << 20):
+                    digest.update(chunk)
+            hashes[argument] = digest.hexdigest()
+    return hashes
+
+
+def _programs(
+    reader: _Reader, bots: Sequence[tuple[str, BotSpec, bool]]
+) -> dict[str, dict[str, str]]:
+    """Each bot's program hashes; a program that cannot be read is a mistake of its field."""
+    programs: dict[str, dict[str, str]] = {}
+    for where, bot, submitted in bots:
+
+        def hashes(where: str = where, bot: BotSpec = bot, submitted: bool = submitted) -> dict:
+            try:
+                return program_hashes(bot, submitted=submitted)
+            except (OSError, BotFolderError) as exc:
+                reader.fail(where, bot.name, f"a program that can be read ({exc})")
+
+        programs[bot.name] = reader.read(hashes, {})
+    return programs
 
 
 # -- reading values, one field at a time -----------------------------------------------------------
@@ -171,11 +260,14 @@ def _describe(value: object) -> str:
 
 
 class _Reader:
-    """Checks fields of one source and raises ConfigError with the source and field named."""
+    """Checks fields of one source. ``fail`` raises ConfigError naming the source and field;
+    ``read`` runs one check and, when it fails, keeps the mistake in ``problems`` and goes on,
+    so that :meth:`done` reports every mistake of the file at once."""
 
     def __init__(self, source: str, base: Path | None = None) -> None:
         self.source = source
         self.base = base  # relative paths in the file are taken from its folder
+        self.problems: list[str] = []
 
     def place(self, text: str) -> str:
         """A path as written in the file, made relative to the file's folder (if it has one)."""
@@ -183,15 +275,35 @@ class _Reader:
             return text
         return os.path.normpath(self.base / text)
 
-    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
+    def message(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> str:
         shown = found if raw else _describe(found)
-        raise ConfigError(f"{self.source}: {field_name}: found {shown}; expected {expected}")
+        return f"{self.source}: {field_name}: found {shown}; expected {expected}"
+
+    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
+        raise ConfigError(self.message(field_name, found, expected, raw=raw))
+
+    def note(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> None:
+        """Keep a mistake for :meth:`done` and go on."""
+        self.problems.append(self.message(field_name, found, expected, raw=raw))
+
+    def read(self, check: Callable[[], T], fallback: T) -> T:
+        """``check()``, or ``fallback`` with its mistakes kept for later."""
+        try:
+            return check()
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
+            return fallback
+
+    def done(self) -> None:
+        """Raise every mistake kept so far (in the order found)."""
+        if self.problems:
+            raise ConfigError(*self.problems)
 
     def only(self, table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
         for key in table:
             if key not in allowed:
                 place = f"{where}.{key}" if where else key
-                self.fail(place, "an unknown field", "one of " + ", ".join(allowed), raw=True)
+                self.note(place, "an unknown field", "one of " + ", ".join(allowed), raw=True)
 
     def integer(
         self, name: str, value: object, *, minimum: int | None = None, maximum: int | None = None
@@ -241,29 +353,36 @@ class _Reader:
 # -- the parts of a definition --------------------------------------------------------------------
 
 
-def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
-    table = reader.table(where, raw)
+def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
+    """One [[bots]] entry; None (its mistakes kept in ``reader``) when it has any."""
+    table = reader.read(lambda: reader.table(where, raw), None)
+    if table is None:
+        return None
+    before = len(reader.problems)
     reader.only(table, BOT_FIELDS, where)
-    if "name" not in table:
-        reader.fail(f"{where}.name", "nothing", NAME_EXPECTED, raw=True)
-    name = reader.name(f"{where}.name", table["name"])
-    if ("argv" in table) == ("cmd" in table):
-        reader.fail(
-            where,
-            "both argv and cmd" if "argv" in table else "neither argv nor cmd",
-            "exactly one of argv (a list of strings) or cmd (a command line)",
-            raw=True,
-        )
-    if "argv" in table:
-        argv = table["argv"]
-        if (
-            not isinstance(argv, list)
-            or not argv
-            or not all(isinstance(a, str) and a for a in argv)
-        ):
-            reader.fail(f"{where}.argv", argv, "a non-empty list of non-empty strings")
-        argv_tuple = tuple(argv)
-    else:
+
+    def name() -> str:
+        if "name" not in table:
+            reader.fail(f"{where}.name", "nothing", NAME_EXPECTED, raw=True)
+        return reader.name(f"{where}.name", table["name"])
+
+    def command() -> tuple[str, ...]:
+        if ("argv" in table) == ("cmd" in table):
+            reader.fail(
+                where,
+                "both argv and cmd" if "argv" in table else "neither argv nor cmd",
+                "exactly one of argv (a list of strings) or cmd (a command line)",
+                raw=True,
+            )
+        if "argv" in table:
+            argv = table["argv"]
+            if (
+                not isinstance(argv, list)
+                or not argv
+                or not all(isinstance(a, str) and a for a in argv)
+            ):
+                reader.fail(f"{where}.argv", argv, "a non-empty list of non-empty strings")
+            return tuple(argv)
         cmd = reader.text(f"{where}.cmd", table["cmd"])
         try:
             argv_tuple = tuple(shlex.split(cmd))
@@ -271,30 +390,51 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
             reader.fail(f"{where}.cmd", cmd, f"a command line shell-style ({exc})")
         if not argv_tuple:
             reader.fail(f"{where}.cmd", cmd, "a command line with a program")
-    cwd = None
-    if "cwd" in table:
+        return argv_tuple
+
+    def directory() -> str | None:
+        if "cwd" not in table:
+            return None
         cwd = reader.place(reader.text(f"{where}.cwd", table["cwd"]))
         if not Path(cwd).is_dir():
             reader.fail(f"{where}.cwd", cwd, "an existing directory")
-    _check_program(
-        reader, f"{where}.argv" if "argv" in table else f"{where}.cmd", argv_tuple[0], cwd
-    )
-    env_table = reader.table(f"{where}.env", table.get("env", {}))
-    env = []
-    for key, value in env_table.items():
-        if not isinstance(value, str):
-            reader.fail(f"{where}.env.{key}", value, "a string")
-        env.append((key, value))
+        return cwd
+
+    def environment() -> list[tuple[str, str]]:
+        env_table = reader.table(f"{where}.env", table.get("env", {}))
+        for key, value in env_table.items():
+            if not isinstance(value, str):
+                reader.note(f"{where}.env.{key}", value, "a string")
+        return [(k, v) for k, v in env_table.items() if isinstance(v, str)]
+
+    def sandboxed() -> str | None:
+        sandbox = table.get("sandbox")
+        if sandbox not in SANDBOXES:
+            reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
+        return sandbox
+
+    bot_name = reader.read(name, "")
+    argv_tuple: tuple[str, ...] = reader.read(command, ())
+    cwd_problems = len(reader.problems)
+    cwd = reader.read(directory, None)
+    if argv_tuple and len(reader.problems) == cwd_problems:
+        field_name = f"{where}.argv" if "argv" in table else f"{where}.cmd"
+        reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
+    env: list[tuple[str, str]] = reader.read(environment, [])
     limits = {}
     for limit in ("memory_mb", "cpu_seconds", "file_mb"):
         if limit in table:
-            limits[limit] = reader.integer(f"{where}.{limit}", table[limit], minimum=1)
-    sandbox = table.get("sandbox")
-    if sandbox not in SANDBOXES:
-        reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
-    version = reader.text(f"{where}.version", table.get("version", ""), nonempty=False)
+            limits[limit] = reader.read(
+                partial(reader.integer, f"{where}.{limit}", table[limit], minimum=1), 1
+            )
+    sandbox = reader.read(sandboxed, None)
+    version = reader.read(
+        lambda: reader.text(f"{where}.version", table.get("version", ""), nonempty=False), ""
+    )
+    if len(reader.problems) > before:
+        return None
     return BotSpec(
-        name=name,
+        name=bot_name,
         argv=argv_tuple,
         cwd=cwd,
         env=tuple(sorted(env)),
@@ -334,18 +474,30 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
         raise ConfigError(f"{reader.source}: bots_dir: {exc}") from None
 
 
-def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GamePlan:
-    table: dict[str, Any] = {"game": raw} if isinstance(raw, str) else reader.table(where, raw)
+def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GamePlan | None:
+    """One [[games]] entry; None (its mistakes kept in ``reader``) when it has any."""
+    table: dict[str, Any] | None = (
+        {"game": raw}
+        if isinstance(raw, str)
+        else reader.read(lambda: reader.table(where, raw), None)
+    )
+    if table is None:
+        return None
+    before = len(reader.problems)
     reader.only(table, GAME_FIELDS, where)
-    if "game" not in table:
-        reader.fail(f"{where}.game", "nothing", "a game id (" + ", ".join(GAMES) + ")", raw=True)
-    game_name = reader.text(f"{where}.game", table["game"])
-    try:
-        spec = find_game(game_name)
-    except GameError:
-        reader.fail(f"{where}.game", game_name, "a game id (" + ", ".join(GAMES) + ")")
-    players = spec.default_players
-    if "players" in table:
+
+    def game() -> Any:
+        if "game" not in table:
+            reader.fail(
+                f"{where}.game", "nothing", "a game id (" + ", ".join(GAMES) + ")", raw=True
+            )
+        game_name = reader.text(f"{where}.game", table["game"])
+        try:
+            return find_game(game_name)
+        except GameError:
+            reader.fail(f"{where}.game", game_name, "a game id (" + ", ".join(GAMES) + ")")
+
+    def player_count() -> int:
         players = table["players"]
         if type(players) is not int or players not in spec.player_counts:
             reader.fail(
@@ -353,20 +505,38 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
                 players,
                 f"one of {', '.join(map(str, spec.player_counts))} for {spec.id}",
             )
-    options_raw = reader.table(f"{where}.options", table.get("options", {}))
-    options = {}
-    for key, value in options_raw.items():
+        return players
+
+    def option(key: str, value: object) -> Any:
         try:
-            options[key] = spec.option(key).check(spec.id, value)
+            return spec.option(key).check(spec.id, value)
         except GameError as exc:
             reader.fail(f"{where}.options.{key}", value, str(exc).split(": ", 1)[-1])
-    label = spec.id
+
+    spec = reader.read(game, None)
+    players = 0
+    options = {}
+    if spec is not None:
+        players = reader.read(player_count, 0) if "players" in table else spec.default_players
+        options_raw: dict[str, Any] = reader.read(
+            lambda: reader.table(f"{where}.options", table.get("options", {})), {}
+        )
+        for key, value in options_raw.items():
+            options[key] = reader.read(partial(option, key, value), None)
+    label = spec.id if spec is not None else ""
     if "label" in table:
-        label = reader.name(f"{where}.label", table["label"])
-    deals = reader.integer(f"{where}.deals", table.get("deals", default_deals), minimum=1)
-    max_tables = reader.integer(
-        f"{where}.max_tables", table.get("max_tables", DEFAULT_MAX_TABLES), minimum=1
+        label = reader.read(lambda: reader.name(f"{where}.label", table["label"]), label)
+    deals = reader.read(
+        lambda: reader.integer(f"{where}.deals", table.get("deals", default_deals), minimum=1), 1
     )
+    max_tables = reader.read(
+        lambda: reader.integer(
+            f"{where}.max_tables", table.get("max_tables", DEFAULT_MAX_TABLES), minimum=1
+        ),
+        1,
+    )
+    if spec is None or len(reader.problems) > before:
+        return None
     return GamePlan(
         label=label,
         game_id=spec.id,
@@ -379,39 +549,46 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
 
 
 def _time_control(reader: _Reader, raw: object) -> TimeControl:
-    table = reader.table("time", raw)
+    table: dict[str, Any] = reader.read(lambda: reader.table("time", raw), {})
     reader.only(table, TIME_FIELDS, "time")
     values: dict[str, Any] = {}
     for key in TIME_FIELDS:
         if key in table:
-            values[key] = reader.integer(
-                f"time.{key}", table[key], minimum=0 if key in ("increment_ms", "margin_ms") else 1
+            minimum = 0 if key in ("increment_ms", "margin_ms") else 1
+            value: int | None = reader.read(
+                partial(reader.integer, f"time.{key}", table[key], minimum=minimum), None
             )
+            if value is not None:
+                values[key] = value
     return TimeControl(**values)
 
 
-def _unique(reader: _Reader, where: str, names: Sequence[str], what: str) -> None:
+def _unique(reader: _Reader, where: str, names: Sequence[tuple[int, str]], what: str) -> None:
+    """Each name once; ``names`` are (index in the file's list, name)."""
     seen: set[str] = set()
-    for index, name in enumerate(names):
+    hint = ' (give a game entry its own label = "...")' if what == "label" else ""
+    for index, name in names:
         if name in seen:
-            reader.fail(
-                f"{where}[{index}]",
-                f"{what} {name!r} a second time",
-                f"each {what} once"
-                + (' (give a game entry its own label = "...")' if what == "label" else ""),
-                raw=True,
+            reader.problems.append(
+                f"{reader.source}: {where}[{index}]: found {what} {name!r} a second time; "
+                f"expected each {what} once{hint}"
             )
         seen.add(name)
 
 
 def _paths(reader: _Reader, table: Mapping[str, Any], name: str) -> tuple[Path, Path, bool]:
-    output = Path(reader.place(reader.text("output", table.get("output", f"results/{name}"))))
+    output = Path(
+        reader.read(
+            lambda: reader.place(reader.text("output", table.get("output", f"results/{name}"))),
+            "results",
+        )
+    )
     results = (
-        Path(reader.place(reader.text("results", table["results"])))
+        Path(reader.read(lambda: reader.place(reader.text("results", table["results"])), "x"))
         if "results" in table
         else output / "results.sqlite"
     )
-    records = reader.boolean("records", table.get("records", True))
+    records = reader.read(lambda: reader.boolean("records", table.get("records", True)), True)
     return output, results, records
 
 
@@ -440,51 +617,100 @@ def config_from_table(
     default_name: str = "tournament",
     base: Path | None = None,
 ) -> TournamentConfig:
-    """``base``: the folder relative paths (cwd, output, results, bots_dir) are taken from;
-    None takes them from the current folder."""
+    """The definition in ``data``; ConfigError lists every mistake, one line each.
+
+    ``base``: the folder relative paths (cwd, output, results, bots_dir) are taken from; None
+    takes them from the current folder."""
     reader = _Reader(source, base)
+    read = reader.read
     reader.only(data, TOP_FIELDS, "")
-    name = reader.name("name", data.get("name", default_name))
-    seed = reader.integer("seed", data.get("seed", 0), minimum=0, maximum=2**63 - 1)
-    deals = reader.integer("deals", data.get("deals", DEFAULT_DEALS), minimum=1)
-    seating = data.get("seating", "duplicate")
-    if seating not in SEATINGS:
-        reader.fail("seating", seating, " or ".join(f'"{s}"' for s in SEATINGS))
-    concurrency = reader.integer(
-        "concurrency", data.get("concurrency", os.cpu_count() or 1), minimum=1, maximum=256
+    name = read(lambda: reader.name("name", data.get("name", default_name)), "tournament")
+    seed = read(
+        lambda: reader.integer("seed", data.get("seed", 0), minimum=0, maximum=2**63 - 1), 0
+    )
+    deals = read(
+        lambda: reader.integer("deals", data.get("deals", DEFAULT_DEALS), minimum=1),
+        DEFAULT_DEALS,
+    )
+
+    def seating_mode() -> str:
+        seating = data.get("seating", "duplicate")
+        if seating not in SEATINGS:
+            reader.fail("seating", seating, " or ".join(f'"{s}"' for s in SEATINGS))
+        return seating
+
+    seating = read(seating_mode, "duplicate")
+    concurrency = read(
+        lambda: reader.integer(
+            "concurrency", data.get("concurrency", os.cpu_count() or 1), minimum=1, maximum=256
+        ),
+        1,
     )
     workers = (
-        reader.integer("workers", data["workers"], minimum=1, maximum=256)
+        read(lambda: reader.integer("workers", data["workers"], minimum=1, maximum=256), None)
         if "workers" in data
         else None
     )
-    max_faults = reader.integer("max_faults", data.get("max_faults", DEFAULT_MAX_FAULTS), minimum=1)
-    limit = reader.number(
-        "match_time_limit", data.get("match_time_limit", DEFAULT_MATCH_TIME_LIMIT_S)
+    max_faults = read(
+        lambda: reader.integer("max_faults", data.get("max_faults", DEFAULT_MAX_FAULTS), minimum=1),
+        DEFAULT_MAX_FAULTS,
+    )
+    limit = read(
+        lambda: reader.number(
+            "match_time_limit", data.get("match_time_limit", DEFAULT_MATCH_TIME_LIMIT_S)
+        ),
+        DEFAULT_MATCH_TIME_LIMIT_S,
     )
     time_control = _time_control(reader, data.get("time", {}))
 
-    dir_bots = _bots_dir(reader, data["bots_dir"]) if "bots_dir" in data else ()
-    bots_raw = data.get("bots", [] if dir_bots else None)
-    if not isinstance(bots_raw, list) or len(dir_bots) + len(bots_raw) < 2:
-        reader.fail(
-            "bots",
-            "nothing" if bots_raw is None else _describe(bots_raw),
-            "at least two [[bots]] entries, counting the bots of bots_dir",
-            raw=True,
+    known = len(reader.problems)
+    dir_bots: tuple[BotSpec, ...] = (
+        read(lambda: _bots_dir(reader, data["bots_dir"]), ()) if "bots_dir" in data else ()
+    )
+    dir_failed = len(reader.problems) > known  # then its bots are unknown: do not count them
+    bots_raw = data.get("bots", [] if "bots_dir" in data else None)
+    if not isinstance(bots_raw, list) or (len(dir_bots) + len(bots_raw) < 2 and not dir_failed):
+        read(
+            lambda: reader.fail(
+                "bots",
+                "nothing" if bots_raw is None else _describe(bots_raw),
+                "at least two [[bots]] entries, counting the bots of bots_dir",
+                raw=True,
+            ),
+            None,
         )
-    bots = dir_bots + tuple(_bot(reader, f"bots[{i}]", raw) for i, raw in enumerate(bots_raw))
-    _unique(reader, "bots", [b.name for b in bots], "name")
+        bots_raw = bots_raw if isinstance(bots_raw, list) else []
+    entries = [(i, _bot(reader, f"bots[{i}]", raw)) for i, raw in enumerate(bots_raw)]
+    bots = dir_bots + tuple(bot for _, bot in entries if bot is not None)
+    _unique(
+        reader,
+        "bots",
+        [(-1, b.name) for b in dir_bots] + [(i, b.name) for i, b in entries if b is not None],
+        "name",
+    )
 
     games_raw = data.get("games", "all")
     if games_raw == "all":
         games_raw = list(GAMES)
     if not isinstance(games_raw, list) or not games_raw:
-        reader.fail("games", games_raw, '"all", a list of game ids or [[games]] entries')
-    games = tuple(_game(reader, f"games[{i}]", raw, deals) for i, raw in enumerate(games_raw))
-    _unique(reader, "games", [g.label for g in games], "label")
+        read(
+            lambda: reader.fail(
+                "games", games_raw, '"all", a list of game ids or [[games]] entries'
+            ),
+            None,
+        )
+        games_raw = []
+    plans = [(i, _game(reader, f"games[{i}]", raw, deals)) for i, raw in enumerate(games_raw)]
+    games = tuple(plan for _, plan in plans if plan is not None)
+    _unique(reader, "games", [(i, g.label) for i, g in plans if g is not None], "label")
 
     output, results, records = _paths(reader, data, name)
+    programs = _programs(
+        reader,
+        [("bots_dir", bot, True) for bot in dir_bots]
+        + [(f"bots[{i}].argv", bot, False) for i, bot in entries if bot is not None],
+    )
+    reader.done()
     return TournamentConfig(
         name=name,
         seed=seed,
@@ -500,6 +726,7 @@ def config_from_table(
         results=results,
         records=records,
         source=source,
+        programs=programs,
     )
 
 
