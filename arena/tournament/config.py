@@ -21,6 +21,7 @@ import shutil
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -267,13 +268,27 @@ class _Reader:
     ``read`` runs one check and, when it fails, keeps the mistake in ``problems`` and goes on,
     so that :meth:`done` reports every mistake of the file at once."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, base: Path | None = None) -> None:
         self.source = source
+        self.base = base  # relative paths in the file are taken from its folder
         self.problems: list[str] = []
 
-    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
+    def place(self, text: str) -> str:
+        """A path as written in the file, made relative to the file's folder (if it has one)."""
+        if self.base is None or Path(text).is_absolute():
+            return text
+        return os.path.normpath(self.base / text)
+
+    def message(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> str:
         shown = found if raw else _describe(found)
-        raise ConfigError(f"{self.source}: {field_name}: found {shown}; expected {expected}")
+        return f"{self.source}: {field_name}: found {shown}; expected {expected}"
+
+    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
+        raise ConfigError(self.message(field_name, found, expected, raw=raw))
+
+    def note(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> None:
+        """Keep a mistake for :meth:`done` and go on."""
+        self.problems.append(self.message(field_name, found, expected, raw=raw))
 
     def read(self, check: Callable[[], T], fallback: T) -> T:
         """``check()``, or ``fallback`` with its mistakes kept for later."""
@@ -292,12 +307,7 @@ class _Reader:
         for key in table:
             if key not in allowed:
                 place = f"{where}.{key}" if where else key
-                self.read(
-                    lambda place=place: self.fail(
-                        place, "an unknown field", "one of " + ", ".join(allowed), raw=True
-                    ),
-                    None,
-                )
+                self.note(place, "an unknown field", "one of " + ", ".join(allowed), raw=True)
 
     def integer(
         self, name: str, value: object, *, minimum: int | None = None, maximum: int | None = None
@@ -393,7 +403,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     def directory() -> str | None:
         if "cwd" not in table:
             return None
-        cwd = reader.text(f"{where}.cwd", table["cwd"])
+        cwd = reader.place(reader.text(f"{where}.cwd", table["cwd"]))
         if not Path(cwd).is_dir():
             reader.fail(f"{where}.cwd", cwd, "an existing directory")
         return cwd
@@ -402,18 +412,9 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         env_table = reader.table(f"{where}.env", table.get("env", {}))
         for key, value in env_table.items():
             if not ENV_NAME.match(key):
-
-                def bad_name(key: str = key) -> None:
-                    reader.fail(f"{where}.env", f"the name {key!r}", ENV_EXPECTED, raw=True)
-
-                reader.read(bad_name, None)
+                reader.note(f"{where}.env", f"the name {key!r}", ENV_EXPECTED, raw=True)
             elif not isinstance(value, str) or "\0" in value:
-                reader.read(
-                    lambda key=key, value=value: reader.fail(
-                        f"{where}.env.{key}", value, "a string without NUL"
-                    ),
-                    None,
-                )
+                reader.note(f"{where}.env.{key}", value, "a string without NUL")
         return [
             (k, v)
             for k, v in env_table.items()
@@ -427,19 +428,23 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         return sandbox
 
     bot_name = reader.read(name, "")
-    argv_tuple = reader.read(command, ())
+    argv_tuple: tuple[str, ...] = reader.read(command, ())
     cwd_problems = len(reader.problems)
     cwd = reader.read(directory, None)
     if argv_tuple and len(reader.problems) == cwd_problems:
         field_name = f"{where}.argv" if "argv" in table else f"{where}.cmd"
         reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
-    env = reader.read(environment, [])
+    env: list[tuple[str, str]] = reader.read(environment, [])
     limits = {}
     for limit in ("memory_mb", "cpu_seconds", "file_mb"):
         if limit in table:
             limits[limit] = reader.read(
-                lambda limit=limit: reader.integer(
-                    f"{where}.{limit}", table[limit], minimum=1, maximum=LIMIT_MAXIMA[limit]
+                partial(
+                    reader.integer,
+                    f"{where}.{limit}",
+                    table[limit],
+                    minimum=1,
+                    maximum=LIMIT_MAXIMA[limit],
                 ),
                 1,
             )
@@ -449,9 +454,8 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     )
     if len(reader.problems) > before:
         return None
-    name = bot_name
     return BotSpec(
-        name=name,
+        name=bot_name,
         argv=argv_tuple,
         cwd=cwd,
         env=tuple(sorted(env)),
@@ -481,7 +485,7 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
     (arena/bots/installed.py)."""
     table = {"path": raw} if isinstance(raw, str) else reader.table("bots_dir", raw)
     reader.only(table, ("path", "sandbox"), "bots_dir")
-    path = reader.text("bots_dir.path", table.get("path"))
+    path = reader.place(reader.text("bots_dir.path", table.get("path")))
     sandbox = table.get("sandbox")
     if sandbox not in SANDBOXES:
         reader.fail("bots_dir.sandbox", sandbox, '"bwrap" (or leave it out)')
@@ -535,11 +539,11 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
     options = {}
     if spec is not None:
         players = reader.read(player_count, 0) if "players" in table else spec.default_players
-        options_raw = reader.read(
+        options_raw: dict[str, Any] = reader.read(
             lambda: reader.table(f"{where}.options", table.get("options", {})), {}
         )
         for key, value in options_raw.items():
-            options[key] = reader.read(lambda key=key, value=value: option(key, value), None)
+            options[key] = reader.read(partial(option, key, value), None)
     label = spec.id if spec is not None else ""
     if "label" in table:
         label = reader.read(lambda: reader.name(f"{where}.label", table["label"]), label)
@@ -566,17 +570,14 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
 
 
 def _time_control(reader: _Reader, raw: object) -> TimeControl:
-    table = reader.read(lambda: reader.table("time", raw), {})
+    table: dict[str, Any] = reader.read(lambda: reader.table("time", raw), {})
     reader.only(table, TIME_FIELDS, "time")
     values: dict[str, Any] = {}
     for key in TIME_FIELDS:
         if key in table:
             minimum = 0 if key in ("increment_ms", "margin_ms") else 1
-            value = reader.read(
-                lambda key=key, minimum=minimum: reader.integer(
-                    f"time.{key}", table[key], minimum=minimum
-                ),
-                None,
+            value: int | None = reader.read(
+                partial(reader.integer, f"time.{key}", table[key], minimum=minimum), None
             )
             if value is not None:
                 values[key] = value
@@ -599,14 +600,14 @@ def _unique(reader: _Reader, where: str, names: Sequence[tuple[int, str]], what:
 def _paths(reader: _Reader, table: Mapping[str, Any], name: str) -> tuple[Path, Path, bool]:
     output = Path(
         reader.read(
-            lambda: reader.text("output", table.get("output", f"results/{name}")), "results"
+            lambda: reader.place(reader.text("output", table.get("output", f"results/{name}"))),
+            "results",
         )
     )
-    results = Path(
-        reader.read(
-            lambda: reader.text("results", table.get("results", str(output / "results.sqlite"))),
-            "results.sqlite",
-        )
+    results = (
+        Path(reader.read(lambda: reader.place(reader.text("results", table["results"])), "x"))
+        if "results" in table
+        else output / "results.sqlite"
     )
     records = reader.read(lambda: reader.boolean("records", table.get("records", True)), True)
     return output, results, records
@@ -625,14 +626,23 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"{source}: cannot read it: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-    return config_from_table(data, source=source, default_name=Path(path).stem)
+    return config_from_table(
+        data, source=source, default_name=Path(path).stem, base=Path(path).parent
+    )
 
 
 def config_from_table(
-    data: Mapping[str, Any], *, source: str, default_name: str = "tournament"
+    data: Mapping[str, Any],
+    *,
+    source: str,
+    default_name: str = "tournament",
+    base: Path | None = None,
 ) -> TournamentConfig:
-    """The definition in ``data``; ConfigError lists every mistake, one line each."""
-    reader = _Reader(source)
+    """The definition in ``data``; ConfigError lists every mistake, one line each.
+
+    ``base``: the folder relative paths (cwd, output, results, bots_dir) are taken from; None
+    takes them from the current folder."""
+    reader = _Reader(source, base)
     read = reader.read
     reader.only(data, TOP_FIELDS, "")
     name = read(lambda: reader.name("name", data.get("name", default_name)), "tournament")
