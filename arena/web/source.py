@@ -7,13 +7,14 @@ which polls the SQLite file's ``data_version`` (microseconds) and reads only the
 (``arena serve`` on a running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
 
 While matches arrive, the standings are the live fold (ratings in the order matches finished,
-like the terminal view); once nothing has arrived for :data:`SETTLE_S` (or the run is over) they
-are recomputed in schedule order over every stored match: exactly what ``arena standings``
-prints.
+like the terminal view); once nothing has arrived for :data:`SETTLE_S` (in-process: once the run
+is over) they are recomputed in schedule order over every stored match: exactly what ``arena
+standings`` prints.
 """
 
 from __future__ import annotations
 
+import glob
 import re
 import statistics
 import time
@@ -44,7 +45,8 @@ SETTLE_S = 3.0  # no new match for this long: recompute the exact (schedule-orde
 POLL_S = 0.5  # how often `arena serve` asks the results file whether anything changed
 RUNNING_FRESH_S = 30.0  # a record file touched this recently, of a match not stored, is running
 LATEST = 20  # finished matches and faults listed on the tournament page
-RECORD_NAME = re.compile(r"^(.+)_t(\d+)_d(\d+)_r(\d+)\.jsonl(?:\.gz)?$")  # tournaments: .gz
+# tournaments name records <id with _>-<key prefix>.jsonl.gz (SPEC 8); older ones .jsonl
+RECORD_NAME = re.compile(r"^(.+)_t(\d+)_d(\d+)_r(\d+)(?:-[0-9a-f]+)?\.jsonl(?:\.gz)?$")
 TIME_BUCKETS_MS = (0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000)
 
 
@@ -230,7 +232,11 @@ class TournamentSource:
         return ResultStore.is_being_written(self.results)
 
     def _settled(self) -> bool:
-        return self.finished or self.clock() - self._last_arrival >= SETTLE_S
+        if self.progress is not None:
+            # In the tournament's own process the live fold serves until the run is over: an
+            # exact fold of a large file would compete with the referee for the interpreter.
+            return self.finished
+        return self.clock() - self._last_arrival >= SETTLE_S
 
     async def refresh(self) -> None:
         """Once settled, bring the exact standings up to date (in a worker thread: for a large
@@ -502,9 +508,9 @@ class TournamentSource:
         if not scheduled and stored is None:
             raise NotFound(f"no match {match_id!r} in tournament {self.name!r}")
         if self.records_dir is not None and self.is_running():
-            for suffix in (".jsonl.gz", ".jsonl"):  # tournaments write .gz (SPEC 8)
-                path = Path(self.records_dir) / (match_id.replace("/", "_") + suffix)
-                if path.is_file():
+            stem = match_id.replace("/", "_")
+            for path in sorted(Path(self.records_dir).glob(f"{glob.escape(stem)}*.jsonl*")):
+                if RECORD_NAME.match(path.name) and self._match_id_of_record(path.name) == match_id:
                     return path, stored, True
         return None, stored, False
 
