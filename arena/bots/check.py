@@ -203,7 +203,7 @@ def find_positions(game: GameSpec, seed: int) -> list[Position]:
                 kind = state.decision
                 if kind not in found:
                     found[kind] = Position(
-                        game, players, dict(options), match_seed, steps, kind, state.seat_to_move
+                        game, players, dict(options), match_seed, steps, kind, state.mover
                     )
                 legal = state.legal_actions()
                 state.apply(legal[chooser.below(len(legal))])

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 import trio
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -172,7 +172,7 @@ async def play_one_match(
 
 def result_table(result: MatchResult) -> Table:
     table = Table(title=f"{result.game} · seed {result.seed}")
-    for column, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("seat", "right"),
         ("bot", "left"),
         ("score", "right"),
@@ -180,7 +180,8 @@ def result_table(result: MatchResult) -> Table:
         ("faults", "right"),
         ("median ms", "right"),
         ("note", "left"),
-    ):
+    )
+    for column, justify in columns:
         table.add_column(column, justify=justify)
     for seat, name in enumerate(result.bots):
         faults = sum(1 for f in result.faults if f.seat == seat)

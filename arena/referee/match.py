@@ -350,15 +350,16 @@ class _Match:
                     f"(+{self.control.margin_ms} ms margin)",
                 )
                 return None
-            if not problem and not isinstance(message, Action):
-                problem = f"sent {shorten(line)} while an action message was expected"
-            elif not problem and message.id > request_id:
-                problem = (
-                    f"answered request {message.id}, which was never sent "
-                    f"(the pending request is {request_id})"
-                )
+            if not problem:
+                if not isinstance(message, Action):
+                    problem = f"sent {shorten(line)} while an action message was expected"
+                elif message.id > request_id:
+                    problem = (
+                        f"answered request {message.id}, which was never sent "
+                        f"(the pending request is {request_id})"
+                    )
             kind = FaultKind.MALFORMED
-            if problem:
+            if problem or not isinstance(message, Action):
                 verdict = "too long" if too_long is not None else "malformed"
             else:
                 action, kind, problem = self.check_action(message, legal, line)
@@ -427,7 +428,7 @@ class _Match:
         if written_id == pending_id:
             ms = used_ms
         else:
-            sent = self.sent_times.get((seat.index, written_id))
+            sent = None if written_id is None else self.sent_times.get((seat.index, written_id))
             ms = None if sent is None else (trio.current_time() - sent) * 1000
         self.record.write(
             {
@@ -548,7 +549,7 @@ class _Match:
         while not state.is_over:
             with trio.CancelScope() as scope:
                 while not state.is_over:
-                    seat = self.seats[state.seat_to_move]
+                    seat = self.seats[state.mover]
                     action, chosen_by = await self.ask(seat, scope)
                     self.apply(seat, action, chosen_by)
                     if scope.cancel_called:
