@@ -146,7 +146,7 @@ class AllFours(TrickGame):
                     {
                         "type": "redeal",
                         "dealer": self.dealer_seat,
-                        "reason": f"the pack cannot supply another run ({len(self.stock)} cards left)",
+                        "reason": f"the pack cannot supply another run ({len(self.stock)} card{'' if len(self.stock) == 1 else 's'} left)",
                     }
                 )
                 self._deal_afresh()

@@ -600,7 +600,11 @@ class _Match:
         return final, forfeited
 
     async def finish(
-        self, placings: tuple[int, ...], scores: tuple[int, ...], forfeited: tuple[int, ...]
+        self,
+        placings: tuple[int, ...],
+        scores: tuple[int, ...],
+        forfeited: tuple[int, ...],
+        termination: str = "completed",
     ) -> None:
         """Send match_end (after anything still pending) to every seat that can take it."""
         end = encode_line(
@@ -609,6 +613,7 @@ class _Match:
                 scores=list(scores),
                 placings=list(placings),
                 forfeited=list(forfeited),
+                reason=termination,
             )
         )
 
@@ -661,7 +666,9 @@ async def run_match(
         await match.play()
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)
-        await match.finish(placings, outcome.scores, forfeited)
+        # "completed", unless the game stops early on purpose (arena check's one-decision matches)
+        termination = getattr(match.state, "termination", "completed")
+        await match.finish(placings, outcome.scores, forfeited, termination)
         duration = time.perf_counter() - began
         record.write(
             {
@@ -671,7 +678,7 @@ async def run_match(
                 "placings": list(placings),
                 "teams": None if outcome.teams is None else list(outcome.teams),
                 "forfeited": list(forfeited),
-                "termination": "completed",
+                "termination": termination,
                 "faults": len(match.faults),
                 "duration_s": round(duration, 6),
             }
@@ -692,7 +699,7 @@ async def run_match(
             decision_ms=tuple(tuple(s.times_ms) for s in match.seats),
             referee_us=tuple(match.referee_us),
             record_path=record.path,
-            termination="completed",
+            termination=termination,
             duration_s=duration,
         )
     finally:
