@@ -15,6 +15,8 @@ What a real bot gets (SPEC.md section 7):
   plus ``BotSpec.env``, plus ``ARENA_BOT_TOKEN`` (a random mark by which close() also finds
   processes that left the session and lost their parent); its working directory is
   ``BotSpec.cwd`` or that temporary directory;
+- a parent-death signal (SIGKILL, arena/referee/spawn.py): it dies with the process that started
+  it, even one killed by SIGKILL, whatever it does with its input;
 - the referee itself is made non-dumpable, so a bot of the same user cannot read its memory;
 - optionally ``sandbox="bwrap"``: no network, the whole file system read-only (the bot's folder too),
   a private writable ``/tmp`` of at most 4 x ``file_mb`` (HOME and TMPDIR point into it) and
@@ -40,7 +42,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Protocol
 
 import msgspec
 import trio
@@ -48,6 +50,7 @@ import trio
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
+from arena.referee.spawn import BotChild, spawn
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 
@@ -319,9 +322,10 @@ def _bwrap_args(
         "--unshare-ipc",
         "--unshare-uts",
         "--new-session",
-        # No --die-with-parent: its parent-death signal follows the *thread* that started
-        # bwrap, one of trio's worker threads, which retires after 10 s idle and so killed
-        # every sandboxed bot then. close() and the atexit hook end the sandbox instead.
+        # The sandbox dies with bwrap's parent. Its parent-death signal follows the *thread*
+        # that started bwrap: spawn() forks every bot from one thread that lives as long as the
+        # process (trio's worker threads retire after 10 s idle, which killed every sandbox).
+        "--die-with-parent",
         # Run by root, bwrap would pass on every capability: the bot could remount / writable.
         "--cap-drop",
         "ALL",
@@ -333,7 +337,7 @@ class ProcessTransport:
 
     def __init__(
         self,
-        process: trio.Process,
+        process: BotChild,
         log_path: Path,
         private_dir: str,
         stderr_cap: int = STDERR_CAP_BYTES,
@@ -346,10 +350,10 @@ class ProcessTransport:
         self.private_dir = private_dir
         self.stderr_cap = stderr_cap
         self.stderr_bytes = 0
-        # Started with three pipes (see start()), which trio gives as fd streams.
-        self._stdin = cast(trio.lowlevel.FdStream, process.stdin)
-        self._stdout = cast(trio.lowlevel.FdStream, process.stdout)
-        self._stderr = cast(trio.lowlevel.FdStream, process.stderr)
+        # Started with three pipes as fd streams (arena/referee/spawn.py).
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+        self._stderr = process.stderr
         self._stdin_fd = self._stdin.fileno()
         self._stdout_fd = self._stdout.fileno()
         self._streams_closed = False  # set before the fds are closed: their numbers get reused
@@ -657,15 +661,9 @@ class BotProcess:
             spec.file_mb or DEFAULT_FILE_MB,
         )
         try:
-            process = await trio.lowlevel.open_process(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=workdir,
-                env=env,
-                start_new_session=True,
-                preexec_fn=limits,
+            # spawn() also gives it a parent-death signal: it dies with this process.
+            process = await spawn(
+                argv, cwd=workdir, env=env, start_new_session=True, preexec=limits
             )
         except OSError as error:
             shutil.rmtree(private, ignore_errors=True)
