@@ -15,8 +15,10 @@ import trio
 from rich.console import Console
 
 from arena.games import GameError, find_game
+from arena.referee.clock import TimeControl
 from arena.render.terminal import show_progress, standings_tables
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
+from arena.tournament.latency import LATENCY_NOTE, LatencyReport, latency_line, latency_report
 from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
 from arena.tournament.schedule import Schedule, build_schedule
 from arena.tournament.standings import (
@@ -117,16 +119,18 @@ def tournament_command(
     )
     try:
         summary, interrupted = trio.run(_run, config, schedule, store, console)
+        stored = store.matches(include_aborted=True)
         final = compute_standings(
-            store.matches(include_aborted=True),
-            [b.name for b in config.bots],
-            [g.label for g in config.games],
+            stored, [b.name for b in config.bots], [g.label for g in config.games]
         )
+        latency = latency_report(stored, config.time_control.margin_ms)
+        store.save_note(LATENCY_NOTE, latency.warning)  # in the results, for `arena standings`
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         store.close()
     console.print(standings_tables(final))
+    _print_latency(console, latency)
     if interrupted:
         console.print(
             f"stopped: {summary.played} matches played in this run are stored; run the "
@@ -146,6 +150,12 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+
+
+def _print_latency(console: Console, report: LatencyReport) -> None:
+    console.print(latency_line(report), highlight=False, markup=False, soft_wrap=True)
+    if report.warning:
+        console.print(report.warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
 
 
 def _processes(workers: int) -> str:
@@ -264,16 +274,19 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
     try:
         with ResultStore.open_read(path) as store:
             definition = store.definition()
+            stored = store.matches(include_aborted=True)
             standings = compute_standings(
-                store.matches(include_aborted=True),
+                stored,
                 [b["name"] for b in definition.get("bots", [])],
                 [g["label"] for g in definition.get("games", [])],
             )
     except StoreError as exc:
         raise InputError(str(exc)) from None
+    margin_ms = definition.get("time", {}).get("margin_ms", TimeControl().margin_ms)
+    latency = latency_report(stored, margin_ms)
     data = standings_as_data(standings)
     if as_json:
-        click.echo(json.dumps(data, indent=2))
+        click.echo(json.dumps(data, indent=2))  # tables only: consumers iterate them
     elif as_csv:
         out = io.StringIO()
         columns = [
@@ -294,10 +307,12 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
         ]
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
-        for scope, table in data.items():
+        for scope, table in data.items():  # (the latency is not a table: not in the CSV)
             for row in table["rows"]:
                 faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
                 writer.writerow({**row, "table": scope, "faults": faults})
         click.echo(out.getvalue(), nl=False)
     else:
-        Console().print(standings_tables(standings))
+        console = Console()
+        console.print(standings_tables(standings))
+        _print_latency(console, latency)

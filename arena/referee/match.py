@@ -46,7 +46,13 @@ from arena.referee.clock import Charge, SeatClock, TimeControl
 from arena.referee.lines import LineTooLong, shorten
 from arena.referee.process import BotGone, BotProcess
 from arena.referee.record import RECORD_FORMAT, RecordingDealer, RecordWriter
-from arena.referee.results import FaultKind, FaultRecord, MatchResult
+from arena.referee.results import (
+    FaultKind,
+    FaultRecord,
+    MatchResult,
+    latency_summary,
+    machine_load_per_core,
+)
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -670,6 +676,7 @@ async def run_match(
         termination = getattr(match.state, "termination", "completed")
         await match.finish(placings, outcome.scores, forfeited, termination)
         duration = time.perf_counter() - began
+        load = machine_load_per_core()
         record.write(
             {
                 "type": "result",
@@ -681,6 +688,8 @@ async def run_match(
                 "termination": termination,
                 "faults": len(match.faults),
                 "duration_s": round(duration, 6),
+                "referee_ms": latency_summary(match.referee_us),
+                "load_per_core": load,
             }
         )
         finished = True
@@ -701,6 +710,7 @@ async def run_match(
             record_path=record.path,
             termination=termination,
             duration_s=duration,
+            load_per_core=load,
         )
     finally:
         record.close()

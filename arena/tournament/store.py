@@ -53,7 +53,8 @@ CREATE TABLE IF NOT EXISTS matches (
     reason      TEXT NOT NULL,      -- the referee's termination, or why the match was aborted
     record_path TEXT,
     duration_s  REAL NOT NULL,
-    finished_at TEXT NOT NULL
+    finished_at TEXT NOT NULL,
+    referee     TEXT                -- JSON: the referee's latency and the load (added columns)
 );
 CREATE TABLE IF NOT EXISTS faults (
     match_id   TEXT NOT NULL REFERENCES matches(match_id) ON DELETE CASCADE,
@@ -65,6 +66,14 @@ CREATE TABLE IF NOT EXISTS faults (
 );
 CREATE INDEX IF NOT EXISTS faults_by_match ON faults(match_id);
 """
+# Columns added after schema 1 first shipped: older files get them when opened for a run (NULL in
+# their old rows), and are read without them.
+ADDED_COLUMNS = (("matches", "referee", "TEXT"),)
+MATCH_COLUMNS = (
+    "match_id, game, game_id, table_no, deal, rotation, seed, players, options, bots, scores, "
+    "placings, teams, forfeited, decision_ms, status, reason, record_path, duration_s, "
+    "finished_at, referee"
+)
 
 
 class StoreError(Exception):
@@ -104,6 +113,9 @@ class StoredMatch:
     reason: str = "completed"
     record_path: str | None = None
     duration_s: float = 0.0
+    # {"p50_ms", "p99_ms", "max_ms", "load_per_core"}: the referee's latency per decision and the
+    # machine's load per core at the end (None for matches stored before they were kept)
+    referee: Mapping[str, float | None] | None = None
 
     @property
     def completed(self) -> bool:
@@ -158,7 +170,9 @@ class ResultStore:
                 meta = None
             if meta is None:
                 store._create(name, fingerprint, definition)
-            elif meta.get("fingerprint") != fingerprint:
+            else:
+                store._add_missing_columns()
+            if meta is not None and meta.get("fingerprint") != fingerprint:
                 changed = _changed_fields(json.loads(meta.get("definition", "{}")), definition)
                 raise StoreError(
                     f"{path}: holds results of a different definition of tournament "
@@ -220,10 +234,12 @@ class ResultStore:
             "SELECT match_id, seat, bot, kind, request_id, message FROM faults ORDER BY rowid"
         ):
             faults.setdefault(row[0], []).append(StoredFault(*row[1:]))
+        referee = "referee" if "referee" in self._columns("matches") else "NULL"
         rows = self._db.execute(
             "SELECT match_id, game, game_id, table_no, deal, rotation, seed, players, options, "
             "bots, scores, placings, teams, forfeited, decision_ms, status, reason, record_path, "
-            f"duration_s FROM matches {where} ORDER BY game, table_no, deal, rotation, match_id"
+            f"duration_s, {referee} FROM matches {where} "
+            "ORDER BY game, table_no, deal, rotation, match_id"
         )
         out = []
         for (
@@ -246,6 +262,7 @@ class ResultStore:
             reason,
             record_path,
             duration_s,
+            referee_json,
         ) in rows:
             out.append(
                 StoredMatch(
@@ -269,6 +286,7 @@ class ResultStore:
                     reason=reason,
                     record_path=record_path,
                     duration_s=duration_s,
+                    referee=None if referee_json is None else json.loads(referee_json),
                 )
             )
         return out
@@ -298,13 +316,14 @@ class ResultStore:
             match.record_path,
             match.duration_s,
             datetime.now(UTC).isoformat(timespec="seconds"),
+            None if match.referee is None else _json(dict(match.referee)),
         )
         try:
             with self._db:
                 self._db.execute("DELETE FROM faults WHERE match_id = ?", (match.match_id,))
                 self._db.execute(
-                    "INSERT OR REPLACE INTO matches VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT OR REPLACE INTO matches ({MATCH_COLUMNS}) VALUES "
+                    f"({', '.join('?' * len(row))})",
                     row,
                 )
                 self._db.executemany(
@@ -349,6 +368,30 @@ class ResultStore:
                 f"arena reads schema {SCHEMA_VERSION!r}"
             )
         return meta
+
+    def save_note(self, key: str, value: str | None) -> None:
+        """Keep (or, with None, drop) a note about the run in the meta table, e.g. the latency
+        warning (``note:`` keys; the definition and fingerprint are never touched)."""
+        with self._db:
+            if value is None:
+                self._db.execute("DELETE FROM meta WHERE key = ?", (f"note:{key}",))
+            else:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"note:{key}", value)
+                )
+
+    def note(self, key: str) -> str | None:
+        return (self._meta() or {}).get(f"note:{key}")
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+
+    def _add_missing_columns(self) -> None:
+        """Bring a file written by an older arena up to date: only ever added columns."""
+        with self._db:
+            for table, column, kind in ADDED_COLUMNS:
+                if column not in self._columns(table):
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def _discard(self) -> None:
         with self._db:

@@ -177,3 +177,21 @@ async def test_the_reported_case_late_by_half_a_millisecond(autojump_clock, tmp_
     assert {f.seat for f in result.faults} == {0}
     assert result.forfeited == (0,)  # three timeouts of its own
     assert decision_problems(read_record(tmp_path / "m.jsonl")) == []
+
+
+async def test_the_referees_latency_is_in_the_result_and_the_record(autojump_clock, tmp_path):
+    bots = [FakeBot("a"), FakeBot("b"), FakeBot("c")]
+    async with trio.open_nursery() as nursery:
+        procs = [await connect_fake(nursery, bot, time_control=CONTROL) for bot in bots]
+        result = await run_match(
+            AON, procs, seed=2, match_id="m", time_control=CONTROL, record_path=tmp_path / "m"
+        )
+        for proc in procs:
+            await proc.close()
+    latency = result.referee_latency
+    assert 0 < latency["p50_ms"] <= latency["p99_ms"] <= latency["max_ms"]
+    assert latency["max_ms"] == round(max(result.referee_us) / 1000, 3)
+    final = read_record(tmp_path / "m")[-1]
+    assert final["type"] == "result"
+    assert final["referee_ms"] == {k: latency[k] for k in ("p50_ms", "p99_ms", "max_ms")}
+    assert final["load_per_core"] == result.load_per_core
