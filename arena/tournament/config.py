@@ -66,6 +66,7 @@ BOT_FIELDS = (
     "cpu_seconds",
     "file_mb",
     "sandbox",
+    "user",
 )
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
 TIME_FIELDS = ("decision_ms", "bank_ms", "increment_ms", "margin_ms", "startup_ms")
@@ -120,6 +121,8 @@ class TournamentConfig:
                     "cpu_seconds": b.cpu_seconds,
                     "file_mb": b.file_mb,
                     "sandbox": b.sandbox,
+                    # only when given, so that older definitions keep their fingerprints
+                    **({"user": b.user} if b.user else {}),
                 }
                 for b in self.bots
             ],
@@ -348,6 +351,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
                 lambda limit=limit: reader.integer(f"{where}.{limit}", table[limit], minimum=1), 1
             )
     sandbox = reader.read(sandboxed, None)
+    user = reader.read(lambda: _user(reader, where, table), None)
     version = reader.read(
         lambda: reader.text(f"{where}.version", table.get("version", ""), nonempty=False), ""
     )
@@ -361,8 +365,16 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         env=tuple(sorted(env)),
         version=version,
         sandbox=sandbox,
+        user=user,
         **limits,
     )
+
+
+def _user(reader: _Reader, where: str, table: dict[str, Any]) -> str | None:
+    """The bot's ``user`` (a user name or number), None when it gives none."""
+    if "user" not in table:
+        return None
+    return reader.text(f"{where}.user", table["user"])
 
 
 def _check_program(reader: _Reader, field_name: str, program: str, cwd: str | None) -> None:
