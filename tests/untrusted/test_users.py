@@ -133,3 +133,17 @@ async def test_a_daemon_that_clears_its_environment_dies_with_the_bot(tmp_path):
     for pid in left:
         os.kill(pid, signal.SIGKILL)
     assert left == [], "the vanished daemon outlived its bot"
+
+
+def test_a_tournament_bot_may_name_its_user_and_a_wrong_one_is_one_line(tmp_path):
+    from arena.tournament.config import ConfigError, load_config
+    from tests.tournament.test_config import GOOD, write
+
+    with_user = GOOD.replace('name = "beta"\n', 'name = "beta"\nuser = "nobody"\n')
+    config = load_config(write(tmp_path, with_user))
+    assert [bot.user for bot in config.bots] == [None, "nobody"]
+    plain = load_config(write(tmp_path, GOOD, "plain.toml"))
+    assert "user" not in plain.definition()["bots"][0]  # older fingerprints stay as they were
+    with pytest.raises(ConfigError, match=r"bots\[1\]\.user") as error:
+        load_config(write(tmp_path, with_user.replace('"nobody"', "7"), "bad.toml"))
+    assert "\n" not in str(error.value)
