@@ -48,9 +48,10 @@ import msgspec
 import trio
 
 from arena.referee.bot_spec import BotSpec
+from arena.referee.cgroups import BotCgroup
 from arena.referee.clock import TimeControl
 from arena.referee.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
-from arena.referee.spawn import BotChild, spawn
+from arena.referee.spawn import BOT_USER_VARIABLE, BotChild, UserError, bot_user, spawn
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 
@@ -70,6 +71,8 @@ _LIVE_GROUPS: dict[int, str | None] = {}
 # finds it by this mark. (A process that also clears its environment escapes this; only the
 # sandbox's PID namespace catches that one.)
 TOKEN_VARIABLE = "ARENA_BOT_TOKEN"
+# Each bot's cgroup, where the machine offers them (arena/referee/cgroups.py): the sure way.
+_LIVE_CGROUPS: dict[int, BotCgroup] = {}
 
 
 class BotStartupError(Exception):
@@ -197,6 +200,9 @@ def kill_everything(leader: int, token: str | None = None) -> None:
 def _kill_leftovers() -> None:
     for leader, token in list(_LIVE_GROUPS.items()):
         kill_everything(leader, token)
+    for cgroup in list(_LIVE_CGROUPS.values()):
+        cgroup.kill()
+        cgroup.remove()
 
 
 PR_SET_DUMPABLE = 4
@@ -343,8 +349,10 @@ class ProcessTransport:
         private_dir: str,
         stderr_cap: int = STDERR_CAP_BYTES,
         token: str | None = None,
+        cgroup: BotCgroup | None = None,
     ) -> None:
         self.process = process
+        self.cgroup = cgroup
         self.pid = process.pid
         self.token = token
         self.log_path = log_path
@@ -362,6 +370,8 @@ class ProcessTransport:
         self._drained = trio.Event()  # set once stderr reached its end (or draining stopped)
         self._tail = b""
         _LIVE_GROUPS[self.pid] = token
+        if cgroup is not None:
+            _LIVE_CGROUPS[self.pid] = cgroup
         trio.lowlevel.spawn_system_task(self._drain_stderr, name=f"stderr of pid {self.pid}")
 
     async def _drain_stderr(self) -> None:
@@ -471,9 +481,17 @@ class ProcessTransport:
             with trio.move_on_after(grace_s):
                 await self.process.wait()
             kill_everything(self.pid, self.token)
+            if self.cgroup is not None:
+                # Whatever it started, wherever it went, with whatever environment: gone.
+                self.cgroup.kill()
             with trio.move_on_after(5):
                 await self.process.wait()
             _LIVE_GROUPS.pop(self.pid, None)
+            if self.cgroup is not None:
+                with trio.move_on_after(2):  # empty once the kernel has finished the kills
+                    while not self.cgroup.remove():
+                        await trio.sleep(0.01)
+                _LIVE_CGROUPS.pop(self.pid, None)
             # stderr reaches EOF once every holder of the pipe is dead; don't wait on stragglers.
             with trio.move_on_after(1):
                 await self._drained.wait()
@@ -640,9 +658,16 @@ class BotProcess:
                 )
         if spec.cwd and not os.path.isdir(spec.cwd):
             raise BotStartupError(spec.name, f"working directory {spec.cwd} does not exist")
+        try:
+            user = bot_user(spec.user)
+        except UserError as error:
+            raise BotStartupError(spec.name, str(error)) from None
         private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
         os.makedirs(os.path.join(private, "home"))
         os.makedirs(os.path.join(private, "tmp"))
+        if user is not None:
+            for folder in (private, os.path.join(private, "home"), os.path.join(private, "tmp")):
+                os.chown(folder, user[1], user[2])  # its own HOME and TMPDIR
         workdir = os.path.abspath(spec.cwd) if spec.cwd else private
         argv = list(spec.argv)
         if spec.sandbox == "bwrap":
@@ -669,17 +694,31 @@ class BotProcess:
             spec.cpu_seconds or DEFAULT_CPU_SECONDS,
             spec.file_mb or DEFAULT_FILE_MB,
         )
+        cgroup = BotCgroup.create()  # None where the machine offers none
         try:
             # spawn() also gives it a parent-death signal: it dies with this process.
             process = await spawn(
-                argv, cwd=workdir, env=env, start_new_session=True, preexec=limits
+                argv,
+                cwd=workdir,
+                env=env,
+                start_new_session=True,
+                preexec=limits,
+                run_as=None if user is None else (user[1], user[2]),
+                cgroup_procs=None if cgroup is None else cgroup.procs,
             )
-        except OSError as error:
+        except (OSError, subprocess.SubprocessError) as error:
             shutil.rmtree(private, ignore_errors=True)
-            reason = error.strerror or str(error)
+            if cgroup is not None:
+                cgroup.remove()
+            reason = getattr(error, "strerror", None) or str(error)
+            if user is not None:
+                reason += (
+                    f" (run as user {user[0]}, who must be able to read the program and its "
+                    f"folder; choose another with the bot's user or {BOT_USER_VARIABLE})"
+                )
             raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
         log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
-        transport = ProcessTransport(process, log_path, private, token=token)
+        transport = ProcessTransport(process, log_path, private, token=token, cgroup=cgroup)
         try:
             return await cls.connect(
                 spec, transport, time_control=time_control, max_line_bytes=max_line_bytes

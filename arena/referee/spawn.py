@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import pwd
 import queue
 import signal
 import subprocess
@@ -20,6 +21,11 @@ from collections.abc import Callable
 from typing import Any
 
 import trio
+
+from arena.referee.cgroups import join_in_child
+
+BOT_USER_VARIABLE = "ARENA_BOT_USER"  # the arena-wide default user of bots
+ROOT_DEFAULT_USER = "nobody"  # whom bots run as when the arena runs as root and no user is given
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -46,6 +52,37 @@ def die_with_parent(parent_pid: int) -> None:
         c.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent_pid:  # the parent died before the prctl: nobody would signal
         os._exit(1)
+
+
+class UserError(Exception):
+    """A bot's user cannot be used (unknown, or the arena may not switch to it)."""
+
+
+def bot_user(user: str | None) -> tuple[str, int, int] | None:
+    """(name, uid, gid) to run a bot as, or None to run it as the arena's own user.
+
+    The bot's own ``user``, else ``ARENA_BOT_USER``, else ``nobody`` when the arena runs as root
+    (a bot must not run as root: it could read and signal everything). Only root can switch.
+    """
+    chosen = user or os.environ.get(BOT_USER_VARIABLE) or None
+    if chosen is None and os.geteuid() == 0:
+        chosen = ROOT_DEFAULT_USER
+    if chosen is None:
+        return None
+    try:
+        entry = pwd.getpwuid(int(chosen)) if chosen.isdigit() else pwd.getpwnam(chosen)
+        name, uid, gid = entry.pw_name, entry.pw_uid, entry.pw_gid
+    except KeyError:
+        if not chosen.isdigit():
+            raise UserError(f"user {chosen!r} does not exist on this machine") from None
+        name, uid, gid = chosen, int(chosen), int(chosen)  # a bare number: its own group too
+    if uid == os.geteuid():
+        return None
+    if os.geteuid() != 0:
+        raise UserError(
+            f"user {chosen!r}: only an arena running as root can start bots as another user"
+        )
+    return name, uid, gid
 
 
 class BotChild:
@@ -112,22 +149,36 @@ class _Spawner:
 _spawner: _Spawner | None = None
 
 
-async def spawn(argv: list[str], **options: Any) -> BotChild:
+async def spawn(
+    argv: list[str],
+    *,
+    preexec: Callable[[], None] | None = None,
+    run_as: tuple[int, int] | None = None,
+    cgroup_procs: str | None = None,
+    **options: Any,
+) -> BotChild:
     """``subprocess.Popen(argv, stdin/stdout/stderr=pipes, **options)`` from the spawner thread.
 
-    ``options`` must not hold ``preexec_fn``'s parent-death part: pass ``preexec`` (a function
-    run in the child before exec, after ``die_with_parent``) instead, in ``options["preexec"]``.
+    In the child, before exec and in this order: join the cgroup whose ``cgroup.procs`` is
+    ``cgroup_procs`` (while still privileged), switch to ``run_as`` (uid, gid; no supplementary
+    groups), set the parent-death signal (a change of user would clear it), then ``preexec``.
     """
     global _spawner
     if _spawner is None or _spawner.pid != os.getpid():
         _spawner = _Spawner()
     parent = os.getpid()
-    extra = options.pop("preexec", None)
 
     def in_child() -> None:
+        if cgroup_procs is not None:
+            join_in_child(cgroup_procs)
+        if run_as is not None:
+            uid, gid = run_as
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
         die_with_parent(parent)
-        if extra is not None:
-            extra()
+        if preexec is not None:
+            preexec()
 
     stdin_read, stdin_write = os.pipe()
     stdout_read, stdout_write = os.pipe()

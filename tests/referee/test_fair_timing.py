@@ -97,7 +97,7 @@ steps = st.tuples(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seat=st.integers(0, 2), timings=st.lists(steps, min_size=1, max_size=8))
 def test_a_late_line_costs_only_its_own_seat(seat, timings):
     for offset, jump in timings:
@@ -127,7 +127,7 @@ def test_a_late_line_costs_only_its_own_seat(seat, timings):
     assert result.forfeited == ()
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seat=st.integers(0, 2),
     silent=st.integers(0, 2),

@@ -98,7 +98,7 @@ lines = (st.binary(max_size=200) | message_texts() | hostile_specials).map(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=200, deadline=None)
 @given(line=lines)
 def test_decoding_a_bot_line_answers_a_message_or_a_typed_error(line):
     try:
@@ -141,7 +141,7 @@ def run(main):
     return trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(line=lines, seat=st.integers(0, 2))
 def test_any_reply_line_gets_one_verdict_and_the_match_goes_on(line, seat):
     bots = [FakeBot(f"honest{i}") for i in range(3)]
@@ -177,7 +177,7 @@ def test_any_reply_line_gets_one_verdict_and_the_match_goes_on(line, seat):
         assert "hostile" in faults[0].message and "\n" not in faults[0].message
 
 
-@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(line=lines)
 def test_any_ready_line_is_ready_or_a_startup_error_naming_the_bot(line):
     async def main():

@@ -28,7 +28,7 @@ from tests.sample_bot_specs import sample_bot
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 AON = find_game("alles-oder-nichts")
-CONTROL = TimeControl(decision_ms=20, margin_ms=100, startup_ms=15000)
+CONTROL = TimeControl(decision_ms=20, margin_ms=250, startup_ms=15000)
 LATENESS_MS = (0.1, 0.5, 1.0, 5.0)
 
 
