@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 import signal
+import statistics
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -16,7 +18,14 @@ from rich.console import Console
 
 from arena.games import GameError, find_game
 from arena.render.terminal import show_progress, standings_tables
-from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
+from arena.tournament.config import (
+    ConfigError,
+    TournamentConfig,
+    check_cluster_address,
+    load_config,
+    quick_config,
+)
+from arena.tournament.executors.dask_cluster import INSTALL_LINE
 from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
 from arena.tournament.schedule import ScheduledMatch, build_schedule
 from arena.tournament.standings import (
@@ -66,6 +75,12 @@ class InputError(click.ClickException):
     help="Processes playing the matches [the file's, else one per core, at most --concurrency].",
 )
 @click.option(
+    "--cluster",
+    metavar="tcp://HOST:PORT|local:N",
+    help="Play on the workers of this Dask scheduler (local:N: a Dask cluster of N workers "
+    "here) [the file's cluster, else none].",
+)
+@click.option(
     "--results",
     "results_path",
     type=click.Path(dir_okay=False),
@@ -80,6 +95,7 @@ def tournament_command(
     seed: int | None,
     concurrency: int | None,
     workers: int | None,
+    cluster: str | None,
     results_path: str | None,
     restart: bool,
 ) -> None:
@@ -90,6 +106,13 @@ def tournament_command(
     config = _config(file, bots, games, deals, seed, concurrency, results_path)
     if workers is not None:
         config = replace(config, workers=workers)
+    if cluster is not None:
+        try:
+            config = replace(config, cluster=check_cluster_address(cluster, where="--cluster"))
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
+    if config.cluster is not None and importlib.util.find_spec("distributed") is None:
+        raise InputError(INSTALL_LINE)
     schedule = build_schedule(
         config.seed, [b.name for b in config.bots], config.games, config.seating
     )
@@ -109,7 +132,7 @@ def tournament_command(
     console.print(
         f"tournament {config.name!r}: {len(config.bots)} bots, "
         f"{len(config.games)} games, {len(schedule)} matches, "
-        f"{config.concurrency} at once in {_processes(config.worker_count())}; "
+        f"{_where(config)}; "
         f"results in {config.results}",
         highlight=False,
         markup=False,
@@ -146,10 +169,42 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    for line in _cluster_lines(summary):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
 def _processes(workers: int) -> str:
     return "1 process" if workers == 1 else f"{workers} worker processes"
+
+
+def _where(config: TournamentConfig) -> str:
+    if config.cluster is None:
+        return f"{config.concurrency} at once in {_processes(config.worker_count())}"
+    per_worker = config.matches_per_worker
+    at_once = f"{per_worker} at once per worker" if per_worker else "one per worker thread at once"
+    return f"on the Dask cluster {config.cluster}, {at_once}"
+
+
+def _cluster_lines(summary: RunSummary) -> list[str]:
+    """Per cluster worker: its matches, its bots' median decision time; then Dask's share."""
+    lines = []
+    matches = sum(r.matches for r in summary.cluster_workers.values())
+    for address, report in sorted(summary.cluster_workers.items()):
+        median = (
+            f"median decision {statistics.median(report.decision_ms):.1f} ms"
+            if report.decision_ms
+            else "no decisions"
+        )
+        lines.append(
+            f"  worker {address}: {report.matches} matches, {report.decisions} decisions, "
+            f"{median}, {report.started} bot processes started"
+        )
+    if matches:
+        lines.append(
+            f"  cluster: {summary.cluster_startup_s:.1f} s to connect and ship the bots; Dask's "
+            f"own time {1000 * summary.cluster_overhead_s / matches:.2f} ms per match"
+        )
+    return lines
 
 
 def _config(
@@ -243,7 +298,13 @@ async def _run(
             nursery.start_soon(stop_on_signal)
             nursery.start_soon(show_progress, progress, fold.standings, console)
             summary = await run_tournament(
-                config, schedule, store, progress, workers=config.worker_count(), on_stored=fold.add
+                config,
+                schedule,
+                store,
+                progress,
+                workers=config.worker_count(),
+                cluster=config.cluster,
+                on_stored=fold.add,
             )
             nursery.cancel_scope.cancel()
     return summary, interrupted
