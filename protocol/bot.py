@@ -124,7 +124,7 @@ def run(
     if on_error not in ("fallback", "raise"):
         raise ValueError(f"on_error must be 'fallback' or 'raise', not {on_error!r}")
     if not isinstance(bot, Bot):
-        bot = _FunctionBot(bot, name or getattr(bot, "__name__", "python-bot"), version or "")
+        bot = _FunctionBot(bot, name or str(getattr(bot, "__name__", "python-bot")), version or "")
     else:
         bot.name = name or bot.name
         bot.version = version if version is not None else bot.version
@@ -167,10 +167,10 @@ def _serve(bot: Bot, reader: IO[bytes], writer: IO[bytes], on_error: str) -> Non
             matches[message.match_id] = match
             _send(writer, _ActionAnswer(id=message.id, **_answer(bot, message, match, on_error)))
         elif isinstance(message, Event):
-            match = matches.get(message.match_id)
-            if match is not None:
-                match.events.append(message.event)
-                hook(bot.on_event, match, message.event)
+            known = matches.get(message.match_id)
+            if known is not None:
+                known.events.append(message.event)
+                hook(bot.on_event, known, message.event)
         elif isinstance(message, MatchStart):
             match = Match(
                 id=message.match_id,
@@ -183,15 +183,15 @@ def _serve(bot: Bot, reader: IO[bytes], writer: IO[bytes], on_error: str) -> Non
             matches[message.match_id] = match
             hook(bot.on_match_start, match)
         elif isinstance(message, Fault):
-            match = matches.get(message.match_id)
-            if match is not None:
-                match.faults.append(message)
-            hook(bot.on_fault, match, message)
+            known = matches.get(message.match_id)
+            if known is not None:
+                known.faults.append(message)
+            hook(bot.on_fault, known, message)
         elif isinstance(message, MatchEnd):
-            match = matches.pop(message.match_id, None)
-            if match is not None:
-                match.end = message
-                hook(bot.on_match_end, match, message)
+            ended = matches.pop(message.match_id, None)
+            if ended is not None:
+                ended.end = message
+                hook(bot.on_match_end, ended, message)
         elif isinstance(message, Hello):
             if message.protocol != PROTOCOL_VERSION:
                 print(

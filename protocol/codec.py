@@ -45,7 +45,7 @@ def decode_from_bot(line: bytes | str) -> FromBot:
     quote characters than the plain message needs, so an ordinary action costs one count.
     """
     message = _from_bot_decoder.decode(line)
-    raw = line if type(line) is bytes else line.encode()
+    raw = line if isinstance(line, bytes) else line.encode()
     # An action line without repeats: "type":"action" and "id" (6 quotes), plus "action":"..."
     # (4) or "index" (2). More quotes: a repeat, or an escaped quote; the exact check decides.
     if type(message) is not Action or raw.count(b'"') > (10 if message.index is UNSET else 8):

@@ -20,11 +20,11 @@ PROTOCOL_VERSION = 1
 class Limits(msgspec.Struct, frozen=True, kw_only=True):
     """The time and size limits the referee enforces for this bot (milliseconds, bytes)."""
 
-    startup_ms: int
-    decision_ms: int
+    startup_ms: int = 10000
+    decision_ms: int = 1000
     bank_ms: int | None = None  # per-match time bank, None when not used
     increment_ms: int = 0  # added to the bank after each decision
-    margin_ms: int = 0  # overruns within this margin are forgiven
+    margin_ms: int = 50  # overruns within this margin are forgiven
     max_line_bytes: int = 1 << 20
 
 

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import json
+import os
+import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from sample_bot_specs import ROOT, SAMPLE_BOTS, broken_bot, sample_bot
@@ -165,13 +170,15 @@ async def test_bot_that_ignores_bye_fails_both_exit_checks(tmp_path):
     assert "it was killed" in failed["bye, then end of input"][1]
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess:
+def run_cli(*args: str, tmpdir: Path | None = None) -> subprocess.CompletedProcess:
+    env = {**os.environ, "TMPDIR": str(tmpdir)} if tmpdir is not None else None
     return subprocess.run(
         [sys.executable, "-m", "arena", "check", *args],
         cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=300,
+        env=env,
     )
 
 
@@ -191,19 +198,41 @@ def test_cli_exit_status_and_scorecard(tmp_path):
     )
     assert good.returncode == 0, good.stdout + good.stderr
     assert "0 failed" in good.stdout and "ready for a tournament" in good.stdout
+    # The one-decision matches say they were cut short: in the summary, match_end and the record.
+    assert re.search(r"\d+ matches were cut short after the decision under test", good.stdout)
+    decided = next((tmp_path / "good").glob("check-*-decide-*.jsonl")).read_text().splitlines()
+    assert json.loads(decided[-1])["termination"] == "cut short"
+    full = next((tmp_path / "good").glob("check-*-full-match-*.jsonl")).read_text().splitlines()
+    assert json.loads(full[-1])["termination"] == "completed"
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
     bad = run_cli(
         "--game",
         "aon",
         "--only",
         "decisions",
-        "--log-dir",
-        str(tmp_path / "bad"),
         "--",
         sys.executable,
         "tests/bots/broken/illegal.py",
+        tmpdir=temporary,
     )
     assert bad.returncode == 1
     assert "FAIL" in bad.stdout and "illegal" in bad.stdout and "hint" in bad.stdout
+    kept = list(temporary.glob("arena-check-*"))  # a failed check keeps its logs and records
+    assert len(kept) == 1 and str(kept[0]) in " ".join(bad.stdout.split())
+    shutil.rmtree(kept[0])
+    passed = run_cli(
+        "--game",
+        "aon",
+        "--only",
+        "decisions",
+        "--",
+        sys.executable,
+        "sample_bots/python/random_bot.py",
+        tmpdir=temporary,
+    )
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert list(temporary.iterdir()) == []  # nothing left behind when every check passed
 
 
 def test_cli_usage_errors():

@@ -86,6 +86,7 @@ class CheckResult:
     reason: str = ""  # why it failed or was skipped (one line)
     kind: str = ""  # the failure kind: a fault kind, "startup", "bye", "eof"
     hint: str = ""
+    cut_short: bool = False  # its match was stopped after the decision under test
 
     @property
     def passed(self) -> bool:
@@ -203,7 +204,7 @@ def find_positions(game: GameSpec, seed: int) -> list[Position]:
                 kind = state.decision
                 if kind not in found:
                     found[kind] = Position(
-                        game, players, dict(options), match_seed, steps, kind, state.seat_to_move
+                        game, players, dict(options), match_seed, steps, kind, state.mover
                     )
                 legal = state.legal_actions()
                 state.apply(legal[chooser.below(len(legal))])
@@ -211,11 +212,16 @@ def find_positions(game: GameSpec, seed: int) -> list[Position]:
     return list(found.values())
 
 
+CUT_SHORT = "cut short"
+
+
 def positioned_game(position: Position) -> GameSpec:
     """A copy of the game whose matches start at ``position`` and end after that one decision."""
     base = position.game.state_class
 
     class Positioned(base):  # type: ignore[misc, valid-type]
+        termination = CUT_SHORT  # the referee says so in match_end, the record and the result
+
         def __init__(self, players, options, seed, dealer=None) -> None:
             self.stop_after: int | None = None
             super().__init__(players, options, seed, dealer)
@@ -354,10 +360,11 @@ def _judge(name: str, outcome: tuple[MatchResult, Path] | str, seat: int) -> Che
             hint=HINTS["startup"],
         )
     result, record = outcome
+    cut_short = result.termination == CUT_SHORT
     mine: list[FaultRecord] = [f for f in result.faults if f.seat == seat]
     if not mine:
         sent, received = _exchange(record, seat, None)
-        return CheckResult(name, PASSED, sent=sent, received=received)
+        return CheckResult(name, PASSED, sent=sent, received=received, cut_short=cut_short)
     first = mine[0]
     sent, received = _exchange(record, seat, first.request_id)
     more = f" (and {len(mine) - 1} more faults)" if len(mine) > 1 else ""
@@ -370,6 +377,7 @@ def _judge(name: str, outcome: tuple[MatchResult, Path] | str, seat: int) -> Che
         reason=first.message + more,
         kind=kind,
         hint=HINTS.get(kind, ""),
+        cut_short=cut_short,
     )
 
 

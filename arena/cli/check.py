@@ -4,24 +4,26 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import tempfile
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from arena.bots.check import FAILED, GROUPS, PASSED, CheckResult, CheckSettings, check_bot
+from arena.cli.common import width_option
 from arena.games import GAMES, OptionError, find_game
 from arena.referee.bot_spec import BotSpec
+from arena.render.terminal import PIPED_WIDTH, output_console
 
 STATUS_STYLE = {PASSED: "green", FAILED: "bold red"}
 
 
-def scorecard(results: list[CheckResult], bot: str) -> Table:
-    """The results as a table (pure: data in, table out)."""
-    table = Table(title=f"arena check: {bot}", show_lines=True, expand=True)
+def scorecard(results: list[CheckResult], bot: str, *, expand: bool = True) -> Table:
+    """The results as a table (pure: data in, table out); ``expand``: as wide as the screen."""
+    table = Table(title=f"arena check: {bot}", show_lines=True, expand=expand)
     table.add_column("", no_wrap=True)
     table.add_column("check", ratio=2)
     table.add_column("details", ratio=5)
@@ -45,7 +47,14 @@ def summary(results: list[CheckResult]) -> str:
     failed = sum(r.status == FAILED for r in results)
     skipped = len(results) - passed - failed
     text = f"{passed} passed, {failed} failed" + (f", {skipped} skipped" if skipped else "")
-    return text + (": ready for a tournament." if not failed else ": see the hints above.")
+    text += ": ready for a tournament." if not failed else ": see the hints above."
+    cut = sum(r.cut_short for r in results)
+    if cut:
+        text += (
+            f"\n{cut} {'match was' if cut == 1 else 'matches were'} cut short after the decision "
+            'under test (match_end reason "cut short"): their scores and placings are no result.'
+        )
+    return text
 
 
 def default_name(command: tuple[str, ...]) -> str:
@@ -135,6 +144,7 @@ def _parse_env(pairs: tuple[str, ...]) -> tuple[tuple[str, str], ...]:
     default=None,
     help="Where the bot's stderr logs and match records go (default: a temporary directory).",
 )
+@width_option
 def check_command(
     command: tuple[str, ...],
     name: str,
@@ -147,6 +157,7 @@ def check_command(
     low_time_ms: int,
     seed: int,
     log_dir: str | None,
+    width: int | None,
 ) -> None:
     """Run a bot through every decision of every game and the awkward cases; print a scorecard.
 
@@ -173,7 +184,7 @@ def check_command(
         only=only,
         log_dir=logs,
     )
-    console = Console()
+    console = output_console(width)
     console.print(
         f"Checking [bold]{escape(shlex.join(command))}[/bold] on "
         f"{', '.join(game_ids or tuple(GAMES))} (logs: {escape(str(logs))})"
@@ -183,9 +194,23 @@ def check_command(
         style = STATUS_STYLE.get(result.status, "dim")
         console.print(f"  [{style}]{result.status}[/{style}] {escape(result.name)}")
 
-    results = check_bot(spec, settings, report=progress)
-    console.print(scorecard(results, spec.name))
+    try:
+        results = check_bot(spec, settings, report=progress)
+    except BaseException:
+        if not log_dir:
+            _remove_if_empty(logs)
+        raise
+    console.print(scorecard(results, spec.name, expand=console.width < PIPED_WIDTH))
     console.print(summary(results))
     if any(r.status == FAILED for r in results):
         console.print(f"The bot's standard error and every match record: {escape(str(logs))}")
         raise SystemExit(1)
+    if not log_dir:  # every check passed: the temporary logs and records tell nothing more
+        shutil.rmtree(logs, ignore_errors=True)
+
+
+def _remove_if_empty(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:  # something was written: keep it
+        pass

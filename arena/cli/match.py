@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 import trio
-from rich.console import Console
+from rich.console import Console, JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
@@ -172,7 +172,7 @@ async def play_one_match(
 
 def result_table(result: MatchResult) -> Table:
     table = Table(title=f"{result.game} · seed {result.seed}")
-    for column, justify in (
+    columns: tuple[tuple[str, JustifyMethod], ...] = (
         ("seat", "right"),
         ("bot", "left"),
         ("score", "right"),
@@ -180,7 +180,8 @@ def result_table(result: MatchResult) -> Table:
         ("faults", "right"),
         ("median ms", "right"),
         ("note", "left"),
-    ):
+    )
+    for column, justify in columns:
         table.add_column(column, justify=justify)
     for seat, name in enumerate(result.bots):
         faults = sum(1 for f in result.faults if f.seat == seat)
@@ -322,7 +323,45 @@ def match_command(
     ]
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-logs-"))
     try:
-        result = trio.run(
+        result = _play(game, specs, seed, options, control, max_faults, record, logs)
+    finally:
+        if log_dir is None:
+            remove_if_empty(logs)  # quiet bots leave no logs: no empty folder either
+    if as_json:
+        click.echo(json.dumps(match_result_dict(result), indent=2))
+        return
+    console = Console()
+    console.print(result_table(result))
+    for fault in result.faults:
+        console.print(Text(f"fault ({fault.kind}): {fault.message}", style="yellow"))
+    footer = f"{result.duration_s:.2f} s; " + (
+        f"bot stderr logs in {logs}" if logs.is_dir() else "no bot wrote to stderr"
+    )
+    if record is not None:
+        footer += f"; record {record}"
+    console.print(footer, highlight=False)
+
+
+def remove_if_empty(folder: Path) -> None:
+    """Remove a log folder the run made if nothing was written into it."""
+    try:
+        folder.rmdir()
+    except OSError:  # not empty (or already gone): keep it
+        pass
+
+
+def _play(
+    game: GameSpec,
+    specs: list[BotSpec],
+    seed: int,
+    options: dict[str, Any],
+    control: TimeControl,
+    max_faults: int,
+    record: Path | None,
+    logs: Path,
+) -> MatchResult:
+    try:
+        return trio.run(
             lambda: play_one_match(
                 game,
                 specs,
@@ -340,17 +379,6 @@ def match_command(
         raise click.ClickException(
             "interrupted: the match was stopped and every bot process ended"
         ) from None
-    if as_json:
-        click.echo(json.dumps(match_result_dict(result), indent=2))
-        return
-    console = Console()
-    console.print(result_table(result))
-    for fault in result.faults:
-        console.print(Text(f"fault ({fault.kind}): {fault.message}", style="yellow"))
-    footer = f"{result.duration_s:.2f} s; bot stderr logs in {logs}"
-    if record is not None:
-        footer += f"; record {record}"
-    console.print(footer, highlight=False)
 
 
 # -- arena replay -------------------------------------------------------------------------------------

@@ -32,7 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from .cards import STANDARD_52
-from .core import GameSpec, Option
+from .core import GameError, GameSpec, Option
 from .tricks import TrickGame, trick_winner
 
 TARGET = 14
@@ -146,7 +146,7 @@ class AllFours(TrickGame):
                     {
                         "type": "redeal",
                         "dealer": self.dealer_seat,
-                        "reason": f"the pack cannot supply another run ({len(self.stock)} cards left)",
+                        "reason": f"the pack cannot supply another run ({len(self.stock)} card{'' if len(self.stock) == 1 else 's'} left)",
                     }
                 )
                 self._deal_afresh()
@@ -188,7 +188,7 @@ class AllFours(TrickGame):
 
     def _score_hand(self) -> bool:
         """High, Low, Jack, Game in that order; True if an award ended the match."""
-        trump = self.trump
+        trump = self._trump_suit()
         holders = {
             card: seat
             for seat, cards in enumerate(self.dealt)
@@ -206,6 +206,8 @@ class AllFours(TrickGame):
         if jack in holders:
             holder = holders[jack]
             winner = self.jack_winner
+            if winner is None:  # every dealt card is played, so the trick holding it was won
+                raise GameError(f"{jack} was dealt but no trick took it")
             if team_of(winner) == team_of(holder):
                 done = self._award(
                     team_of(winner), 1, "jack", seat=holder, card=jack, winner=winner
@@ -223,6 +225,12 @@ class AllFours(TrickGame):
                 return True
         return False
 
+    def _trump_suit(self) -> str:
+        """This hand's trump; the tricks and the scoring come only after it is turned."""
+        if self.trump is None:
+            raise GameError("no trump has been turned in this hand")
+        return self.trump
+
     def card_points(self) -> list[int]:
         """Each team's card points in the tricks it has taken this hand."""
         return list(self.pile_points)
@@ -231,7 +239,7 @@ class AllFours(TrickGame):
 
     def _legal(self) -> list[str]:
         if self.decision == "play":
-            return self._playable(self.hands[self.seat_to_move])
+            return self._playable(self.hands[self.mover])
         if self.decision == "beg":
             return ["stand", "beg"]
         return ["give", "run"]
@@ -255,7 +263,7 @@ class AllFours(TrickGame):
         return allowed
 
     def _explain(self, action: str) -> str:
-        seat = self.seat_to_move
+        seat = self.mover
         if self.decision == "beg":
             return "the beggar answers the kick with stand or beg"
         if self.decision == "give":
@@ -272,7 +280,7 @@ class AllFours(TrickGame):
         return "no undertrumping: play a trump higher than the one in the trick, or another card"
 
     def _apply(self, action: str) -> None:
-        seat = self.seat_to_move
+        seat = self.mover
         if self.decision == "play":
             self._play(seat, action)
         elif action == "stand":
@@ -299,7 +307,7 @@ class AllFours(TrickGame):
         team = team_of(winner)
         self.last_trick = self._take_trick(winner)
         cards = self.last_trick["cards"]
-        if "J" + self.trump in cards:
+        if "J" + self._trump_suit() in cards:
             self.jack_winner = winner
         self.taken[team].extend(cards)
         self.pile_points[team] += sum(CARD_POINTS.get(card[:-1], 0) for card in cards)

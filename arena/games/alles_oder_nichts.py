@@ -106,7 +106,7 @@ class AllesOderNichts(TrickGame):
     # -- the rules -----------------------------------------------------------------------------
 
     def _legal(self) -> list[str]:
-        seat = self.seat_to_move
+        seat = self.mover
         if self.decision == "play":
             return follow_suit(self.hands[seat], self.trick)
         if self.decision == "bid":
@@ -114,7 +114,7 @@ class AllesOderNichts(TrickGame):
         return ["declare:open", "declare:secret"]
 
     def _explain(self, action: str) -> str:
-        seat = self.seat_to_move
+        seat = self.mover
         if self.decision == "play":
             if action not in ORDER:
                 return f"the play phase wants a card from your hand, not {action!r}"
@@ -126,7 +126,7 @@ class AllesOderNichts(TrickGame):
         return "declare your bid as declare:open or declare:secret"
 
     def _apply(self, action: str) -> None:
-        seat = self.seat_to_move
+        seat = self.mover
         n = self.players
         if self.decision == "play":
             self._play(seat, action)

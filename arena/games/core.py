@@ -80,8 +80,9 @@ class Option:
             raise OptionError(f"{game_id}: option {self.name} = {value!r}: expected {expected}")
         if self.choices is not None and value not in self.choices:
             raise OptionError(f"{game_id}: option {self.name} = {value!r}: expected {expected}")
-        if (self.minimum is not None and value < self.minimum) or (
-            self.maximum is not None and value > self.maximum
+        if isinstance(value, int) and (
+            (self.minimum is not None and value < self.minimum)
+            or (self.maximum is not None and value > self.maximum)
         ):
             raise OptionError(f"{game_id}: option {self.name} = {value!r}: expected {expected}")
         return value
@@ -175,6 +176,14 @@ class GameState:
     @property
     def is_over(self) -> bool:
         return self.seat_to_move is None
+
+    @property
+    def mover(self) -> int:
+        """The seat to move, for the rules methods, which run only while the match is on."""
+        seat = self.seat_to_move
+        if seat is None:
+            raise GameError("the match is over: no seat to move")
+        return seat
 
     def legal_actions(self) -> list[str]:
         """The legal actions of the seat to move (empty once the match is over). Do not mutate."""

@@ -200,7 +200,7 @@ class EightRounds(TrickGame):
         )
 
     def _legal(self) -> list[str]:
-        hand = self.hands[self.seat_to_move]
+        hand = self.hands[self.mover]
         if self.decision == "play":
             return follow_suit(hand, self.trick)
         fitting = self._fitting(hand)
@@ -209,7 +209,7 @@ class EightRounds(TrickGame):
         return fitting + [PASS] if self._may_pass_by_choice(fitting) else fitting
 
     def _explain(self, action: str) -> str:
-        seat = self.seat_to_move
+        seat = self.mover
         hand = self.hands[seat]
         if action == PASS:
             if self.decision == "play":
@@ -234,7 +234,7 @@ class EightRounds(TrickGame):
         return f"{action} does not fit: it is not a 7 nor next to an end of an open row"
 
     def _apply(self, action: str) -> None:
-        seat = self.seat_to_move
+        seat = self.mover
         if self.decision == "play":
             self._play_to_trick(seat, action)
         elif action == PASS:

@@ -158,9 +158,9 @@ class VingtDown(TrickGame):
     def _legal(self) -> list[str]:
         decision = self.decision
         if decision == "play":
-            return playable(self.hands[self.seat_to_move], self.trick, self.trump)
+            return playable(self.hands[self.mover], self.trick, self.trump)
         if decision == "exchange":
-            hand = self.hands[self.seat_to_move]
+            hand = self.hands[self.mover]
             return ["discard:none"] + [
                 "discard:" + ",".join(cards)
                 for size in range(1, MAX_EXCHANGE + 1)
@@ -171,7 +171,7 @@ class VingtDown(TrickGame):
         return [f"trump:{suit}" for suit in SUITS]
 
     def _explain(self, action: str) -> str:
-        seat = self.seat_to_move
+        seat = self.mover
         decision = self.decision
         if decision == "play":
             if action not in ORDER:
@@ -206,7 +206,7 @@ class VingtDown(TrickGame):
         return f"list each card once, in canonical order; {usage}"
 
     def _apply(self, action: str) -> None:
-        seat = self.seat_to_move
+        seat = self.mover
         decision = self.decision
         if decision == "play":
             self._play(seat, action)

@@ -341,15 +341,16 @@ class _Match:
                     f"(+{self.control.margin_ms} ms margin)",
                 )
                 return None
-            if not problem and not isinstance(message, Action):
-                problem = f"sent {shorten(line)} while an action message was expected"
-            elif not problem and message.id > request_id:
-                problem = (
-                    f"answered request {message.id}, which was never sent "
-                    f"(the pending request is {request_id})"
-                )
+            if not problem:
+                if not isinstance(message, Action):
+                    problem = f"sent {shorten(line)} while an action message was expected"
+                elif message.id > request_id:
+                    problem = (
+                        f"answered request {message.id}, which was never sent "
+                        f"(the pending request is {request_id})"
+                    )
             kind = FaultKind.MALFORMED
-            if problem:
+            if problem or not isinstance(message, Action):
                 verdict = "too long" if too_long is not None else "malformed"
             else:
                 action, kind, problem = self.check_action(message, legal, line)
@@ -418,7 +419,7 @@ class _Match:
         if written_id == pending_id:
             ms = used_ms
         else:
-            sent = self.sent_times.get((seat.index, written_id))
+            sent = None if written_id is None else self.sent_times.get((seat.index, written_id))
             ms = None if sent is None else (trio.current_time() - sent) * 1000
         self.record.write(
             {
@@ -539,7 +540,7 @@ class _Match:
         while not state.is_over:
             with trio.CancelScope() as scope:
                 while not state.is_over:
-                    seat = self.seats[state.seat_to_move]
+                    seat = self.seats[state.mover]
                     action, chosen_by = await self.ask(seat, scope)
                     self.apply(seat, action, chosen_by)
             if scope.cancelled_caught and self.waiting is not None:
@@ -586,7 +587,11 @@ class _Match:
         return final, forfeited
 
     async def finish(
-        self, placings: tuple[int, ...], scores: tuple[int, ...], forfeited: tuple[int, ...]
+        self,
+        placings: tuple[int, ...],
+        scores: tuple[int, ...],
+        forfeited: tuple[int, ...],
+        termination: str = "completed",
     ) -> None:
         """Send match_end (after anything still pending) to every seat that can take it."""
         end = encode_line(
@@ -595,6 +600,7 @@ class _Match:
                 scores=list(scores),
                 placings=list(placings),
                 forfeited=list(forfeited),
+                reason=termination,
             )
         )
 
@@ -647,7 +653,9 @@ async def run_match(
         await match.play()
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)
-        await match.finish(placings, outcome.scores, forfeited)
+        # "completed", unless the game stops early on purpose (arena check's one-decision matches)
+        termination = getattr(match.state, "termination", "completed")
+        await match.finish(placings, outcome.scores, forfeited, termination)
         duration = time.perf_counter() - began
         record.write(
             {
@@ -657,7 +665,7 @@ async def run_match(
                 "placings": list(placings),
                 "teams": None if outcome.teams is None else list(outcome.teams),
                 "forfeited": list(forfeited),
-                "termination": "completed",
+                "termination": termination,
                 "faults": len(match.faults),
                 "duration_s": round(duration, 6),
             }
@@ -678,7 +686,7 @@ async def run_match(
             decision_ms=tuple(tuple(s.times_ms) for s in match.seats),
             referee_us=tuple(match.referee_us),
             record_path=record.path,
-            termination="completed",
+            termination=termination,
             duration_s=duration,
         )
     finally:

@@ -40,7 +40,7 @@ import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Protocol, cast
 
 import msgspec
 import trio
@@ -253,7 +253,7 @@ async def check_bwrap() -> str | None:
                     )
             except OSError as error:
                 _bwrap_problem = f"sandbox 'bwrap' cannot run here: {error}"
-    return _bwrap_problem or None
+    return _bwrap_problem if isinstance(_bwrap_problem, str) else None
 
 
 def _hidden_program_folders(argv: Sequence[str]) -> list[str]:
@@ -346,8 +346,12 @@ class ProcessTransport:
         self.private_dir = private_dir
         self.stderr_cap = stderr_cap
         self.stderr_bytes = 0
-        self._stdin_fd = process.stdin.fileno()
-        self._stdout_fd = process.stdout.fileno()
+        # Started with three pipes (see start()), which trio gives as fd streams.
+        self._stdin = cast(trio.lowlevel.FdStream, process.stdin)
+        self._stdout = cast(trio.lowlevel.FdStream, process.stdout)
+        self._stderr = cast(trio.lowlevel.FdStream, process.stderr)
+        self._stdin_fd = self._stdin.fileno()
+        self._stdout_fd = self._stdout.fileno()
         self._streams_closed = False  # set before the fds are closed: their numbers get reused
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()  # set once stderr reached its end (or draining stopped)
@@ -362,7 +366,7 @@ class ProcessTransport:
             with self._drain_scope:
                 while True:
                     try:
-                        chunk = await self.process.stderr.receive_some(1 << 16)
+                        chunk = await self._stderr.receive_some(1 << 16)
                     except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                         break
                     if not chunk:
@@ -448,7 +452,7 @@ class ProcessTransport:
         with trio.CancelScope(shield=True):
             self._streams_closed = True
             try:
-                await self.process.stdin.aclose()  # end of file on the bot's input
+                await self._stdin.aclose()  # end of file on the bot's input
             except Exception:
                 pass
             with trio.move_on_after(grace_s):
@@ -461,7 +465,7 @@ class ProcessTransport:
             with trio.move_on_after(1):
                 await self._drained.wait()
             self._drain_scope.cancel()
-            for stream in (self.process.stdout, self.process.stderr):
+            for stream in (self._stdout, self._stderr):
                 try:
                     await stream.aclose()
                 except Exception:

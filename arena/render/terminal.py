@@ -22,9 +22,20 @@ from rich.text import Text
 from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, BotStanding, Standings
 
+PIPED_WIDTH = 1000  # piped output is as wide as it needs: no table is expanded to this
+
 LIVE_REFRESH_S = 0.5  # screen refresh: ~15 ms of the referee's CPU each time
 STANDINGS_EVERY_S = 1.0  # the standings fold runs at most this often
 PLAIN_EVERY_S = 5.0  # a plain progress line at most this often
+
+
+def output_console(width: int | None = None) -> Console:
+    """Where a command prints: ``width`` columns when given; else the terminal's width, or, when
+    the output is not a terminal (a pipe, a file), as wide as each line needs."""
+    if width is not None:
+        return Console(width=width)
+    console = Console()
+    return console if console.is_terminal else Console(width=PIPED_WIDTH)
 
 
 def _number(value: float | None, digits: int = 2, *, signed: bool = False) -> str:

@@ -338,7 +338,7 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
 
 
 def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GamePlan:
-    table = {"game": raw} if isinstance(raw, str) else reader.table(where, raw)
+    table: dict[str, Any] = {"game": raw} if isinstance(raw, str) else reader.table(where, raw)
     reader.only(table, GAME_FIELDS, where)
     if "game" not in table:
         reader.fail(f"{where}.game", "nothing", "a game id (" + ", ".join(GAMES) + ")", raw=True)

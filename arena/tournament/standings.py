@@ -211,8 +211,8 @@ def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating], match: St
         [ratings.get(bot) or model.rating(name=bot) for bot in members[side]] for side in order
     ]
     ranks = [statistics.fmean(placing[s] for s in sides[side]) for side in order]
-    for side, new_team in zip(order, model.rate(teams, ranks=ranks), strict=True):
-        for bot, rating in zip(members[side], new_team, strict=True):
+    for rated_side, new_team in zip(order, model.rate(teams, ranks=ranks), strict=True):
+        for bot, rating in zip(members[rated_side], new_team, strict=True):
             ratings[bot] = rating
     return True
 

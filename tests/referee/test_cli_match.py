@@ -18,14 +18,20 @@ ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'random_bot.py'}"
 
 
-def arena(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+def arena(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "arena", *args],
         cwd=cwd,
         capture_output=True,
         text=True,
         timeout=120,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "COLUMNS": "120", "NO_COLOR": "1"},
+        env={
+            "PYTHONPATH": str(ROOT),
+            "PATH": "/usr/bin:/bin",
+            "COLUMNS": "120",
+            "NO_COLOR": "1",
+            **env,
+        },
     )
 
 
@@ -106,6 +112,23 @@ def test_a_real_match_prints_a_table_and_replays(tmp_path):
     seat = arena("replay", str(record), "--seat", "1")
     assert seat.returncode == 0 and "your hand" in seat.stdout and "hand of seat" not in seat.stdout
     assert arena("replay", str(record), "--seat", "7").returncode == 2
+
+
+def test_the_temporary_log_folder_stays_only_when_a_bot_wrote_to_stderr(tmp_path):
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    quiet = arena("match", "aon", "--bot", RANDOM_BOT, "--players", "3", TMPDIR=str(temporary))
+    assert quiet.returncode == 0, quiet.stderr
+    assert "no bot wrote to stderr" in quiet.stdout
+    assert list(temporary.iterdir()) == []
+    chatty = f"sh -c 'echo hello from the bot >&2; exec {RANDOM_BOT}'"
+    done = arena("match", "aon", "--bot", chatty, "--players", "3", TMPDIR=str(temporary))
+    assert done.returncode == 0, done.stderr
+    (kept,) = temporary.glob("arena-logs-*")
+    assert f"bot stderr logs in {kept}" in done.stdout
+    assert len(list(kept.glob("*.stderr.log"))) == 3
+    failed = arena("match", "aon", "--bot", "sh -c 'exit 3'", TMPDIR=str(temporary))
+    assert failed.returncode == 2 and list(temporary.glob("arena-logs-*")) == [kept]
 
 
 def test_json_output(tmp_path):

@@ -15,7 +15,7 @@ them. Three exist:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from arena.tournament.config import TournamentConfig
@@ -32,7 +32,7 @@ class Executor(Protocol):
     async def play(
         self,
         config: TournamentConfig,
-        todo: Sequence[ScheduledMatch],
+        todo: Iterable[ScheduledMatch],
         bots: Sequence[str],
         keep: Keep,
         summary: RunSummary,

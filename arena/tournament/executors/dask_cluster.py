@@ -32,7 +32,7 @@ import os
 import time
 import uuid
 from collections import deque
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -84,7 +84,7 @@ class DaskCluster:
     async def play(
         self,
         config: TournamentConfig,
-        todo: Sequence[ScheduledMatch],
+        todo: Iterable[ScheduledMatch],
         bots: Sequence[str],
         keep: Keep,
         summary: RunSummary,
@@ -168,7 +168,7 @@ class _Dispatch:
         client: Any,
         distributed: Any,
         config: TournamentConfig,
-        todo: Sequence[ScheduledMatch],
+        todo: Iterable[ScheduledMatch],
         keep: Keep,
         summary: RunSummary,
     ) -> None:
@@ -176,7 +176,10 @@ class _Dispatch:
         self.client = client
         self.distributed = distributed
         self.config = config
-        self.queue: deque[list[ScheduledMatch]] = deque([m] for m in todo)  # singles; see take
+        self.todo = iter(todo)  # read as needed: a schedule may be huge
+        self.ahead: deque[ScheduledMatch] = deque()  # read from todo, not yet sent
+        self.exhausted = False
+        self.handed_back: deque[list[ScheduledMatch]] = deque()  # batches to send again whole
         self.keep = keep
         self.summary = summary
         self.in_flight: dict[str, tuple[Any, list[ScheduledMatch], bool]] = {}
@@ -225,8 +228,8 @@ class _Dispatch:
         self._play_batch, self._on_done = play_batch, on_done
         threads = await trio.to_thread.run_sync(self.threads)
         counted = time.monotonic()
-        while self.queue or self.in_flight:
-            while self.queue and len(self.in_flight) < TASKS_PER_THREAD * threads:
+        while self._more(threads) or self.in_flight:
+            while self._more(threads) and len(self.in_flight) < TASKS_PER_THREAD * threads:
                 self._submit(self._take(threads))
             future = await done_receive.receive()
             entry = self.in_flight.pop(future.key, None)
@@ -237,7 +240,7 @@ class _Dispatch:
                 try:
                     result = await trio.to_thread.run_sync(future.result)
                 except Exception:  # the worker holding it died just now: play it again
-                    self.queue.appendleft(batch)
+                    self.handed_back.append(batch)
                     continue
                 self._kept(result)
                 if time.monotonic() - counted > THREADS_RECOUNT_S:  # workers come and go
@@ -254,24 +257,34 @@ class _Dispatch:
                 )
             future.release()
 
+    def _size(self) -> int:
+        if self.mean_match_s is None:
+            return FIRST_BATCH
+        return max(
+            1, min(MAX_BATCH, round(self.owner.target_task_s / max(self.mean_match_s, 1e-3)))
+        )
+
+    def _more(self, threads: int) -> bool:
+        """Whether anything is left to send; reads ahead of the batch size, so that the end of
+        the schedule is known in time to shrink the last batches."""
+        want = self._size() * TASKS_PER_THREAD * threads
+        while not self.exhausted and len(self.ahead) < want:
+            match = next(self.todo, None)
+            if match is None:
+                self.exhausted = True
+            else:
+                self.ahead.append(match)
+        return bool(self.ahead or self.handed_back)
+
     def _take(self, threads: int) -> list[ScheduledMatch]:
         """The next batch: about TARGET_TASK_S of matches, fewer near the end so that every
         worker thread gets a share of what is left."""
-        size = FIRST_BATCH
-        if self.mean_match_s is not None:
-            size = round(self.owner.target_task_s / max(self.mean_match_s, 1e-3))
-        left = sum(len(b) for b in self.queue)
-        size = max(1, min(size, MAX_BATCH, math.ceil(left / (TASKS_PER_THREAD * threads))))
-        batch: list[ScheduledMatch] = []
-        while self.queue and len(batch) < size:
-            head = self.queue[0]
-            if len(head) > 1:  # a batch handed back whole (see _failed): keep it apart
-                if not batch:
-                    self.queue.popleft()
-                    return head
-                break
-            batch.append(self.queue.popleft()[0])
-        return batch
+        if self.handed_back:
+            return self.handed_back.popleft()
+        size = self._size()
+        if self.exhausted:
+            size = max(1, min(size, math.ceil(len(self.ahead) / (TASKS_PER_THREAD * threads))))
+        return [self.ahead.popleft() for _ in range(min(size, len(self.ahead)))]
 
     def _submit(self, batch: list[ScheduledMatch], *, alone: bool = False) -> None:
         self.batches += 1

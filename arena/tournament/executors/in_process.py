@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 import trio
 
@@ -35,7 +35,7 @@ class InProcess:
     async def play(
         self,
         config: TournamentConfig,
-        todo: Sequence[ScheduledMatch],
+        todo: Iterable[ScheduledMatch],
         bots: Sequence[str],
         keep: Keep,
         summary: RunSummary,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Keep
@@ -20,7 +20,7 @@ class WorkerProcesses:
     async def play(
         self,
         config: TournamentConfig,
-        todo: Sequence[ScheduledMatch],
+        todo: Iterable[ScheduledMatch],
         bots: Sequence[str],
         keep: Keep,
         summary: RunSummary,

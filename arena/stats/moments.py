@@ -1,0 +1,139 @@
+"""Exact running sums of per-deal values, and the t-interval of their mean.
+
+A per-deal value is a ratio of integers (a mean of integer scores or placings over a bot's seats
+of one deal), so :class:`Moments` keeps its count, sum and sum of squares exactly, as integer
+numerators per denominator. Adding the same values in any order, or merging partial sums, gives
+bit-for-bit the same statistics: a fold extended as matches arrive equals a full refold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from arena.stats.tdist import t_cdf, t_ppf
+
+CONFIDENCE = 0.95
+
+
+@dataclass
+class Moments:
+    """Count, sum and sum of squares of exact rational values ``numerator / denominator``."""
+
+    n: int = 0
+    # denominator -> [sum of numerators, sum of squared numerators]
+    sums: dict[int, list[int]] = field(default_factory=dict)
+
+    def add(self, numerator: int, denominator: int = 1) -> None:
+        if denominator <= 0:
+            raise ValueError(f"denominator must be > 0, got {denominator}")
+        g = math.gcd(numerator, denominator)
+        numerator, denominator = numerator // g, denominator // g
+        entry = self.sums.setdefault(denominator, [0, 0])
+        entry[0] += numerator
+        entry[1] += numerator * numerator
+        self.n += 1
+
+    def add_fraction(self, value: Fraction) -> None:
+        self.add(value.numerator, value.denominator)
+
+    def merge(self, other: Moments) -> None:
+        self.n += other.n
+        for denominator, (s, ss) in other.sums.items():
+            entry = self.sums.setdefault(denominator, [0, 0])
+            entry[0] += s
+            entry[1] += ss
+
+    def copy(self) -> Moments:
+        return Moments(self.n, {d: list(v) for d, v in self.sums.items()})
+
+    def total(self) -> Fraction:
+        return sum((Fraction(s, d) for d, (s, _) in self.sums.items()), Fraction(0))
+
+    def total_squares(self) -> Fraction:
+        return sum((Fraction(ss, d * d) for d, (_, ss) in self.sums.items()), Fraction(0))
+
+    def mean(self) -> float | None:
+        return float(self.total() / self.n) if self.n else None
+
+    def variance(self) -> float | None:
+        """The sample variance (n - 1 in the denominator), exact until the final division."""
+        if self.n < 2:
+            return None
+        total = self.total()
+        return float((self.total_squares() - total * total / self.n) / (self.n - 1))
+
+    def to_data(self) -> dict:
+        """Plain JSON-ready data (integers may be large: JSON has no limit, Python reads them)."""
+        return {"n": self.n, "sums": {str(d): v for d, v in sorted(self.sums.items())}}
+
+    @classmethod
+    def from_data(cls, data: Mapping) -> Moments:
+        return cls(
+            int(data["n"]), {int(d): [int(v[0]), int(v[1])] for d, v in data["sums"].items()}
+        )
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The mean of per-deal values with its t-interval, and P(true mean > 0).
+
+    ``low``/``high`` are None below two deals; ``p_positive`` is None below two deals, and with
+    zero spread it is 1, 0 or 0.5 by the sign of the mean."""
+
+    n: int
+    mean: float | None
+    sd: float | None
+    low: float | None
+    high: float | None
+    p_positive: float | None
+    confidence: float = CONFIDENCE
+
+    @property
+    def half_width(self) -> float | None:
+        return None if self.high is None or self.mean is None else self.high - self.mean
+
+    def separated(self, confidence: float | None = None) -> bool:
+        """True when P(true mean > 0) reaches ``confidence`` (default: this estimate's)."""
+        wanted = self.confidence if confidence is None else confidence
+        return self.p_positive is not None and self.p_positive >= wanted
+
+    def to_data(self) -> dict:
+        return {
+            "n": self.n,
+            "mean": self.mean,
+            "sd": self.sd,
+            "low": self.low,
+            "high": self.high,
+            "p_positive": self.p_positive,
+        }
+
+
+def estimate(moments: Moments, confidence: float = CONFIDENCE) -> Estimate:
+    """The t-interval of the mean: mean ± t_{n-1}((1 + c) / 2) · sd / sqrt(n), with n the deals.
+
+    ``p_positive`` = T_{n-1}(mean / (sd / sqrt(n))): under a flat prior on normal per-deal values
+    with unknown spread, the posterior probability that the true mean is above zero (the same
+    t-statistic as the interval, so P >= c exactly when the one-sided c-interval excludes 0)."""
+    n = moments.n
+    mean = moments.mean()
+    variance = moments.variance()
+    if mean is None or variance is None:
+        return Estimate(n, mean, None, None, None, None, confidence)
+    sd = math.sqrt(max(variance, 0.0))
+    se = sd / math.sqrt(n)
+    if se == 0.0:
+        p = 1.0 if mean > 0 else 0.0 if mean < 0 else 0.5
+        return Estimate(n, mean, sd, mean, mean, p, confidence)
+    half = t_ppf((1 + confidence) / 2, n - 1) * se
+    return Estimate(n, mean, sd, mean - half, mean + half, t_cdf(mean / se, n - 1), confidence)
+
+
+def estimate_values(values: Iterable[float | Fraction], confidence: float = CONFIDENCE) -> Estimate:
+    """:func:`estimate` of plain values (floats are taken exactly as they are stored)."""
+    moments = Moments()
+    for value in values:
+        moments.add_fraction(Fraction(value))
+    return estimate(moments, confidence)
