@@ -195,9 +195,14 @@ def _cluster_lines(summary: RunSummary) -> list[str]:
             if report.decision_ms
             else "no decisions"
         )
+        referee = (
+            f", referee {statistics.median(report.referee_us):.0f} us per decision"
+            if report.referee_us
+            else ""
+        )
         lines.append(
             f"  worker {address}: {report.matches} matches, {report.decisions} decisions, "
-            f"{median}, {report.started} bot processes started"
+            f"{median}{referee}, {report.started} bot processes started"
         )
     if matches:
         lines.append(

@@ -63,17 +63,21 @@ class WorkerReport:
     matches: int = 0
     decisions: int = 0
     decision_ms: list[float] = field(default_factory=list)  # a bounded sample, for the median
+    referee_us: list[float] = field(default_factory=list)  # the referee's latency, the same
     started: int = 0  # bot processes it started
 
     SAMPLE = 20_000
 
-    def add(self, match: StoredMatch) -> None:
+    def add(self, match: StoredMatch, referee_us: Sequence[float] = ()) -> None:
         self.matches += 1
         for seat in match.decision_ms:
             self.decisions += len(seat)
             room = self.SAMPLE - len(self.decision_ms)
             if room > 0:
                 self.decision_ms.extend(seat[:room])
+        room = self.SAMPLE - len(self.referee_us)
+        if room > 0:
+            self.referee_us.extend(referee_us[:room])
 
 
 class BotPool:

@@ -26,6 +26,7 @@ every stored match is kept and the same command resumes.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import math
 import os
@@ -201,6 +202,8 @@ class _Dispatch:
 
     def close(self, close_run: Any, run_id: str, cluster: Any) -> None:
         try:
+            if self.client.status != "running":  # the scheduler is gone: nobody to tell
+                return
             if self.in_flight:
                 self.client.cancel([future for future, _, _ in self.in_flight.values()])
             for address, started in (self.client.run(close_run, run_id) or {}).items():
@@ -239,7 +242,7 @@ class _Dispatch:
             if future.status == "finished":
                 try:
                     result = await trio.to_thread.run_sync(future.result)
-                except Exception:  # the worker holding it died just now: play it again
+                except (Exception, asyncio.CancelledError):  # its worker died just now: again
                     self.handed_back.append(batch)
                     continue
                 self._kept(result)
@@ -313,7 +316,7 @@ class _Dispatch:
                 self.mean_match_s = (
                     length if self.mean_match_s is None else 0.8 * self.mean_match_s + 0.2 * length
                 )
-            report.add(stored)
+            report.add(stored, played.referee_us)
             self.keep(stored)
         self.summary.cluster_overhead_s = self.inside_s + _idle_s(self.busy)
 
