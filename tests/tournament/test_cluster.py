@@ -33,7 +33,7 @@ from arena.tournament.executors.packing import (
 from arena.tournament.pool import RunSummary
 from arena.tournament.schedule import build_schedule
 from arena.tournament.store import ResultStore
-from tests.tournament.test_tournament_cli import PATIENCE_S, arena
+from tests.tournament.test_tournament_cli import PATIENCE_S, arena, wait_for_matches
 from tests.tournament.test_workers import outcome, seeded_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -307,3 +307,50 @@ def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
     for match in stored:  # records came back and sit where a local run puts them
         record = Path(match.record_path)
         assert record.parent == tmp_path / "out" / "records" and record.stat().st_size > 0
+
+
+def dask_processes(address: str, port: int, cwd: Path, env: dict) -> list[subprocess.Popen]:
+    """A ``dask scheduler`` and one ``dask worker`` on 127.0.0.1."""
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": cwd, "env": env}
+    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+    worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
+    return [
+        subprocess.Popen([*scheduler, "--port", str(port), "--no-dashboard"], **quiet),
+        subprocess.Popen([*worker, "--no-dashboard", "--local-directory", str(cwd)], **quiet),
+    ]
+
+
+@needs_dask
+def test_a_scheduler_that_goes_away_stops_the_run_in_one_line_and_the_command_resumes(tmp_path):
+    path = seeded_tournament(tmp_path, "gone")
+    path.write_text(path.read_text().replace("deals = 1", "deals = 6"))
+    config = load_config(path)
+    total = len(build_schedule(config.seed, [b.name for b in config.bots], config.games))
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TRICK_ARENA_CACHE=str(tmp_path / "cache"))
+    started = dask_processes(address, port, tmp_path, env)
+    try:
+        process = arena("tournament", path, "--cluster", address)
+        wait_for_matches(process, config.results, 2)
+        started[0].kill()  # the scheduler
+        out, err = process.communicate(timeout=PATIENCE_S)
+    finally:
+        for dask in started:
+            dask.kill()
+            dask.wait(timeout=30)
+    assert process.returncode == 1, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and f"the Dask scheduler at {address} went away" in lines[0], err
+    assert "run the same command again to resume" in lines[0]
+    with ResultStore.open_read(config.results) as store:
+        before = {m.match_id: m for m in store.matches()}
+    assert 2 <= len(before) < total
+
+    again = arena("tournament", path, "--cluster", "local:1")
+    out, err = again.communicate(timeout=PATIENCE_S)
+    assert again.returncode == 0, err
+    assert f"{len(before)} already stored" in out
+    with ResultStore.open_read(config.results) as store:
+        after = {m.match_id: m for m in store.matches()}
+    assert len(after) == total and all(after[k] == v for k, v in before.items())

@@ -99,17 +99,20 @@ class DaskCluster:
             shipments, packages = pack_bots(needed, leave_out=[config.output, config.results])
         except PackError as exc:
             raise TournamentError(f"{config.source}: {exc}") from None
-        _quiet(logging.getLogger("distributed"))
+        _quiet()
         client, cluster = await trio.to_thread.run_sync(self._connect, distributed)
         run_id = uuid.uuid4().hex[:12]
         dispatch = _Dispatch(self, client, distributed, config, todo, keep, summary)
         try:
             setup = dask_worker.RunSetup(run_id, config, tuple(shipments), self.matches_per_worker)
-            await trio.to_thread.run_sync(
-                dispatch.prepare, dask_worker, setup, {k: p.data for k, p in packages.items()}
-            )
-            summary.cluster_startup_s = time.perf_counter() - begun
-            await dispatch.run(dask_worker.play_batch)
+            try:
+                await trio.to_thread.run_sync(
+                    dispatch.prepare, dask_worker, setup, {k: p.data for k, p in packages.items()}
+                )
+                summary.cluster_startup_s = time.perf_counter() - begun
+                await dispatch.run(dask_worker.play_batch)
+            except (OSError, TimeoutError, asyncio.CancelledError) as exc:  # Dask's comm errors
+                raise TournamentError(dispatch.gone_line(exc)) from None
         finally:
             with trio.CancelScope(shield=True):
                 with trio.move_on_after(CLOSE_TIMEOUT_S):
@@ -253,12 +256,16 @@ class _Dispatch:
                 error = await trio.to_thread.run_sync(future.exception)
                 self._failed(batch, alone, error)
             else:  # cancelled, not by us: the scheduler went away
-                raise TournamentError(
-                    f"the Dask scheduler at {self.owner.address} went away: the matches played "
-                    f"so far are stored ({self.summary.played} in this run); run the same "
-                    "command again to resume"
-                )
+                raise TournamentError(self.gone_line(None))
             future.release()
+
+    def gone_line(self, error: BaseException | None) -> str:
+        why = f" ({_short(error)})" if error is not None else ""
+        return (
+            f"the Dask scheduler at {self.owner.address} went away{why}: the matches played so "
+            f"far are stored ({self.summary.played} in this run); run the same command again "
+            "to resume"
+        )
 
     def _size(self) -> int:
         if self.mean_match_s is None:
@@ -383,9 +390,12 @@ def _idle_s(busy: dict[str, list[tuple[float, float]]]) -> float:
     return idle
 
 
-def _quiet(logger: logging.Logger) -> None:
-    """Dask logs a traceback for a scheduler it cannot reach; the run says it in one line."""
-    logger.setLevel(logging.CRITICAL)
+def _quiet() -> None:
+    """Dask logs a traceback for a scheduler it cannot reach (and more); the run says what
+    matters in one line. Its loggers have levels of their own: each is raised."""
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] == "distributed"]
+    for name in ["distributed", *names]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
 
 
 def _short(error: BaseException) -> str:
