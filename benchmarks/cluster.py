@@ -89,9 +89,7 @@ def play(config: TournamentConfig, setup: str, address: str | None, folder: Path
     finally:
         store.close()
     assert summary.played == len(schedule), (summary.played, len(schedule))
-    overhead = (
-        1000 * summary.cluster_overhead_s / summary.played if cluster is not None else None
-    )
+    overhead = 1000 * summary.cluster_overhead_s / summary.played if cluster is not None else None
     return Run(summary.played, elapsed, summary.cluster_startup_s, overhead)
 
 
@@ -172,8 +170,10 @@ def main() -> None:
                     )
         finally:
             stop(processes)
-    print(f"\ndemo, {args.deals} deals per table at most, {os.cpu_count()} cores, medians of "
-          f"{args.repeat}")
+    print(
+        f"\ndemo, {args.deals} deals per table at most, {os.cpu_count()} cores, medians of "
+        f"{args.repeat}"
+    )
     print(
         f"{'setup':<10} {'matches':>7} {'matches/s':>10} {'vs local':>9} {'no start-up':>12} "
         f"{'vs local':>9} {'start-up s':>11} {'Dask ms/match':>14}"
@@ -185,7 +185,9 @@ def main() -> None:
             r.matches / max(1e-9, r.elapsed_s - r.startup_s) for r in runs[setup]
         )
         startup = statistics.median(r.startup_s for r in runs[setup])
-        overheads = [r.overhead_ms_per_match for r in runs[setup] if r.overhead_ms_per_match is not None]
+        overheads = [
+            r.overhead_ms_per_match for r in runs[setup] if r.overhead_ms_per_match is not None
+        ]
         base_all = base_all or rate
         base_steady = base_steady or steady
         print(
