@@ -315,7 +315,7 @@ class _Dispatch:
         self.busy.setdefault(result.worker, []).append(
             (result.task_start, result.task_start + result.task_s)
         )
-        self.inside_s += max(0.0, result.task_s - result.play_s)
+        self.inside_s += max(0.0, result.task_s - result.play_s - result.setup_s)
         for played in result.played:
             stored = self._localised(played.match, played.record)
             if stored.completed:

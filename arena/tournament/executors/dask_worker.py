@@ -75,6 +75,7 @@ class BatchResult:
     task_start: float  # wall-clock time (time.time()) the task began on the worker
     task_s: float  # the task's whole time on the worker
     play_s: float  # of which playing the matches (the rest is Dask's and the hand-over's)
+    setup_s: float = 0.0  # of which setting the run up: unpacking, starting the bots
 
 
 class RunClosed(Exception):
@@ -132,12 +133,11 @@ class ArenaWorkerPlugin(WorkerPlugin):
         self, setup: RunSetup, packages: Mapping[str, bytes], matches: Sequence[ScheduledMatch]
     ) -> BatchResult:
         start_wall, start = time.time(), time.perf_counter()
-        played, started, play_s = trio.from_thread.run(
+        played, started, play_s, setup_s = trio.from_thread.run(
             self._play, setup, packages, matches, trio_token=self._token
         )
-        return BatchResult(
-            self.address, played, started, start_wall, time.perf_counter() - start, play_s
-        )
+        task_s = time.perf_counter() - start
+        return BatchResult(self.address, played, started, start_wall, task_s, play_s, setup_s)
 
     def close_run(self, run_id: str) -> int:
         return trio.from_thread.run(self._close_run, run_id, trio_token=self._token)
@@ -209,7 +209,8 @@ class ArenaWorkerPlugin(WorkerPlugin):
 
     async def _play(
         self, setup: RunSetup, packages: Mapping[str, bytes], matches: Sequence[ScheduledMatch]
-    ) -> tuple[tuple[PlayedMatch, ...], int, float]:
+    ) -> tuple[tuple[PlayedMatch, ...], int, float, float]:
+        begun = time.perf_counter()
         run = await self._run_for(setup, packages)
         start = time.perf_counter()
         played: list[PlayedMatch | None] = [None] * len(matches)
@@ -241,7 +242,7 @@ class ArenaWorkerPlugin(WorkerPlugin):
         if scope.cancelled_caught:
             raise RunClosed(f"run {setup.run_id} was closed on {self.address}")
         done = tuple(p for p in played if p is not None)
-        return done, run.pool.started, time.perf_counter() - start
+        return done, run.pool.started, time.perf_counter() - start, start - begun
 
     async def _close_run(self, run_id: str) -> int:
         run = self.runs.pop(run_id, None)
