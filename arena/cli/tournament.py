@@ -28,7 +28,16 @@ from arena.tournament.config import (
     quick_config,
 )
 from arena.tournament.executors.dask_cluster import INSTALL_LINE
-from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
+from arena.tournament.runner import (
+    PreflightError,
+    Progress,
+    RunSummary,
+    TournamentError,
+    refresh_current,
+    run_tournament,
+    stored_count,
+    unwrapped,
+)
 from arena.tournament.schedule import Schedule, build_schedule
 from arena.tournament.standings import (
     StandingsFold,
@@ -39,6 +48,7 @@ from arena.tournament.standings import (
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 EXIT_INTERRUPTED = 130
+EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
 
 
 class InputError(click.ClickException):
@@ -127,11 +137,10 @@ def tournament_command(
             raise InputError(str(exc)) from None
     if config.cluster is not None and importlib.util.find_spec("distributed") is None:
         raise InputError(INSTALL_LINE)
-    schedule = build_schedule(
-        config.seed, [b.name for b in config.bots], config.games, config.seating
-    )
+    full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
+    schedule = full
     if file is not None and games is not None:
-        schedule = _only_games(schedule, config, games)
+        schedule = _only_games(full, config, games)
     try:
         store = ResultStore.open_for_run(
             config.results,
@@ -140,6 +149,8 @@ def tournament_command(
             definition=config.definition(),
             restart=restart,
         )
+        kept, older = refresh_current(config, full, store)
+        to_play = len(schedule) - stored_count(schedule, store.completed_ids())
     except StoreError as exc:
         raise InputError(str(exc)) from None
     console = Console()
@@ -152,16 +163,25 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    console.print(
+        f"kept {kept} stored matches, {to_play} to play"
+        + (f"; {older} stored matches of an earlier definition are not counted" if older else ""),
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
     try:
         with unwrapped(OSError):
             summary, interrupted = trio.run(
-                _run, config, schedule, store, console, server, web_port
+                _run, config, schedule, full, store, console, server, web_port
             )
         final = compute_standings(
             store.matches(include_aborted=True),
             [b.name for b in config.bots],
             [g.label for g in config.games],
         )
+    except PreflightError as exc:
+        raise InputError(str(exc)) from None
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
@@ -192,6 +212,16 @@ def tournament_command(
     )
     for line in _cluster_lines(summary):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    if summary.given_up:
+        reasons = "; ".join(f"{name}: {why}" for name, why in sorted(summary.given_up.items()))
+        console.print(
+            f"given up: {len(summary.given_up)} bots stopped starting during the run and "
+            f"forfeited their remaining matches ({reasons})",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_GIVEN_UP)
 
 
 def _processes(workers: int) -> str:
@@ -298,6 +328,7 @@ def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Sch
 async def _run(
     config: TournamentConfig,
     schedule: Schedule,
+    full: Schedule,
     store: ResultStore,
     console: Console,
     server: Any = None,
@@ -347,9 +378,9 @@ async def _run(
             nursery.start_soon(stop_on_signal)
             if source is not None:
                 url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
-                say_url(url)
+                say_url(url, with_tournament=True)
             nursery.start_soon(show_progress, progress, fold.standings, console)
-            summary = await run_tournament(
+            await run_tournament(
                 config,
                 schedule,
                 store,
@@ -357,6 +388,8 @@ async def _run(
                 workers=config.worker_count(),
                 cluster=config.cluster,
                 on_stored=on_stored,
+                summary=summary,
+                definition_matches=full,
             )
             nursery.cancel_scope.cancel()
     return summary, interrupted

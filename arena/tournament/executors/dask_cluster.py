@@ -42,7 +42,12 @@ import trio
 from arena.tournament.config import LOCAL_CLUSTER, TournamentConfig
 from arena.tournament.executors import Keep
 from arena.tournament.executors.packing import PackError, pack_bots
-from arena.tournament.pool import RunSummary, TournamentError, WorkerReport
+from arena.tournament.pool import (
+    RunSummary,
+    TournamentError,
+    WorkerReport,
+    _aborted,  # the same aborted match as a local run stores
+)
 from arena.tournament.schedule import ScheduledMatch
 from arena.tournament.store import StoredMatch
 
@@ -312,6 +317,7 @@ class _Dispatch:
     def _kept(self, result: Any) -> None:
         report = self.summary.cluster_workers.setdefault(result.worker, WorkerReport())
         report.started = max(report.started, result.started)
+        self.summary.given_up.update(dict(result.given_up))
         self.busy.setdefault(result.worker, []).append(
             (result.task_start, result.task_start + result.task_s)
         )
@@ -345,35 +351,12 @@ class _Dispatch:
                 for match in batch:
                     self._submit([match], alone=True)
                 return
-            self.keep(_worker_died(batch[0]))
+            self.keep(_aborted(batch[0], "its Dask worker died each time it was played", 0.0))
             return
         raise TournamentError(
             f"a Dask worker failed on matches {batch[0].match_id}..: "
             f"{type(error).__name__}: {_short(error)}"
         )
-
-
-def _worker_died(match: ScheduledMatch) -> StoredMatch:
-    return StoredMatch(
-        match_id=match.match_id,
-        game=match.game,
-        game_id=match.game_id,
-        table=match.table,
-        deal=match.deal,
-        rotation=match.rotation,
-        seed=match.seed,
-        players=match.players,
-        options=dict(match.options),
-        bots=match.seats,
-        scores=(),
-        placings=(),
-        teams=None,
-        forfeited=(),
-        faults=(),
-        decision_ms=(),
-        status="aborted",
-        reason="its Dask worker died each time it was played",
-    )
 
 
 def _idle_s(busy: dict[str, list[tuple[float, float]]]) -> float:

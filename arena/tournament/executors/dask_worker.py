@@ -76,6 +76,7 @@ class BatchResult:
     task_s: float  # the task's whole time on the worker
     play_s: float  # of which playing the matches (the rest is Dask's and the hand-over's)
     setup_s: float = 0.0  # of which setting the run up: unpacking, starting the bots
+    given_up: tuple[tuple[str, str], ...] = ()  # bots this worker stopped starting, and why
 
 
 class RunClosed(Exception):
@@ -137,7 +138,11 @@ class ArenaWorkerPlugin(WorkerPlugin):
             self._play, setup, packages, matches, trio_token=self._token
         )
         task_s = time.perf_counter() - start
-        return BatchResult(self.address, played, started, start_wall, task_s, play_s, setup_s)
+        run = self.runs.get(setup.run_id)
+        given_up = tuple(sorted(run.pool.given_up.items())) if run is not None else ()
+        return BatchResult(
+            self.address, played, started, start_wall, task_s, play_s, setup_s, given_up
+        )
 
     def close_run(self, run_id: str) -> int:
         return trio.from_thread.run(self._close_run, run_id, trio_token=self._token)

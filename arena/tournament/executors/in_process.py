@@ -63,4 +63,5 @@ class InProcess:
                         nursery.start_soon(play_one, match)
         finally:
             summary.started_processes = pool.started
+            summary.given_up.update(pool.given_up)
             await pool.close_all()
