@@ -353,6 +353,8 @@ class _Dispatch:
                 return
             self.keep(_aborted(batch[0], "its Dask worker died each time it was played", 0.0))
             return
+        if isinstance(error, TournamentError):  # e.g. the preflight, on the worker: as it is
+            raise error
         raise TournamentError(
             f"a Dask worker failed on matches {batch[0].match_id}..: "
             f"{type(error).__name__}: {_short(error)}"
