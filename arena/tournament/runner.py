@@ -178,7 +178,8 @@ async def run_tournament(
     if in_workers and (start_bot is not None or play is not None):
         raise ValueError("start_bot and play are for workers=1")
     needed = needed_bots(config, pending_matches(matches, done))
-    todo = (config.keyed([match])[0] for match in pending_matches(matches, done))
+    keyer = config.keyer()
+    todo = (keyer(match) for match in pending_matches(matches, done))
     config.logs_dir.mkdir(parents=True, exist_ok=True)
     if config.records:
         config.records_dir.mkdir(parents=True, exist_ok=True)
