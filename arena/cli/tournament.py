@@ -17,8 +17,10 @@ from rich.console import Console
 
 from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.games import GameError, find_game
+from arena.referee.clock import TimeControl
 from arena.render.terminal import show_progress, standings_tables
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
+from arena.tournament.latency import LATENCY_NOTE, LatencyReport, latency_line, latency_report
 from arena.tournament.runner import (
     PreflightError,
     Progress,
@@ -153,11 +155,12 @@ def tournament_command(
             summary, interrupted = trio.run(
                 _run, config, schedule, full, store, console, server, web_port
             )
+        stored = store.matches(include_aborted=True)
         final = compute_standings(
-            store.matches(include_aborted=True),
-            [b.name for b in config.bots],
-            [g.label for g in config.games],
+            stored, [b.name for b in config.bots], [g.label for g in config.games]
         )
+        latency = latency_report(stored, config.time_control.margin_ms)
+        store.save_note(LATENCY_NOTE, latency.warning)  # in the results, for `arena standings`
     except PreflightError as exc:
         raise InputError(str(exc)) from None
     except TournamentError as exc:
@@ -170,6 +173,7 @@ def tournament_command(
         store.close()
         output_lock.release()
     console.print(standings_tables(final))
+    _print_latency(console, latency)
     if interrupted:
         console.print(
             f"stopped: {summary.played} matches played in this run are stored; run the "
@@ -199,6 +203,12 @@ def tournament_command(
             soft_wrap=True,
         )
         sys.exit(EXIT_GIVEN_UP)
+
+
+def _print_latency(console: Console, report: LatencyReport) -> None:
+    console.print(latency_line(report), highlight=False, markup=False, soft_wrap=True)
+    if report.warning:
+        console.print(report.warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
 
 
 def _processes(workers: int) -> str:
@@ -353,16 +363,19 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
     try:
         with ResultStore.open_read(path) as store:
             definition = store.definition()
+            stored = store.matches(include_aborted=True)
             standings = compute_standings(
-                store.matches(include_aborted=True),
+                stored,
                 [b["name"] for b in definition.get("bots", [])],
                 [g["label"] for g in definition.get("games", [])],
             )
     except StoreError as exc:
         raise InputError(str(exc)) from None
+    margin_ms = definition.get("time", {}).get("margin_ms", TimeControl().margin_ms)
+    latency = latency_report(stored, margin_ms)
     data = standings_as_data(standings)
     if as_json:
-        click.echo(json.dumps(data, indent=2))
+        click.echo(json.dumps(data, indent=2))  # tables only: consumers iterate them
     elif as_csv:
         out = io.StringIO()
         columns = [
@@ -383,10 +396,12 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
         ]
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
-        for scope, table in data.items():
+        for scope, table in data.items():  # (the latency is not a table: not in the CSV)
             for row in table["rows"]:
                 faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
                 writer.writerow({**row, "table": scope, "faults": faults})
         click.echo(out.getvalue(), nl=False)
     else:
-        Console().print(standings_tables(standings))
+        console = Console()
+        console.print(standings_tables(standings))
+        _print_latency(console, latency)

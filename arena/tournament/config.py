@@ -78,6 +78,7 @@ BOT_FIELDS = (
     "cpu_seconds",
     "file_mb",
     "sandbox",
+    "user",
 )
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
 TIME_FIELDS = ("decision_ms", "bank_ms", "increment_ms", "margin_ms", "startup_ms")
@@ -135,6 +136,8 @@ class TournamentConfig:
                     "file_mb": b.file_mb,
                     "sandbox": b.sandbox,
                     "program": dict(self.programs.get(b.name, {})),
+                    # only when given, so that older definitions keep their fingerprints
+                    **({"user": b.user} if b.user else {}),
                 }
                 for b in self.bots
             ],
@@ -457,6 +460,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
                 1,
             )
     sandbox = reader.read(sandboxed, None)
+    user = reader.read(partial(_user, reader, where, table), None)
     version = reader.read(
         lambda: reader.text(f"{where}.version", table.get("version", ""), nonempty=False), ""
     )
@@ -469,8 +473,16 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         env=tuple(sorted(env)),
         version=version,
         sandbox=sandbox,
+        user=user,
         **limits,
     )
+
+
+def _user(reader: _Reader, where: str, table: dict[str, Any]) -> str | None:
+    """The bot's ``user`` (a user name or number), None when it gives none."""
+    if "user" not in table:
+        return None
+    return reader.text(f"{where}.user", table["user"])
 
 
 def _check_program(reader: _Reader, field_name: str, program: str, cwd: str | None) -> None:

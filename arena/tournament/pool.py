@@ -280,6 +280,7 @@ def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
         reason=result.termination,
         record_path=None if result.record_path is None else str(result.record_path),
         duration_s=result.duration_s,
+        referee=result.referee_latency,
         key=match.key,
     )
 
