@@ -181,13 +181,21 @@ class TournamentConfig:
             for entry in self.definition()["bots"]
         }
 
-    def keyed(self, matches: Sequence[ScheduledMatch]) -> list[ScheduledMatch]:
-        """``matches`` with their content keys (:func:`arena.tournament.schedule.match_key`)."""
+    def keyer(self) -> Callable[[ScheduledMatch], ScheduledMatch]:
+        """A function giving a match its content key (:func:`arena.tournament.schedule.match_key`),
+        with this definition's identities computed once."""
         identities = self.bot_identities()
         time_control = self.definition()["time"]
-        return [
-            replace(m, key=match_key(m, identities, time_control, self.max_faults)) for m in matches
-        ]
+
+        def keyed(match: ScheduledMatch) -> ScheduledMatch:
+            return replace(match, key=match_key(match, identities, time_control, self.max_faults))
+
+        return keyed
+
+    def keyed(self, matches: Sequence[ScheduledMatch]) -> list[ScheduledMatch]:
+        """``matches`` with their content keys."""
+        keyer = self.keyer()
+        return [keyer(m) for m in matches]
 
     def worker_count(self) -> int:
         """Processes that play the matches: ``workers`` if set, else one per core up to

@@ -181,7 +181,8 @@ async def run_tournament(
     if executor is None:
         executor = _executor(config, workers if in_workers else 1, cluster, start_bot, play)
     needed = needed_bots(config, pending_matches(matches, done))
-    todo = (config.keyed([match])[0] for match in pending_matches(matches, done))
+    keyer = config.keyer()
+    todo = (keyer(match) for match in pending_matches(matches, done))
     config.logs_dir.mkdir(parents=True, exist_ok=True)
     if config.records:
         config.records_dir.mkdir(parents=True, exist_ok=True)
