@@ -27,11 +27,11 @@ async def play_to(path, game_id="vingt-down"):
 
 
 def without_times(lines):
-    """Lines without what depends on the wall clock (reply times, start, duration)."""
+    """Lines without what depends on the wall clock (reply times, start, duration, latency)."""
     out = []
     for line in lines:
         entry = json.loads(line)
-        for key in ("ms", "charged_ms", "time_left_ms", "started", "duration_s"):
+        for key in ("ms", "charged_ms", "time_left_ms", "started", "duration_s", "referee_ms"):
             entry.pop(key, None)
         out.append(entry)
     return out
