@@ -44,6 +44,7 @@ async def play_for(
     game = find_game(game_id)
     control = TimeControl(decision_ms=5000)
     logs = Path(tempfile.mkdtemp(prefix="arena-bench-logs-"))
+    logs.chmod(0o755)
     bots = [
         await BotProcess.start(
             BotSpec(f"b{i}", (*argv, str(i))), time_control=control, log_dir=logs
@@ -101,6 +102,7 @@ def main() -> None:
     games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
         argv = build_c_bot(folder) if args.bot == "c" else [sys.executable, str(PY_BOT)]
         figures = trio.run(measure, games, argv, args.seconds, args.repeat, folder)
     print(f"median of {args.repeat} interleaved rounds, {args.seconds:g} s each, {args.bot} bots")
