@@ -16,6 +16,7 @@ from rich.console import Console
 
 from arena.games import GameError, find_game
 from arena.render.terminal import show_progress, standings_tables
+from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
 from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
 from arena.tournament.schedule import ScheduledMatch, build_schedule
@@ -121,6 +122,7 @@ def tournament_command(
             store.matches(include_aborted=True),
             [b.name for b in config.bots],
             [g.label for g in config.games],
+            seating=config.seating,
         )
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
@@ -221,7 +223,9 @@ async def _run(
 ) -> tuple[RunSummary, bool]:
     """The runner and the display side by side; SIGINT, SIGTERM and SIGHUP stop it cleanly."""
     progress = Progress(total=len(schedule))
-    fold = StandingsFold([b.name for b in config.bots], [g.label for g in config.games])
+    fold = StandingsFold(
+        [b.name for b in config.bots], [g.label for g in config.games], seating=config.seating
+    )
     for match in sorted(store.matches(include_aborted=True), key=schedule_order):
         fold.add(match)  # live ratings then follow the order matches finish in
 
@@ -249,11 +253,56 @@ async def _run(
     return summary, interrupted
 
 
+STANDINGS_CSV_COLUMNS = [  # the first fourteen as before intervals came; new ones after
+    "table",
+    "rank",
+    "bot",
+    "played",
+    "wins",
+    "mean_placing",
+    "mean_score",
+    "duplicate",
+    "mu",
+    "sigma",
+    "ordinal",
+    "faults",
+    "forfeits",
+    "median_ms",
+    "shared_rank",
+    "tied",
+    "deals",
+    "placing_low",
+    "placing_high",
+    "score_low",
+    "score_high",
+    "duplicate_low",
+    "duplicate_high",
+    "rating_low",
+    "rating_high",
+    "p_better_than_next",
+]
+PAIRS_CSV_COLUMNS = ["table", "row", "column", "metric", "deals", "mean", "low", "high", "p_better"]
+
+
+def _csv_row(scope: str, row: dict) -> dict:
+    flat = {key: value for key, value in row.items() if not key.endswith("_interval")}
+    for name in ("placing", "score", "duplicate", "rating"):
+        interval = row.get(f"{name}_interval") or {}
+        flat[f"{name}_low"], flat[f"{name}_high"] = interval.get("low"), interval.get("high")
+    faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
+    return {**flat, "table": scope, "faults": faults}
+
+
 @click.command("standings")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of tables.")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV (one row per bot and table).")
-def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
+@click.option(
+    "--pairs",
+    is_flag=True,
+    help="Also the pairwise tables (with --csv: only they, one row per ordered pair).",
+)
+def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool) -> None:
     """Show the standings of a results FILE (or of a tournament file's results)."""
     if as_json and as_csv:
         raise InputError("give --json or --csv, not both")
@@ -270,6 +319,8 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
                 store.matches(include_aborted=True),
                 [b["name"] for b in definition.get("bots", [])],
                 [g["label"] for g in definition.get("games", [])],
+                seating=definition.get("seating", "duplicate"),
+                confidence=_confidence(definition),
             )
     except StoreError as exc:
         raise InputError(str(exc)) from None
@@ -278,28 +329,23 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
         click.echo(json.dumps(data, indent=2))
     elif as_csv:
         out = io.StringIO()
-        columns = [
-            "table",
-            "rank",
-            "bot",
-            "played",
-            "wins",
-            "mean_placing",
-            "mean_score",
-            "duplicate",
-            "mu",
-            "sigma",
-            "ordinal",
-            "faults",
-            "forfeits",
-            "median_ms",
-        ]
+        columns = PAIRS_CSV_COLUMNS if pairs else STANDINGS_CSV_COLUMNS
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         for scope, table in data.items():
-            for row in table["rows"]:
-                faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
-                writer.writerow({**row, "table": scope, "faults": faults})
+            if pairs:
+                for pair in table["pairs"]:
+                    writer.writerow({**pair, "table": scope})
+            else:
+                for row in table["rows"]:
+                    writer.writerow(_csv_row(scope, row))
         click.echo(out.getvalue(), nl=False)
     else:
-        Console().print(standings_tables(standings))
+        Console().print(standings_tables(standings, with_pairs=pairs))
+
+
+def _confidence(definition: dict) -> float:
+    """The confidence of a stored definition's stopping rule, else the default (0.95)."""
+    stop = definition.get("stop") or {}
+    value = stop.get("confidence", CONFIDENCE) if isinstance(stop, dict) else CONFIDENCE
+    return float(value) if isinstance(value, int | float) else CONFIDENCE
