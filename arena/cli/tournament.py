@@ -19,7 +19,7 @@ from arena.render.terminal import show_progress, standings_tables
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
 from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
-from arena.tournament.schedule import ScheduledMatch, build_schedule
+from arena.tournament.schedule import Schedule, build_schedule
 from arena.tournament.standings import (
     StandingsFold,
     compute_standings,
@@ -193,9 +193,7 @@ def _config(
     return config
 
 
-def _only_games(
-    schedule: list[ScheduledMatch], config: TournamentConfig, games: str
-) -> list[ScheduledMatch]:
+def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Schedule:
     if games.strip().lower() == "all":
         return schedule
     chosen: set[str] = set()
@@ -215,11 +213,11 @@ def _only_games(
                 f"({', '.join(labels)}) or all"
             )
         chosen |= matching
-    return [m for m in schedule if m.game in chosen]
+    return schedule.only(chosen)
 
 
 async def _run(
-    config: TournamentConfig, schedule: list[ScheduledMatch], store: ResultStore, console: Console
+    config: TournamentConfig, schedule: Schedule, store: ResultStore, console: Console
 ) -> tuple[RunSummary, bool]:
     """The runner and the display side by side; SIGINT, SIGTERM and SIGHUP stop it cleanly."""
     progress = Progress(total=len(schedule))

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 import trio
@@ -41,7 +41,7 @@ from arena.tournament.pool import (
     play_pooled_match,
     unwrapped,
 )
-from arena.tournament.schedule import ScheduledMatch
+from arena.tournament.schedule import Schedule, ScheduledMatch
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 from arena.tournament.workers import play_in_workers
 
@@ -74,8 +74,28 @@ class Progress:
         return left / rate if rate > 0 else None
 
 
-def pending_matches(matches: Sequence[ScheduledMatch], done: set[str]) -> list[ScheduledMatch]:
-    return [m for m in matches if m.match_id not in done]
+def pending_matches(matches: Iterable[ScheduledMatch], done: set[str]) -> Iterator[ScheduledMatch]:
+    """The matches not yet completed, generated as they are read (a schedule may be huge)."""
+    return (m for m in matches if m.match_id not in done)
+
+
+def stored_count(matches: Sequence[ScheduledMatch], done: set[str]) -> int:
+    """How many of ``matches`` are among the ``done`` ids (without walking a whole schedule)."""
+    if isinstance(matches, Schedule):
+        return sum(1 for match_id in done if matches.contains_id(match_id))
+    return sum(1 for m in matches if m.match_id in done)
+
+
+def needed_bots(config: TournamentConfig, todo: Iterable[ScheduledMatch]) -> list[str]:
+    """The bots seated in some match of ``todo``, in the tournament's order. Reads ``todo`` only
+    until every bot was seen (the first deals seat them all), so a huge schedule costs little."""
+    wanted = {b.name for b in config.bots}
+    seen: set[str] = set()
+    for match in todo:
+        seen.update(match.seats)
+        if seen >= wanted:
+            break
+    return [b.name for b in config.bots if b.name in seen]
 
 
 async def run_tournament(
@@ -95,16 +115,16 @@ async def run_tournament(
     ``arena.tournament.workers``) and stored here; ``start_bot`` and ``play`` (fakes for tests)
     only work in this process, with ``workers`` = 1."""
     done = store.completed_ids()
-    todo = pending_matches(matches, done)
-    summary = RunSummary(skipped=len(matches) - len(todo))
+    summary = RunSummary(skipped=stored_count(matches, done))
     progress.total, progress.already_done = len(matches), summary.skipped
     progress.started = time.monotonic()
-    if not todo:
+    if summary.skipped == len(matches):
         return summary
     in_workers = min(workers, config.concurrency) > 1
     if in_workers and (start_bot is not None or play is not None):
         raise ValueError("start_bot and play are for workers=1")
-    needed = [b.name for b in config.bots if any(b.name in m.seats for m in todo)]
+    needed = needed_bots(config, pending_matches(matches, done))
+    todo = pending_matches(matches, done)
     config.logs_dir.mkdir(parents=True, exist_ok=True)
     if config.records:
         config.records_dir.mkdir(parents=True, exist_ok=True)

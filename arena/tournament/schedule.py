@@ -25,11 +25,11 @@ from __future__ import annotations
 import itertools
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, overload
 
-from arena.games.cards import Rng, derive_seed
+from arena.games.cards import MASK64, TWO64, Rng, derive_seed
 
 SEATINGS = ("duplicate", "single")
 DEFAULT_MAX_TABLES = 24
@@ -127,10 +127,13 @@ def tables_for(bots: Sequence[str], plan: GamePlan, rng: Rng) -> list[tuple[str,
                 seen.add(key)
                 tables.append(table)
         return tables
-    groups = list(itertools.combinations(bots, n))
-    splits_per_group = len(team_splits(groups[0], n, plan.team_size))
-    if len(groups) * splits_per_group <= plan.max_tables:
-        return [seating for group in groups for seating in team_splits(group, n, plan.team_size)]
+    splits_per_group = len(team_splits(bots[:n], n, plan.team_size))
+    if math.comb(len(bots), n) * splits_per_group <= plan.max_tables:
+        return [
+            seating
+            for group in itertools.combinations(bots, n)
+            for seating in team_splits(group, n, plan.team_size)
+        ]
     return _balanced_sample(bots, plan, rng)
 
 
@@ -147,9 +150,11 @@ def _balanced_sample(bots: Sequence[str], plan: GamePlan, rng: Rng) -> list[tupl
     tables = []
     size = sample_size(len(bots), plan.players, plan.max_tables)
     tries = [
-        _balanced_groups(bots, plan.players, size, Rng(rng.next())) for _ in range(SAMPLE_TRIES)
+        _balanced_groups(len(bots), plan.players, size, Rng(rng.next()))
+        for _ in range(SAMPLE_TRIES)
     ]
-    for group in min(tries, key=lambda groups: _pair_spread(bots, groups)):
+    best = min(tries, key=lambda found: _pair_spread(len(bots), found[1]))[0]
+    for group in ([bots[b] for b in indices] for indices in best):
         seatings = team_splits(group, plan.players, plan.team_size)
         seating = min(seatings, key=lambda s: _partner_repeats(s, plan, partners))
         for team in _teams_of(seating, plan):
@@ -159,65 +164,132 @@ def _balanced_sample(bots: Sequence[str], plan: GamePlan, rng: Rng) -> list[tupl
     return tables
 
 
-def _pair_spread(bots: Sequence[str], groups: Sequence[Sequence[str]]) -> tuple[int, int]:
+def _pair_spread(bot_count: int, meets: list[list[int]]) -> tuple[int, int]:
     """(max - min meetings over all pairs, sum of squared meetings): smaller is more even."""
-    meets = Counter(frozenset(p) for g in groups for p in itertools.combinations(g, 2))
-    counts = [meets[frozenset(p)] for p in itertools.combinations(bots, 2)]
+    counts = [meets[a][b] for a in range(bot_count) for b in range(a + 1, bot_count)]
     return max(counts) - min(counts), sum(c * c for c in counts)
 
 
-def _balanced_groups(bots: Sequence[str], n: int, size: int, rng: Rng) -> list[list[str]]:
-    """``size`` groups of ``n`` bots in which every bot plays equally often (when ``size * n`` is a
-    multiple of the number of bots) and pair meetings are spread as evenly as the search finds.
+def _balanced_groups(
+    bot_count: int, n: int, size: int, rng: Rng
+) -> tuple[list[list[int]], list[list[int]]]:
+    """``size`` groups of ``n`` bots (by index) in which every bot plays equally often (when
+    ``size * n`` is a multiple of the number of bots) and pair meetings are spread as evenly as
+    the search finds; returned with the matrix of pair meetings.
 
     Greedy first: each group takes the bots that have played least (so play counts never differ by
     more than one and end equal), preferring those that have met the chosen ones least. Then swaps
     of two bots between two groups, which keep every play count, are kept when they lower the sum
     of squared pair counts (the same total spread more evenly), or keep it equal.
+
+    The swap loop is the schedule's hot spot (2,000 steps per try), so it works on bot indices,
+    a meetings matrix and group bitmasks, with the generator inlined: it draws exactly the values
+    ``rng.below`` and ``rng.choice`` would, so the groups are those of the plain version.
     """
-    plays: Counter[str] = Counter({b: 0 for b in bots})
-    meets: Counter[frozenset[str]] = Counter()
-    groups: list[list[str]] = []
+    plays = [0] * bot_count
+    meets = [[0] * bot_count for _ in range(bot_count)]
+    groups: list[list[int]] = []
     for _ in range(size):
-        order = list(bots)
+        order = list(range(bot_count))
         rng.shuffle(order)  # random tie-breaks, stable for a seed
-        low = min(plays.values())
+        low = min(plays)
         must = [b for b in order if plays[b] == low]
-        chosen: list[str] = []
+        chosen: list[int] = []
+        met = [0] * bot_count  # met[b]: meetings of b with the bots chosen so far
         while len(chosen) < n:
             pool = must if must else [b for b in order if b not in chosen]
-            best = min(
-                pool, key=lambda b: (sum(meets[frozenset((b, c))] for c in chosen), plays[b])
-            )
+            best = pool[0]  # the first of the least (met, plays), as min() would pick
+            best_key = (met[best], plays[best])
+            for b in pool:
+                key = (met[b], plays[b])
+                if key < best_key:
+                    best, best_key = b, key
             chosen.append(best)
+            for b, count in enumerate(meets[best]):
+                met[b] += count
             if best in must:
                 must.remove(best)
         for a, b in itertools.combinations(chosen, 2):
-            meets[frozenset((a, b))] += 1
+            meets[a][b] += 1
+            meets[b][a] += 1
         for b in chosen:
             plays[b] += 1
         groups.append(chosen)
     if size < 2:
-        return groups
+        return groups, meets
+    masks = [sum(1 << b for b in group) for group in groups]
+    state = rng.state
+    size_limit = TWO64 - TWO64 % size
+    n_limit = TWO64 - TWO64 % n
     for _ in range(SWAP_ATTEMPTS):
-        gi, gj = rng.below(size), rng.below(size)
+        while True:  # gi = rng.below(size)
+            state = (state + 0x9E3779B97F4A7C15) & MASK64
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+            z ^= z >> 31
+            if z < size_limit:
+                break
+        gi = z % size
+        while True:  # gj = rng.below(size)
+            state = (state + 0x9E3779B97F4A7C15) & MASK64
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+            z ^= z >> 31
+            if z < size_limit:
+                break
+        gj = z % size
         if gi == gj:
             continue
-        x, y = rng.choice(groups[gi]), rng.choice(groups[gj])
-        if x in groups[gj] or y in groups[gi]:
+        group_i, group_j = groups[gi], groups[gj]
+        while True:  # x = rng.choice(group_i)
+            state = (state + 0x9E3779B97F4A7C15) & MASK64
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+            z ^= z >> 31
+            if z < n_limit:
+                break
+        xi = z % n
+        while True:  # y = rng.choice(group_j)
+            state = (state + 0x9E3779B97F4A7C15) & MASK64
+            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
+            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
+            z ^= z >> 31
+            if z < n_limit:
+                break
+        yj = z % n
+        x, y = group_i[xi], group_j[yj]
+        mask_i, mask_j = masks[gi], masks[gj]
+        if mask_j >> x & 1 or mask_i >> y & 1:
             continue
-        rest_i = [b for b in groups[gi] if b != x]
-        rest_j = [b for b in groups[gj] if b != y]
-        removed = [frozenset((x, b)) for b in rest_i] + [frozenset((y, b)) for b in rest_j]
-        added = [frozenset((y, b)) for b in rest_i] + [frozenset((x, b)) for b in rest_j]
-        change = Counter(added)
-        change.subtract(removed)
-        delta = sum((meets[p] + d) ** 2 - meets[p] ** 2 for p, d in change.items() if d)
+        # Moving x to group j and y to group i changes the pairs of x and y with the bots of
+        # one group only (a bot in both groups keeps meeting each once): each such pair count
+        # moves by one, and (m + 1)^2 - m^2 = 2m + 1, (m - 1)^2 - m^2 = 1 - 2m.
+        meets_x, meets_y = meets[x], meets[y]
+        delta = 0
+        for b in group_i:
+            if b != x and not mask_j >> b & 1:
+                delta += 2 * (meets_y[b] - meets_x[b]) + 2
+        for b in group_j:
+            if b != y and not mask_i >> b & 1:
+                delta += 2 * (meets_x[b] - meets_y[b]) + 2
         if delta <= 0:  # sideways moves cross plateaus
-            meets.update({p: d for p, d in change.items() if d})
-            groups[gi] = [y if b == x else b for b in groups[gi]]
-            groups[gj] = [x if b == y else b for b in groups[gj]]
-    return groups
+            for b in group_i:
+                if b != x and not mask_j >> b & 1:
+                    meets_y[b] += 1
+                    meets[b][y] += 1
+                    meets_x[b] -= 1
+                    meets[b][x] -= 1
+            for b in group_j:
+                if b != y and not mask_i >> b & 1:
+                    meets_x[b] += 1
+                    meets[b][x] += 1
+                    meets_y[b] -= 1
+                    meets[b][y] -= 1
+            group_i[xi], group_j[yj] = y, x
+            masks[gi] = mask_i ^ (1 << x) ^ (1 << y)
+            masks[gj] = mask_j ^ (1 << x) ^ (1 << y)
+    rng.state = state
+    return groups, meets
 
 
 def _teams_of(seating: Sequence[str], plan: GamePlan) -> list[list[str]]:
@@ -239,36 +311,151 @@ def _partner_repeats(
 
 def build_schedule(
     seed: int, bots: Sequence[str], games: Sequence[GamePlan], seating: str = "duplicate"
-) -> list[ScheduledMatch]:
+) -> Schedule:
     """Every match of the tournament, ordered deal by deal across the games (so early standings
-    cover every game) and with the rotations of one deal next to each other."""
+    cover every game) and with the rotations of one deal next to each other.
+
+    Only the tables are built here (O(tables) time and memory); the matches are generated as
+    they are read, so a schedule of 10**12 deals costs no more than one of two."""
     if seating not in SEATINGS:
         raise ValueError(f"seating {seating!r}: expected one of {', '.join(SEATINGS)}")
     if len(set(bots)) != len(bots) or len(bots) < 2:
         raise ValueError("a schedule needs at least two bots with distinct names")
-    keyed = []
-    for game_index, plan in enumerate(games):
-        rng = Rng(derive_seed(seed, f"{plan.label}/tables"))
-        for t, table in enumerate(tables_for(bots, plan, rng)):
-            for deal in range(plan.deals):
-                s = deal_seed(seed, plan.label, t, deal)
-                if seating == "duplicate":
-                    rotations = range(plan.players)
-                else:
-                    rotations = range(deal % plan.players, deal % plan.players + 1)
-                for r in rotations:
-                    match = ScheduledMatch(
-                        match_id=match_id(plan.label, t, deal, r),
-                        game=plan.label,
-                        game_id=plan.game_id,
-                        players=plan.players,
-                        options=dict(plan.options),
-                        table=t,
-                        deal=deal,
-                        rotation=r,
-                        seed=s,
-                        seats=rotate(table, r),
-                    )
-                    keyed.append(((deal, game_index, t, r), match))
-    keyed.sort(key=lambda pair: pair[0])
-    return [match for _, match in keyed]
+    tables = [
+        tables_for(bots, plan, Rng(derive_seed(seed, f"{plan.label}/tables"))) for plan in games
+    ]
+    return Schedule(seed, list(games), tables, seating)
+
+
+class Schedule(Sequence[ScheduledMatch]):
+    """The matches of a tournament in schedule order, generated on demand from its tables.
+
+    The order is by deal, then game (in the tournament's order), table and rotation. Deal ``d``
+    is one block: every game with more than ``d`` deals contributes its tables times its
+    rotations per deal. Between two games' deal counts the block size is constant, so a
+    position is found by arithmetic (``schedule[i]``) and the length is a sum over those spans.
+    """
+
+    def __init__(
+        self,
+        seed: int,
+        games: list[GamePlan],
+        tables: list[list[tuple[str, ...]]],
+        seating: str,
+    ) -> None:
+        self.seed = seed
+        self.games = games
+        self.tables = tables
+        self.seating = seating
+        # spans of deals [start, end) with the same games playing: (start, end, first index,
+        # matches per deal, the playing game indices)
+        self._spans: list[tuple[int, int, int, int, list[int]]] = []
+        start = index = 0
+        for end in sorted({plan.deals for plan in games}):
+            playing = [g for g, plan in enumerate(games) if plan.deals >= end]
+            per_deal = sum(len(tables[g]) * self._rotation_count(g) for g in playing)
+            if per_deal:
+                self._spans.append((start, end, index, per_deal, playing))
+                index += (end - start) * per_deal
+            start = end
+        self._length = index
+
+    def _rotation_count(self, game: int) -> int:
+        return self.games[game].players if self.seating == "duplicate" else 1
+
+    def _rotations(self, game: int, deal: int) -> range:
+        players = self.games[game].players
+        if self.seating == "duplicate":
+            return range(players)
+        return range(deal % players, deal % players + 1)
+
+    def _match(self, game: int, table: int, deal: int, rotation: int) -> ScheduledMatch:
+        plan = self.games[game]
+        return ScheduledMatch(
+            match_id=match_id(plan.label, table, deal, rotation),
+            game=plan.label,
+            game_id=plan.game_id,
+            players=plan.players,
+            options=dict(plan.options),
+            table=table,
+            deal=deal,
+            rotation=rotation,
+            seed=deal_seed(self.seed, plan.label, table, deal),
+            seats=rotate(self.tables[game][table], rotation),
+        )
+
+    def _deal_block(self, deal: int, games: Sequence[int]) -> Iterator[ScheduledMatch]:
+        for g in games:
+            for t in range(len(self.tables[g])):
+                for r in self._rotations(g, deal):
+                    yield self._match(g, t, deal, r)
+
+    def __len__(self) -> int:
+        return self._length
+
+    def __iter__(self) -> Iterator[ScheduledMatch]:
+        for start, end, _index, _per_deal, playing in self._spans:
+            for deal in range(start, end):
+                yield from self._deal_block(deal, playing)
+
+    @overload
+    def __getitem__(self, position: int) -> ScheduledMatch: ...
+
+    @overload
+    def __getitem__(self, position: slice) -> list[ScheduledMatch]: ...
+
+    def __getitem__(self, position: int | slice) -> ScheduledMatch | list[ScheduledMatch]:
+        if isinstance(position, slice):
+            return [self[i] for i in range(*position.indices(self._length))]
+        if position < 0:
+            position += self._length
+        if not 0 <= position < self._length:
+            raise IndexError("schedule index out of range")
+        span = next(s for s in reversed(self._spans) if s[2] <= position)
+        start, _end, index, per_deal, playing = span
+        deal, offset = start + (position - index) // per_deal, (position - index) % per_deal
+        for g in playing:
+            rotations = self._rotations(g, deal)
+            size = len(self.tables[g]) * len(rotations)
+            if offset < size:
+                return self._match(
+                    g, offset // len(rotations), deal, rotations[0] + offset % len(rotations)
+                )
+            offset -= size
+        raise AssertionError("a position inside a span is in one of its games")
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or len(self) != len(other):
+            return False
+        return all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]  # equal to lists, so unhashable like them
+
+    def only(self, labels: Collection[str]) -> Schedule:
+        """The same schedule restricted to the games labelled ``labels`` (same matches, order)."""
+        keep = [g for g, plan in enumerate(self.games) if plan.label in labels]
+        return Schedule(
+            self.seed, [self.games[g] for g in keep], [self.tables[g] for g in keep], self.seating
+        )
+
+    def bots(self) -> set[str]:
+        """Every bot seated at some table."""
+        return {bot for tables in self.tables for table in tables for bot in table}
+
+    def contains_id(self, match_id_: str) -> bool:
+        """Whether a match of this id is in the schedule (ids are ``label/t../d../r..``)."""
+        label, _, rest = match_id_.rpartition("/t")
+        try:
+            table_s, deal_s, rotation_s = rest.split("/")
+            table, deal, rotation = int(table_s), int(deal_s[1:]), int(rotation_s[1:])
+        except ValueError:
+            return False
+        for g, plan in enumerate(self.games):
+            if plan.label == label:
+                return (
+                    0 <= table < len(self.tables[g])
+                    and 0 <= deal < plan.deals
+                    and rotation in self._rotations(g, deal)
+                    and match_id(label, table, deal, rotation) == match_id_
+                )
+        return False

@@ -30,7 +30,7 @@ import resource
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -222,7 +222,7 @@ async def _start_worker(index: int) -> _Worker:
 
 async def play_in_workers(
     config: TournamentConfig,
-    todo: Sequence[ScheduledMatch],
+    todo: Iterable[ScheduledMatch],
     bots: Sequence[str],
     workers: int,
     keep: Callable[[StoredMatch], None],
@@ -260,7 +260,7 @@ async def _expect_ready(worker: _Worker) -> None:
 
 
 async def _dispatch(
-    todo: Sequence[ScheduledMatch],
+    todo: Iterable[ScheduledMatch],
     workers: Sequence[_Worker],
     slots: Sequence[int],
     keep: Callable[[StoredMatch], None],

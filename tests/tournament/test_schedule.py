@@ -1,5 +1,6 @@
 """Properties of the tournament schedule: duplicate seating, partners, balance, stable ids."""
 
+import hashlib
 import itertools
 from collections import Counter, defaultdict
 
@@ -140,3 +141,60 @@ def test_the_schedule_is_stable_and_ids_name_the_match():
     firsts = [m.game for m in first if m.deal == 0]
     assert set(firsts) == {"g", "h"}
     assert all(m.deal == 0 for m in first[: len(firsts)])
+
+
+# Digests of schedules built before the schedule was made lazy and its sampler fast: the same
+# matches, seeds, seats and order, so stored results keep their place across versions.
+GOLDEN = [
+    (
+        2026,
+        4,
+        [("aon", 4, 64, 1, 24), ("vd", 5, 64, 1, 24), ("af", 4, 24, 2, 24)],
+        "duplicate",
+        1824,
+        "50fa6c8c4131622731a4f63e",
+    ),
+    (7, 9, [("a", 4, 3, 1, 24), ("f", 4, 2, 2, 24)], "duplicate", 360, "d74d06bbec06610b204667d5"),
+    (11, 13, [("e", 5, 5, 1, 10)], "single", 65, "270d476a406c24554c46214b"),
+    (3, 50, [("g", 6, 2, 1, 24)], "duplicate", 300, "57beed01045020159b9ac071"),
+]
+
+
+def test_schedules_are_those_of_earlier_versions():
+    for seed, bot_count, games, seating, length, digest in GOLDEN:
+        plans = [
+            GamePlan(label=label, game_id="x", players=p, deals=d, team_size=ts, max_tables=mt)
+            for label, p, d, ts, mt in games
+        ]
+        schedule = build_schedule(seed, bots_named(bot_count), plans, seating)
+        h = hashlib.sha256()
+        for m in schedule:
+            h.update(repr((m.match_id, m.seed, m.seats)).encode())
+        assert (len(schedule), h.hexdigest()[:24]) == (length, digest)
+
+
+@settings(max_examples=40, deadline=None)
+@given(tournaments(), st.data())
+def test_positions_lengths_and_filters_agree_with_iteration(case, data):
+    seed, bots, plan = case
+    other = GamePlan(label="h", game_id="h", players=3, deals=plan.deals + 2, max_tables=4)
+    schedule = build_schedule(seed, bots, [plan, other])
+    listed = list(schedule)
+    assert len(schedule) == len(listed)
+    assert schedule[-1] == listed[-1]
+    i = data.draw(st.integers(0, len(listed) - 1))
+    assert schedule[i] == listed[i]
+    assert schedule.contains_id(listed[i].match_id)
+    assert not schedule.contains_id(f"g/t{len(schedule.tables[0])}/d0/r0")
+    assert list(schedule.only({"h"})) == [m for m in listed if m.game == "h"]
+
+
+def test_a_huge_schedule_is_generated_lazily():
+    plan = GamePlan(label="g", game_id="g", players=6, deals=10**12)
+    schedule = build_schedule(1, bots_named(50), [plan])  # before: 1.6 GB for the tables alone
+    assert len(schedule) == 10**12 * 25 * 6
+    first = next(iter(schedule))
+    assert first == schedule[0] and first.match_id == "g/t0/d0/r0"
+    last = schedule[len(schedule) - 1]
+    assert (last.deal, last.table, last.rotation) == (10**12 - 1, 24, 5)
+    assert last.seed == build_schedule(1, bots_named(50), [plan])[-1].seed
