@@ -18,7 +18,15 @@ from arena.games import GameError, find_game
 from arena.render.terminal import show_progress, standings_tables
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
-from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
+from arena.tournament.runner import (
+    Progress,
+    RunSummary,
+    StopReport,
+    TournamentError,
+    run_in_rounds,
+    run_tournament,
+    unwrapped,
+)
 from arena.tournament.schedule import Schedule, build_schedule
 from arena.tournament.standings import (
     StandingsFold,
@@ -73,6 +81,12 @@ class InputError(click.ClickException):
     help="The results file [the file's results, else results/quick-<hash>/...].",
 )
 @click.option("--restart", is_flag=True, help="Discard the results file's matches and start again.")
+@click.option(
+    "--until-confident",
+    is_flag=True,
+    help="Play deals in rounds until every game's ranking is separated (the file's stop rule, "
+    "else confidence 0.95, min_deals 8, max_deals 1024; quick form: --deals caps it).",
+)
 def tournament_command(
     file: str | None,
     bots: tuple[str, ...],
@@ -83,12 +97,13 @@ def tournament_command(
     workers: int | None,
     results_path: str | None,
     restart: bool,
+    until_confident: bool,
 ) -> None:
     """Run a tournament: FILE (a tournament TOML file), or a quick one from --bot NAME=CMD ...
 
     Running the same command again resumes: finished matches are kept, cut ones replayed.
     """
-    config = _config(file, bots, games, deals, seed, concurrency, results_path)
+    config = _config(file, bots, games, deals, seed, concurrency, results_path, until_confident)
     if workers is not None:
         config = replace(config, workers=workers)
     schedule = build_schedule(
@@ -109,7 +124,7 @@ def tournament_command(
     console = Console()
     console.print(
         f"tournament {config.name!r}: {len(config.bots)} bots, "
-        f"{len(config.games)} games, {len(schedule)} matches, "
+        f"{len(config.games)} games, {'up to ' if config.stop else ''}{len(schedule)} matches, "
         f"{config.concurrency} at once in {_processes(config.worker_count())}; "
         f"results in {config.results}",
         highlight=False,
@@ -117,18 +132,19 @@ def tournament_command(
         soft_wrap=True,
     )
     try:
-        summary, interrupted = trio.run(_run, config, schedule, store, console)
+        summary, interrupted, report = trio.run(_run, config, schedule, store, console)
         final = compute_standings(
             store.matches(include_aborted=True),
             [b.name for b in config.bots],
             [g.label for g in config.games],
             seating=config.seating,
+            confidence=_stop_confidence(config),
         )
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         store.close()
-    console.print(standings_tables(final))
+    console.print(standings_tables(final, with_pairs=True))
     if interrupted:
         console.print(
             f"stopped: {summary.played} matches played in this run are stored; run the "
@@ -138,6 +154,8 @@ def tournament_command(
             soft_wrap=True,
         )
         sys.exit(EXIT_INTERRUPTED)
+    if report is not None:
+        console.print(report.reason, highlight=False, markup=False, soft_wrap=True)
     aborted = (
         f"{summary.aborted} aborted (run again to replay them)" if summary.aborted else "0 aborted"
     )
@@ -162,6 +180,7 @@ def _config(
     seed: int | None,
     concurrency: int | None,
     results_path: str | None,
+    until_confident: bool = False,
 ) -> TournamentConfig:
     try:
         if file is None:
@@ -173,17 +192,18 @@ def _config(
             return quick_config(
                 bots,
                 games=games or "all",
-                deals=deals or 2,
+                deals=deals if until_confident else deals or 2,
                 seed=seed or 0,
                 concurrency=concurrency,
                 results=results_path,
+                until_confident=until_confident,
             )
         for flag, value in (("--bot", bots or None), ("--deals", deals), ("--seed", seed)):
             if value is not None:
                 raise InputError(
                     f"{flag} is for a quick tournament without FILE; set it in {file} instead"
                 )
-        config = load_config(file)
+        config = load_config(file, until_confident=until_confident)
     except ConfigError as exc:
         raise InputError(str(exc)) from None
     if concurrency is not None:
@@ -218,17 +238,22 @@ def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Sch
 
 async def _run(
     config: TournamentConfig, schedule: Schedule, store: ResultStore, console: Console
-) -> tuple[RunSummary, bool]:
-    """The runner and the display side by side; SIGINT, SIGTERM and SIGHUP stop it cleanly."""
+) -> tuple[RunSummary, bool, StopReport | None]:
+    """The runner and the display side by side; SIGINT, SIGTERM and SIGHUP stop it cleanly.
+    With a stop rule the deals are played in rounds (the report says why it stopped)."""
     progress = Progress(total=len(schedule))
     fold = StandingsFold(
-        [b.name for b in config.bots], [g.label for g in config.games], seating=config.seating
+        [b.name for b in config.bots],
+        [g.label for g in config.games],
+        seating=config.seating,
+        confidence=_stop_confidence(config),
     )
     for match in sorted(store.matches(include_aborted=True), key=schedule_order):
         fold.add(match)  # live ratings then follow the order matches finish in
 
     interrupted = False
     summary = RunSummary()
+    report: StopReport | None = None
     with (
         trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals,
         unwrapped(TournamentError),
@@ -244,11 +269,27 @@ async def _run(
 
             nursery.start_soon(stop_on_signal)
             nursery.start_soon(show_progress, progress, fold.standings, console)
-            summary = await run_tournament(
-                config, schedule, store, progress, workers=config.worker_count(), on_stored=fold.add
-            )
+            workers = config.worker_count()
+            if config.stop is not None:
+                summary, report = await run_in_rounds(
+                    config,
+                    schedule,
+                    store,
+                    progress,
+                    config.stop,
+                    workers=workers,
+                    on_stored=fold.add,
+                )
+            else:
+                summary = await run_tournament(
+                    config, schedule, store, progress, workers=workers, on_stored=fold.add
+                )
             nursery.cancel_scope.cancel()
-    return summary, interrupted
+    return summary, interrupted, report
+
+
+def _stop_confidence(config: TournamentConfig) -> float:
+    return config.stop.confidence if config.stop is not None else CONFIDENCE
 
 
 STANDINGS_CSV_COLUMNS = [  # the first fourteen as before intervals came; new ones after
@@ -296,11 +337,12 @@ def _csv_row(scope: str, row: dict) -> dict:
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of tables.")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV (one row per bot and table).")
 @click.option(
-    "--pairs",
-    is_flag=True,
-    help="Also the pairwise tables (with --csv: only they, one row per ordered pair).",
+    "--pairs/--no-pairs",
+    default=None,
+    help="The pairwise tables after each table [shown]; with --csv, --pairs gives only they, "
+    "one row per ordered pair.",
 )
-def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool) -> None:
+def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool | None) -> None:
     """Show the standings of a results FILE (or of a tournament file's results)."""
     if as_json and as_csv:
         raise InputError("give --json or --csv, not both")
@@ -327,11 +369,11 @@ def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool) -> No
         click.echo(json.dumps(data, indent=2))
     elif as_csv:
         out = io.StringIO()
-        columns = PAIRS_CSV_COLUMNS if pairs else STANDINGS_CSV_COLUMNS
+        columns = PAIRS_CSV_COLUMNS if pairs is True else STANDINGS_CSV_COLUMNS
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         for scope, table in data.items():
-            if pairs:
+            if pairs is True:
                 for pair in table["pairs"]:
                     writer.writerow({**pair, "table": scope})
             else:
@@ -339,7 +381,7 @@ def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool) -> No
                     writer.writerow(_csv_row(scope, row))
         click.echo(out.getvalue(), nl=False)
     else:
-        Console().print(standings_tables(standings, with_pairs=pairs))
+        Console().print(standings_tables(standings, with_pairs=pairs is not False))
 
 
 def _confidence(definition: dict) -> float:

@@ -126,7 +126,7 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
     return table
 
 
-def pairs_table(standings: Standings, scope: str = OVERALL) -> Table | None:
+def pairs_table(standings: Standings, scope: str = OVERALL) -> Group | None:
     """The pairwise table of one scope: row bot over column bot, the mean per-deal difference
     (game tables: of ``dup``; overall: of placing) and P(row better); None when no pair met."""
     pairs = standings.pairs.get(scope, [])
@@ -136,10 +136,12 @@ def pairs_table(standings: Standings, scope: str = OVERALL) -> Table | None:
     met = {(p.row, p.column): p for p in pairs}
     shown = [b for b in bots if any(b in key for key in met)]
     what = "dup" if scope != OVERALL else "placing"
+    heading = Text(
+        f"{'Overall' if scope == OVERALL else scope} pairs: row minus column, mean {what} "
+        "difference per deal (P(row better))",
+        style="italic",
+    )
     table = Table(
-        title=f"{'Overall' if scope == OVERALL else scope}: row minus column, {what} per deal, "
-        "P(row better)",
-        title_justify="left",
         box=box.SIMPLE_HEAD,
         pad_edge=False,
         collapse_padding=True,
@@ -160,7 +162,7 @@ def pairs_table(standings: Standings, scope: str = OVERALL) -> Table | None:
                 f"{pair.estimate.mean:+.{digits}f} " + ("(?)" if p is None else f"({p:.0%})")
             )
         table.add_row(*cells)
-    return table
+    return Group(heading, table)
 
 
 def standings_tables(standings: Standings, *, with_pairs: bool = False) -> Group:
@@ -195,6 +197,8 @@ def progress_line(progress: Progress, now: float | None = None) -> str:
     )
     if progress.aborted:
         line += f", {progress.aborted} aborted"
+    if progress.stage:
+        line += f"; {progress.stage}"
     return line
 
 
