@@ -1,7 +1,8 @@
 """The tournament definition: a TOML file in tournaments/, or the quick form from the command line.
 
-Every field is checked here, before anything runs. A mistake raises :class:`ConfigError` with one
-line: the file, the field, what was found and what was expected, e.g.::
+Every field is checked here, before anything runs, and every mistake is reported at once: a
+:class:`ConfigError` with one line per mistake naming the file, the field, what was found and what
+was expected, e.g.::
 
     tournaments/x.toml: bots[2].argv: found 7 (an integer); expected a list of strings
 
@@ -18,16 +19,18 @@ import re
 import shlex
 import shutil
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
 from arena.bots.installed import BotsDirError, tournament_bots
 from arena.games import GAMES, GameError, find_game
 from arena.referee.bot_spec import SANDBOXES, BotSpec
 from arena.referee.clock import TimeControl
 from arena.tournament.schedule import DEFAULT_MAX_TABLES, SEATINGS, GamePlan
+
+T = TypeVar("T")
 
 DEFAULT_DEALS = 2
 DEFAULT_MAX_FAULTS = 3
@@ -89,7 +92,17 @@ class StopRule:
 
 
 class ConfigError(ValueError):
-    """One line naming the file, the field, what was found and what was expected."""
+    """Mistakes in a definition: ``problems`` holds one line per mistake naming the file, the
+    field, what was found and what was expected; ``str()`` gives them all, one per line."""
+
+    def __init__(self, *problems: str) -> None:
+        self.problems = list(problems)
+        if len(problems) > 1:
+            source = problems[0].split(": ", 1)[0]
+            text = "\n  ".join([f"{source}: {len(problems)} mistakes", *problems])
+        else:
+            text = problems[0] if problems else "a mistake in the definition"
+        super().__init__(text)
 
 
 @dataclass(frozen=True)
@@ -194,20 +207,41 @@ def _describe(value: object) -> str:
 
 
 class _Reader:
-    """Checks fields of one source and raises ConfigError with the source and field named."""
+    """Checks fields of one source. ``fail`` raises ConfigError naming the source and field;
+    ``read`` runs one check and, when it fails, keeps the mistake in ``problems`` and goes on,
+    so that :meth:`done` reports every mistake of the file at once."""
 
     def __init__(self, source: str) -> None:
         self.source = source
+        self.problems: list[str] = []
 
     def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
         shown = found if raw else _describe(found)
         raise ConfigError(f"{self.source}: {field_name}: found {shown}; expected {expected}")
 
+    def read(self, check: Callable[[], T], fallback: T) -> T:
+        """``check()``, or ``fallback`` with its mistakes kept for later."""
+        try:
+            return check()
+        except ConfigError as exc:
+            self.problems.extend(exc.problems)
+            return fallback
+
+    def done(self) -> None:
+        """Raise every mistake kept so far (in the order found)."""
+        if self.problems:
+            raise ConfigError(*self.problems)
+
     def only(self, table: Mapping[str, Any], allowed: Sequence[str], where: str) -> None:
         for key in table:
             if key not in allowed:
                 place = f"{where}.{key}" if where else key
-                self.fail(place, "an unknown field", "one of " + ", ".join(allowed), raw=True)
+                self.read(
+                    lambda place=place: self.fail(
+                        place, "an unknown field", "one of " + ", ".join(allowed), raw=True
+                    ),
+                    None,
+                )
 
     def integer(
         self, name: str, value: object, *, minimum: int | None = None, maximum: int | None = None
@@ -257,29 +291,36 @@ class _Reader:
 # -- the parts of a definition --------------------------------------------------------------------
 
 
-def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
-    table = reader.table(where, raw)
+def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
+    """One [[bots]] entry; None (its mistakes kept in ``reader``) when it has any."""
+    table = reader.read(lambda: reader.table(where, raw), None)
+    if table is None:
+        return None
+    before = len(reader.problems)
     reader.only(table, BOT_FIELDS, where)
-    if "name" not in table:
-        reader.fail(f"{where}.name", "nothing", NAME_EXPECTED, raw=True)
-    name = reader.name(f"{where}.name", table["name"])
-    if ("argv" in table) == ("cmd" in table):
-        reader.fail(
-            where,
-            "both argv and cmd" if "argv" in table else "neither argv nor cmd",
-            "exactly one of argv (a list of strings) or cmd (a command line)",
-            raw=True,
-        )
-    if "argv" in table:
-        argv = table["argv"]
-        if (
-            not isinstance(argv, list)
-            or not argv
-            or not all(isinstance(a, str) and a for a in argv)
-        ):
-            reader.fail(f"{where}.argv", argv, "a non-empty list of non-empty strings")
-        argv_tuple = tuple(argv)
-    else:
+
+    def name() -> str:
+        if "name" not in table:
+            reader.fail(f"{where}.name", "nothing", NAME_EXPECTED, raw=True)
+        return reader.name(f"{where}.name", table["name"])
+
+    def command() -> tuple[str, ...]:
+        if ("argv" in table) == ("cmd" in table):
+            reader.fail(
+                where,
+                "both argv and cmd" if "argv" in table else "neither argv nor cmd",
+                "exactly one of argv (a list of strings) or cmd (a command line)",
+                raw=True,
+            )
+        if "argv" in table:
+            argv = table["argv"]
+            if (
+                not isinstance(argv, list)
+                or not argv
+                or not all(isinstance(a, str) and a for a in argv)
+            ):
+                reader.fail(f"{where}.argv", argv, "a non-empty list of non-empty strings")
+            return tuple(argv)
         cmd = reader.text(f"{where}.cmd", table["cmd"])
         try:
             argv_tuple = tuple(shlex.split(cmd))
@@ -287,28 +328,55 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec:
             reader.fail(f"{where}.cmd", cmd, f"a command line shell-style ({exc})")
         if not argv_tuple:
             reader.fail(f"{where}.cmd", cmd, "a command line with a program")
-    cwd = None
-    if "cwd" in table:
+        return argv_tuple
+
+    def directory() -> str | None:
+        if "cwd" not in table:
+            return None
         cwd = reader.text(f"{where}.cwd", table["cwd"])
         if not Path(cwd).is_dir():
             reader.fail(f"{where}.cwd", cwd, "an existing directory")
-    _check_program(
-        reader, f"{where}.argv" if "argv" in table else f"{where}.cmd", argv_tuple[0], cwd
-    )
-    env_table = reader.table(f"{where}.env", table.get("env", {}))
-    env = []
-    for key, value in env_table.items():
-        if not isinstance(value, str):
-            reader.fail(f"{where}.env.{key}", value, "a string")
-        env.append((key, value))
+        return cwd
+
+    def environment() -> list[tuple[str, str]]:
+        env_table = reader.table(f"{where}.env", table.get("env", {}))
+        for key, value in env_table.items():
+            if not isinstance(value, str):
+                reader.read(
+                    lambda key=key, value=value: reader.fail(
+                        f"{where}.env.{key}", value, "a string"
+                    ),
+                    None,
+                )
+        return [(k, v) for k, v in env_table.items() if isinstance(v, str)]
+
+    def sandboxed() -> str | None:
+        sandbox = table.get("sandbox")
+        if sandbox not in SANDBOXES:
+            reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
+        return sandbox
+
+    bot_name = reader.read(name, "")
+    argv_tuple = reader.read(command, ())
+    cwd_problems = len(reader.problems)
+    cwd = reader.read(directory, None)
+    if argv_tuple and len(reader.problems) == cwd_problems:
+        field_name = f"{where}.argv" if "argv" in table else f"{where}.cmd"
+        reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
+    env = reader.read(environment, [])
     limits = {}
     for limit in ("memory_mb", "cpu_seconds", "file_mb"):
         if limit in table:
-            limits[limit] = reader.integer(f"{where}.{limit}", table[limit], minimum=1)
-    sandbox = table.get("sandbox")
-    if sandbox not in SANDBOXES:
-        reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
-    version = reader.text(f"{where}.version", table.get("version", ""), nonempty=False)
+            limits[limit] = reader.read(
+                lambda limit=limit: reader.integer(f"{where}.{limit}", table[limit], minimum=1), 1
+            )
+    sandbox = reader.read(sandboxed, None)
+    version = reader.read(
+        lambda: reader.text(f"{where}.version", table.get("version", ""), nonempty=False), ""
+    )
+    if len(reader.problems) > before:
+        return None
+    name = bot_name
     return BotSpec(
         name=name,
         argv=argv_tuple,
@@ -350,18 +418,30 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
         raise ConfigError(f"{reader.source}: bots_dir: {exc}") from None
 
 
-def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GamePlan:
-    table: dict[str, Any] = {"game": raw} if isinstance(raw, str) else reader.table(where, raw)
+def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GamePlan | None:
+    """One [[games]] entry; None (its mistakes kept in ``reader``) when it has any."""
+    table: dict[str, Any] | None = (
+        {"game": raw}
+        if isinstance(raw, str)
+        else reader.read(lambda: reader.table(where, raw), None)
+    )
+    if table is None:
+        return None
+    before = len(reader.problems)
     reader.only(table, GAME_FIELDS, where)
-    if "game" not in table:
-        reader.fail(f"{where}.game", "nothing", "a game id (" + ", ".join(GAMES) + ")", raw=True)
-    game_name = reader.text(f"{where}.game", table["game"])
-    try:
-        spec = find_game(game_name)
-    except GameError:
-        reader.fail(f"{where}.game", game_name, "a game id (" + ", ".join(GAMES) + ")")
-    players = spec.default_players
-    if "players" in table:
+
+    def game() -> Any:
+        if "game" not in table:
+            reader.fail(
+                f"{where}.game", "nothing", "a game id (" + ", ".join(GAMES) + ")", raw=True
+            )
+        game_name = reader.text(f"{where}.game", table["game"])
+        try:
+            return find_game(game_name)
+        except GameError:
+            reader.fail(f"{where}.game", game_name, "a game id (" + ", ".join(GAMES) + ")")
+
+    def player_count() -> int:
         players = table["players"]
         if type(players) is not int or players not in spec.player_counts:
             reader.fail(
@@ -369,20 +449,38 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
                 players,
                 f"one of {', '.join(map(str, spec.player_counts))} for {spec.id}",
             )
-    options_raw = reader.table(f"{where}.options", table.get("options", {}))
-    options = {}
-    for key, value in options_raw.items():
+        return players
+
+    def option(key: str, value: object) -> Any:
         try:
-            options[key] = spec.option(key).check(spec.id, value)
+            return spec.option(key).check(spec.id, value)
         except GameError as exc:
             reader.fail(f"{where}.options.{key}", value, str(exc).split(": ", 1)[-1])
-    label = spec.id
+
+    spec = reader.read(game, None)
+    players = 0
+    options = {}
+    if spec is not None:
+        players = reader.read(player_count, 0) if "players" in table else spec.default_players
+        options_raw = reader.read(
+            lambda: reader.table(f"{where}.options", table.get("options", {})), {}
+        )
+        for key, value in options_raw.items():
+            options[key] = reader.read(lambda key=key, value=value: option(key, value), None)
+    label = spec.id if spec is not None else ""
     if "label" in table:
-        label = reader.name(f"{where}.label", table["label"])
-    deals = reader.integer(f"{where}.deals", table.get("deals", default_deals), minimum=1)
-    max_tables = reader.integer(
-        f"{where}.max_tables", table.get("max_tables", DEFAULT_MAX_TABLES), minimum=1
+        label = reader.read(lambda: reader.name(f"{where}.label", table["label"]), label)
+    deals = reader.read(
+        lambda: reader.integer(f"{where}.deals", table.get("deals", default_deals), minimum=1), 1
     )
+    max_tables = reader.read(
+        lambda: reader.integer(
+            f"{where}.max_tables", table.get("max_tables", DEFAULT_MAX_TABLES), minimum=1
+        ),
+        1,
+    )
+    if spec is None or len(reader.problems) > before:
+        return None
     return GamePlan(
         label=label,
         game_id=spec.id,
@@ -395,35 +493,49 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
 
 
 def _time_control(reader: _Reader, raw: object) -> TimeControl:
-    table = reader.table("time", raw)
+    table = reader.read(lambda: reader.table("time", raw), {})
     reader.only(table, TIME_FIELDS, "time")
     values: dict[str, Any] = {}
     for key in TIME_FIELDS:
         if key in table:
-            values[key] = reader.integer(
-                f"time.{key}", table[key], minimum=0 if key in ("increment_ms", "margin_ms") else 1
+            minimum = 0 if key in ("increment_ms", "margin_ms") else 1
+            value = reader.read(
+                lambda key=key, minimum=minimum: reader.integer(
+                    f"time.{key}", table[key], minimum=minimum
+                ),
+                None,
             )
+            if value is not None:
+                values[key] = value
     return TimeControl(**values)
 
 
-def _unique(reader: _Reader, where: str, names: Sequence[str], what: str) -> None:
+def _unique(reader: _Reader, where: str, names: Sequence[tuple[int, str]], what: str) -> None:
+    """Each name once; ``names`` are (index in the file's list, name)."""
     seen: set[str] = set()
-    for index, name in enumerate(names):
+    hint = ' (give a game entry its own label = "...")' if what == "label" else ""
+    for index, name in names:
         if name in seen:
-            reader.fail(
-                f"{where}[{index}]",
-                f"{what} {name!r} a second time",
-                f"each {what} once"
-                + (' (give a game entry its own label = "...")' if what == "label" else ""),
-                raw=True,
+            reader.problems.append(
+                f"{reader.source}: {where}[{index}]: found {what} {name!r} a second time; "
+                f"expected each {what} once{hint}"
             )
         seen.add(name)
 
 
 def _paths(reader: _Reader, table: Mapping[str, Any], name: str) -> tuple[Path, Path, bool]:
-    output = Path(reader.text("output", table.get("output", f"results/{name}")))
-    results = Path(reader.text("results", table.get("results", str(output / "results.sqlite"))))
-    records = reader.boolean("records", table.get("records", True))
+    output = Path(
+        reader.read(
+            lambda: reader.text("output", table.get("output", f"results/{name}")), "results"
+        )
+    )
+    results = Path(
+        reader.read(
+            lambda: reader.text("results", table.get("results", str(output / "results.sqlite"))),
+            "results.sqlite",
+        )
+    )
+    records = reader.read(lambda: reader.boolean("records", table.get("records", True)), True)
     return output, results, records
 
 
@@ -450,53 +562,96 @@ def load_config(path: str | Path, *, until_confident: bool = False) -> Tournamen
 def config_from_table(
     data: Mapping[str, Any], *, source: str, default_name: str = "tournament"
 ) -> TournamentConfig:
+    """The definition in ``data``; ConfigError lists every mistake, one line each."""
     reader = _Reader(source)
+    read = reader.read
     reader.only(data, TOP_FIELDS, "")
-    name = reader.name("name", data.get("name", default_name))
-    seed = reader.integer("seed", data.get("seed", 0), minimum=0, maximum=2**63 - 1)
-    stop = _stop(reader, data["stop"]) if "stop" in data else None
+    name = read(lambda: reader.name("name", data.get("name", default_name)), "tournament")
+    seed = read(
+        lambda: reader.integer("seed", data.get("seed", 0), minimum=0, maximum=2**63 - 1), 0
+    )
+    stop = read(lambda: _stop(reader, data["stop"]), None) if "stop" in data else None
     default_deals = DEFAULT_DEALS if stop is None else stop.max_deals
-    deals = reader.integer("deals", data.get("deals", default_deals), minimum=1)
-    seating = data.get("seating", "duplicate")
-    if seating not in SEATINGS:
-        reader.fail("seating", seating, " or ".join(f'"{s}"' for s in SEATINGS))
-    concurrency = reader.integer(
-        "concurrency", data.get("concurrency", os.cpu_count() or 1), minimum=1, maximum=256
+    deals = read(
+        lambda: reader.integer("deals", data.get("deals", default_deals), minimum=1),
+        default_deals,
+    )
+
+    def seating_mode() -> str:
+        seating = data.get("seating", "duplicate")
+        if seating not in SEATINGS:
+            reader.fail("seating", seating, " or ".join(f'"{s}"' for s in SEATINGS))
+        return seating
+
+    seating = read(seating_mode, "duplicate")
+    concurrency = read(
+        lambda: reader.integer(
+            "concurrency", data.get("concurrency", os.cpu_count() or 1), minimum=1, maximum=256
+        ),
+        1,
     )
     workers = (
-        reader.integer("workers", data["workers"], minimum=1, maximum=256)
+        read(lambda: reader.integer("workers", data["workers"], minimum=1, maximum=256), None)
         if "workers" in data
         else None
     )
-    max_faults = reader.integer("max_faults", data.get("max_faults", DEFAULT_MAX_FAULTS), minimum=1)
-    limit = reader.number(
-        "match_time_limit", data.get("match_time_limit", DEFAULT_MATCH_TIME_LIMIT_S)
+    max_faults = read(
+        lambda: reader.integer("max_faults", data.get("max_faults", DEFAULT_MAX_FAULTS), minimum=1),
+        DEFAULT_MAX_FAULTS,
+    )
+    limit = read(
+        lambda: reader.number(
+            "match_time_limit", data.get("match_time_limit", DEFAULT_MATCH_TIME_LIMIT_S)
+        ),
+        DEFAULT_MATCH_TIME_LIMIT_S,
     )
     time_control = _time_control(reader, data.get("time", {}))
 
-    dir_bots = _bots_dir(reader, data["bots_dir"]) if "bots_dir" in data else ()
-    bots_raw = data.get("bots", [] if dir_bots else None)
-    if not isinstance(bots_raw, list) or len(dir_bots) + len(bots_raw) < 2:
-        reader.fail(
-            "bots",
-            "nothing" if bots_raw is None else _describe(bots_raw),
-            "at least two [[bots]] entries, counting the bots of bots_dir",
-            raw=True,
+    known = len(reader.problems)
+    dir_bots: tuple[BotSpec, ...] = (
+        read(lambda: _bots_dir(reader, data["bots_dir"]), ()) if "bots_dir" in data else ()
+    )
+    dir_failed = len(reader.problems) > known  # then its bots are unknown: do not count them
+    bots_raw = data.get("bots", [] if "bots_dir" in data else None)
+    if not isinstance(bots_raw, list) or (len(dir_bots) + len(bots_raw) < 2 and not dir_failed):
+        read(
+            lambda: reader.fail(
+                "bots",
+                "nothing" if bots_raw is None else _describe(bots_raw),
+                "at least two [[bots]] entries, counting the bots of bots_dir",
+                raw=True,
+            ),
+            None,
         )
-    bots = dir_bots + tuple(_bot(reader, f"bots[{i}]", raw) for i, raw in enumerate(bots_raw))
-    _unique(reader, "bots", [b.name for b in bots], "name")
+        bots_raw = bots_raw if isinstance(bots_raw, list) else []
+    entries = [(i, _bot(reader, f"bots[{i}]", raw)) for i, raw in enumerate(bots_raw)]
+    bots = dir_bots + tuple(bot for _, bot in entries if bot is not None)
+    _unique(
+        reader,
+        "bots",
+        [(-1, b.name) for b in dir_bots] + [(i, b.name) for i, b in entries if b is not None],
+        "name",
+    )
 
     games_raw = data.get("games", "all")
     if games_raw == "all":
         games_raw = list(GAMES)
     if not isinstance(games_raw, list) or not games_raw:
-        reader.fail("games", games_raw, '"all", a list of game ids or [[games]] entries')
-    games = tuple(_game(reader, f"games[{i}]", raw, deals) for i, raw in enumerate(games_raw))
+        read(
+            lambda: reader.fail(
+                "games", games_raw, '"all", a list of game ids or [[games]] entries'
+            ),
+            None,
+        )
+        games_raw = []
+    plans = [(i, _game(reader, f"games[{i}]", raw, deals)) for i, raw in enumerate(games_raw)]
+    games = tuple(plan for _, plan in plans if plan is not None)
     if stop is not None:  # max_deals caps every game's deals
         games = tuple(replace(g, deals=min(g.deals, stop.max_deals)) for g in games)
-    _unique(reader, "games", [g.label for g in games], "label")
+    _unique(reader, "games", [(i, g.label) for i, g in plans if g is not None], "label")
 
     output, results, records = _paths(reader, data, name)
+    reader.done()
     return TournamentConfig(
         name=name,
         seed=seed,

@@ -229,3 +229,58 @@ def test_the_demo_file_loads_and_covers_all_four_games():
         "all-fours",
     }
     assert len(config.bots) == 4 and config.concurrency == 2
+
+
+def test_every_mistake_of_a_file_is_reported_at_once(tmp_path):
+    """Six mistakes in one file: six lines in one error (and one run), in the file's order."""
+    bad = (
+        GOOD.replace("seed = 7", "seed = -1")
+        .replace("concurrency = 2", "concurrency = 0\ncolour = 3")
+        .replace("decision_ms = 500", 'decision_ms = "fast"')
+        .replace('name = "alpha"', 'name = "al pha"')
+        .replace("memory_mb = 256", "memory_mb = 0")
+        .replace("players = 3", "players = 9")
+    )
+    path = write(tmp_path, bad)
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    problems = caught.value.problems
+    fields = [line.split(": ")[1] for line in problems]
+    assert fields == [
+        "colour",
+        "seed",
+        "concurrency",
+        "time.decision_ms",
+        "bots[0].name",
+        "bots[0].memory_mb",
+        "games[0].players",
+    ]
+    assert all(line.startswith(f"{path}: ") and "expected" in line for line in problems)
+    lines = str(caught.value).splitlines()
+    assert lines[0] == f"{path}: 7 mistakes" and [line.strip() for line in lines[1:]] == problems
+    # A good bot is still checked beside a broken one, and a broken one is not counted twice.
+    path = write(
+        tmp_path, GOOD.replace('name = "beta"', "name = 3").replace("deals = 1", "deals = 0")
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert [line.split(": ")[1] for line in caught.value.problems] == [
+        "bots[1].name",
+        "games[0].deals",
+    ]
+
+
+def test_the_cli_prints_every_mistake_on_its_own_line(tmp_path):
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    path = write(
+        tmp_path, GOOD.replace("seed = 7", "seed = -1").replace("players = 3", "players = 9")
+    )
+    done = CliRunner().invoke(main, ["tournament", str(path)])
+    assert done.exit_code == 2
+    lines = done.output.splitlines()
+    assert lines[0] == f"Error: {path}: 2 mistakes"
+    assert lines[1].startswith(f"  {path}: seed: found -1") and "games[0].players" in lines[2]
+    assert "Traceback" not in done.output

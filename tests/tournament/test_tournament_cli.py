@@ -155,7 +155,8 @@ def test_ctrl_c_stops_cleanly_keeping_finished_matches(tmp_path):
 
 def test_errors_are_one_line_with_exit_status_2(tmp_path):
     bad = tmp_path / "bad.toml"
-    bad.write_text('name = "x"\nseed = "soon"\n')
+    bots = "".join(f'[[bots]]\nname = "b{i}"\ncmd = "true"\n' for i in range(2))
+    bad.write_text('name = "x"\nseed = "soon"\n' + bots)
     garbage = tmp_path / "garbage.sqlite"
     garbage.write_text("not a database")
     cases = [
