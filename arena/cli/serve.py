@@ -30,9 +30,14 @@ def web_server() -> Any:
     return server
 
 
-def say_url(url: str, organiser: bool = False) -> None:
+def say_url(url: str, organiser: bool = False, *, with_tournament: bool = False) -> None:
     note = " (organiser: every hand of a running match is shown)" if organiser else ""
-    click.echo(f"watch it at {url}{note}  (read-only; Ctrl-C stops serving)")
+    until = (
+        "the pages close when the tournament ends; arena serve RESULTS serves them afterwards"
+        if with_tournament
+        else "Ctrl-C stops serving"
+    )
+    click.echo(f"watch it at {url}{note}  (read-only; {until})")
 
 
 @click.command("serve")
@@ -81,6 +86,7 @@ def serve_command(results: str, port: int, host: str, organiser: bool) -> None:
                     url = await nursery.start(server.serve_tournament, source, host, port)
                     say_url(url, organiser)
                     nursery.start_soon(source.watch, store)
+                    nursery.start_soon(source.refresh)  # the exact standings, before anyone asks
                     async for _ in signals:
                         nursery.cancel_scope.cancel()
                         break

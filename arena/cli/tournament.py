@@ -21,12 +21,15 @@ from arena.render.terminal import show_progress, standings_tables
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
 from arena.tournament.runner import (
+    PreflightError,
     Progress,
     RunSummary,
     StopReport,
     TournamentError,
+    refresh_current,
     run_in_rounds,
     run_tournament,
+    stored_count,
     unwrapped,
 )
 from arena.tournament.schedule import Schedule, build_schedule
@@ -39,6 +42,7 @@ from arena.tournament.standings import (
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 EXIT_INTERRUPTED = 130
+EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
 
 
 class InputError(click.ClickException):
@@ -120,11 +124,10 @@ def tournament_command(
     server = web_server() if web_port is not None else None  # before any match: a missing extra
     if workers is not None:
         config = replace(config, workers=workers)
-    schedule = build_schedule(
-        config.seed, [b.name for b in config.bots], config.games, config.seating
-    )
+    full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
+    schedule = full
     if file is not None and games is not None:
-        schedule = _only_games(schedule, config, games)
+        schedule = _only_games(full, config, games)
     try:
         store = ResultStore.open_for_run(
             config.results,
@@ -133,6 +136,8 @@ def tournament_command(
             definition=config.definition(),
             restart=restart,
         )
+        kept, older = refresh_current(config, full, store)
+        to_play = len(schedule) - stored_count(schedule, store.completed_ids())
     except StoreError as exc:
         raise InputError(str(exc)) from None
     console = Console()
@@ -145,10 +150,17 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    console.print(
+        f"kept {kept} stored matches, {to_play} to play"
+        + (f"; {older} stored matches of an earlier definition are not counted" if older else ""),
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
     try:
         with unwrapped(OSError):
             summary, interrupted, report = trio.run(
-                _run, config, schedule, store, console, server, web_port
+                _run, config, schedule, full, store, console, server, web_port
             )
         final = compute_standings(
             store.matches(include_aborted=True),
@@ -157,6 +169,8 @@ def tournament_command(
             seating=config.seating,
             confidence=_stop_confidence(config),
         )
+    except PreflightError as exc:
+        raise InputError(str(exc)) from None
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
@@ -187,6 +201,16 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    if summary.given_up:
+        reasons = "; ".join(f"{name}: {why}" for name, why in sorted(summary.given_up.items()))
+        console.print(
+            f"given up: {len(summary.given_up)} bots stopped starting during the run and "
+            f"forfeited their remaining matches ({reasons})",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_GIVEN_UP)
 
 
 def _processes(workers: int) -> str:
@@ -260,6 +284,7 @@ def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Sch
 async def _run(
     config: TournamentConfig,
     schedule: Schedule,
+    full: Schedule,
     store: ResultStore,
     console: Console,
     server: Any = None,
@@ -289,6 +314,7 @@ async def _run(
             definition=config.definition(),
             records_dir=config.records_dir if config.records else None,
             progress=progress,
+            fold=fold,
         )
         source.load(stored)
 
@@ -315,11 +341,11 @@ async def _run(
             nursery.start_soon(stop_on_signal)
             if source is not None:
                 url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
-                say_url(url)
+                say_url(url, with_tournament=True)
             nursery.start_soon(show_progress, progress, fold.standings, console)
             workers = config.worker_count()
             if config.stop is not None:
-                summary, report = await run_in_rounds(
+                report = await run_in_rounds(
                     config,
                     schedule,
                     store,
@@ -327,10 +353,19 @@ async def _run(
                     config.stop,
                     workers=workers,
                     on_stored=on_stored,
+                    summary=summary,
+                    definition_matches=full,
                 )
             else:
-                summary = await run_tournament(
-                    config, schedule, store, progress, workers=workers, on_stored=on_stored
+                await run_tournament(
+                    config,
+                    schedule,
+                    store,
+                    progress,
+                    workers=workers,
+                    on_stored=on_stored,
+                    summary=summary,
+                    definition_matches=full,
                 )
             nursery.cancel_scope.cancel()
     return summary, interrupted, report

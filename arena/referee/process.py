@@ -75,6 +75,7 @@ class BotStartupError(Exception):
     def __init__(self, bot: str, reason: str) -> None:
         self.bot = bot
         self.reason = reason
+        self.stderr_tail = ""  # the last lines of its standard error, when it ran at all
         super().__init__(f"bot {bot}: {reason}")
 
 
@@ -374,7 +375,7 @@ class ProcessTransport:
                     room = self.stderr_cap - self.stderr_bytes
                     self.stderr_bytes += len(chunk)
                     if room > 0:
-                        self._tail = (self._tail + chunk[:room])[-400:]
+                        self._tail = (self._tail + chunk[:room])[-4000:]
                         try:
                             if log is None:
                                 log = open(self.log_path, "ab")
@@ -401,6 +402,14 @@ class ProcessTransport:
         """The last line or so of stderr, for error messages."""
         lines = self._tail.decode(errors="replace").strip().splitlines()
         return lines[-1][-200:] if lines else ""
+
+    def stderr_lines(self, count: int) -> str:
+        """The last error line and last ``count`` lines of stderr joined with `` | `` (one line)."""
+        lines = [ln.strip() for ln in self._tail.decode(errors="replace").splitlines()]
+        lines = [ln for ln in lines if ln]
+        errors = [ln for ln in lines if "error" in ln.lower()][-1:]  # often the line that says why
+        chosen = errors + [ln for ln in lines[-count:] if ln not in errors]
+        return " | ".join(chosen)[-300:]
 
     # The pipes are driven on their raw (non-blocking) fds rather than through trio's FdStream:
     # FdStream.send_all and receive_some each add a scheduler pass (an up-front checkpoint), and
@@ -673,9 +682,15 @@ class BotProcess:
             raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
         log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
         transport = ProcessTransport(process, log_path, private, token=token)
-        return await cls.connect(
-            spec, transport, time_control=time_control, max_line_bytes=max_line_bytes
-        )
+        try:
+            return await cls.connect(
+                spec, transport, time_control=time_control, max_line_bytes=max_line_bytes
+            )
+        except BotStartupError as error:
+            with trio.move_on_after(1):  # what it said on the way out tells why it failed
+                await transport.wait_stderr_drained()
+            error.stderr_tail = transport.stderr_lines(3)
+            raise
 
     @classmethod
     async def connect(

@@ -21,14 +21,22 @@ import shutil
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from arena.bots.installed import BotsDirError, tournament_bots
+from arena.bots.manifest import BotFolderError, content_hash
 from arena.games import GAMES, GameError, find_game
 from arena.referee.bot_spec import SANDBOXES, BotSpec
 from arena.referee.clock import TimeControl
-from arena.tournament.schedule import DEFAULT_MAX_TABLES, SEATINGS, GamePlan
+from arena.tournament.schedule import (
+    DEFAULT_MAX_TABLES,
+    SEATINGS,
+    GamePlan,
+    ScheduledMatch,
+    match_key,
+)
 
 T = TypeVar("T")
 
@@ -75,7 +83,7 @@ TIME_FIELDS = ("decision_ms", "bank_ms", "increment_ms", "margin_ms", "startup_m
 
 @dataclass(frozen=True)
 class StopRule:
-    """Play deals in rounds until every game's ranking is separated (SPEC 10.7)."""
+    """Play deals in rounds until every game's ranking is separated (SPEC 10.8)."""
 
     confidence: float = 0.95
     min_deals: int = 8
@@ -124,6 +132,8 @@ class TournamentConfig:
     # deals in rounds until the rankings are separated; not part of the definition: it decides
     # which deals are played, never what a match is
     stop: StopRule | None = None
+    # per bot name: what its program is, {file or folder: SHA-256} (see program_hashes)
+    programs: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
@@ -143,6 +153,7 @@ class TournamentConfig:
                     "cpu_seconds": b.cpu_seconds,
                     "file_mb": b.file_mb,
                     "sandbox": b.sandbox,
+                    "program": dict(self.programs.get(b.name, {})),
                 }
                 for b in self.bots
             ],
@@ -168,6 +179,22 @@ class TournamentConfig:
             "match_time_limit": self.match_time_limit_s,
         }
 
+    def bot_identities(self) -> dict[str, str]:
+        """Per bot name, a hash of everything that makes it the bot it is: its definition entry,
+        its program's content hash included. A stored match is a match of these identities."""
+        return {
+            entry["name"]: _sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")))
+            for entry in self.definition()["bots"]
+        }
+
+    def keyed(self, matches: Sequence[ScheduledMatch]) -> list[ScheduledMatch]:
+        """``matches`` with their content keys (:func:`arena.tournament.schedule.match_key`)."""
+        identities = self.bot_identities()
+        time_control = self.definition()["time"]
+        return [
+            replace(m, key=match_key(m, identities, time_control, self.max_faults)) for m in matches
+        ]
+
     def worker_count(self) -> int:
         """Processes that play the matches: ``workers`` if set, else one per core up to
         ``concurrency``; never more than ``concurrency``. One means this process alone."""
@@ -185,6 +212,55 @@ class TournamentConfig:
     @property
     def logs_dir(self) -> Path:
         return self.output / "logs"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def program_hashes(spec: BotSpec, *, submitted: bool = False) -> dict[str, str]:
+    """What a bot's program is, by content (SPEC 10.4): a submitted bot's whole folder
+    (``arena submit``'s content hash); otherwise every argument of ``argv`` that names an existing
+    file, taken from the bot's ``cwd`` unless absolute, as ``{argument: SHA-256 of the file}``.
+    A program found on PATH (``python3``, ``node``) is not hashed: it is the machine's, not the
+    bot's. OSError and BotFolderError come through for the caller to name the field."""
+    if submitted and spec.cwd:
+        return {spec.cwd.rstrip("/") + "/": content_hash(spec.cwd)}
+    hashes: dict[str, str] = {}
+    for index, argument in enumerate(spec.argv):
+        if index == 0 and "/" not in argument:
+            continue  # looked up on PATH
+        if "\0" in argument:
+            continue
+        path = Path(argument)
+        if not path.is_absolute():
+            if spec.cwd is None:
+                continue  # it runs in a fresh private folder: relative names point nowhere
+            path = Path(spec.cwd) / path
+        if path.is_file():
+            digest = hashlib.sha256()
+            with open(path, "rb") as file:
+                while chunk := file.read(1 << 20):
+                    digest.update(chunk)
+            hashes[argument] = digest.hexdigest()
+    return hashes
+
+
+def _programs(
+    reader: _Reader, bots: Sequence[tuple[str, BotSpec, bool]]
+) -> dict[str, dict[str, str]]:
+    """Each bot's program hashes; a program that cannot be read is a mistake of its field."""
+    programs: dict[str, dict[str, str]] = {}
+    for where, bot, submitted in bots:
+
+        def hashes(where: str = where, bot: BotSpec = bot, submitted: bool = submitted) -> dict:
+            try:
+                return program_hashes(bot, submitted=submitted)
+            except (OSError, BotFolderError) as exc:
+                reader.fail(where, bot.name, f"a program that can be read ({exc})")
+
+        programs[bot.name] = reader.read(hashes, {})
+    return programs
 
 
 # -- reading values, one field at a time -----------------------------------------------------------
@@ -211,13 +287,27 @@ class _Reader:
     ``read`` runs one check and, when it fails, keeps the mistake in ``problems`` and goes on,
     so that :meth:`done` reports every mistake of the file at once."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, base: Path | None = None) -> None:
         self.source = source
+        self.base = base  # relative paths in the file are taken from its folder
         self.problems: list[str] = []
 
-    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
+    def place(self, text: str) -> str:
+        """A path as written in the file, made relative to the file's folder (if it has one)."""
+        if self.base is None or Path(text).is_absolute():
+            return text
+        return os.path.normpath(self.base / text)
+
+    def message(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> str:
         shown = found if raw else _describe(found)
-        raise ConfigError(f"{self.source}: {field_name}: found {shown}; expected {expected}")
+        return f"{self.source}: {field_name}: found {shown}; expected {expected}"
+
+    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
+        raise ConfigError(self.message(field_name, found, expected, raw=raw))
+
+    def note(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> None:
+        """Keep a mistake for :meth:`done` and go on."""
+        self.problems.append(self.message(field_name, found, expected, raw=raw))
 
     def read(self, check: Callable[[], T], fallback: T) -> T:
         """``check()``, or ``fallback`` with its mistakes kept for later."""
@@ -236,12 +326,7 @@ class _Reader:
         for key in table:
             if key not in allowed:
                 place = f"{where}.{key}" if where else key
-                self.read(
-                    lambda place=place: self.fail(
-                        place, "an unknown field", "one of " + ", ".join(allowed), raw=True
-                    ),
-                    None,
-                )
+                self.note(place, "an unknown field", "one of " + ", ".join(allowed), raw=True)
 
     def integer(
         self, name: str, value: object, *, minimum: int | None = None, maximum: int | None = None
@@ -333,7 +418,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     def directory() -> str | None:
         if "cwd" not in table:
             return None
-        cwd = reader.text(f"{where}.cwd", table["cwd"])
+        cwd = reader.place(reader.text(f"{where}.cwd", table["cwd"]))
         if not Path(cwd).is_dir():
             reader.fail(f"{where}.cwd", cwd, "an existing directory")
         return cwd
@@ -342,12 +427,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         env_table = reader.table(f"{where}.env", table.get("env", {}))
         for key, value in env_table.items():
             if not isinstance(value, str):
-                reader.read(
-                    lambda key=key, value=value: reader.fail(
-                        f"{where}.env.{key}", value, "a string"
-                    ),
-                    None,
-                )
+                reader.note(f"{where}.env.{key}", value, "a string")
         return [(k, v) for k, v in env_table.items() if isinstance(v, str)]
 
     def sandboxed() -> str | None:
@@ -357,18 +437,18 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         return sandbox
 
     bot_name = reader.read(name, "")
-    argv_tuple = reader.read(command, ())
+    argv_tuple: tuple[str, ...] = reader.read(command, ())
     cwd_problems = len(reader.problems)
     cwd = reader.read(directory, None)
     if argv_tuple and len(reader.problems) == cwd_problems:
         field_name = f"{where}.argv" if "argv" in table else f"{where}.cmd"
         reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
-    env = reader.read(environment, [])
+    env: list[tuple[str, str]] = reader.read(environment, [])
     limits = {}
     for limit in ("memory_mb", "cpu_seconds", "file_mb"):
         if limit in table:
             limits[limit] = reader.read(
-                lambda limit=limit: reader.integer(f"{where}.{limit}", table[limit], minimum=1), 1
+                partial(reader.integer, f"{where}.{limit}", table[limit], minimum=1), 1
             )
     sandbox = reader.read(sandboxed, None)
     version = reader.read(
@@ -376,9 +456,8 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     )
     if len(reader.problems) > before:
         return None
-    name = bot_name
     return BotSpec(
-        name=name,
+        name=bot_name,
         argv=argv_tuple,
         cwd=cwd,
         env=tuple(sorted(env)),
@@ -408,7 +487,7 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
     (arena/bots/installed.py)."""
     table = {"path": raw} if isinstance(raw, str) else reader.table("bots_dir", raw)
     reader.only(table, ("path", "sandbox"), "bots_dir")
-    path = reader.text("bots_dir.path", table.get("path"))
+    path = reader.place(reader.text("bots_dir.path", table.get("path")))
     sandbox = table.get("sandbox")
     if sandbox not in SANDBOXES:
         reader.fail("bots_dir.sandbox", sandbox, '"bwrap" (or leave it out)')
@@ -462,11 +541,11 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
     options = {}
     if spec is not None:
         players = reader.read(player_count, 0) if "players" in table else spec.default_players
-        options_raw = reader.read(
+        options_raw: dict[str, Any] = reader.read(
             lambda: reader.table(f"{where}.options", table.get("options", {})), {}
         )
         for key, value in options_raw.items():
-            options[key] = reader.read(lambda key=key, value=value: option(key, value), None)
+            options[key] = reader.read(partial(option, key, value), None)
     label = spec.id if spec is not None else ""
     if "label" in table:
         label = reader.read(lambda: reader.name(f"{where}.label", table["label"]), label)
@@ -493,17 +572,14 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
 
 
 def _time_control(reader: _Reader, raw: object) -> TimeControl:
-    table = reader.read(lambda: reader.table("time", raw), {})
+    table: dict[str, Any] = reader.read(lambda: reader.table("time", raw), {})
     reader.only(table, TIME_FIELDS, "time")
     values: dict[str, Any] = {}
     for key in TIME_FIELDS:
         if key in table:
             minimum = 0 if key in ("increment_ms", "margin_ms") else 1
-            value = reader.read(
-                lambda key=key, minimum=minimum: reader.integer(
-                    f"time.{key}", table[key], minimum=minimum
-                ),
-                None,
+            value: int | None = reader.read(
+                partial(reader.integer, f"time.{key}", table[key], minimum=minimum), None
             )
             if value is not None:
                 values[key] = value
@@ -526,14 +602,14 @@ def _unique(reader: _Reader, where: str, names: Sequence[tuple[int, str]], what:
 def _paths(reader: _Reader, table: Mapping[str, Any], name: str) -> tuple[Path, Path, bool]:
     output = Path(
         reader.read(
-            lambda: reader.text("output", table.get("output", f"results/{name}")), "results"
+            lambda: reader.place(reader.text("output", table.get("output", f"results/{name}"))),
+            "results",
         )
     )
-    results = Path(
-        reader.read(
-            lambda: reader.text("results", table.get("results", str(output / "results.sqlite"))),
-            "results.sqlite",
-        )
+    results = (
+        Path(reader.read(lambda: reader.place(reader.text("results", table["results"])), "x"))
+        if "results" in table
+        else output / "results.sqlite"
     )
     records = reader.read(lambda: reader.boolean("records", table.get("records", True)), True)
     return output, results, records
@@ -556,14 +632,23 @@ def load_config(path: str | Path, *, until_confident: bool = False) -> Tournamen
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     if until_confident:
         data.setdefault("stop", {})
-    return config_from_table(data, source=source, default_name=Path(path).stem)
+    return config_from_table(
+        data, source=source, default_name=Path(path).stem, base=Path(path).parent
+    )
 
 
 def config_from_table(
-    data: Mapping[str, Any], *, source: str, default_name: str = "tournament"
+    data: Mapping[str, Any],
+    *,
+    source: str,
+    default_name: str = "tournament",
+    base: Path | None = None,
 ) -> TournamentConfig:
-    """The definition in ``data``; ConfigError lists every mistake, one line each."""
-    reader = _Reader(source)
+    """The definition in ``data``; ConfigError lists every mistake, one line each.
+
+    ``base``: the folder relative paths (cwd, output, results, bots_dir) are taken from; None
+    takes them from the current folder."""
+    reader = _Reader(source, base)
     read = reader.read
     reader.only(data, TOP_FIELDS, "")
     name = read(lambda: reader.name("name", data.get("name", default_name)), "tournament")
@@ -651,6 +736,11 @@ def config_from_table(
     _unique(reader, "games", [(i, g.label) for i, g in plans if g is not None], "label")
 
     output, results, records = _paths(reader, data, name)
+    programs = _programs(
+        reader,
+        [("bots_dir", bot, True) for bot in dir_bots]
+        + [(f"bots[{i}].argv", bot, False) for i, bot in entries if bot is not None],
+    )
     reader.done()
     return TournamentConfig(
         name=name,
@@ -668,6 +758,7 @@ def config_from_table(
         records=records,
         source=source,
         stop=stop,
+        programs=programs,
     )
 
 

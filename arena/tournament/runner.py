@@ -9,7 +9,10 @@
   was cut short is closed and never reused; the next match starts a fresh one.
 - Every match runs under the match time limit (``trio.move_on_after``); a match cut by it is
   stored as ``aborted`` and played again on the next run.
-- A bot that cannot be started forfeits the match it was wanted for: its seat gets a ``startup``
+- Preflight: before the first match every bot needed is started once, all at once; when any
+  cannot start, :class:`PreflightError` stops the run before a match is played (one line per
+  broken bot).
+- A bot that cannot be started later forfeits the match it was wanted for: its seat gets a ``startup``
   fault and the autopilot plays it, so the other bots' match is completed and counts. After three
   failures in a row the bot is not started again in this run: its remaining matches are forfeited
   at once with the same reason (a rerun tries it afresh).
@@ -36,6 +39,7 @@ from arena.tournament.config import StopRule, TournamentConfig
 from arena.tournament.pool import (
     BotPool,
     PlayMatch,
+    PreflightError,
     RunSummary,
     StartBot,
     TournamentError,
@@ -48,13 +52,16 @@ from arena.tournament.store import ResultStore, StoredMatch, StoreError
 from arena.tournament.workers import play_in_workers
 
 __all__ = [
+    "PreflightError",
     "Progress",
     "RunSummary",
     "StopReport",
     "TournamentError",
     "pending_matches",
+    "refresh_current",
     "run_in_rounds",
     "run_tournament",
+    "stored_count",
 ]
 
 
@@ -97,6 +104,31 @@ def stored_count(matches: Sequence[ScheduledMatch], done: set[str]) -> int:
     return sum(1 for m in matches if m.match_id in done)
 
 
+def find_by_id(
+    matches: Sequence[ScheduledMatch], match_ids: Iterable[str]
+) -> dict[str, ScheduledMatch]:
+    """The scheduled matches of these ids (those the schedule has), without walking a Schedule."""
+    if isinstance(matches, Schedule):
+        found = {match_id: matches.by_id(match_id) for match_id in set(match_ids)}
+        return {match_id: match for match_id, match in found.items() if match is not None}
+    wanted = set(match_ids)
+    return {m.match_id: m for m in matches if m.match_id in wanted}
+
+
+def refresh_current(
+    config: TournamentConfig, matches: Sequence[ScheduledMatch], store: ResultStore
+) -> tuple[int, int]:
+    """Mark which stored matches belong to this definition: those whose content key equals the
+    key of the scheduled match of the same id (the same game, bots in seat order, seed, rotation,
+    time control and fault policy), so a grown tournament keeps them. Returns (completed
+    matches kept, completed matches of an older definition, not counted). Costs one key per
+    stored match, never a walk of the whole schedule."""
+    stored = store.stored_keys()
+    scheduled = find_by_id(matches, (match_id for _key, match_id in stored))
+    keyed = {m.match_id: m.key for m in config.keyed(list(scheduled.values()))}
+    return store.set_current(key for key, match_id in stored if keyed.get(match_id) == key)
+
+
 def needed_bots(config: TournamentConfig, todo: Iterable[ScheduledMatch]) -> list[str]:
     """The bots seated in some match of ``todo``, in the tournament's order. Reads ``todo`` only
     until every bot was seen (the first deals seat them all), so a huge schedule costs little."""
@@ -119,14 +151,21 @@ async def run_tournament(
     start_bot: StartBot | None = None,
     play: PlayMatch | None = None,
     on_stored: Callable[[StoredMatch], None] | None = None,
+    summary: RunSummary | None = None,
+    definition_matches: Sequence[ScheduledMatch] | None = None,
 ) -> RunSummary:
     """Play every match of ``matches`` not yet completed in ``store``; store each as it ends.
 
     With ``workers`` > 1 the matches are played in that many worker processes (see
     ``arena.tournament.workers``) and stored here; ``start_bot`` and ``play`` (fakes for tests)
-    only work in this process, with ``workers`` = 1."""
+    only work in this process, with ``workers`` = 1. Give ``summary`` to read the counts of a
+    run that was cancelled (Ctrl-C) part way. Stored matches count when they are matches of
+    ``definition_matches`` (the whole schedule, when ``matches`` is only part of it; by default
+    ``matches``), by content (:func:`refresh_current`)."""
+    refresh_current(config, matches if definition_matches is None else definition_matches, store)
     done = store.completed_ids()
-    summary = RunSummary(skipped=stored_count(matches, done))
+    summary = summary if summary is not None else RunSummary()
+    summary.skipped = stored_count(matches, done)
     progress.total, progress.already_done = len(matches), summary.skipped
     progress.started = time.monotonic()
     if summary.skipped == len(matches):
@@ -135,7 +174,7 @@ async def run_tournament(
     if in_workers and (start_bot is not None or play is not None):
         raise ValueError("start_bot and play are for workers=1")
     needed = needed_bots(config, pending_matches(matches, done))
-    todo = pending_matches(matches, done)
+    todo = (config.keyed([match])[0] for match in pending_matches(matches, done))
     config.logs_dir.mkdir(parents=True, exist_ok=True)
     if config.records:
         config.records_dir.mkdir(parents=True, exist_ok=True)
@@ -187,6 +226,7 @@ async def run_tournament(
                     nursery.start_soon(play_one, match)
     finally:
         summary.started_processes = pool.started
+        summary.given_up.update(pool.given_up)
         await pool.close_all()
     return summary
 
@@ -246,36 +286,43 @@ async def run_in_rounds(
     store: ResultStore,
     progress: Progress,
     stop: StopRule,
+    *,
+    summary: RunSummary | None = None,
+    definition_matches: Sequence[ScheduledMatch] | None = None,
     **options: Any,
-) -> tuple[RunSummary, StopReport]:
+) -> StopReport:
     """Play the schedule in rounds of deals (``stop.rounds``: min_deals, then doubling, up to
     every game's deals) until every game's ranking is separated at ``stop.confidence``.
 
     After each round the rule looks at the standings of exactly the deals so far, so a resumed
     run (rounds already stored are skipped) makes the same decisions as one left to run; a round
-    with aborted matches ends the run (they are replayed by the next one). ``options`` go to
-    :func:`run_tournament`."""
+    with aborted matches ends the run (they are replayed by the next one). ``summary`` gathers
+    the counts of every round (read it after a Ctrl-C too); ``definition_matches`` is the whole
+    definition's schedule (default ``schedule``: stored matches of later deals stay counted);
+    ``options`` go to :func:`run_tournament`."""
+    total = summary if summary is not None else RunSummary()
+    whole = schedule if definition_matches is None else definition_matches
     labels = [plan.label for plan in schedule.games]
     most = max((plan.deals for plan in schedule.games), default=0)
-    total = RunSummary()
-    before = 0  # matches of the earlier rounds, all completed
+    before = skipped = started = 0  # matches of the earlier rounds (all completed), counts
     report = StopReport(0, False, "nothing to play")
     for deals in stop.rounds(most):
         part = first_deals(schedule, deals)
         progress.stage = (
             f"round to {deals} deals (of at most {most}), stop at {stop.confidence:.0%}"
         )
-        summary = await run_tournament(config, part, store, progress, **options)
-        total.played += summary.played
-        total.aborted += summary.aborted
-        total.skipped += max(0, summary.skipped - before)
-        total.started_processes += summary.started_processes
+        progress.done = progress.aborted = 0  # each round counts its own (already_done: before)
+        aborted = total.aborted
+        await run_tournament(
+            config, part, store, progress, summary=total, definition_matches=whole, **options
+        )
+        skipped += max(0, total.skipped - before)
+        started += total.started_processes
+        total.skipped, total.started_processes = skipped, started
         before = len(part)
-        if summary.aborted:
-            report = StopReport(
-                deals, False, f"stopped after {deals} deals: {summary.aborted} aborted (run again)"
-            )
-            return total, report
+        if total.aborted > aborted:
+            reason = f"stopped after {deals} deals: {total.aborted - aborted} aborted (run again)"
+            return StopReport(deals, False, reason)
         standings = standings_of_first_deals(config, schedule, store, deals)
         open_pairs = unsettled_pairs(standings, labels)
         if not open_pairs:
@@ -283,7 +330,7 @@ async def run_in_rounds(
                 f"stopped after {deals} deals: every game's ranking is separated "
                 f"at {stop.confidence:.0%}"
             )
-            return total, StopReport(deals, True, reason, standings)
+            return StopReport(deals, True, reason, standings)
         report = StopReport(
             deals,
             False,
@@ -291,4 +338,4 @@ async def run_in_rounds(
             + "; ".join(open_pairs),
             standings,
         )
-    return total, report
+    return report

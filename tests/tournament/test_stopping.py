@@ -10,7 +10,7 @@ import trio
 
 from arena.referee.results import MatchResult
 from arena.tournament.config import ConfigError, StopRule, config_from_table
-from arena.tournament.runner import Progress, first_deals, run_in_rounds
+from arena.tournament.runner import Progress, RunSummary, first_deals, run_in_rounds
 from tests.tournament.test_runner import Bots, make_config, open_store, schedule_of
 
 
@@ -50,13 +50,15 @@ def stop_config(tmp_path, stop, deals):
 
 
 async def run(config, skill, **kwargs):
+    summary = RunSummary()
     with open_store(config) as store:
-        summary, report = await run_in_rounds(
+        report = await run_in_rounds(
             config,
             schedule_of(config),
             store,
             Progress(total=0),
             config.stop,
+            summary=summary,
             start_bot=Bots().start,
             play=skilled_referee(skill),
             **kwargs,
