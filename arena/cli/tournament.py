@@ -430,11 +430,13 @@ def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool | None
     if as_json and as_csv:
         raise InputError("give --json or --csv, not both")
     path = Path(file)
+    confidence = CONFIDENCE
     if path.suffix == ".toml":
         try:
-            path = load_config(path).results
+            config = load_config(path)
         except ConfigError as exc:
             raise InputError(str(exc)) from None
+        path, confidence = config.results, _stop_confidence(config)
     try:
         with ResultStore.open_read(path) as store:
             definition = store.definition()
@@ -443,7 +445,7 @@ def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool | None
                 [b["name"] for b in definition.get("bots", [])],
                 [g["label"] for g in definition.get("games", [])],
                 seating=definition.get("seating", "duplicate"),
-                confidence=_confidence(definition),
+                confidence=confidence,
             )
     except StoreError as exc:
         raise InputError(str(exc)) from None
@@ -465,10 +467,3 @@ def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool | None
         click.echo(out.getvalue(), nl=False)
     else:
         Console().print(standings_tables(standings, with_pairs=pairs is not False))
-
-
-def _confidence(definition: dict) -> float:
-    """The confidence of a stored definition's stopping rule, else the default (0.95)."""
-    stop = definition.get("stop") or {}
-    value = stop.get("confidence", CONFIDENCE) if isinstance(stop, dict) else CONFIDENCE
-    return float(value) if isinstance(value, int | float) else CONFIDENCE
