@@ -140,7 +140,7 @@ def compare_command(
 ) -> None:
     """Is NEW better than OLD? Both play the same deals in the same seats against the same
     field (NEW takes OLD's seats), and a sequential probability ratio test on the paired
-    per-deal score difference stops as soon as it is decided (SPEC.md 10.9).
+    per-deal score difference stops as soon as it is decided (SPEC.md 10.10).
 
     NEW, OLD and each BOT: a command line, or NAME=CMD. Exit status: 0 NEW is better, 1 not
     better, 2 undecided at the most deals, 3 a bad argument. Run again to resume."""
