@@ -107,7 +107,7 @@ def start_loopback(folder: Path) -> tuple[str, list[subprocess.Popen]]:
     threads = max(1, (os.cpu_count() or 1) // 2)
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     scheduler_cwd = folder / "scheduler"
-    scheduler_cwd.mkdir()
+    scheduler_cwd.mkdir(parents=True)
     processes = [
         subprocess.Popen(
             [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]

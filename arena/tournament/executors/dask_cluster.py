@@ -329,7 +329,7 @@ class _Dispatch:
                 self.mean_match_s = (
                     length if self.mean_match_s is None else 0.8 * self.mean_match_s + 0.2 * length
                 )
-            report.add(stored, played.referee_us)
+            report.add(stored)
             self.keep(stored)
         self.summary.cluster_overhead_s = self.inside_s + _idle_s(self.busy)
 
