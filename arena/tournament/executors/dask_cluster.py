@@ -141,7 +141,7 @@ class DaskCluster:
                     threads_per_worker=max(1, (os.cpu_count() or 1) // count),
                     processes=True,
                     host="127.0.0.1",
-                    dashboard_address=None,
+                    dashboard_address=":0",  # any free port: 8787 may be taken
                     worker_dashboard_address=None,
                     silence_logs=logging.CRITICAL,
                 )
