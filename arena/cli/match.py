@@ -387,8 +387,12 @@ def _play(
 @click.command("replay")
 @click.argument("record", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seat", type=int, default=None, help="Show the match as this seat saw it.")
-def replay_command(record: Path, seat: int | None) -> None:
-    """Re-check a match RECORD against the rules and show it trick by trick."""
+@click.option(
+    "--check", "check_only", is_flag=True, help="Only re-derive the record; print one line."
+)
+def replay_command(record: Path, seat: int | None, check_only: bool) -> None:
+    """Re-derive a match RECORD from its header and the rules, line by line (SPEC.md 8), and
+    show it trick by trick. Exits 1 at the first line that departs, naming it."""
     try:
         replay = replay_record(record)
     except ReplayError as error:
@@ -397,11 +401,12 @@ def replay_command(record: Path, seat: int | None) -> None:
     if seat is not None and not 0 <= seat < players:
         raise click.UsageError(f"--seat {seat}: expected 0..{players - 1}")
     console = Console()
-    console.print(render_replay(replay, seat))
+    if not check_only:
+        console.print(render_replay(replay, seat))
     console.print(
         Text(
-            f"record checked: every action, event and score agrees with the rules "
-            f"({len(replay.state.actions)} actions)",
+            f"record checked: every line agrees with the rules "
+            f"({len(replay.state.actions)} actions, {len(replay.faults)} faults)",
             style="bold green",
         )
     )

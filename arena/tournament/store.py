@@ -55,7 +55,8 @@ CREATE TABLE IF NOT EXISTS matches (
     record_path TEXT,
     duration_s  REAL NOT NULL,
     finished_at TEXT NOT NULL,
-    current     INTEGER NOT NULL    -- 1: a match of the latest definition run; 0: of an older one
+    current     INTEGER NOT NULL,   -- 1: a match of the latest definition run; 0: of an older one
+    referee     TEXT                -- JSON: the referee's latency and the load (added columns)
 );
 CREATE TABLE IF NOT EXISTS faults (
     match_key  TEXT NOT NULL REFERENCES matches(match_key) ON DELETE CASCADE,
@@ -67,6 +68,14 @@ CREATE TABLE IF NOT EXISTS faults (
 );
 CREATE INDEX IF NOT EXISTS faults_by_match ON faults(match_key);
 """
+# Columns added after this schema first shipped: older files get them when opened for a run (NULL
+# in their old rows), and are read without them.
+ADDED_COLUMNS = (("matches", "referee", "TEXT"),)
+MATCH_COLUMNS = (
+    "match_key, match_id, game, game_id, table_no, deal, rotation, seed, players, options, bots, "
+    "scores, placings, teams, forfeited, decision_ms, status, reason, record_path, duration_s, "
+    "finished_at, current, referee"
+)
 
 
 class StoreError(Exception):
@@ -107,6 +116,9 @@ class StoredMatch:
     record_path: str | None = None
     duration_s: float = 0.0
     key: str = ""  # the scheduled match's content key; "" = its match_id
+    # {"p50_ms", "p99_ms", "max_ms", "load_per_core"}: the referee's latency per decision and the
+    # machine's load per core at the end (None for matches stored before they were kept)
+    referee: Mapping[str, float | None] | None = None
 
     @property
     def completed(self) -> bool:
@@ -161,13 +173,17 @@ class ResultStore:
             os.close(lock)
             raise
         try:
-            meta = store._meta(any_schema=restart)
+            meta = store._meta(any_schema=restart)  # before anything is written to the file
+            if meta is not None:
+                store._check_intact()  # a damaged file is never modified, not even by --restart
+            store._start_wal()
             if meta is not None and restart:
                 store._discard()
                 meta = None
             if meta is None:
                 store._create(name, fingerprint, definition)
             else:
+                store._add_missing_columns()
                 if meta.get("name") != name:
                     raise StoreError(
                         f"{path}: holds the results of tournament {meta.get('name', '?')!r}, "
@@ -239,16 +255,20 @@ class ResultStore:
 
     def completed_ids(self) -> set[str]:
         """The match ids of the completed matches of the current definition."""
-        return {
-            row[0]
-            for row in self._db.execute(
-                "SELECT match_id FROM matches WHERE status = 'completed' AND current = 1"
-            )
-        }
+        rows = self._rows("SELECT match_id FROM matches WHERE status = 'completed' AND current = 1")
+        return {row[0] for row in rows}
 
     def stored_keys(self) -> list[tuple[str, str]]:
         """(content key, match id) of every match stored, of any definition."""
-        return [tuple(row) for row in self._db.execute("SELECT match_key, match_id FROM matches")]
+        return [(row[0], row[1]) for row in self._rows("SELECT match_key, match_id FROM matches")]
+
+    def _rows(self, sql: str) -> list[Any]:
+        try:
+            return self._db.execute(sql).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"{self.path}: cannot read it ({exc}): the file is damaged; it was not changed"
+            ) from None
 
     def set_current(self, keys: Iterable[str]) -> tuple[int, int]:
         """Mark the stored matches with these content keys as the current definition's (they
@@ -301,11 +321,21 @@ class ResultStore:
         return (self._meta() or {}).get("created", "")
 
     def _select(self, clause: str, params: tuple[Any, ...]) -> list[tuple[int, StoredMatch]]:
+        try:
+            return self._select_rows(clause, params)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"{self.path}: cannot read its matches ({exc}): the file is damaged; it was not "
+                "changed"
+            ) from None
+
+    def _select_rows(self, clause: str, params: tuple[Any, ...]) -> list[tuple[int, StoredMatch]]:
+        referee = "referee" if "referee" in self._columns("matches") else "NULL"
         rows = self._db.execute(
             "SELECT rowid, match_key, match_id, game, game_id, table_no, deal, rotation, seed, "
             "players, "
             "options, bots, scores, placings, teams, forfeited, decision_ms, status, reason, "
-            f"record_path, duration_s FROM matches {clause}",
+            f"record_path, duration_s, {referee} FROM matches {clause}",
             params,
         ).fetchall()
         faults: dict[str, list[StoredFault]] = {}
@@ -346,6 +376,7 @@ class ResultStore:
             reason,
             record_path,
             duration_s,
+            referee_json,
         ) in rows:
             out.append(
                 (
@@ -372,6 +403,7 @@ class ResultStore:
                         record_path=record_path,
                         duration_s=duration_s,
                         key=key,
+                        referee=None if referee_json is None else json.loads(referee_json),
                     ),
                 )
             )
@@ -404,13 +436,14 @@ class ResultStore:
             match.duration_s,
             datetime.now(UTC).isoformat(timespec="seconds"),
             1,  # played now, so a match of the current definition
+            None if match.referee is None else _json(dict(match.referee)),
         )
         try:
             with self._db:
                 self._db.execute("DELETE FROM faults WHERE match_key = ?", (match.match_key,))
                 self._db.execute(
-                    "INSERT OR REPLACE INTO matches VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT OR REPLACE INTO matches ({MATCH_COLUMNS}) VALUES "
+                    f"({', '.join('?' * len(row))})",
                     row,
                 )
                 self._db.executemany(
@@ -458,6 +491,48 @@ class ResultStore:
             )
         return meta
 
+    def save_note(self, key: str, value: str | None) -> None:
+        """Keep (or, with None, drop) a note about the run in the meta table, e.g. the latency
+        warning (``note:`` keys; the definition and fingerprint are never touched)."""
+        with self._db:
+            if value is None:
+                self._db.execute("DELETE FROM meta WHERE key = ?", (f"note:{key}",))
+            else:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"note:{key}", value)
+                )
+
+    def note(self, key: str) -> str | None:
+        return (self._meta() or {}).get(f"note:{key}")
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+
+    def _add_missing_columns(self) -> None:
+        """Bring a file written by an older arena up to date: only ever added columns."""
+        with self._db:
+            for table, column, kind in ADDED_COLUMNS:
+                if column not in self._columns(table):
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
+
+    def _check_intact(self) -> None:
+        try:
+            problems = [row[0] for row in self._db.execute("PRAGMA quick_check(3)")]
+        except sqlite3.DatabaseError as exc:
+            problems = [str(exc)]
+        if problems != ["ok"]:
+            raise StoreError(
+                f"{self.path}: the results file is damaged ({_one_line(problems)}); it "
+                "was not changed: keep it aside and give another results file"
+            )
+
+    def _start_wal(self) -> None:
+        try:
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")  # in WAL: safe against a kill
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot write to it ({exc})") from None
+
     def _discard(self) -> None:
         with self._db:
             for table in ("faults", "matches", "meta"):
@@ -487,18 +562,29 @@ class ResultStore:
 
 
 def _connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
+    """A connection that has written nothing yet (WAL is switched on only once the file is
+    known to be ours: :meth:`ResultStore._start_wal`)."""
     try:
         if read_only:
-            db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            except sqlite3.OperationalError:
+                # A read-only file (or folder) in WAL mode cannot get its -shm file: read it as
+                # it is on disk; nothing can be writing to a file nobody may write.
+                db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
         else:
             db = sqlite3.connect(path)
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")  # in WAL: safe against a killed process
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"{path}: not a Trick Arena results file ({exc})") from None
     return db
+
+
+def _one_line(problems: list[str]) -> str:
+    text = "; ".join(p for p in "; ".join(problems).splitlines() if not p.startswith("***"))
+    return text[:200]
 
 
 def _json(value: Any, *, sort: bool = False) -> str:
@@ -524,3 +610,59 @@ def _changed_program(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | No
                 "them, or give the bot a new name or version"
             )
     return None
+
+
+class OutputLock:
+    """A tournament's output folder (records, logs), held for the whole run with an exclusive
+    ``flock`` on ``<output>/.arena-lock``, and tied to one results file (named in that file), so
+    neither a second run at the same time nor a later one into another results file can
+    overwrite the records a results file points to."""
+
+    LOCK_NAME = ".arena-lock"
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    @classmethod
+    def take(cls, folder: str | Path, results: str | Path, *, restart: bool = False) -> OutputLock:
+        folder, owner = Path(folder), str(Path(results).resolve())
+        if folder.exists() and not folder.is_dir():
+            raise StoreError(f"{folder}: output: found a file; expected a folder (or nothing)")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(folder / cls.LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"{folder}: output: cannot create it: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StoreError(
+                f"{folder}: another arena tournament is writing its records and logs here; "
+                "wait for it or stop it, or give another output folder"
+            ) from None
+        try:
+            with os.fdopen(os.dup(fd), "r+", encoding="utf-8") as file:
+                before = file.read().strip()
+                if before and before != owner and not restart:
+                    raise StoreError(
+                        f"{folder}: output: holds the records of the results file {before}, "
+                        f"not {owner}; give another output folder (or --restart to reuse it)"
+                    )
+                file.seek(0)
+                file.truncate()
+                file.write(owner + "\n")
+        except OSError as exc:
+            os.close(fd)
+            raise StoreError(
+                f"{folder}: output: cannot write in it: {exc.strerror or exc}"
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(fd)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

@@ -7,9 +7,9 @@ which polls the SQLite file's ``data_version`` (microseconds) and reads only the
 (``arena serve`` on a running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
 
 While matches arrive, the standings are the live fold (ratings in the order matches finished,
-like the terminal view); once nothing has arrived for :data:`SETTLE_S` (or the run is over) they
-are recomputed in schedule order over every stored match: exactly what ``arena standings``
-prints.
+like the terminal view); once nothing has arrived for :data:`SETTLE_S` they are recomputed in
+schedule order over every stored match: exactly what ``arena standings`` prints. In-process the
+live fold always serves: the pages end with the run.
 """
 
 from __future__ import annotations
@@ -122,7 +122,6 @@ class TournamentSource:
         self.clock = clock
         self.matches: dict[str, StoredMatch] = {}
         self.version = 0
-        self.finished = False  # the in-process run is over
         self._arrivals = _Arrivals()
         self._last_arrival = float("-inf")
         # The live fold: the caller's (``arena tournament --web`` shares its own, which it feeds),
@@ -167,10 +166,6 @@ class TournamentSource:
                 self._fold.add(match)
             if match.record_path and self.records_dir is None:
                 self.records_dir = Path(match.record_path).parent
-        self._bump()
-
-    def mark_finished(self) -> None:
-        self.finished = True
         self._bump()
 
     def _reset(self) -> None:
@@ -226,11 +221,15 @@ class TournamentSource:
 
     def is_running(self) -> bool:
         if self.progress is not None:
-            return not self.finished
+            return True  # in-process: the pages live as long as the run
         return ResultStore.is_being_written(self.results)
 
     def _settled(self) -> bool:
-        return self.finished or self.clock() - self._last_arrival >= SETTLE_S
+        if self.progress is not None:
+            # In the tournament's own process the live fold serves (as on the terminal): an
+            # exact fold of a large file would compete with the referee for the interpreter.
+            return False
+        return self.clock() - self._last_arrival >= SETTLE_S
 
     async def refresh(self) -> None:
         """Once settled, bring the exact standings up to date (in a worker thread: for a large
@@ -250,11 +249,16 @@ class TournamentSource:
         else the live fold's."""
         if self._settled() and self._exact is not None and self._exact_version == self.version:
             return self._exact, True
-        if self._fold is None:  # nothing arrived yet, the exact ones are being computed
+        if self._fold is None:  # nothing arrived while serving: only the exact ones exist
             if self._exact is not None:
                 return self._exact, False
-            return compute_standings((), self.bots, self.games), False
+            return Standings(tables={}, matches={}), False  # being computed (``computing``)
         return self._fold.standings(), False
+
+    @property
+    def computing(self) -> bool:
+        """The exact standings are being folded (a large file takes a few seconds)."""
+        return self._refresh_lock.locked()
 
     def summary(self) -> dict[str, Any]:
         """Everything the tournament page shows (cached per version)."""
@@ -293,6 +297,7 @@ class TournamentSource:
             "name": self.name,
             "version": self.version,
             "exact": exact,
+            "computing": self.computing and not standings.tables,
             "games": self.games,
             "bots": self.bots,
             "standings": standings_as_data(standings),

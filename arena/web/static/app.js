@@ -153,6 +153,7 @@ function tournamentPage() {
         "dup compares each score with what the same cards scored in the deal's other seat rotations."),
       s.running && s.running.length ? h("div", { class: "panel" }, h("h2", {}, "Being played now"),
         h("ul", {}, s.running.map((m) => h("li", {}, link(matchHref(m.id || m.match_id, 0), m.match_id), " ", h("span", { class: "muted" }, m.bots.join(", ")))))) : null,
+      s.computing ? h("p", { class: "panel muted", id: "computing" }, `Folding the standings over ${p.completed} matches…`) : null,
       h("div", { id: "standings" }, order.filter((k) => tables[k]).map((k) => standingsTable(k, tables[k]))),
       h("div", { class: "grid" },
         h("div", { class: "panel", id: "latest" }, h("h2", {}, "Latest matches"),
@@ -163,7 +164,7 @@ function tournamentPage() {
         h("div", { class: "panel", id: "faults" }, h("h2", {}, "Latest faults"),
           s.faults.length ? h("ul", {}, s.faults.map((f) => h("li", {},
             link(matchHref(f.match_id), f.match_id), " ", f.bot ? link(botHref(f.bot), f.bot) : "", " ",
-            h("span", { class: "fault" }, f.kind), ": ", f.message))) : h("p", { class: "muted" }, "none"))));
+            h("span", { class: "fault" }, f.kind), ": ", h("span", { class: "msg", title: f.message }, f.message)))) : h("p", { class: "muted" }, "none"))));
   };
   getJSON("/api/summary").then(render).catch(showError);
   es = new EventSource("/api/stream");
@@ -248,7 +249,14 @@ async function matchPage() {
 
   const load = async () => {
     if (es) { es.close(); es = null; }
-    const d = await getJSON("/api/match?" + q({ id, seat }));
+    let d;
+    try {
+      d = await getJSON("/api/match?" + q({ id, seat }));
+    } catch (err) {
+      if (seat !== "all" || !/still being played/.test(err.message)) throw err;
+      seat = "0";  // a match being played is shown as one seat saw it
+      d = await getJSON("/api/match?" + q({ id, seat }));
+    }
     if (d.running) {
       es = new EventSource("/api/match/stream?" + q({ id, seat }));
       es.addEventListener("match", (e) => { liveBadge.hidden = false; setData(JSON.parse(e.data)); });
