@@ -258,11 +258,13 @@ def _cluster_lines(summary: RunSummary) -> list[str]:
             if report.decision_ms
             else "no decisions"
         )
-        referee = (
-            f", referee {statistics.median(report.referee_us):.0f} us per decision"
-            if report.referee_us
-            else ""
-        )
+        referee = ""
+        if report.referee_p50_ms:
+            referee = (
+                f", referee latency median {statistics.median(report.referee_p50_ms):.2f} ms, "
+                f"worst p99 {report.referee_p99_ms} ms, max {report.referee_max_ms} ms, "
+                f"load per core up to {report.max_load_per_core}"
+            )
         lines.append(
             f"  worker {address}: {report.matches} matches, {report.decisions} decisions, "
             f"{median}{referee}, {report.started} bot processes started"
