@@ -21,6 +21,7 @@ from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.games import GameError, find_game
 from arena.referee.clock import TimeControl
 from arena.render.terminal import show_progress, standings_tables
+from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import (
     ConfigError,
     TournamentConfig,
@@ -34,8 +35,10 @@ from arena.tournament.runner import (
     PreflightError,
     Progress,
     RunSummary,
+    StopReport,
     TournamentError,
     refresh_current,
+    run_in_rounds,
     run_tournament,
     stored_count,
     unwrapped,
@@ -97,6 +100,12 @@ class InputError(click.ClickException):
 )
 @click.option("--restart", is_flag=True, help="Discard the results file's matches and start again.")
 @click.option(
+    "--until-confident",
+    is_flag=True,
+    help="Play deals in rounds until every game's ranking is separated (the file's stop rule, "
+    "else confidence 0.95, min_deals 8, max_deals 1024; quick form: --deals caps it).",
+)
+@click.option(
     "--web",
     "web_port",
     type=click.IntRange(0, 65535),
@@ -117,13 +126,14 @@ def tournament_command(
     cluster: str | None,
     results_path: str | None,
     restart: bool,
+    until_confident: bool,
     web_port: int | None,
 ) -> None:
     """Run a tournament: FILE (a tournament TOML file), or a quick one from --bot NAME=CMD ...
 
     Running the same command again resumes: finished matches are kept, cut ones replayed.
     """
-    config = _config(file, bots, games, deals, seed, concurrency, results_path)
+    config = _config(file, bots, games, deals, seed, concurrency, results_path, until_confident)
     server = web_server() if web_port is not None else None  # before any match: a missing extra
     if workers is not None:
         config = replace(config, workers=workers)
@@ -154,7 +164,7 @@ def tournament_command(
     console = Console()
     console.print(
         f"tournament {config.name!r}: {len(config.bots)} bots, "
-        f"{len(config.games)} games, {len(schedule)} matches, "
+        f"{len(config.games)} games, {'up to ' if config.stop else ''}{len(schedule)} matches, "
         f"{_where(config)}; "
         f"results in {config.results}",
         highlight=False,
@@ -169,9 +179,15 @@ def tournament_command(
         soft_wrap=True,
     )
     try:
-        live = LiveStandings(store, [b.name for b in config.bots], [g.label for g in config.games])
+        live = LiveStandings(
+            store,
+            [b.name for b in config.bots],
+            [g.label for g in config.games],
+            seating=config.seating,
+            confidence=_stop_confidence(config),
+        )
         with unwrapped(OSError):
-            summary, interrupted = trio.run(
+            summary, interrupted, report = trio.run(
                 _run, config, schedule, full, store, live, console, server, web_port
             )
         live.persist()
@@ -190,7 +206,7 @@ def tournament_command(
     finally:
         store.close()
         output_lock.release()
-    console.print(standings_tables(final))
+    console.print(standings_tables(final, with_pairs=True))
     _print_latency(console, latency)
     if interrupted:
         console.print(
@@ -201,6 +217,8 @@ def tournament_command(
             soft_wrap=True,
         )
         sys.exit(EXIT_INTERRUPTED)
+    if report is not None:
+        console.print(report.reason, highlight=False, markup=False, soft_wrap=True)
     aborted = (
         f"{summary.aborted} aborted (run again to replay them)" if summary.aborted else "0 aborted"
     )
@@ -253,11 +271,13 @@ def _cluster_lines(summary: RunSummary) -> list[str]:
             if report.decision_ms
             else "no decisions"
         )
-        referee = (
-            f", referee {statistics.median(report.referee_us):.0f} us per decision"
-            if report.referee_us
-            else ""
-        )
+        referee = ""
+        if report.referee_p50_ms:
+            referee = (
+                f", referee latency median {statistics.median(report.referee_p50_ms):.2f} ms, "
+                f"worst p99 {report.referee_p99_ms} ms, max {report.referee_max_ms} ms, "
+                f"load per core up to {report.max_load_per_core}"
+            )
         lines.append(
             f"  worker {address}: {report.matches} matches, {report.decisions} decisions, "
             f"{median}{referee}, {report.started} bot processes started"
@@ -278,6 +298,7 @@ def _config(
     seed: int | None,
     concurrency: int | None,
     results_path: str | None,
+    until_confident: bool = False,
 ) -> TournamentConfig:
     try:
         if file is None:
@@ -289,17 +310,18 @@ def _config(
             return quick_config(
                 bots,
                 games=games or "all",
-                deals=deals or 2,
+                deals=deals if until_confident else deals or 2,
                 seed=seed or 0,
                 concurrency=concurrency,
                 results=results_path,
+                until_confident=until_confident,
             )
         for flag, value in (("--bot", bots or None), ("--deals", deals), ("--seed", seed)):
             if value is not None:
                 raise InputError(
                     f"{flag} is for a quick tournament without FILE; set it in {file} instead"
                 )
-        config = load_config(file)
+        config = load_config(file, until_confident=until_confident)
     except ConfigError as exc:
         raise InputError(str(exc)) from None
     if concurrency is not None:
@@ -341,9 +363,10 @@ async def _run(
     console: Console,
     server: Any = None,
     web_port: int | None = None,
-) -> tuple[RunSummary, bool]:
+) -> tuple[RunSummary, bool, StopReport | None]:
     """The runner and the display side by side (and the web pages, given a ``server``);
-    SIGINT, SIGTERM and SIGHUP stop it cleanly."""
+    SIGINT, SIGTERM and SIGHUP stop it cleanly. With a stop rule the deals are played in
+    rounds (the report says why it stopped)."""
     progress = Progress(total=len(schedule))
     fold = live.fold
     on_stored = live.add
@@ -367,6 +390,7 @@ async def _run(
 
     interrupted = False
     summary = RunSummary()
+    report: StopReport | None = None
     with (
         trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals,
         unwrapped(TournamentError),
@@ -385,35 +409,102 @@ async def _run(
                 url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
                 say_url(url, with_tournament=True)
             nursery.start_soon(show_progress, progress, live.standings, console)
-            await run_tournament(
-                config,
-                schedule,
-                store,
-                progress,
-                workers=config.worker_count(),
-                cluster=config.cluster,
-                on_stored=on_stored,
-                summary=summary,
-                definition_matches=full,
-            )
+            workers = config.worker_count()
+            if config.stop is not None:
+                report = await run_in_rounds(
+                    config,
+                    schedule,
+                    store,
+                    progress,
+                    config.stop,
+                    workers=workers,
+                    cluster=config.cluster,
+                    on_stored=on_stored,
+                    summary=summary,
+                    definition_matches=full,
+                )
+            else:
+                await run_tournament(
+                    config,
+                    schedule,
+                    store,
+                    progress,
+                    workers=workers,
+                    cluster=config.cluster,
+                    on_stored=on_stored,
+                    summary=summary,
+                    definition_matches=full,
+                )
             nursery.cancel_scope.cancel()
-    return summary, interrupted
+    return summary, interrupted, report
+
+
+def _stop_confidence(config: TournamentConfig) -> float:
+    return config.stop.confidence if config.stop is not None else CONFIDENCE
+
+
+STANDINGS_CSV_COLUMNS = [  # the first fourteen as before intervals came; new ones after
+    "table",
+    "rank",
+    "bot",
+    "played",
+    "wins",
+    "mean_placing",
+    "mean_score",
+    "duplicate",
+    "mu",
+    "sigma",
+    "ordinal",
+    "faults",
+    "forfeits",
+    "median_ms",
+    "shared_rank",
+    "tied",
+    "deals",
+    "placing_low",
+    "placing_high",
+    "score_low",
+    "score_high",
+    "duplicate_low",
+    "duplicate_high",
+    "rating_low",
+    "rating_high",
+    "p_better_than_next",
+]
+PAIRS_CSV_COLUMNS = ["table", "row", "column", "metric", "deals", "mean", "low", "high", "p_better"]
+
+
+def _csv_row(scope: str, row: dict) -> dict:
+    flat = {key: value for key, value in row.items() if not key.endswith("_interval")}
+    for name in ("placing", "score", "duplicate", "rating"):
+        interval = row.get(f"{name}_interval") or {}
+        flat[f"{name}_low"], flat[f"{name}_high"] = interval.get("low"), interval.get("high")
+    faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
+    return {**flat, "table": scope, "faults": faults}
 
 
 @click.command("standings")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of tables.")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV (one row per bot and table).")
-def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
+@click.option(
+    "--pairs/--no-pairs",
+    default=None,
+    help="The pairwise tables after each table [shown]; with --csv, --pairs gives only they, "
+    "one row per ordered pair.",
+)
+def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool | None) -> None:
     """Show the standings of a results FILE (or of a tournament file's results)."""
     if as_json and as_csv:
         raise InputError("give --json or --csv, not both")
     path = Path(file)
+    confidence = CONFIDENCE
     if path.suffix == ".toml":
         try:
-            path = load_config(path).results
+            config = load_config(path)
         except ConfigError as exc:
             raise InputError(str(exc)) from None
+        path, confidence = config.results, _stop_confidence(config)
     try:
         with ResultStore.open_read(path) as store:
             definition = store.definition()
@@ -422,6 +513,8 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
                 store,
                 [b["name"] for b in definition.get("bots", [])],
                 [g["label"] for g in definition.get("games", [])],
+                seating=definition.get("seating", "duplicate"),
+                confidence=confidence,
             )
             standings = fold.standings()
     except StoreError as exc:
@@ -433,30 +526,18 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
         click.echo(json.dumps(data, indent=2))  # tables only: consumers iterate them
     elif as_csv:
         out = io.StringIO()
-        columns = [
-            "table",
-            "rank",
-            "bot",
-            "played",
-            "wins",
-            "mean_placing",
-            "mean_score",
-            "duplicate",
-            "mu",
-            "sigma",
-            "ordinal",
-            "faults",
-            "forfeits",
-            "median_ms",
-        ]
+        columns = PAIRS_CSV_COLUMNS if pairs is True else STANDINGS_CSV_COLUMNS
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         for scope, table in data.items():  # (the latency is not a table: not in the CSV)
-            for row in table["rows"]:
-                faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
-                writer.writerow({**row, "table": scope, "faults": faults})
+            if pairs is True:
+                for pair in table["pairs"]:
+                    writer.writerow({**pair, "table": scope})
+            else:
+                for row in table["rows"]:
+                    writer.writerow(_csv_row(scope, row))
         click.echo(out.getvalue(), nl=False)
     else:
         console = Console()
-        console.print(standings_tables(standings))
+        console.print(standings_tables(standings, with_pairs=pairs is not False))
         _print_latency(console, latency)

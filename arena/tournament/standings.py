@@ -18,6 +18,12 @@ an aborted match (a bot that could not start) are counted too.
   match (possible only with fewer bots than seats) leaves that match unrated.
 - The median decision time is exact on a 0.01 ms grid (times are counted, not kept).
 - The overall table pools every game; it has no score columns (score scales differ by game).
+- **Intervals** (``arena.stats``): the unit is the deal (one table's deal in its rotations), never
+  the match. Per bot: 95% t-intervals of its per-deal mean placing, score and ``dup``. Per pair
+  of bots that met as opponents: the per-deal paired difference (game tables: of ``dup``, the
+  overall table: of placing) with its interval and P(row bot better). Adjacent rows are
+  **separated** when P(upper better than lower) reaches the confidence; others are tied.
+- The rating's interval is ``mu ± 1.96 sigma`` (OpenSkill's own uncertainty).
 """
 
 from __future__ import annotations
@@ -26,7 +32,7 @@ import bisect
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
 
@@ -34,10 +40,13 @@ import msgspec
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from arena.games import GAMES
+from arena.stats.deals import BotMoments, DealTally, PairMoments, Rotation
+from arena.stats.moments import CONFIDENCE, Estimate, estimate
 from arena.tournament.store import ResultStore, StoredMatch
 
 OVERALL = "overall"
 TIME_RESOLUTION_MS = 0.01  # decision times are counted on this grid for the median
+RATING_Z = 1.96  # the rating's 95% interval: mu ± 1.96 sigma
 
 
 @dataclass(frozen=True)
@@ -53,11 +62,36 @@ class BotStanding:
     faults: Mapping[str, int] = field(default_factory=dict)
     forfeits: int = 0
     median_ms: float | None = None
+    deals: int = 0  # deals (one table's deal, in any of its rotations) the bot played
+    # by-deal estimates (SPEC 10.6); score and dup are None in the overall table
+    placing_estimate: Estimate | None = None
+    score_estimate: Estimate | None = None
+    dup_estimate: Estimate | None = None
+    tied: bool = False  # not separated from the row above or below at the confidence
 
     @property
     def ordinal(self) -> float:
         """A conservative skill estimate (mu - 3 sigma): the sort key of the standings."""
         return self.mu - 3 * self.sigma
+
+    @property
+    def rating_interval(self) -> tuple[float, float]:
+        return (self.mu - RATING_Z * self.sigma, self.mu + RATING_Z * self.sigma)
+
+
+@dataclass(frozen=True)
+class PairStanding:
+    """The per-deal paired difference of ``row`` over ``column`` (positive: ``row`` better):
+    of the duplicate score in a game's table, of placing in the overall table."""
+
+    row: str
+    column: str
+    metric: str  # "dup" or "placing"
+    estimate: Estimate
+
+    @property
+    def p_better(self) -> float | None:
+        return self.estimate.p_positive
 
 
 @dataclass(frozen=True)
@@ -66,10 +100,34 @@ class Standings:
     matches: Mapping[str, int]  # completed matches per game label, and overall
     # completed matches left out of the ratings (one bot on two opposing teams), per label
     unrated: Mapping[str, int] = field(default_factory=dict)
+    # per label: every ordered pair of bots that met as opponents, in rank order of the rows
+    pairs: Mapping[str, list[PairStanding]] = field(default_factory=dict)
+    # per label: for rows i and i+1, P(row i better than row i+1) (None: they never met)
+    adjacent: Mapping[str, list[float | None]] = field(default_factory=dict)
+    confidence: float = CONFIDENCE
 
     @property
     def games(self) -> list[str]:
         return [label for label in self.tables if label != OVERALL]
+
+    def pair(self, scope: str, row: str, column: str) -> PairStanding | None:
+        for pair in self.pairs.get(scope, []):
+            if pair.row == row and pair.column == column:
+                return pair
+        return None
+
+    def shared_ranks(self, scope: str) -> list[int]:
+        """Each row's rank, shared by a run of rows not separated from their neighbours (the
+        first row's rank, as in golf: 1, 2, 2, 4 when rows two and three are tied)."""
+        ranks: list[int] = []
+        for i, p in enumerate([None, *self.adjacent.get(scope, [])]):
+            apart = i == 0 or (p is not None and p >= self.confidence)
+            ranks.append(i + 1 if apart else ranks[-1])
+        return ranks[: len(self.tables.get(scope, []))]
+
+    def settled(self, scope: str) -> bool:
+        """Every adjacent pair of rows of ``scope`` separated at the confidence."""
+        return all(p is not None and p >= self.confidence for p in self.adjacent.get(scope, []))
 
 
 # -- persisting the fold ----------------------------------------------------------------------
@@ -80,7 +138,7 @@ class Standings:
 # types below (its class, if any, marked ``@persisted``). Only those classes are ever created
 # when a state is read back, so a results file from elsewhere cannot run code.
 
-FOLD_FORMAT = 2  # bump when the fold's attributes change meaning; a state of another is refolded
+FOLD_FORMAT = 3  # bump when the fold's attributes change meaning; a state of another is refolded
 _PERSISTED: dict[str, type] = {}
 _INT64 = 2**63
 
@@ -89,6 +147,11 @@ def persisted(cls: type) -> type:
     """Mark a class whose instances may be in the persisted fold (their ``__dict__`` is)."""
     _PERSISTED[cls.__name__] = cls
     return cls
+
+
+# the statistics' accumulators (arena.stats, below this layer): DealTally says its own state
+# (to_data/from_data: exact integer sums and the open deals' rotations, order-independent)
+persisted(DealTally)
 
 
 _PLAIN = (type(None), bool, int, float, str)  # stored as themselves (ints of 64 bits)
@@ -111,6 +174,8 @@ def _encode(value: Any) -> Any:
         return {"$F": str(value)}
     name = kind.__name__
     if _PERSISTED.get(name) is kind:
+        if hasattr(kind, "from_data"):  # a class that says its own state (arena.stats)
+            return {"$x": name, "d": _encode(value.to_data())}
         return {"$o": name, "a": {k: _encode(v) for k, v in vars(value).items()}}
     raise TypeError(f"the standings fold cannot persist a {name}: mark its class @persisted")
 
@@ -138,6 +203,9 @@ def _decode(value: Any) -> Any:
         return Fraction(payload)
     if tag == "$i":
         return int(payload)
+    if tag == "$x" and rest and rest[0][0] == "d" and payload in _PERSISTED:
+        restore: Any = _PERSISTED[payload]  # a class with from_data (checked when encoded)
+        return restore.from_data(_decode(rest[0][1]))
     if tag == "$o" and rest and rest[0][0] == "a" and payload in _PERSISTED:
         obj: Any = object.__new__(
             _PERSISTED[payload]
@@ -190,12 +258,18 @@ def schedule_order(match: StoredMatch, games: Sequence[str] = ()) -> tuple:
 
 
 def compute_standings(
-    matches: Iterable[StoredMatch], bots: Sequence[str] = (), games: Sequence[str] = ()
+    matches: Iterable[StoredMatch],
+    bots: Sequence[str] = (),
+    games: Sequence[str] = (),
+    *,
+    seating: str = "duplicate",
+    confidence: float = CONFIDENCE,
 ) -> Standings:
     """Fold completed matches, in schedule order, into standings. ``bots`` lists bots to show
     even before they play; ``games`` orders the game tables (others follow by name) and the
-    games within a deal."""
-    fold = StandingsFold(bots, games)
+    games within a deal; ``seating`` says how many rotations a deal has (every seat's, or one);
+    ``confidence`` is that of the intervals and of the separation of ranks."""
+    fold = StandingsFold(bots, games, seating=seating, confidence=confidence)
     for match in sorted(matches, key=fold.order):
         fold.add(match)
     return fold.standings()
@@ -228,19 +302,26 @@ class StandingsFold:
     so that standings extend it rather than refold every stored match.
     """
 
-    def __init__(self, bots: Sequence[str] = (), games: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        bots: Sequence[str] = (),
+        games: Sequence[str] = (),
+        *,
+        seating: str = "duplicate",
+        confidence: float = CONFIDENCE,
+    ) -> None:
         self._bots = list(bots)
         self._games = list(games)
+        self._single = seating == "single"
+        self.confidence = confidence  # applied when the tables are built, not folded in
         self._tallies: dict[str, dict[str, _Tally]] = {}
         self._counts: Counter[str] = Counter()
         self._unrated: Counter[str] = Counter()
         # stored aborted matches: match id -> (game label, faults as (bot, kind)); only their
         # faults count, until a completed match of the same id replaces them
         self._aborted: dict[str, tuple[str, list[tuple[str, str]]]] = {}
-        # duplicate comparison: deals still missing rotations, (label, table, deal) ->
-        # [players, sign, [(bots, scores) per match]]; complete deals are added to _dup_sums
-        self._open_deals: dict[tuple[str, int, int], list[Any]] = {}
-        self._dup_sums: dict[str, dict[str, list[Any]]] = {}  # label -> bot -> [Fraction, n]
+        # per-deal statistics (duplicate, intervals, pairs): exact, the same in any order
+        self._deals = DealTally()
         # ratings in schedule order: the current ones, and the window of recent rated matches
         # [key, (game, sides, ranks), snapshot of the ratings before it or None]
         self._ratings: dict[str, dict[str, Rating]] = {}
@@ -285,32 +366,20 @@ class StandingsFold:
                     row.times.update(times[seat])
             for fault in match.faults:
                 tally.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
-        self._add_duplicate(match)
+        self._deals.add(
+            (match.game, match.table, match.deal),
+            match.rotation,
+            Rotation(match.bots, match.scores, match.placings, match.teams),
+            scopes=(match.game, OVERALL),
+            sign=1 if higher_is_better(match.game_id) else -1,
+            expected=1 if self._single else match.players,
+        )
         sides = _rating_sides(match)
         if sides is None:
             for scope in (match.game, OVERALL):
                 self._unrated[scope] += 1
             return
         self._rate_in_order(self.order(match), (match.game, *sides))
-
-    # -- duplicate ---------------------------------------------------------------------------
-
-    def _add_duplicate(self, match: StoredMatch) -> None:
-        key = (match.game, match.table, match.deal)
-        sign = 1 if higher_is_better(match.game_id) else -1
-        deal = self._open_deals.setdefault(key, [match.players, sign, []])
-        deal[2].append((list(match.bots), list(match.scores)))
-        if len(deal[2]) >= match.players:  # every rotation played: it cannot change any more
-            del self._open_deals[key]
-            _add_deltas(self._dup_sums, match.game, deal)
-
-    def _duplicate_sums(self) -> dict[str, dict[str, list[Any]]]:
-        sums = {
-            label: {b: list(v) for b, v in rows.items()} for label, rows in self._dup_sums.items()
-        }
-        for (label, _table, _deal), deal in self._open_deals.items():
-            _add_deltas(sums, label, deal)
-        return sums
 
     # -- ratings -----------------------------------------------------------------------------
 
@@ -373,9 +442,10 @@ class StandingsFold:
             for bot, kind in faults:
                 for scope in (label, OVERALL):
                     extra_faults[scope][bot][kind] += 1
-        dup = self._duplicate_sums()
-        tables = {}
+        by_deal, by_pair = self._deals.snapshot()
+        tables, pairs, adjacent = {}, {}, {}
         for scope in [*labels, OVERALL]:
+            with_scores = scope != OVERALL
             tallies = self._tallies[scope]
             bots = list(tallies) + [b for b in extra_faults.get(scope, {}) if b not in tallies]
             rows = [
@@ -383,9 +453,10 @@ class StandingsFold:
                     bot,
                     tallies.get(bot) or _Tally(),
                     self._ratings.get(scope, {}).get(bot),
-                    dup.get(scope, {}).get(bot),
+                    by_deal.get(scope, {}).get(bot),
                     extra_faults.get(scope, {}).get(bot),
-                    with_scores=scope != OVERALL,
+                    with_scores=with_scores,
+                    confidence=self.confidence,
                 )
                 for bot in bots
             ]
@@ -396,10 +467,20 @@ class StandingsFold:
                     r.bot,
                 )
             )
-            tables[scope] = rows
+            metric = "dup" if with_scores else "placing"
+            pairs[scope] = _pairs(rows, by_pair.get(scope, {}), metric, self.confidence)
+            adjacent[scope] = _adjacent(rows, pairs[scope])
+            tables[scope] = _mark_ties(rows, adjacent[scope], self.confidence)
         matches = {scope: self._counts[scope] for scope in tables}
         unrated = {scope: self._unrated[scope] for scope in tables}
-        return Standings(tables=tables, matches=matches, unrated=unrated)
+        return Standings(
+            tables=tables,
+            matches=matches,
+            unrated=unrated,
+            pairs=pairs,
+            adjacent=adjacent,
+            confidence=self.confidence,
+        )
 
 
 _MODEL = PlackettLuce()
@@ -416,20 +497,59 @@ def _copy_ratings(ratings: Mapping[str, Mapping[str, Rating]]) -> dict[str, dict
     return {scope: dict(rows) for scope, rows in ratings.items()}
 
 
-def _add_deltas(sums: dict[str, dict[str, list[Any]]], label: str, deal: list[Any]) -> None:
-    """Add one deal's duplicate deltas (score minus the seat's mean over the rotations) to the
-    exact per-bot sums: a ``Fraction`` of the float deltas, so that the mean is that of
-    ``statistics.fmean`` over them, whatever order the deals came in."""
-    players, sign, group = deal
-    if len(group) < 2:
-        return
-    means = [statistics.fmean(scores[seat] for _bots, scores in group) for seat in range(players)]
-    rows = sums.setdefault(label, {})
-    for bots, scores in group:
-        for seat in range(players):
-            entry = rows.setdefault(bots[seat], [Fraction(0), 0])
-            entry[0] += Fraction(sign * (scores[seat] - means[seat]))
-            entry[1] += 1
+def _pairs(
+    rows: Sequence[BotStanding],
+    sums: Mapping[tuple[str, str], PairMoments],
+    metric: str,
+    confidence: float,
+) -> list[PairStanding]:
+    """Every ordered pair of rows that met as opponents, row-major in rank order."""
+    found = []
+    for row in rows:
+        for column in rows:
+            if row.bot == column.bot:
+                continue
+            flip = row.bot > column.bot  # sums are kept for (a, b) with a < b
+            cell = sums.get((column.bot, row.bot) if flip else (row.bot, column.bot))
+            if cell is None:
+                continue
+            moments = cell.score if metric == "dup" else cell.placing
+            if moments.n == 0:
+                continue
+            est = estimate(moments, confidence)
+            found.append(PairStanding(row.bot, column.bot, metric, _negated(est) if flip else est))
+    return found
+
+
+def _negated(est: Estimate) -> Estimate:
+    def neg(x: float | None) -> float | None:
+        return None if x is None else -x
+
+    return Estimate(
+        n=est.n,
+        mean=neg(est.mean),
+        sd=est.sd,
+        low=neg(est.high),
+        high=neg(est.low),
+        p_positive=None if est.p_positive is None else 1.0 - est.p_positive,
+        confidence=est.confidence,
+    )
+
+
+def _adjacent(rows: Sequence[BotStanding], pairs: Sequence[PairStanding]) -> list[float | None]:
+    p_better = {(p.row, p.column): p.p_better for p in pairs}
+    return [p_better.get((upper.bot, lower.bot)) for upper, lower in zip(rows, rows[1:])]
+
+
+def _mark_ties(
+    rows: list[BotStanding], adjacent: Sequence[float | None], confidence: float
+) -> list[BotStanding]:
+    apart = [p is not None and p >= confidence for p in adjacent]
+    marked = []
+    for i, row in enumerate(rows):
+        tied = (i > 0 and not apart[i - 1]) or (i < len(apart) and not apart[i])
+        marked.append(replace(row, tied=tied) if tied else row)
+    return marked
 
 
 def _rating_sides(match: StoredMatch) -> tuple[list[list[str]], list[float]] | None:
@@ -455,13 +575,16 @@ def _row(
     bot: str,
     tally: _Tally,
     rating: Rating | None,
-    dup: list[Any] | None,
+    by_deal: BotMoments | None,
     extra_faults: Counter[str] | None,
     *,
     with_scores: bool,
+    confidence: float,
 ) -> BotStanding:
     mu, sigma = rating or DEFAULT_RATING
     played = tally.played
+    by_deal = by_deal or BotMoments()
+    dup = by_deal.dup
     faults = tally.faults + extra_faults if extra_faults else tally.faults
     return BotStanding(
         bot=bot,
@@ -469,12 +592,18 @@ def _row(
         wins=tally.wins,
         mean_placing=tally.placing_sum / played if played else None,
         mean_score=tally.score_sum / played if played and with_scores else None,
-        duplicate=float(dup[0]) / dup[1] if dup and dup[1] and with_scores else None,
+        duplicate=dup.mean() if dup.n and with_scores else None,
         mu=mu,
         sigma=sigma,
         faults=dict(sorted(faults.items())),
         forfeits=tally.forfeits,
         median_ms=_median(tally.times),
+        deals=by_deal.placing.n,
+        placing_estimate=estimate(by_deal.placing, confidence) if by_deal.placing.n else None,
+        score_estimate=estimate(by_deal.score, confidence)
+        if with_scores and by_deal.score.n
+        else None,
+        dup_estimate=estimate(dup, confidence) if with_scores and dup.n else None,
     )
 
 
@@ -501,16 +630,28 @@ FOLD_NAME = "standings"
 PERSIST_EVERY = 5000  # a running tournament caches its fold every so many stored matches
 
 
-def refold(store: ResultStore, bots: Sequence[str], games: Sequence[str]) -> StandingsFold:
+def refold(
+    store: ResultStore,
+    bots: Sequence[str],
+    games: Sequence[str],
+    *,
+    seating: str = "duplicate",
+    confidence: float = CONFIDENCE,
+) -> StandingsFold:
     """Every stored match folded afresh, in schedule order."""
-    fold = StandingsFold(bots, games)
+    fold = StandingsFold(bots, games, seating=seating, confidence=confidence)
     for match in sorted(store.matches(include_aborted=True), key=fold.order):
         fold.add(match)
     return fold
 
 
 def load_fold(
-    store: ResultStore, bots: Sequence[str], games: Sequence[str]
+    store: ResultStore,
+    bots: Sequence[str],
+    games: Sequence[str],
+    *,
+    seating: str = "duplicate",
+    confidence: float = CONFIDENCE,
 ) -> tuple[StandingsFold, int]:
     """The fold of every stored match and the save number it covers: the cached fold extended
     with the matches stored since, or (no usable cache) a refold of them all."""
@@ -519,7 +660,13 @@ def load_fold(
     if cached is not None and not store.unsequenced():
         state, covered = cached
         fold = fold_from_bytes(state)
-        if fold is not None and fold._bots == list(bots) and fold._games == list(games):
+        if (
+            fold is not None
+            and fold._bots == list(bots)
+            and fold._games == list(games)
+            and fold._single == (seating == "single")
+        ):
+            fold.confidence = confidence  # the tables' confidence, not part of the sums
             try:
                 newer = store.matches(include_aborted=True, since=covered)
                 for match in sorted(newer, key=fold.order):
@@ -528,7 +675,7 @@ def load_fold(
                 return fold, max(seq, covered)
             except Exception:  # StaleFold, or a damaged cache: refolded, never fatal
                 pass
-    return refold(store, bots, games), seq
+    return refold(store, bots, games, seating=seating, confidence=confidence), seq
 
 
 class LiveStandings:
@@ -536,10 +683,21 @@ class LiveStandings:
     each stored match and cached in the file every ``PERSIST_EVERY`` matches and on
     :meth:`persist`, so the next reader starts from there."""
 
-    def __init__(self, store: ResultStore, bots: Sequence[str], games: Sequence[str]) -> None:
+    def __init__(
+        self,
+        store: ResultStore,
+        bots: Sequence[str],
+        games: Sequence[str],
+        *,
+        seating: str = "duplicate",
+        confidence: float = CONFIDENCE,
+    ) -> None:
         self._store = store
         self._bots, self._games = list(bots), list(games)
-        self.fold, _seq = load_fold(store, self._bots, self._games)
+        self._seating, self._confidence = seating, confidence
+        self.fold, _seq = load_fold(
+            store, self._bots, self._games, seating=seating, confidence=confidence
+        )
         self._unsaved = 0
 
     def add(self, match: StoredMatch) -> None:
@@ -549,7 +707,14 @@ class LiveStandings:
             self.fold.add(match)
         except StaleFold:  # far out of order: start again from what is stored
             # in place: whoever holds self.fold (the web pages) sees the refolded one
-            vars(self.fold).update(vars(refold(self._store, self._bots, self._games)))
+            fresh = refold(
+                self._store,
+                self._bots,
+                self._games,
+                seating=self._seating,
+                confidence=self._confidence,
+            )
+            vars(self.fold).update(vars(fresh))
         self._unsaved += 1
         if self._unsaved >= PERSIST_EVERY:
             self.persist()
@@ -562,30 +727,65 @@ class LiveStandings:
         return self.fold.standings()
 
 
+def _interval(est: Estimate | None) -> dict | None:
+    return None if est is None else {"low": est.low, "high": est.high, "deals": est.n}
+
+
 def standings_as_data(standings: Standings) -> dict:
     """Plain JSON-ready data (for ``arena standings --json``)."""
     return {
         scope: {
             "matches": standings.matches.get(scope, 0),
             "unrated": standings.unrated.get(scope, 0),
+            "confidence": standings.confidence,
+            "settled": standings.settled(scope),
             "rows": [
                 {
                     "rank": i + 1,
                     "bot": r.bot,
+                    "tied": r.tied,
+                    "shared_rank": shared[i],
                     "played": r.played,
+                    "deals": r.deals,
                     "wins": r.wins,
                     "mean_placing": r.mean_placing,
+                    "placing_interval": _interval(r.placing_estimate),
                     "mean_score": r.mean_score,
+                    "score_interval": _interval(r.score_estimate),
                     "duplicate": r.duplicate,
+                    "duplicate_interval": _interval(r.dup_estimate),
                     "mu": r.mu,
                     "sigma": r.sigma,
                     "ordinal": r.ordinal,
+                    "rating_interval": {
+                        "low": r.rating_interval[0],
+                        "high": r.rating_interval[1],
+                    },
+                    "p_better_than_next": (
+                        standings.adjacent[scope][i]
+                        if i < len(standings.adjacent.get(scope, []))
+                        else None
+                    ),
                     "faults": dict(r.faults),
                     "forfeits": r.forfeits,
                     "median_ms": r.median_ms,
                 }
                 for i, r in enumerate(rows)
             ],
+            "pairs": [
+                {
+                    "row": p.row,
+                    "column": p.column,
+                    "metric": p.metric,
+                    "deals": p.estimate.n,
+                    "mean": p.estimate.mean,
+                    "low": p.estimate.low,
+                    "high": p.estimate.high,
+                    "p_better": p.p_better,
+                }
+                for p in standings.pairs.get(scope, [])
+            ],
         }
         for scope, rows in standings.tables.items()
+        for shared in [standings.shared_ranks(scope)]
     }

@@ -206,3 +206,34 @@ def test_a_results_file_from_before_save_numbers_gains_them(tmp_path):
     with open_store(path) as store:
         assert not store.unsequenced() and store.last_seq() > 0
         assert load_fold(store, BOTS, GAMES)[0].standings() == before
+
+
+@pytest.mark.parametrize("seating", ["duplicate", "single"])
+def test_the_statistics_survive_the_cache_and_follow_seating_and_confidence(tmp_path, seating):
+    """Per-deal intervals, pairwise tables and ties (arena.stats) come back from the cached
+    fold, open deals included; a cache of the other seating is not used; the confidence is
+    the reader's."""
+    rng = random.Random(13)
+    history = [m for m in random_history(rng, deals=6) if m.completed]
+    arrivals = nearly_in_order(rng, history, spread=6)
+    path = tmp_path / "results.sqlite"
+    with open_store(path) as store:
+        live = LiveStandings(store, BOTS, GAMES, seating=seating)
+        for match in arrivals[: len(arrivals) * 2 // 3]:  # some deals still open
+            store.save(match)
+            live.add(match)
+        live.persist()
+        save_all(store, arrivals[len(arrivals) * 2 // 3 :])
+    with ResultStore.open_read(path) as store:
+        everything = store.matches(include_aborted=True)
+        for confidence in (0.95, 0.6):
+            expected = compute_standings(
+                everything, BOTS, GAMES, seating=seating, confidence=confidence
+            )
+            assert any(expected.pairs.values()) and expected.confidence == confidence
+            fold, _seq = load_fold(store, BOTS, GAMES, seating=seating, confidence=confidence)
+            assert fold.standings() == expected
+        other = "single" if seating == "duplicate" else "duplicate"
+        assert load_fold(store, BOTS, GAMES, seating=other)[0].standings() == compute_standings(
+            everything, BOTS, GAMES, seating=other
+        )
