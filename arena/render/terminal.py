@@ -112,9 +112,10 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
                 _with_interval(row.mean_score, row.score_estimate, 1),
                 _with_interval(row.duplicate, row.dup_estimate, 1, signed=True),
             ]
-        cells += [f"{row.mu:.1f} ± {row.sigma:.1f}", faults_text(row), _number(row.median_ms)]
+        # The rating shown is the sort key itself, so the order never contradicts the numbers.
+        cells += [f"{row.ordinal:.1f}", faults_text(row), _number(row.median_ms)]
         table.add_row(*cells)
-    notes = []
+    notes = ["rating: OpenSkill mu - 3 sigma, the sort key"]
     if any(
         r.placing_estimate is not None and r.placing_estimate.half_width is not None for r in rows
     ):
@@ -122,7 +123,7 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
     if any(r.tied for r in rows):
         notes.append(f"=: not separated (P(better) < {standings.confidence:.0%})")
     if notes:
-        table.caption = "; ".join(notes)
+        table.caption = "\n".join(notes)
         table.caption_justify = "left"
     return table
 

@@ -183,12 +183,13 @@ def render(renderable, width=100):
 GAME_TABLE = """\
 g (3 matches)
 
-  #  bot  played  wins  place  score   dup      rating  faults    ms
- ───────────────────────────────────────────────────────────────────
- 1=  a         3     2   1.33    7.3  +2.3  30.1 ± 7.8  -       6.50
- 1=  b         3     1   2.00    4.7  -0.3  24.9 ± 7.7  -       1.00
- 1=  c         3     0   2.67    3.0  -2.0  20.1 ± 7.6  -       2.00
+  #  bot  played  wins  place  score   dup  rating  faults    ms
+ ───────────────────────────────────────────────────────────────
+ 1=  a         3     2   1.33    7.3  +2.3     6.8  -       6.50
+ 1=  b         3     1   2.00    4.7  -0.3     1.7  -       1.00
+ 1=  c         3     0   2.67    3.0  -2.0    -2.7  -       2.00
 
+rating: OpenSkill mu - 3 sigma, the sort key
 =: not separated (P(better) < 95%)
 """
 
