@@ -9,6 +9,7 @@ from rich.table import Table
 from arena.cli.bots import bots_command, submit_command
 from arena.cli.check import check_command
 from arena.cli.match import match_command, replay_command
+from arena.cli.serve import serve_command
 from arena.cli.tournament import standings_command, tournament_command
 from arena.games import GAMES
 
@@ -41,3 +42,4 @@ main.add_command(tournament_command)
 main.add_command(standings_command)
 main.add_command(submit_command)
 main.add_command(bots_command)
+main.add_command(serve_command)

@@ -9,11 +9,13 @@ import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import click
 import trio
 from rich.console import Console
 
+from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.games import GameError, find_game
 from arena.render.terminal import show_progress, standings_tables
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
@@ -25,7 +27,7 @@ from arena.tournament.standings import (
     schedule_order,
     standings_as_data,
 )
-from arena.tournament.store import ResultStore, StoreError
+from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 EXIT_INTERRUPTED = 130
 
@@ -72,6 +74,16 @@ class InputError(click.ClickException):
     help="The results file [the file's results, else results/quick-<hash>/...].",
 )
 @click.option("--restart", is_flag=True, help="Discard the results file's matches and start again.")
+@click.option(
+    "--web",
+    "web_port",
+    type=click.IntRange(0, 65535),
+    is_flag=False,
+    flag_value=DEFAULT_PORT,
+    default=None,
+    metavar="[PORT]",
+    help=f"Serve live web pages of the tournament on 127.0.0.1:PORT [{DEFAULT_PORT}] while it runs.",
+)
 def tournament_command(
     file: str | None,
     bots: tuple[str, ...],
@@ -82,12 +94,14 @@ def tournament_command(
     workers: int | None,
     results_path: str | None,
     restart: bool,
+    web_port: int | None,
 ) -> None:
     """Run a tournament: FILE (a tournament TOML file), or a quick one from --bot NAME=CMD ...
 
     Running the same command again resumes: finished matches are kept, cut ones replayed.
     """
     config = _config(file, bots, games, deals, seed, concurrency, results_path)
+    server = web_server() if web_port is not None else None  # before any match: a missing extra
     if workers is not None:
         config = replace(config, workers=workers)
     schedule = build_schedule(
@@ -116,7 +130,10 @@ def tournament_command(
         soft_wrap=True,
     )
     try:
-        summary, interrupted = trio.run(_run, config, schedule, store, console)
+        with unwrapped(OSError):
+            summary, interrupted = trio.run(
+                _run, config, schedule, store, console, server, web_port
+            )
         final = compute_standings(
             store.matches(include_aborted=True),
             [b.name for b in config.bots],
@@ -124,6 +141,10 @@ def tournament_command(
         )
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        if web_port is None:
+            raise
+        raise InputError(f"--web {web_port}: cannot listen: {exc.strerror or exc}") from None
     finally:
         store.close()
     console.print(standings_tables(final))
@@ -215,13 +236,37 @@ def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Sch
 
 
 async def _run(
-    config: TournamentConfig, schedule: Schedule, store: ResultStore, console: Console
+    config: TournamentConfig,
+    schedule: Schedule,
+    store: ResultStore,
+    console: Console,
+    server: Any = None,
+    web_port: int | None = None,
 ) -> tuple[RunSummary, bool]:
-    """The runner and the display side by side; SIGINT, SIGTERM and SIGHUP stop it cleanly."""
+    """The runner and the display side by side (and the web pages, given a ``server``);
+    SIGINT, SIGTERM and SIGHUP stop it cleanly."""
     progress = Progress(total=len(schedule))
     fold = StandingsFold([b.name for b in config.bots], [g.label for g in config.games])
-    for match in sorted(store.matches(include_aborted=True), key=schedule_order):
+    stored = sorted(store.matches(include_aborted=True), key=schedule_order)
+    for match in stored:
         fold.add(match)  # live ratings then follow the order matches finish in
+    on_stored = fold.add
+    source = None
+    if server is not None:
+        from arena.web.source import TournamentSource
+
+        source = TournamentSource(
+            config.results,
+            name=config.name,
+            definition=config.definition(),
+            records_dir=config.records_dir if config.records else None,
+            progress=progress,
+        )
+        source.load(stored)
+
+        def on_stored(match: StoredMatch) -> None:
+            fold.add(match)
+            source.add(match)
 
     interrupted = False
     summary = RunSummary()
@@ -239,9 +284,17 @@ async def _run(
                     return
 
             nursery.start_soon(stop_on_signal)
+            if source is not None:
+                url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
+                say_url(url)
             nursery.start_soon(show_progress, progress, fold.standings, console)
             summary = await run_tournament(
-                config, schedule, store, progress, workers=config.worker_count(), on_stored=fold.add
+                config,
+                schedule,
+                store,
+                progress,
+                workers=config.worker_count(),
+                on_stored=on_stored,
             )
             nursery.cancel_scope.cancel()
     return summary, interrupted

@@ -184,6 +184,21 @@ class ResultStore:
             raise
         return store
 
+    @staticmethod
+    def is_being_written(path: str | Path) -> bool:
+        """Whether a tournament holds the file's write lock now (it is running)."""
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return False
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        finally:
+            os.close(fd)  # closing also drops the shared lock we may have taken
+        return False
+
     def close(self) -> None:
         self._db.close()
         if self._lock is not None:
@@ -215,18 +230,58 @@ class ResultStore:
         """Stored matches in schedule order (game, table, deal, rotation), so a fold over them
         gives the same standings however the matches happened to finish."""
         where = "" if include_aborted else "WHERE status = 'completed'"
-        faults: dict[str, list[StoredFault]] = {}
-        for row in self._db.execute(
-            "SELECT match_id, seat, bot, kind, request_id, message FROM faults ORDER BY rowid"
-        ):
-            faults.setdefault(row[0], []).append(StoredFault(*row[1:]))
+        return [
+            match
+            for _rowid, match in self._select(
+                f"{where} ORDER BY game, table_no, deal, rotation, match_id", ()
+            )
+        ]
+
+    def matches_after(self, rowid: int) -> list[tuple[int, StoredMatch]]:
+        """(rowid, match) of the matches stored after row ``rowid`` (0: all), aborted ones
+        included, in the order they were stored: a watcher of a running tournament reads only
+        what is new. A match stored again (an aborted one replayed) gets a new, higher rowid."""
+        return self._select("WHERE rowid > ? ORDER BY rowid", (rowid,))
+
+    def last_rowid(self) -> int:
+        """The highest rowid stored (0 for none): lower than a watcher's last one means the
+        file was started afresh (``--restart``)."""
+        row = self._db.execute("SELECT max(rowid) FROM matches").fetchone()
+        return int(row[0] or 0)
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits to the file: a cheap test for news."""
+        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+
+    def created(self) -> str:
+        """When the tournament first wrote to this file (a new value after ``--restart``)."""
+        return (self._meta() or {}).get("created", "")
+
+    def _select(self, clause: str, params: tuple[Any, ...]) -> list[tuple[int, StoredMatch]]:
         rows = self._db.execute(
-            "SELECT match_id, game, game_id, table_no, deal, rotation, seed, players, options, "
-            "bots, scores, placings, teams, forfeited, decision_ms, status, reason, record_path, "
-            f"duration_s FROM matches {where} ORDER BY game, table_no, deal, rotation, match_id"
-        )
+            "SELECT rowid, match_id, game, game_id, table_no, deal, rotation, seed, players, "
+            "options, bots, scores, placings, teams, forfeited, decision_ms, status, reason, "
+            f"record_path, duration_s FROM matches {clause}",
+            params,
+        ).fetchall()
+        faults: dict[str, list[StoredFault]] = {}
+        if rows:
+            if len(rows) > 500:
+                fault_rows = self._db.execute(
+                    "SELECT match_id, seat, bot, kind, request_id, message FROM faults "
+                    "ORDER BY rowid"
+                )
+            else:
+                fault_rows = self._db.execute(
+                    "SELECT match_id, seat, bot, kind, request_id, message FROM faults "
+                    f"WHERE match_id IN ({', '.join('?' * len(rows))}) ORDER BY rowid",
+                    [row[1] for row in rows],
+                )
+            for row in fault_rows:
+                faults.setdefault(row[0], []).append(StoredFault(*row[1:]))
         out = []
         for (
+            rowid,
             match_id,
             game,
             game_id,
@@ -248,27 +303,30 @@ class ResultStore:
             duration_s,
         ) in rows:
             out.append(
-                StoredMatch(
-                    match_id=match_id,
-                    game=game,
-                    game_id=game_id,
-                    table=table_no,
-                    deal=deal,
-                    rotation=rotation,
-                    seed=int(seed),
-                    players=players,
-                    options=json.loads(options),
-                    bots=tuple(json.loads(bots)),
-                    scores=tuple(json.loads(scores)),
-                    placings=tuple(json.loads(placings)),
-                    teams=None if teams is None else tuple(json.loads(teams)),
-                    forfeited=tuple(json.loads(forfeited)),
-                    faults=tuple(faults.get(match_id, ())),
-                    decision_ms=tuple(tuple(seat) for seat in json.loads(decision_ms)),
-                    status=status,
-                    reason=reason,
-                    record_path=record_path,
-                    duration_s=duration_s,
+                (
+                    rowid,
+                    StoredMatch(
+                        match_id=match_id,
+                        game=game,
+                        game_id=game_id,
+                        table=table_no,
+                        deal=deal,
+                        rotation=rotation,
+                        seed=int(seed),
+                        players=players,
+                        options=json.loads(options),
+                        bots=tuple(json.loads(bots)),
+                        scores=tuple(json.loads(scores)),
+                        placings=tuple(json.loads(placings)),
+                        teams=None if teams is None else tuple(json.loads(teams)),
+                        forfeited=tuple(json.loads(forfeited)),
+                        faults=tuple(faults.get(match_id, ())),
+                        decision_ms=tuple(tuple(seat) for seat in json.loads(decision_ms)),
+                        status=status,
+                        reason=reason,
+                        record_path=record_path,
+                        duration_s=duration_s,
+                    ),
                 )
             )
         return out

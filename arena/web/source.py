@@ -1,0 +1,569 @@
+"""What the web pages show, kept in memory and fed as matches are stored.
+
+A :class:`TournamentSource` holds every stored match of one results file (keyed by match id,
+in the order they were stored) and the live standings fold. It is fed either in-process (``arena
+tournament --web``: the runner's ``on_stored`` callback) or by :meth:`TournamentSource.watch`,
+which polls the SQLite file's ``data_version`` (microseconds) and reads only the rows added since
+(``arena serve`` on a running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
+
+While matches arrive, the standings are the live fold (ratings in the order matches finished,
+like the terminal view); once nothing has arrived for :data:`SETTLE_S` (or the run is over) they
+are recomputed in schedule order over every stored match: exactly what ``arena standings``
+prints.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from arena.games import find_game
+from arena.referee.record import ReplayError, replay_record
+from arena.tournament.runner import Progress
+from arena.tournament.schedule import GamePlan, Schedule, build_schedule
+from arena.tournament.standings import (
+    Standings,
+    StandingsFold,
+    compute_standings,
+    higher_is_better,
+    standings_as_data,
+)
+from arena.tournament.store import ResultStore, StoredMatch
+from arena.web.matchview import MatchViewError, first_deal, match_frames, read_entries
+
+SETTLE_S = 3.0  # no new match for this long: recompute the exact (schedule-order) standings
+POLL_S = 0.5  # how often `arena serve` asks the results file whether anything changed
+RUNNING_FRESH_S = 30.0  # a record file touched this recently, of a match not stored, is running
+LATEST = 20  # finished matches and faults listed on the tournament page
+RECORD_NAME = re.compile(r"^(.+)_t(\d+)_d(\d+)_r(\d+)\.jsonl$")
+TIME_BUCKETS_MS = (0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000)
+
+
+class NotFound(Exception):
+    """A page asked for something the tournament does not have (one line, shown as a 404)."""
+
+
+@dataclass
+class _Arrivals:
+    """When matches arrived, for a rate and an ETA when the runner's Progress is not at hand."""
+
+    times: deque[float] = field(default_factory=lambda: deque(maxlen=2000))
+
+    def note(self, now: float) -> None:
+        self.times.append(now)
+
+    def per_second(self, now: float, window: float = 60.0) -> float:
+        recent = [t for t in self.times if now - t <= window]
+        if len(recent) < 2:
+            return 0.0
+        span = max(now - recent[0], 1e-9)
+        return len(recent) / span
+
+
+def schedule_from_definition(definition: Mapping[str, Any]) -> Schedule:
+    """The tournament's schedule, rebuilt from the definition stored in its results file."""
+    plans = []
+    for game in definition.get("games", []):
+        spec = find_game(str(game["game"]))
+        plans.append(
+            GamePlan(
+                label=game["label"],
+                game_id=spec.id,
+                players=int(game["players"]),
+                deals=int(game["deals"]),
+                options=dict(game.get("options", {})),
+                team_size=spec.team_size,
+                max_tables=int(game["max_tables"]),
+            )
+        )
+    bots = [b["name"] for b in definition.get("bots", [])]
+    return build_schedule(
+        int(definition.get("seed", 0)), bots, plans, definition.get("seating", "duplicate")
+    )
+
+
+class TournamentSource:
+    """One tournament's stored matches and standings, as the pages need them."""
+
+    def __init__(
+        self,
+        results: Path,
+        *,
+        name: str,
+        definition: Mapping[str, Any],
+        records_dir: Path | None = None,
+        progress: Progress | None = None,
+        organiser: bool = False,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.results = Path(results)
+        self.name = name
+        self.definition = dict(definition)
+        self.bots = [b["name"] for b in self.definition.get("bots", [])]
+        self.games = [g["label"] for g in self.definition.get("games", [])]
+        self.schedule: Schedule | None
+        try:
+            self.schedule = schedule_from_definition(self.definition)
+        except Exception:  # an odd definition (any kind): no schedule, no progress total
+            self.schedule = None
+        self.records_dir = records_dir
+        self.progress = progress  # the runner's, in-process; None when watching a file
+        self.organiser = organiser  # may see every hand of a running match
+        self.clock = clock
+        self.matches: dict[str, StoredMatch] = {}
+        self.version = 0
+        self.finished = False  # the in-process run is over
+        self._arrivals = _Arrivals()
+        self._last_arrival = float("-inf")
+        self._fold = StandingsFold(self.bots, self.games)
+        self._exact: Standings | None = None  # schedule-order standings for self._exact_version
+        self._exact_version = -1
+        self._summary: tuple[int, bool, dict[str, Any]] | None = None
+        self._changed = trio.Event()
+        self._rowid = 0
+        self._data_version: int | None = None
+        self._created = ""
+
+    # -- feeding --------------------------------------------------------------------------------
+
+    def add(self, match: StoredMatch) -> None:
+        """A match was stored (called by the runner, or by the file watcher)."""
+        self.matches.pop(match.match_id, None)  # stored again: it moves to the end
+        self.matches[match.match_id] = match
+        self._fold.add(match)
+        now = self.clock()
+        self._arrivals.note(now)
+        self._last_arrival = now
+        if match.record_path and self.records_dir is None:
+            self.records_dir = Path(match.record_path).parent
+        self._bump()
+
+    def load(self, matches: Iterable[StoredMatch]) -> None:
+        """The matches already stored when serving starts (no arrival rate from these)."""
+        for match in matches:
+            self.matches.pop(match.match_id, None)
+            self.matches[match.match_id] = match
+            self._fold.add(match)
+            if match.record_path and self.records_dir is None:
+                self.records_dir = Path(match.record_path).parent
+        self._bump()
+
+    def mark_finished(self) -> None:
+        self.finished = True
+        self._bump()
+
+    def _reset(self) -> None:
+        self.matches.clear()
+        self._fold = StandingsFold(self.bots, self.games)
+        self._exact, self._exact_version, self._rowid = None, -1, 0
+
+    def _bump(self) -> None:
+        self.version += 1
+        self._changed.set()
+        self._changed = trio.Event()
+
+    async def wait_changed(self, version: int, timeout: float) -> None:
+        """Return once the version is past ``version``, or after ``timeout`` seconds."""
+        with trio.move_on_after(timeout):
+            while self.version <= version:
+                await self._changed.wait()
+
+    def poll_file(self, store: ResultStore) -> bool:
+        """Read what is new in the results file; True if anything was. Cheap when nothing is:
+        one ``PRAGMA data_version``."""
+        version = store.data_version()
+        if version == self._data_version:
+            return False
+        self._data_version = version
+        created = store.created()
+        if self._created and created != self._created or store.last_rowid() < self._rowid:
+            self._reset()  # the file was started afresh (--restart)
+            self._created = created
+            rows = store.matches_after(0)
+            self.load(m for _, m in rows)
+            self._rowid = max((r for r, _ in rows), default=0)
+            return True
+        self._created = created
+        rows = store.matches_after(self._rowid)
+        first = self._rowid == 0
+        for rowid, match in rows:
+            self._rowid = max(self._rowid, rowid)
+            if not first:
+                self.add(match)
+        if first:
+            self.load(m for _, m in rows)
+        return bool(rows)
+
+    async def watch(self, store: ResultStore, poll_s: float = POLL_S) -> None:
+        """Follow the results file of a tournament running in another process."""
+        while True:
+            self.poll_file(store)
+            await trio.sleep(poll_s)
+
+    # -- the tournament page ----------------------------------------------------------------------
+
+    def is_running(self) -> bool:
+        if self.progress is not None:
+            return not self.finished
+        return ResultStore.is_being_written(self.results)
+
+    def _settled(self) -> bool:
+        return self.finished or self.clock() - self._last_arrival >= SETTLE_S
+
+    async def refresh(self) -> None:
+        """Once settled, bring the exact standings up to date (in a worker thread: for a large
+        file the fold takes a while, and the event loop may be playing the tournament)."""
+        if self._settled() and self._exact_version != self.version:
+            version = self.version
+            snapshot = list(self.matches.values())
+            exact = await trio.to_thread.run_sync(
+                compute_standings, snapshot, self.bots, self.games
+            )
+            if self.version == version:
+                self._exact, self._exact_version = exact, version
+
+    def standings(self) -> tuple[Standings, bool]:
+        """(standings, exact): the exact ones when settled and up to date (see :meth:`refresh`),
+        else the live fold's."""
+        if self._settled() and self._exact is not None and self._exact_version == self.version:
+            return self._exact, True
+        return self._fold.standings(), False
+
+    def summary(self) -> dict[str, Any]:
+        """Everything the tournament page shows (cached per version)."""
+        standings, exact = self.standings()
+        if self._summary is not None and self._summary[:2] == (self.version, exact):
+            cached = self._summary[2]
+            cached["progress"] = self._progress()  # the rate and ETA move with the clock
+            cached["running"] = self.running()
+            return cached
+        stored = list(self.matches.values())
+        faults = []
+        for match in reversed(stored):
+            for fault in reversed(match.faults):
+                faults.append(
+                    {
+                        "match_id": match.match_id,
+                        "bot": fault.bot,
+                        "seat": fault.seat,
+                        "kind": fault.kind,
+                        "message": fault.message,
+                    }
+                )
+            if not match.completed:
+                faults.append(
+                    {
+                        "match_id": match.match_id,
+                        "bot": None,
+                        "seat": None,
+                        "kind": "aborted",
+                        "message": match.reason,
+                    }
+                )
+            if len(faults) >= LATEST:
+                break
+        data = {
+            "name": self.name,
+            "version": self.version,
+            "exact": exact,
+            "games": self.games,
+            "bots": self.bots,
+            "standings": standings_as_data(standings),
+            "progress": self._progress(),
+            "faults": faults[:LATEST],
+            "latest": [_match_line(m) for m in reversed(stored[-LATEST:])],
+            "running": self.running(),
+        }
+        self._summary = (self.version, exact, data)
+        return data
+
+    def _progress(self) -> dict[str, Any]:
+        now = self.clock()
+        completed = sum(m.completed for m in self.matches.values())
+        total = len(self.schedule) if self.schedule is not None else None
+        if self.progress is not None:
+            rate = self.progress.per_second()
+            total = self.progress.total or total
+        else:
+            rate = self._arrivals.per_second(now)
+        running = self.is_running()
+        left = None if total is None else max(total - completed, 0)
+        return {
+            "completed": completed,
+            "total": total,
+            "aborted": sum(not m.completed for m in self.matches.values()),
+            "rate": rate if running else None,
+            "eta_s": left / rate if running and rate > 0 and left is not None else None,
+            "running": running,
+        }
+
+    def running(self) -> list[dict[str, Any]]:
+        """Matches being played now: a record file written to lately, of a match not stored as
+        completed (only when the tournament keeps records)."""
+        if self.records_dir is None or not self.is_running():
+            return []
+        found = []
+        try:
+            entries = list(Path(self.records_dir).iterdir())
+        except OSError:
+            return []
+        wall = time.time()
+        for path in entries:
+            match_id = self._match_id_of_record(path.name)
+            if match_id is None:
+                continue
+            stored = self.matches.get(match_id)
+            if stored is not None and stored.completed:
+                continue
+            try:
+                fresh = wall - path.stat().st_mtime <= RUNNING_FRESH_S
+                with open(path, "rb") as file:
+                    header = msgspec.json.decode(file.readline())
+                bots = [s["bot"] for s in header["seats"]]
+                game = match_id.rsplit("/", 3)[0]
+            except (OSError, msgspec.DecodeError, KeyError, TypeError):
+                continue  # not yet a whole header line
+            if fresh:
+                found.append({"match_id": match_id, "game": game, "bots": bots})
+        return sorted(found, key=lambda m: m["match_id"])
+
+    def _match_id_of_record(self, name: str) -> str | None:
+        """The match id of a record file's name (ids have "/" where names have "_")."""
+        found = RECORD_NAME.match(name)
+        if found is None:
+            return None
+        match_id = f"{found[1]}/t{found[2]}/d{found[3]}/r{found[4]}"
+        if self.schedule is not None and not self.schedule.contains_id(match_id):
+            return None
+        return match_id
+
+    # -- a bot's page -----------------------------------------------------------------------------
+
+    def bot_page(self, bot: str) -> dict[str, Any]:
+        known = set(self.bots) | {b for m in self.matches.values() for b in m.bots}
+        if bot not in known:
+            raise NotFound(f"no bot {bot!r} in tournament {self.name!r}")
+        standings, exact = self.standings()
+        data = standings_as_data(standings)
+        per_game = {}
+        for scope, table in data.items():
+            for row in table["rows"]:
+                if row["bot"] == bot:
+                    per_game[scope] = row
+        faults = []
+        times: list[float] = []
+        for match in self.matches.values():
+            for fault in match.faults:
+                if fault.bot == bot:
+                    faults.append(
+                        {
+                            "match_id": match.match_id,
+                            "seat": fault.seat,
+                            "kind": fault.kind,
+                            "message": fault.message,
+                        }
+                    )
+            if match.completed:
+                for seat, name in enumerate(match.bots):
+                    if name == bot and seat < len(match.decision_ms):
+                        times.extend(match.decision_ms[seat])
+        faults.reverse()  # latest first
+        worst = sorted(
+            (item for item in self.duplicate_scores() if item["bot"] == bot),
+            key=lambda item: item["dup"],
+        )[:20]
+        return {
+            "bot": bot,
+            "tournament": self.name,
+            "exact": exact,
+            "tables": per_game,
+            "faults": faults[:200],
+            "fault_count": len(faults),
+            "times": _histogram(times),
+            "worst": worst,
+        }
+
+    def _deal_groups(self) -> dict[tuple[str, int, int], list[StoredMatch]]:
+        groups: dict[tuple[str, int, int], list[StoredMatch]] = {}
+        for match in self.matches.values():
+            if match.completed:
+                groups.setdefault((match.game, match.table, match.deal), []).append(match)
+        return groups
+
+    def duplicate_scores(self) -> list[dict[str, Any]]:
+        """Per match and seat: the score minus the mean score of those cards over the deal's
+        rotations played (the standings' ``dup``, signed so positive is better)."""
+        out = []
+        for group in self._deal_groups().values():
+            if len(group) < 2:
+                continue
+            sign = 1 if higher_is_better(group[0].game_id) else -1
+            players = group[0].players
+            means = [statistics.fmean(m.scores[s] for m in group) for s in range(players)]
+            for match in group:
+                for seat in range(players):
+                    out.append(
+                        {
+                            "match_id": match.match_id,
+                            "bot": match.bots[seat],
+                            "seat": seat,
+                            "score": match.scores[seat],
+                            "dup": sign * (match.scores[seat] - means[seat]),
+                        }
+                    )
+        return out
+
+    # -- the duplicate view -----------------------------------------------------------------------
+
+    def deal_page(self, game: str, table: int, deal: int) -> dict[str, Any]:
+        group = sorted(
+            (
+                m
+                for m in self.matches.values()
+                if m.game == game and m.table == table and m.deal == deal and m.completed
+            ),
+            key=lambda m: m.rotation,
+        )
+        if not group:
+            raise NotFound(f"no completed match of {game} table {table} deal {deal}")
+        first = group[0]
+        sign = 1 if higher_is_better(first.game_id) else -1
+        means: list[float | None] = [
+            statistics.fmean(m.scores[s] for m in group) if len(group) > 1 else None
+            for s in range(first.players)
+        ]
+
+        def dup(score: int, mean: float | None) -> float | None:
+            return None if mean is None else sign * (score - mean)
+
+        return {
+            "game": game,
+            "game_id": first.game_id,
+            "table": table,
+            "deal": deal,
+            "higher_is_better": sign == 1,
+            "hands": first_deal(first.game_id, first.players, first.options, first.seed),
+            "seats": [
+                {
+                    "seat": seat,
+                    "mean": means[seat],
+                    "rotations": [
+                        {
+                            "match_id": m.match_id,
+                            "rotation": m.rotation,
+                            "bot": m.bots[seat],
+                            "score": m.scores[seat],
+                            "placing": m.placings[seat],
+                            "forfeited": seat in m.forfeited,
+                            "dup": dup(m.scores[seat], means[seat]),
+                        }
+                        for m in group
+                    ],
+                }
+                for seat in range(first.players)
+            ],
+        }
+
+    # -- the match page ---------------------------------------------------------------------------
+
+    def record_of(self, match_id: str) -> tuple[Path | None, StoredMatch | None, bool]:
+        """(record path, stored match, still running) of a match."""
+        stored = self.matches.get(match_id)
+        if stored is not None and stored.completed:
+            return (Path(stored.record_path) if stored.record_path else None), stored, False
+        scheduled = self.schedule is not None and self.schedule.contains_id(match_id)
+        if not scheduled and stored is None:
+            raise NotFound(f"no match {match_id!r} in tournament {self.name!r}")
+        if self.records_dir is not None and self.is_running():
+            path = Path(self.records_dir) / (match_id.replace("/", "_") + ".jsonl")
+            if path.is_file():
+                return path, stored, True
+        return None, stored, False
+
+    def match_page(self, match_id: str, seat: int | None) -> dict[str, Any]:
+        """The match page's data, as ``seat`` saw it (None: all hands). Blocking: call it in a
+        thread. All hands of a running match only for the organiser."""
+        path, stored, running = self.record_of(match_id)
+        base: dict[str, Any] = {
+            "match_id": match_id,
+            "stored": None if stored is None else _match_line(stored),
+            "running": running,
+            "all_hands_allowed": not running or self.organiser,
+        }
+        if running and seat is None and not self.organiser:
+            raise PermissionError(
+                "this match is still being played: choose a seat (all hands are for the "
+                "organiser: arena serve --organiser)"
+            )
+        if path is None:
+            base["frames"] = None
+            base["why"] = (
+                "no record kept for this match (records = false in the tournament file)"
+                if stored is not None
+                else "this match has not been played yet"
+            )
+            return base
+        try:
+            if running:
+                entries = read_entries(path, partial=True)
+            else:
+                entries = replay_record(path).entries
+            base.update(match_frames(entries, seat))
+        except (ReplayError, MatchViewError) as error:
+            base["frames"] = None
+            base["why"] = str(error)
+        return base
+
+
+def _match_line(match: StoredMatch) -> dict[str, Any]:
+    return {
+        "match_id": match.match_id,
+        "game": match.game,
+        "table": match.table,
+        "deal": match.deal,
+        "rotation": match.rotation,
+        "bots": list(match.bots),
+        "scores": list(match.scores),
+        "placings": list(match.placings),
+        "forfeited": list(match.forfeited),
+        "status": match.status,
+        "reason": match.reason,
+        "record": bool(match.record_path),
+        "faults": len(match.faults),
+        "duration_s": round(match.duration_s, 3),
+    }
+
+
+def _histogram(times: Sequence[float]) -> dict[str, Any]:
+    """Decision times counted into buckets (upper bounds in ms; the last is open)."""
+    counts = [0] * (len(TIME_BUCKETS_MS) + 1)
+    for ms in times:
+        for i, bound in enumerate(TIME_BUCKETS_MS):
+            if ms <= bound:
+                counts[i] += 1
+                break
+        else:
+            counts[-1] += 1
+    ordered = sorted(times)
+
+    def pct(q: float) -> float | None:
+        return ordered[min(int(q * len(ordered)), len(ordered) - 1)] if ordered else None
+
+    return {
+        "bounds_ms": list(TIME_BUCKETS_MS),
+        "counts": counts,
+        "count": len(times),
+        "p50": pct(0.5),
+        "p90": pct(0.9),
+        "p99": pct(0.99),
+        "max": ordered[-1] if ordered else None,
+    }

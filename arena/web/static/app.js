@@ -1,0 +1,342 @@
+// Trick Arena's pages: plain JS, no build step, no network beyond this server.
+// Every text from the results (bot names, fault messages) goes in through textContent.
+"use strict";
+
+const app = document.getElementById("app");
+const crumbs = document.getElementById("crumbs");
+const liveBadge = document.getElementById("live");
+const params = new URLSearchParams(location.search);
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") el.className = v;
+    else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+const put = (...nodes) => app.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
+const link = (href, text, attrs) => h("a", { href, ...(attrs || {}) }, text);
+const q = (o) => new URLSearchParams(o).toString();
+const matchHref = (id, seat) => "/match?" + q(seat === undefined ? { id } : { id, seat });
+const botHref = (name) => "/bot?" + q({ name });
+const dealHref = (m) => "/deal?" + q({ game: m.game, table: m.table, deal: m.deal });
+
+async function getJSON(url) {
+  const r = await fetch(url, { cache: "no-store" });
+  const body = await r.json().catch(() => ({ error: r.statusText }));
+  if (!r.ok) throw new Error(body.error || r.statusText);
+  return body;
+}
+
+function fmt(v, digits = 2) {
+  if (v === null || v === undefined) return "–";
+  if (typeof v === "number") return Number.isInteger(v) ? String(v) : v.toFixed(digits);
+  if (Array.isArray(v)) return v.map((x) => fmt(x, digits)).join(", ");
+  if (typeof v === "object") {
+    const parts = Object.entries(v).map(([k, x]) => `${x} ${k}`);
+    return parts.length ? parts.join(", ") : "–";
+  }
+  return String(v);
+}
+function duration(s) {
+  if (s === null || s === undefined) return "–";
+  s = Math.round(s);
+  const m = Math.floor(s / 60), hh = Math.floor(m / 60);
+  return hh ? `${hh} h ${m % 60} min` : m ? `${m} min ${s % 60} s` : `${s} s`;
+}
+
+// ---- cards -----------------------------------------------------------------------------------
+const CARD = /^(10|11|12|[1-9]|[JQKA])([CDHSRGBY])$/;
+const SUIT = { C: "♣", D: "♦", H: "♥", S: "♠", R: "●", G: "●", B: "●", Y: "●" };
+const SUIT_NAME = { C: "clubs", D: "diamonds", H: "hearts", S: "spades", R: "red", G: "green", B: "blue", Y: "yellow" };
+function isCard(x) { return typeof x === "string" && CARD.test(x); }
+function card(c, extra) {
+  const m = CARD.exec(c);
+  if (!m) return h("span", { class: "chip" }, c);
+  return h("span", { class: `card s-${m[2]} ${extra || ""}`, title: `${m[1]} of ${SUIT_NAME[m[2]]}`, "data-card": c },
+    m[1], SUIT[m[2]]);
+}
+function cards(list, chosen) {
+  return (list || []).map((c) => card(c, c === chosen ? "chosen" : ""));
+}
+// A value that may hold cards: drawn as cards where it does.
+function value(v) {
+  if (isCard(v)) return card(v);
+  if (Array.isArray(v) && v.length && v.every(isCard)) return cards(v);
+  if (v && typeof v === "object" && !Array.isArray(v)) {
+    if ("card" in v && "seat" in v) return h("span", {}, `seat ${v.seat}: `, value(v.card));
+    return h("span", {}, Object.entries(v).map(([k, x]) => h("span", { class: "chip" }, `${k}: `, value(x))));
+  }
+  if (Array.isArray(v)) return h("span", {}, v.map((x, i) => [i ? ", " : "", value(x)]));
+  return fmt(v);
+}
+
+// ---- standings ---------------------------------------------------------------------------------
+const COLUMNS = {
+  rank: ["#", "rank: by rating − 3σ, best first"],
+  bot: ["bot", ""],
+  played: ["played", "seats played (completed matches)"],
+  wins: ["wins", "placing 1 (shared wins count)"],
+  mean_placing: ["place", "mean placing (1 = best)"],
+  mean_score: ["score", "mean score"],
+  duplicate: ["dup", "duplicate: score minus the mean score the same cards got in the deal's other rotations (positive = better)"],
+  mu: ["μ", "OpenSkill (Plackett-Luce) skill estimate"],
+  sigma: ["σ", "uncertainty of μ (one standard deviation)"],
+  ordinal: ["μ−3σ", "conservative skill: the sort key"],
+  faults: ["faults", "faults by kind"],
+  forfeits: ["forfeits", "seats forfeited"],
+  median_ms: ["ms", "median decision time (ms)"],
+};
+function standingsTable(scope, table) {
+  const rows = table.rows || [];
+  const keys = [];
+  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
+  const cols = keys.filter((k) => !(scope === "overall" && rows.every((r) => r[k] === null)));
+  const head = h("tr", {}, cols.map((k) => h("th", { class: k === "bot" ? "l" : "", title: (COLUMNS[k] || [k, k])[1] }, (COLUMNS[k] || [k])[0])));
+  const body = rows.map((r) => h("tr", { "data-bot": r.bot },
+    cols.map((k) => h("td", { class: k === "bot" || k === "faults" ? "l" : "", "data-col": k },
+      k === "bot" ? link(botHref(r.bot), r.bot) :
+      k === "mu" && "sigma" in r ? `${fmt(r.mu, 1)}` :
+      fmt(r[k], k === "mean_score" || k === "duplicate" ? 1 : 2)))));
+  const extra = Object.entries(table).filter(([k]) => !["rows", "matches", "unrated"].includes(k));
+  return h("section", { class: "panel", "data-scope": scope },
+    h("h2", {}, scope === "overall" ? "Overall" : scope, " ",
+      h("span", { class: "muted", "data-matches": table.matches }, `(${table.matches} matches`,
+        table.unrated ? `, ${table.unrated} unrated: a bot sat on both teams` : "", ")")),
+    h("div", { class: "scroll" }, h("table", { class: "standings" }, h("thead", {}, head), h("tbody", {}, body))),
+    extra.map(([k, v]) => genericBlock(k, v)));
+}
+// Fields the standings may grow (intervals, pairwise tables...): shown as they come.
+function genericBlock(name, v) {
+  if (v && typeof v === "object" && !Array.isArray(v)) {
+    const inner = Object.values(v);
+    if (inner.length && inner.every((x) => x && typeof x === "object" && !Array.isArray(x))) {
+      const cols = [...new Set(inner.flatMap((x) => Object.keys(x)))];
+      return h("details", {}, h("summary", {}, name), h("div", { class: "scroll" }, h("table", {},
+        h("tr", {}, h("th", {}), cols.map((c) => h("th", {}, c))),
+        Object.entries(v).map(([k, x]) => h("tr", {}, h("td", { class: "l" }, k), cols.map((c) => h("td", {}, fmt(x[c]))))))));
+    }
+  }
+  return h("div", { class: "kv" }, h("span", {}, h("b", {}, name + ": "), fmt(v)));
+}
+
+// ---- the tournament page ------------------------------------------------------------------------
+function tournamentPage() {
+  crumbs.textContent = "";
+  let es = null;
+  const render = (s) => {
+    document.title = `${s.name} · Trick Arena`;
+    const p = s.progress;
+    const pct = p.total ? Math.min(100, (100 * p.completed) / p.total) : 0;
+    const tables = s.standings || {};
+    const order = ["overall", ...Object.keys(tables).filter((k) => k !== "overall")];
+    put(
+      h("h1", {}, s.name, " ", h("span", { class: "muted" }, p.running ? "running" : "not running")),
+      h("div", { class: "panel", id: "progress" },
+        h("div", { class: "bar" }, h("span", { style: `width:${pct.toFixed(1)}%` })),
+        h("div", { class: "kv" },
+          h("span", {}, h("b", {}, "completed "), h("span", { id: "completed" }, p.completed), p.total ? ` of ${p.total}` : ""),
+          p.aborted ? h("span", { class: "fault" }, `${p.aborted} aborted (replayed on the next run)`) : null,
+          h("span", {}, h("b", {}, "rate "), p.rate ? `${p.rate.toFixed(2)} matches/s` : "–"),
+          h("span", {}, h("b", {}, "ETA "), p.running ? duration(p.eta_s) : "–"),
+          h("span", { class: "muted" }, s.exact ? "standings: final order (same as arena standings)" : "standings: live (in finishing order; exact once matches stop arriving)"))),
+      h("p", { class: "help" }, "Rating: OpenSkill (Plackett-Luce), μ is the skill estimate and σ its uncertainty; rows are sorted by μ − 3σ, ",
+        "a skill the bot very likely has at least. σ shrinks as a bot plays more, so early differences smaller than a few σ mean little. ",
+        "dup compares each score with what the same cards scored in the deal's other seat rotations."),
+      s.running && s.running.length ? h("div", { class: "panel" }, h("h2", {}, "Being played now"),
+        h("ul", {}, s.running.map((m) => h("li", {}, link(matchHref(m.id || m.match_id, 0), m.match_id), " ", h("span", { class: "muted" }, m.bots.join(", ")))))) : null,
+      h("div", { id: "standings" }, order.filter((k) => tables[k]).map((k) => standingsTable(k, tables[k]))),
+      h("div", { class: "grid" },
+        h("div", { class: "panel", id: "latest" }, h("h2", {}, "Latest matches"),
+          s.latest.length ? h("div", { class: "scroll" }, h("table", {}, s.latest.map((m) => h("tr", {},
+            h("td", { class: "l" }, m.record ? link(matchHref(m.match_id), m.match_id) : m.match_id),
+            h("td", { class: "l" }, m.status === "completed" ? m.bots.map((b, i) => [i ? ", " : "", `${b} ${m.scores[i]}`]) : h("span", { class: "fault" }, m.reason)),
+            h("td", {}, link(dealHref(m), "dup")))))) : h("p", { class: "muted" }, "none yet")),
+        h("div", { class: "panel", id: "faults" }, h("h2", {}, "Latest faults"),
+          s.faults.length ? h("ul", {}, s.faults.map((f) => h("li", {},
+            link(matchHref(f.match_id), f.match_id), " ", f.bot ? link(botHref(f.bot), f.bot) : "", " ",
+            h("span", { class: "fault" }, f.kind), ": ", f.message))) : h("p", { class: "muted" }, "none"))));
+  };
+  getJSON("/api/summary").then(render).catch(showError);
+  es = new EventSource("/api/stream");
+  es.addEventListener("summary", (e) => { liveBadge.hidden = false; render(JSON.parse(e.data)); });
+  es.onerror = () => { liveBadge.hidden = true; };
+}
+
+// ---- a bot's page -------------------------------------------------------------------------------
+async function botPage() {
+  const name = params.get("name") || "";
+  crumbs.replaceChildren(" / ", h("span", {}, `bot ${name}`));
+  const b = await getJSON("/api/bot?" + q({ name }));
+  document.title = `${b.bot} · Trick Arena`;
+  const t = b.times;
+  const peak = Math.max(1, ...t.counts);
+  const labels = t.bounds_ms.map((x) => `≤ ${x}`).concat([`> ${t.bounds_ms[t.bounds_ms.length - 1]}`]);
+  const rowsOf = Object.entries(b.tables);
+  const cols = ["played", "wins", "mean_placing", "mean_score", "duplicate", "mu", "sigma", "faults", "forfeits", "median_ms"];
+  put(
+    h("h1", {}, b.bot),
+    h("section", { class: "panel" }, h("h2", {}, "Results per game"),
+      h("div", { class: "scroll" }, h("table", {},
+        h("tr", {}, h("th", { class: "l" }, "table"), h("th", {}, "rank"), cols.map((c) => h("th", { title: (COLUMNS[c] || [c, ""])[1] }, (COLUMNS[c] || [c])[0]))),
+        rowsOf.map(([scope, r]) => h("tr", {}, h("td", { class: "l" }, scope), h("td", {}, r.rank), cols.map((c) => h("td", {}, fmt(r[c])))))))),
+    h("section", { class: "panel", id: "times" }, h("h2", {}, "Decision times"),
+      h("p", { class: "muted" }, `${t.count} decisions; median ${fmt(t.p50, 3)} ms, 90% ${fmt(t.p90, 3)} ms, 99% ${fmt(t.p99, 3)} ms, slowest ${fmt(t.max, 3)} ms`),
+      h("table", {}, t.counts.map((n, i) => h("tr", {}, h("td", {}, labels[i] + " ms"),
+        h("td", { style: "width:60%" }, h("div", { class: "bar" }, h("span", { style: `width:${(100 * n) / peak}%` }))), h("td", {}, n))))),
+    h("section", { class: "panel", id: "bot-faults" }, h("h2", {}, `Faults (${b.fault_count})`),
+      b.faults.length ? h("div", { class: "scroll" }, h("table", {}, h("tr", {}, h("th", { class: "l" }, "match"), h("th", {}, "seat"), h("th", { class: "l" }, "kind"), h("th", { class: "l" }, "reason")),
+        b.faults.map((f) => h("tr", { class: "fault-row" }, h("td", { class: "l" }, link(matchHref(f.match_id, f.seat), f.match_id)), h("td", {}, f.seat),
+          h("td", { class: "l fault" }, f.kind), h("td", { class: "l", style: "white-space:normal" }, f.message))))) : h("p", { class: "muted" }, "none")),
+    h("section", { class: "panel", id: "worst" }, h("h2", {}, "Worst matches by duplicate score"),
+      h("p", { class: "help" }, "Each: the score minus the mean score the same cards got over the deal's rotations (lower = worse than the other bots did with those cards)."),
+      b.worst.length ? h("div", { class: "scroll" }, h("table", {}, h("tr", {}, h("th", { class: "l" }, "match"), h("th", {}, "seat"), h("th", {}, "score"), h("th", {}, "dup"), h("th", {})),
+        b.worst.map((w) => h("tr", {}, h("td", { class: "l" }, link(matchHref(w.match_id, w.seat), w.match_id)), h("td", {}, w.seat), h("td", {}, w.score),
+          h("td", { class: w.dup < 0 ? "bad" : "" }, fmt(w.dup, 1)),
+          h("td", {}, link("/deal?" + q(dealOf(w.match_id)), "same deal")))))) : h("p", { class: "muted" }, "no deal played in two rotations yet")));
+}
+function dealOf(matchId) {
+  const m = /^(.*)\/t(\d+)\/d(\d+)\/r(\d+)$/.exec(matchId);
+  return m ? { game: m[1], table: m[2], deal: m[3] } : {};
+}
+
+// ---- the duplicate view -------------------------------------------------------------------------
+async function dealPage() {
+  const game = params.get("game"), table = params.get("table"), deal = params.get("deal");
+  crumbs.replaceChildren(" / ", `${game} table ${table} deal ${deal}`);
+  const d = await getJSON("/api/deal?" + q({ game, table, deal }));
+  const rotations = d.seats[0].rotations;
+  put(
+    h("h1", {}, `${d.game} · table ${d.table} · deal ${d.deal}: every seat rotation`),
+    h("p", { class: "help" }, "Each row is one seat's cards (the first deal's hand, the same in every rotation); each column one rotation: ",
+      "which bot held those cards and what it scored with them. dup: the score minus the row's mean", d.higher_is_better ? "" : " (sign flipped: low scores win)", "."),
+    h("div", { class: "scroll panel" }, h("table", { id: "duplicate" },
+      h("tr", {}, h("th", { class: "l" }, "seat · cards"), rotations.map((r) => h("th", {}, link(matchHref(r.match_id), `rotation ${r.rotation}`))), h("th", {}, "mean")),
+      d.seats.map((s) => h("tr", {},
+        h("td", { class: "l", style: "white-space:normal" }, h("b", {}, `seat ${s.seat} `), d.hands ? cards(d.hands[s.seat]).map((c) => (c.classList.add("small"), c)) : ""),
+        s.rotations.map((r) => h("td", {}, link(botHref(r.bot), r.bot), h("br"), h("b", {}, r.score), r.dup === null ? "" : h("span", { class: r.dup < 0 ? "bad" : "good" }, ` (${r.dup >= 0 ? "+" : ""}${fmt(r.dup, 1)})`), r.forfeited ? h("span", { class: "fault" }, " forfeit") : "")),
+        h("td", {}, fmt(s.mean, 1)))))));
+}
+
+// ---- the match page -----------------------------------------------------------------------------
+const EVENT_HIDE = new Set(["type"]);
+function eventLine(ev, seats) {
+  const kind = ev.type || "?";
+  const who = (s) => (seats[s] ? `seat ${s} (${seats[s].bot})` : `seat ${s}`);
+  const aud = ev._audience ? h("span", { class: "aud" }, ` [seen by ${ev._audience.join(", ")}]`) : null;
+  if (kind === "play") return h("li", {}, `${who(ev.seat)} plays `, card(ev.card), aud);
+  if (kind === "trick") return h("li", {}, h("b", {}, "trick "), cards(ev.cards), ` → won by ${who(ev.winner)}`,
+    "points" in ev ? ` (${ev.points} points)` : "", aud);
+  const rest = Object.entries(ev).filter(([k]) => !EVENT_HIDE.has(k) && k !== "_audience");
+  return h("li", {}, h("b", {}, kind.replaceAll("_", " ")), " ", rest.map(([k, v]) => h("span", { class: "chip" }, `${k}: `, value(v))), aud);
+}
+const SCORING = /(_end|match_won|award)$/;
+
+async function matchPage() {
+  const id = params.get("id") || "";
+  let seat = params.get("seat") ?? "all";
+  let data = null, at = 0, follow = false, es = null;
+  crumbs.replaceChildren(" / ", `match ${id}`);
+
+  const load = async () => {
+    if (es) { es.close(); es = null; }
+    const d = await getJSON("/api/match?" + q({ id, seat }));
+    if (d.running) {
+      es = new EventSource("/api/match/stream?" + q({ id, seat }));
+      es.addEventListener("match", (e) => { liveBadge.hidden = false; setData(JSON.parse(e.data)); });
+      es.addEventListener("failed", (e) => showError(new Error(JSON.parse(e.data).error)));
+    }
+    follow = d.running;
+    setData(d, true);
+  };
+  const setData = (d, first) => {
+    const wasLast = data && data.frames && at >= data.frames.length - 1;
+    data = d;
+    if (!d.frames) { drawEmpty(); return; }
+    if (first) at = d.running ? d.frames.length - 1 : 0;
+    else if (wasLast || follow) at = d.frames.length - 1;
+    at = Math.min(at, d.frames.length - 1);
+    draw();
+  };
+  const drawEmpty = () => put(h("h1", {}, id), h("p", { class: "muted" }, data.why || "no record"),
+    data.stored ? h("p", {}, "scores: ", data.stored.bots.map((b, i) => `${b} ${data.stored.scores[i]}`).join(", ")) : null);
+  const step = (n) => { if (!data || !data.frames) return; at = Math.max(0, Math.min(data.frames.length - 1, at + n)); follow = false; draw(); };
+  const go = (n) => { at = n; follow = false; draw(); };
+  document.addEventListener("keydown", (e) => {
+    if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
+    if (e.key === "ArrowRight") { step(e.shiftKey ? 10 : 1); e.preventDefault(); }
+    else if (e.key === "ArrowLeft") { step(e.shiftKey ? -10 : -1); e.preventDefault(); }
+    else if (e.key === "Home") go(0);
+    else if (e.key === "End" && data && data.frames) go(data.frames.length - 1);
+  });
+
+  const draw = () => {
+    const d = data, f = d.frames[at], v = f.view || {}, last = d.frames.length - 1;
+    const seats = d.seats;
+    const seatName = (s) => (seats[s] ? seats[s].bot : `seat ${s}`);
+    const perSeat = Object.entries(v).filter(([k, x]) => Array.isArray(x) && x.length === d.players && k !== "hands" && k !== "trick");
+    const scalars = Object.entries(v).filter(([k, x]) => !Array.isArray(x) && (x === null || typeof x !== "object") && !["game", "players", "seat"].includes(k));
+    const objects = Object.entries(v).filter(([k, x]) => x && typeof x === "object" && !perSeat.some(([p]) => p === k) && !["hands", "hand", "trick"].includes(k));
+    const hands = v.hands || null;
+    const dec = f.decision;
+    const scoring = [];
+    for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (SCORING.test(ev.type || "")) scoring.push(ev);
+    const seatSelect = h("select", { id: "seat", onchange: (e) => { seat = e.target.value; history.replaceState(null, "", "/match?" + q({ id, seat })); load().catch(showError); } },
+      d.all_hands_allowed ? h("option", { value: "all", selected: seat === "all" }, "all hands") : null,
+      seats.map((s) => h("option", { value: String(s.seat), selected: String(s.seat) === String(seat) }, `as seat ${s.seat} (${s.bot}) saw it`)));
+    put(
+      h("h1", {}, `${d.game_name || d.game} · ${id}`, d.running ? h("span", { class: "live" }, " being played") : ""),
+      h("div", { class: "kv" }, h("span", {}, h("b", {}, "seed "), d.seed),
+        h("span", {}, h("b", {}, "options "), fmt(d.options)),
+        seats.map((s) => h("span", {}, h("b", {}, `seat ${s.seat} `), link(botHref(s.bot), s.bot), s.team !== null && s.team !== undefined ? ` (team ${s.team})` : "")),
+        d.stored ? link(dealHref(d.stored), "same deal, every rotation") : null),
+      h("div", { class: "panel controls" },
+        h("button", { onclick: () => go(0), title: "Home" }, "⏮"),
+        h("button", { id: "prev", onclick: () => step(-1), title: "←" }, "◀"),
+        h("input", { type: "range", id: "scrub", min: 0, max: last, value: at, "aria-label": "decision",
+          oninput: (e) => go(Number(e.target.value)) }),
+        h("button", { id: "next", onclick: () => step(1), title: "→" }, "▶"),
+        h("button", { id: "end", onclick: () => go(last), title: "End" }, "⏭"),
+        h("span", { id: "frame" }, `${at} / ${last}`), seatSelect),
+      dec ? h("div", { class: `panel decision ${dec.by === "autopilot" ? "autopilot" : ""} ${dec.faults.length ? "faulted" : ""}`, id: "decision" },
+        h("div", {}, h("b", {}, `Decision ${at}: seat ${dec.seat} (${seatName(dec.seat)}) · ${dec.decision}`), " · ",
+          dec.by === "autopilot" ? h("span", { style: "color:#8a4dbf" }, "autopilot") : "by bot",
+          dec.ms !== null && dec.ms !== undefined ? ` · ${dec.ms} ms` : ""),
+        dec.legal ? h("div", {}, "legal: ", dec.legal.map((a) => (isCard(a) ? card(a, a === dec.action ? "chosen" : "") : h("span", { class: "chip" + (a === dec.action ? " chosen" : "") }, a))),
+          " → chose ", h("b", { id: "chosen" }, dec.action)) : h("div", { class: "muted" }, "(another seat's decision: its options and choice are hidden from this seat)"),
+        dec.faults.map((x) => h("div", { class: "fault" }, `fault (${x.kind}) seat ${x.seat}`, x.message ? `: ${x.message}` : "", x.forfeited ? " — forfeited" : "")),
+        dec.replies && dec.replies.some((r) => r.verdict !== "ok") ? h("details", {}, h("summary", {}, "replies"),
+          dec.replies.map((r) => h("div", { class: "muted" }, `${r.verdict} ${r.ms ?? "–"} ms: `, h("code", {}, r.text)))) : null)
+        : h("div", { class: "panel", id: "decision" }, h("b", {}, "The deal"), " — step with ▶ or the → key"),
+      h("div", { class: "panel", id: "table" },
+        seats.map((s) => h("div", { class: "seatrow" + (v.to_move === s.seat ? " tomove" : ""), "data-seat": s.seat },
+          h("span", { class: "who" }, `seat ${s.seat} · ${s.bot}`),
+          hands ? cards(hands[s.seat]) : v.hand && v.seat === s.seat ? cards(v.hand) : v.hand_counts ? h("span", { class: "muted" }, `${v.hand_counts[s.seat]} cards`) : "",
+          perSeat.map(([k, x]) => h("span", { class: "chip" }, `${k}: `, value(x[s.seat]))))),
+        v.trick !== undefined ? h("div", {}, h("b", {}, "trick: "), (v.trick || []).length ? (v.trick || []).map((t) => (t && t.card ? h("span", {}, card(t.card), h("sub", {}, t.seat)) : value(t))) : h("span", { class: "muted" }, "empty")) : null,
+        h("div", { class: "kv" }, scalars.map(([k, x]) => h("span", {}, h("b", {}, k + " "), value(x)))),
+        objects.map(([k, x]) => h("div", { class: "kv" }, h("span", {}, h("b", {}, k + " "), value(x))))),
+      h("div", { class: "panel" }, h("h2", {}, "What happened"), f.events.length ? h("ul", { class: "events" }, f.events.map((e) => eventLine(e, seats))) : h("p", { class: "muted" }, "nothing visible")),
+      scoring.length ? h("div", { class: "panel", id: "scoring" }, h("h2", {}, "Scoring so far"), h("ul", { class: "events" }, scoring.map((e) => eventLine(e, seats)))) : null,
+      d.result && at === last ? h("div", { class: "panel", id: "result" }, h("h2", {}, "Result"),
+        h("table", {}, h("tr", {}, h("th", { class: "l" }, "seat"), h("th", { class: "l" }, "bot"), h("th", {}, "score"), h("th", {}, "place")),
+          seats.map((s) => h("tr", {}, h("td", { class: "l" }, s.seat), h("td", { class: "l" }, s.bot),
+            h("td", { class: "final-score", "data-seat": s.seat }, d.result.scores[s.seat]), h("td", {}, d.result.placings[s.seat],
+              d.result.forfeited.includes(s.seat) ? " (forfeited)" : ""))))) : null);
+  };
+  await load();
+}
+
+function showError(err) {
+  put(h("p", { class: "bad", id: "error" }, String(err.message || err)));
+}
+
+const routes = { "/": tournamentPage, "/bot": botPage, "/match": matchPage, "/deal": dealPage };
+Promise.resolve((routes[location.pathname] || tournamentPage)()).catch(showError);

@@ -1,0 +1,167 @@
+"""The match page's data: derived from real records by the rules engine; a seat's view never
+holds a card that seat could not see."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arena.games import find_game
+from arena.games.cards import Dealer, Rng
+from arena.referee.record import replay_record
+from arena.tournament.store import ResultStore
+from arena.web.matchview import MatchViewError, match_frames, read_entries
+from tests.web.conftest import CARD
+
+
+def records(results: Path) -> list[tuple[Path, object]]:
+    with ResultStore.open_read(results) as store:
+        return [(Path(m.record_path), m) for m in store.matches() if m.record_path]
+
+
+def secret_cards(state, seat: int) -> set[str]:
+    """Cards held by the other seats or still in the stock: secrets unless ``seat`` may see
+    them some other way (its own view, an event it was sent)."""
+    everything = state.view(None)
+    secret = set()
+    for other, hand in enumerate(everything.get("hands") or []):
+        if other != seat:
+            secret |= set(hand)
+    secret |= set(everything.get("stock") or [])
+    for other, cards in enumerate(everything.get("discards") or []):
+        if other != seat:
+            secret |= set(cards)
+    return secret
+
+
+def seen(state, seat: int, since: int) -> set[str]:
+    """Cards ``seat`` may know of now: its view, and the events since ``since`` sent to it (the
+    rules engine's own audiences, independently of the code under test)."""
+    known = set(CARD.findall(json.dumps(state.view(seat))))
+    for event in state.events[since:]:
+        if event.visible_to(seat):
+            known |= set(CARD.findall(json.dumps(event.data)))
+    return known
+
+
+def without_own_fault_text(frame: dict) -> dict:
+    """The frame without the messages of the seat's own faults: the rules' explanation of its own
+    decision, whose examples ("e.g. discard:7H,KS") name cards for illustration only."""
+    decision = frame.get("decision")
+    if not decision:
+        return frame
+    faults = [{k: v for k, v in f.items() if k != "message"} for f in decision["faults"]]
+    return {**frame, "decision": {**decision, "faults": faults}}
+
+
+def one_per_game(results: Path) -> list[tuple[Path, object]]:
+    chosen: dict[str, tuple[Path, object]] = {}
+    for path, stored in records(results):
+        chosen.setdefault(stored.game, (path, stored))
+    return list(chosen.values())
+
+
+def test_a_seat_view_never_holds_hidden_cards(played: Path) -> None:
+    checked_frames = 0
+    for path, _stored in one_per_game(played):
+        entries = replay_record(path).entries
+        header = entries[0]
+        actions = [e for e in entries if e["type"] == "action"]
+        for seat in range(header["players"]):
+            data = match_frames(entries, seat)
+            assert len(data["frames"]) == len(actions) + 1
+            spec = find_game(header["game"])
+            state = spec.new_match(
+                header["players"], header["options"], header["seed"], Dealer(Rng(header["seed"]))
+            )
+            # Frame k shows the k-th action: compare it with the secrets just before and after.
+            for k, frame in enumerate(data["frames"]):
+                before_secrets, before_known = secret_cards(state, seat), seen(state, seat, 0)
+                since = len(state.events)
+                if k:
+                    state.apply(actions[k - 1]["action"])
+                else:
+                    since = 0
+                secrets = before_secrets | secret_cards(state, seat)
+                allowed = before_known | seen(state, seat, since)
+                sent = set(CARD.findall(json.dumps(without_own_fault_text(frame))))
+                leaked = sent & (secrets - allowed)
+                assert not leaked, f"{path} seat {seat} frame {k}: {sorted(leaked)}"
+                checked_frames += 1
+            # Nothing outside the frames either (header, seats, result).
+            rest = {key: value for key, value in data.items() if key != "frames"}
+            assert not CARD.findall(json.dumps(rest))
+    assert checked_frames > 1000
+    assert len(one_per_game(played)) == 4
+
+
+def test_the_detector_sees_the_all_hands_view_as_full_of_secrets(played: Path) -> None:
+    """The check above can fail: the all-hands data holds the others' cards at once."""
+    path, _ = records(played)[0]
+    entries = replay_record(path).entries
+    header = entries[0]
+    spec = find_game(header["game"])
+    state = spec.new_match(
+        header["players"], header["options"], header["seed"], Dealer(Rng(header["seed"]))
+    )
+    frame = match_frames(entries, None)["frames"][0]
+    assert set(CARD.findall(json.dumps(frame))) & (secret_cards(state, 0) - seen(state, 0, 0))
+
+
+def test_frames_follow_the_record_decisions_faults_and_scores(played: Path) -> None:
+    autopilot = faults = 0
+    for path, stored in records(played):
+        replay = replay_record(path)
+        data = match_frames(replay.entries, None)
+        decisions = [f["decision"] for f in data["frames"][1:]]
+        actions = [e for e in replay.entries if e["type"] == "action"]
+        assert [d["action"] for d in decisions] == [a["action"] for a in actions]
+        assert all(d["action"] in d["legal"] for d in decisions)
+        for d in decisions:
+            if d["by"] == "bot":
+                assert d["ms"] is not None and d["ms"] >= 0
+            else:
+                assert d["ms"] is None
+        autopilot += sum(d["by"] == "autopilot" for d in decisions)
+        recorded_faults = [e for e in replay.entries if e["type"] == "fault"]
+        shown = [f for d in decisions for f in d["faults"]]
+        assert [(f["seat"], f["kind"], f["message"]) for f in shown] == [
+            (f["seat"], f["kind"], f["message"]) for f in recorded_faults
+        ]
+        faults += len(shown)
+        assert data["over"]
+        assert data["result"]["scores"] == list(stored.scores)
+        assert data["frames"][-1]["view"]["scores"] == list(replay.state.result().scores)
+    assert autopilot > 0 and faults > 0  # the illegal bot faulted and was forfeited
+
+
+def test_another_seats_decision_shows_only_who_and_when(played: Path) -> None:
+    path, stored = next((p, m) for p, m in records(played) if m.faults)
+    bad_seat = stored.faults[0].seat
+    seat = (bad_seat + 1) % stored.players
+    data = match_frames(replay_record(path).entries, seat)
+    others = [f["decision"] for f in data["frames"][1:] if f["decision"]["seat"] != seat]
+    assert others and all(d["legal"] is None and d["action"] is None for d in others)
+    assert all(d["replies"] == [] for d in others)
+    foreign = [f for d in others for f in d["faults"]]
+    assert foreign and all(set(f) == {"seat", "kind"} for f in foreign)
+
+
+def test_a_record_being_written_shows_the_frames_so_far(played: Path, tmp_path: Path) -> None:
+    path, _ = records(played)[0]
+    lines = path.read_bytes().splitlines(keepends=True)
+    cut = tmp_path / "running.jsonl"
+    cut.write_bytes(b"".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:7])
+    data = match_frames(read_entries(cut, partial=True), 0)
+    assert not data["over"] and data["result"] is None
+    assert 1 < len(data["frames"]) < len(match_frames(replay_record(path).entries, 0)["frames"])
+    with pytest.raises(MatchViewError, match="line"):
+        read_entries(cut, partial=False)
+
+
+def test_a_seat_that_does_not_exist_is_one_line(played: Path) -> None:
+    path, _ = records(played)[0]
+    with pytest.raises(MatchViewError, match="seat 9: the match has seats 0 to"):
+        match_frames(replay_record(path).entries, 9)

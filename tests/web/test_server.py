@@ -1,0 +1,212 @@
+"""The web server over a real results file: its JSON, its event stream, its refusals."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.tournament.standings import compute_standings, standings_as_data
+from arena.tournament.store import ResultStore
+from arena.web.source import TournamentSource
+from tests.web.conftest import CARD, ROOT, arena_env
+
+server = pytest.importorskip("arena.web.server", reason="the web extra is not installed")
+
+
+def get(url: str) -> tuple[int, bytes]:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status, response.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()
+
+
+async def fetch(url: str) -> tuple[int, object]:
+    status, body = await trio.to_thread.run_sync(get, url)
+    return status, json.loads(body)
+
+
+def source_of(results: Path, **kwargs) -> tuple[TournamentSource, ResultStore]:
+    store = ResultStore.open_read(results)
+    source = TournamentSource(results, name=store.name(), definition=store.definition(), **kwargs)
+    source.poll_file(store)
+    return source, store
+
+
+async def test_the_pages_data_matches_the_results_file(played: Path) -> None:
+    source, store = source_of(played)
+    with store:
+        expected = standings_as_data(
+            compute_standings(
+                store.matches(include_aborted=True),
+                [b["name"] for b in store.definition()["bots"]],
+                [g["label"] for g in store.definition()["games"]],
+            )
+        )
+        async with trio.open_nursery() as nursery:
+            url = await nursery.start(server.serve_tournament, source, "127.0.0.1", 0)
+            status, summary = await fetch(url + "api/summary")
+            assert status == 200 and summary["exact"]
+            assert summary["standings"] == json.loads(json.dumps(expected))
+            assert summary["progress"]["completed"] == summary["progress"]["total"] == 16
+            assert any(f["bot"] == "illegal" for f in summary["faults"])
+
+            status, page = await trio.to_thread.run_sync(get, url)
+            assert status == 200 and b"/static/app.js" in page
+            status, script = await trio.to_thread.run_sync(get, url + "static/app.js")
+            assert status == 200 and b"EventSource" in script
+
+            status, bot = await fetch(url + "api/bot?name=illegal")
+            assert status == 200 and bot["fault_count"] == 48
+            assert {f["kind"] for f in bot["faults"]} == {"illegal"}
+            assert bot["worst"] and bot["times"]["count"] > 0
+
+            match_id = summary["latest"][0]["match_id"]
+            status, match = await fetch(
+                url + "api/match?" + urllib.parse.urlencode({"id": match_id, "seat": 2})
+            )
+            assert status == 200 and match["seat"] == 2 and match["frames"]
+            status, missing = await fetch(url + "api/match?id=nope")
+            assert status == 404 and "no match 'nope'" in missing["error"]
+            status, bad = await fetch(
+                url + "api/match?" + urllib.parse.urlencode({"id": match_id, "seat": "x"})
+            )
+            assert status == 400 and "seat" in bad["error"]
+
+            game, table, deal = match_id.split("/")[0], 0, 0
+            status, dup = await fetch(url + f"api/deal?game={game}&table={table}&deal={deal}")
+            assert status == 200 and len(dup["seats"][0]["rotations"]) == 4
+            # The same cards sit in one seat in every rotation; every bot holds them once.
+            assert len({r["bot"] for r in dup["seats"][0]["rotations"]}) == 4
+
+            request = urllib.request.Request(url + "api/summary", method="POST")
+            with pytest.raises(urllib.error.HTTPError, match="405"):
+                await trio.to_thread.run_sync(lambda: urllib.request.urlopen(request, timeout=10))
+            nursery.cancel_scope.cancel()
+
+
+async def test_a_spectator_of_a_running_match_gets_no_hidden_cards(
+    played: Path, tmp_path: Path
+) -> None:
+    """A match still being played (its record cut in the middle, no stored row): the seat view
+    is served, all hands are refused, and the JSON holds no card of another hand."""
+    source, store = source_of(played)
+    store.close()
+    finished = next(m for m in source.matches.values() if m.game == "eight-rounds")
+    records = tmp_path / "records"
+    records.mkdir()
+    lines = Path(finished.record_path).read_bytes().splitlines(keepends=True)
+    (records / (finished.match_id.replace("/", "_") + ".jsonl")).write_bytes(
+        b"".join(lines[: len(lines) // 3])
+    )
+    del source.matches[finished.match_id]  # not stored yet: it is being played
+    source.records_dir = records
+    source.is_running = lambda: True  # type: ignore[method-assign]  # the file is not locked here
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(server.serve_tournament, source, "127.0.0.1", 0)
+        status, summary = await fetch(url + "api/summary")
+        assert [m["match_id"] for m in summary["running"]] == [finished.match_id]
+        query = urllib.parse.urlencode({"id": finished.match_id, "seat": "all"})
+        status, refused = await fetch(url + "api/match?" + query)
+        assert status == 403 and "organiser" in refused["error"]
+        status, body = await trio.to_thread.run_sync(
+            get, url + "api/match?" + urllib.parse.urlencode({"id": finished.match_id, "seat": 1})
+        )
+        data = json.loads(body)
+        assert status == 200 and data["running"] and not data["over"]
+        hand = set(data["frames"][-1]["view"]["hand"])
+        # Eight Rounds deals every card: whatever is not seat 1's or played is another's.
+        from arena.games import find_game
+        from arena.games.cards import Dealer, Rng
+
+        spec = find_game("eight-rounds")
+        state = spec.new_match(4, finished.options, finished.seed, Dealer(Rng(finished.seed)))
+        others = {c for s, h in enumerate(state.view(None)["hands"]) if s != 1 for c in h}
+        first_frame = json.dumps(data["frames"][0])
+        assert not (set(CARD.findall(first_frame)) & others)
+        assert hand
+        nursery.cancel_scope.cancel()
+
+
+async def test_the_event_stream_sends_a_summary_as_matches_arrive(played: Path) -> None:
+    store = ResultStore.open_read(played)
+    all_matches = store.matches(include_aborted=True)
+    store.close()
+    source = TournamentSource(played, name="webtest", definition={"bots": [], "games": []})
+    source.load(all_matches[:5])
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(server.serve_tournament, source, "127.0.0.1", 0)
+        received: list[dict] = []
+
+        def listen() -> None:
+            with urllib.request.urlopen(url + "api/stream", timeout=20) as response:
+                event = None
+                for raw in response:
+                    line = raw.decode().rstrip("\n")
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("data: ") and event == "summary":
+                        received.append(json.loads(line[6:]))
+                        if len(received) == 2:
+                            return
+
+        async def feed() -> None:
+            await trio.sleep(0.5)
+            source.add(all_matches[5])
+
+        nursery.start_soon(feed)
+        await trio.to_thread.run_sync(listen)
+        assert received[0]["progress"]["completed"] == 5
+        assert received[1]["progress"]["completed"] == 6
+        nursery.cancel_scope.cancel()
+
+
+def test_serve_prints_its_url_and_bad_files_are_one_line(played: Path, tmp_path: Path) -> None:
+    bad = tmp_path / "nothing.sqlite"
+    run = subprocess.run(
+        [sys.executable, "-m", "arena", "serve", str(bad)],
+        cwd=ROOT,
+        env=arena_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    assert run.stderr.strip().splitlines()[-1].endswith(f"{bad}: no such results file")
+    assert "Traceback" not in run.stderr
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", str(played), "--port", "0"],
+        cwd=ROOT,
+        env=arena_env(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = process.stdout.readline()
+        assert line.startswith("watch it at http://127.0.0.1:")
+        url = line.split()[3]
+        status, body = get(url + "api/summary")
+        assert status == 200 and json.loads(body)["name"] == "webtest"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def test_the_web_server_stays_off_the_referee_import_path() -> None:
+    code = (
+        "import sys, arena.cli, arena.referee.match, arena.tournament.runner; "
+        "loaded = [m for m in ('starlette', 'hypercorn', 'arena.web.server') if m in sys.modules]; "
+        "print(loaded); sys.exit(1 if loaded else 0)"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=arena_env(), capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stdout
