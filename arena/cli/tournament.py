@@ -5,6 +5,8 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
+import shlex
 import signal
 import sys
 from dataclasses import replace
@@ -15,14 +17,24 @@ import click
 import trio
 from rich.console import Console
 
+from arena.cli.common import width_option
 from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.games import GameError, find_game
-from arena.render.terminal import show_progress, standings_tables
+from arena.render.terminal import (
+    bot_report_view,
+    output_console,
+    show_progress,
+    standings_tables,
+)
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
 from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
 from arena.tournament.schedule import Schedule, build_schedule
 from arena.tournament.standings import (
+    OVERALL,
+    BotReport,
     StandingsFold,
+    bot_report,
+    bot_report_as_data,
     compute_standings,
     schedule_order,
     standings_as_data,
@@ -84,6 +96,7 @@ class InputError(click.ClickException):
     metavar="[PORT]",
     help=f"Serve live web pages of the tournament on 127.0.0.1:PORT [{DEFAULT_PORT}] while it runs.",
 )
+@width_option
 def tournament_command(
     file: str | None,
     bots: tuple[str, ...],
@@ -95,6 +108,7 @@ def tournament_command(
     results_path: str | None,
     restart: bool,
     web_port: int | None,
+    width: int | None,
 ) -> None:
     """Run a tournament: FILE (a tournament TOML file), or a quick one from --bot NAME=CMD ...
 
@@ -119,7 +133,7 @@ def tournament_command(
         )
     except StoreError as exc:
         raise InputError(str(exc)) from None
-    console = Console()
+    console = output_console(width)
     console.print(
         f"tournament {config.name!r}: {len(config.bots)} bots, "
         f"{len(config.games)} games, {len(schedule)} matches, "
@@ -147,7 +161,7 @@ def tournament_command(
         raise InputError(f"--web {web_port}: cannot listen: {exc.strerror or exc}") from None
     finally:
         store.close()
-    console.print(standings_tables(final))
+    console.print(standings_tables(final, console.width))
     if interrupted:
         console.print(
             f"stopped: {summary.played} matches played in this run are stored; run the "
@@ -304,10 +318,29 @@ async def _run(
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of tables.")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV (one row per bot and table).")
-def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
-    """Show the standings of a results FILE (or of a tournament file's results)."""
+@click.option(
+    "--bot",
+    "bot",
+    metavar="NAME",
+    help="One bot's report: results per game, faults with reasons, decision times, worst matches.",
+)
+@click.option(
+    "--worst",
+    type=click.IntRange(1),
+    default=10,
+    show_default=True,
+    help="With --bot: how many of its worst matches to list.",
+)
+@width_option
+def standings_command(
+    file: str, as_json: bool, as_csv: bool, bot: str | None, worst: int, width: int | None
+) -> None:
+    """Show the standings of a results FILE (or of a tournament file's results), or with --bot
+    one bot's report."""
     if as_json and as_csv:
         raise InputError("give --json or --csv, not both")
+    if bot is not None and as_csv:
+        raise InputError("--csv is for the standings; give --bot NAME with --json or alone")
     path = Path(file)
     if path.suffix == ".toml":
         try:
@@ -322,8 +355,22 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
                 [b["name"] for b in definition.get("bots", [])],
                 [g["label"] for g in definition.get("games", [])],
             )
+            if bot is not None:
+                known = [row.bot for row in standings.tables[OVERALL]]
+                if bot not in known:
+                    raise InputError(
+                        f"--bot {bot}: no such bot in {path}; expected one of {', '.join(known)}"
+                    )
+                report = bot_report(standings, store.matches_with(bot), bot, worst=worst)
     except StoreError as exc:
         raise InputError(str(exc)) from None
+    if bot is not None:
+        if as_json:
+            click.echo(json.dumps(bot_report_as_data(report), indent=2))
+        else:
+            console = output_console(width)
+            console.print(bot_report_view(report, console.width, _logs_hint(report, bot)))
+        return
     data = standings_as_data(standings)
     if as_json:
         click.echo(json.dumps(data, indent=2))
@@ -353,4 +400,18 @@ def standings_command(file: str, as_json: bool, as_csv: bool) -> None:
                 writer.writerow({**row, "table": scope, "faults": faults})
         click.echo(out.getvalue(), nl=False)
     else:
-        Console().print(standings_tables(standings))
+        console = output_console(width)
+        console.print(standings_tables(standings, console.width))
+
+
+def _logs_hint(report: BotReport, bot: str) -> str:
+    """Where the bot's stderr logs are: ``<output>/logs`` beside the ``records`` folder."""
+    record = next((m.record_path for m in report.worst if m.record_path), None)
+    if record is None:
+        return ""
+    logs = Path(record).parent.parent / "logs"
+    return shlex.quote(str(logs)) + f"/{_safe_log_name(bot)}-*.stderr.log"
+
+
+def _safe_log_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60] or "bot"
