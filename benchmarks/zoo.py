@@ -22,6 +22,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "bots")]
 
 import trio
 from zoo_catalogue import (
+    ZOO,
     leftover_processes,
     peak_rss_mb,
     run_zoo_tournament,
@@ -42,6 +43,7 @@ async def main(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             seed=args.seed,
             sandbox="bwrap" if args.sandbox else None,
+            include=tuple(bot.name for bot in ZOO if not bot.fails_to_start),  # else: preflight
         )
         await trio.sleep(0.5)  # let the last kills land before counting
         leftovers = leftover_processes(mark)

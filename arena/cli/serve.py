@@ -81,6 +81,7 @@ def serve_command(results: str, port: int, host: str, organiser: bool) -> None:
                     url = await nursery.start(server.serve_tournament, source, host, port)
                     say_url(url, organiser)
                     nursery.start_soon(source.watch, store)
+                    nursery.start_soon(source.refresh)  # the exact standings, before anyone asks
                     async for _ in signals:
                         nursery.cancel_scope.cancel()
                         break

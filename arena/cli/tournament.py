@@ -27,7 +27,16 @@ from arena.render.terminal import (
     standings_tables,
 )
 from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
-from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
+from arena.tournament.runner import (
+    PreflightError,
+    Progress,
+    RunSummary,
+    TournamentError,
+    refresh_current,
+    run_tournament,
+    stored_count,
+    unwrapped,
+)
 from arena.tournament.schedule import Schedule, build_schedule
 from arena.tournament.standings import (
     OVERALL,
@@ -42,6 +51,7 @@ from arena.tournament.standings import (
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 EXIT_INTERRUPTED = 130
+EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
 
 
 class InputError(click.ClickException):
@@ -118,11 +128,10 @@ def tournament_command(
     server = web_server() if web_port is not None else None  # before any match: a missing extra
     if workers is not None:
         config = replace(config, workers=workers)
-    schedule = build_schedule(
-        config.seed, [b.name for b in config.bots], config.games, config.seating
-    )
+    full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
+    schedule = full
     if file is not None and games is not None:
-        schedule = _only_games(schedule, config, games)
+        schedule = _only_games(full, config, games)
     try:
         store = ResultStore.open_for_run(
             config.results,
@@ -131,6 +140,8 @@ def tournament_command(
             definition=config.definition(),
             restart=restart,
         )
+        kept, older = refresh_current(config, full, store)
+        to_play = len(schedule) - stored_count(schedule, store.completed_ids())
     except StoreError as exc:
         raise InputError(str(exc)) from None
     console = output_console(width)
@@ -143,16 +154,25 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    console.print(
+        f"kept {kept} stored matches, {to_play} to play"
+        + (f"; {older} stored matches of an earlier definition are not counted" if older else ""),
+        highlight=False,
+        markup=False,
+        soft_wrap=True,
+    )
     try:
         with unwrapped(OSError):
             summary, interrupted = trio.run(
-                _run, config, schedule, store, console, server, web_port
+                _run, config, schedule, full, store, console, server, web_port
             )
         final = compute_standings(
             store.matches(include_aborted=True),
             [b.name for b in config.bots],
             [g.label for g in config.games],
         )
+    except PreflightError as exc:
+        raise InputError(str(exc)) from None
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
@@ -181,6 +201,16 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    if summary.given_up:
+        reasons = "; ".join(f"{name}: {why}" for name, why in sorted(summary.given_up.items()))
+        console.print(
+            f"given up: {len(summary.given_up)} bots stopped starting during the run and "
+            f"forfeited their remaining matches ({reasons})",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_GIVEN_UP)
 
 
 def _processes(workers: int) -> str:
@@ -252,6 +282,7 @@ def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Sch
 async def _run(
     config: TournamentConfig,
     schedule: Schedule,
+    full: Schedule,
     store: ResultStore,
     console: Console,
     server: Any = None,
@@ -275,6 +306,7 @@ async def _run(
             definition=config.definition(),
             records_dir=config.records_dir if config.records else None,
             progress=progress,
+            fold=fold,
         )
         source.load(stored)
 
@@ -302,13 +334,15 @@ async def _run(
                 url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
                 say_url(url)
             nursery.start_soon(show_progress, progress, fold.standings, console)
-            summary = await run_tournament(
+            await run_tournament(
                 config,
                 schedule,
                 store,
                 progress,
                 workers=config.worker_count(),
                 on_stored=on_stored,
+                summary=summary,
+                definition_matches=full,
             )
             nursery.cancel_scope.cancel()
     return summary, interrupted

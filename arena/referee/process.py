@@ -78,6 +78,7 @@ class BotStartupError(Exception):
     def __init__(self, bot: str, reason: str) -> None:
         self.bot = bot
         self.reason = reason
+        self.stderr_tail = ""  # the last lines of its standard error, when it ran at all
         super().__init__(f"bot {bot}: {reason}")
 
 
@@ -418,6 +419,14 @@ class ProcessTransport:
         lines = [line[:200] for line in lines if line][-STDERR_TAIL_LINES:]
         return " | ".join(lines)
 
+    def stderr_lines(self, count: int) -> str:
+        """The last error line and last ``count`` lines of stderr joined with `` | `` (one line)."""
+        lines = [ln.strip() for ln in self._tail.decode(errors="replace").splitlines()]
+        lines = [ln for ln in lines if ln]
+        errors = [ln for ln in lines if "error" in ln.lower()][-1:]  # often the line that says why
+        chosen = errors + [ln for ln in lines[-count:] if ln not in errors]
+        return " | ".join(chosen)[-300:]
+
     # The pipes are driven on their raw (non-blocking) fds rather than through trio's FdStream:
     # FdStream.send_all and receive_some each add a scheduler pass (an up-front checkpoint), and
     # receive_some first tries a read that fails with EAGAIN; per decision that was three passes
@@ -695,9 +704,15 @@ class BotProcess:
             raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
         log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
         transport = ProcessTransport(process, log_path, private, token=token)
-        return await cls.connect(
-            spec, transport, time_control=time_control, max_line_bytes=max_line_bytes
-        )
+        try:
+            return await cls.connect(
+                spec, transport, time_control=time_control, max_line_bytes=max_line_bytes
+            )
+        except BotStartupError as error:
+            with trio.move_on_after(1):  # what it said on the way out tells why it failed
+                await transport.wait_stderr_drained()
+            error.stderr_tail = transport.stderr_lines(3)
+            raise
 
     @classmethod
     async def connect(

@@ -10,11 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn, TypeGuard
 
 import msgspec
 
-from arena.games import GameSpec, GameState, OptionError, find_game
+from arena.games import GameError, GameSpec, GameState, OptionError, find_game
 from arena.games.cards import Dealer, Rng, derive_seed
 
 RECORD_FORMAT = 1
@@ -106,115 +106,368 @@ def read_record(path: Path) -> list[dict[str, Any]]:
 
 
 def replay_record(path: Path) -> Replay:
-    """Re-run the record at ``path`` through the rules, checking every step."""
-    entries = read_record(path)
-    header = entries[0]
-    where = f"{path} line 1"
-    try:
-        spec = find_game(str(header["game"]))
-        dealer = RecordingDealer(Rng(int(header["seed"])))
-        state = spec.new_match(
-            int(header["players"]), header["options"], int(header["seed"]), dealer
-        )
-    except (KeyError, TypeError, ValueError) as error:
-        raise ReplayError(f"{where}: header is missing or has a bad field: {error}") from None
-    except OptionError as error:
-        raise ReplayError(f"{where}: {error}") from None
-    seats = header.get("seats")
-    if not (
-        isinstance(seats, list)
-        and len(seats) == state.players
-        and all(isinstance(s, dict) and "seat" in s and "bot" in s for s in seats)
-    ):
-        raise ReplayError(f'{where}: header field "seats" must list each seat\'s bot')
-    result = None
-    faults = []
-    autopilot = Rng(derive_seed(int(header["seed"]), "autopilot"))
-    for entry in entries[1:]:
-        kind = entry["type"]
-        where = f"{path} line {entry['_line']}"
-        if kind == "shuffle":
-            n = entry.get("n", 0)
-            if not (1 <= n <= len(dealer.decks)) or dealer.decks[n - 1] != entry.get("cards"):
-                raise ReplayError(f"{where}: shuffle {n} differs from what the seed gives")
-        elif kind == "deal":
-            if entry.get("view") != _json_roundtrip(state.view(None)):
-                raise ReplayError(f"{where}: the deal differs from what the seed gives")
-        elif kind == "event":
-            n = entry.get("n", -1)
-            if not (0 <= n < len(state.events)):
-                raise ReplayError(f"{where}: event {n} does not happen under the rules")
-            event = state.events[n]
-            audience = None if event.audience is None else list(event.audience)
-            if entry.get("audience") != audience or entry.get("data") != _json_roundtrip(
-                event.data
-            ):
-                raise ReplayError(
-                    f"{where}: event {n} differs: recorded {entry.get('data')}, "
-                    f"rules give {event.data} to {audience or 'everyone'}"
-                )
-        elif kind in ("request", "autopilot"):
-            what = f"request {entry.get('id')}" if kind == "request" else "autopilot decision"
-            if entry.get("seat") != state.seat_to_move:
-                raise ReplayError(
-                    f"{where}: {what} goes to seat {entry.get('seat')}, "
-                    f"but the rules have seat {state.seat_to_move} to move"
-                )
-            if (
-                entry.get("legal") != state.legal_actions()
-                or entry.get("decision") != state.decision
-            ):
-                raise ReplayError(
-                    f"{where}: {what}: recorded decision/legal "
-                    f"actions differ from the rules' {state.decision} "
-                    f"{state.legal_actions()}"
-                )
-        elif kind == "action":
-            seat, action = entry.get("seat"), entry.get("action")
-            if seat != state.seat_to_move:
-                raise ReplayError(
-                    f"{where}: action {action!r} by seat {seat}, but the rules have "
-                    f"seat {state.seat_to_move} to move"
-                )
-            legal = state.legal_actions()
-            if action not in legal:
-                raise ReplayError(
-                    f"{where}: action {action!r} by seat {seat} is illegal: "
-                    f"{state.explain_illegal(action)}"
-                )
-            if entry.get("by") == "autopilot":
-                chosen = legal[autopilot.below(len(legal))]
-                if action != chosen:
-                    raise ReplayError(
-                        f"{where}: the autopilot's move for seat {seat} is "
-                        f"{chosen!r} (SPEC section 6), not {action!r}"
-                    )
-            state.apply(action)
-        elif kind == "fault":
-            faults.append(entry)
-        elif kind == "result":
-            result = entry
-    where = f"{path} (result)"
-    if not state.is_over:
-        raise ReplayError(
-            f"{where}: the record ends before the match is over (seat {state.seat_to_move} to move)"
-        )
-    for n in range(len(state.events)):
-        if not any(e["type"] == "event" and e.get("n") == n for e in entries):
-            raise ReplayError(
-                f"{where}: event {n} ({state.events[n].data}) is missing from the record"
+    """Re-derive the record at ``path`` from its header and the rules, line by line (SPEC 8):
+    every shuffle, the deal, every event, request, reply, fault, autopilot decision and action in
+    the order the referee writes them, the fault counts and forfeits against ``max_faults``, and
+    the result line. ReplayError names the first line that departs (one line, never a traceback
+    for a damaged record)."""
+    return _Checker(Path(path), read_record(path)).run()
+
+
+VERDICTS = ("ok", "stale", "malformed", "too long", "illegal", "late")
+VERDICT_FAULT = {"malformed": "malformed", "too long": "malformed", "illegal": "illegal"}
+VERDICT_FAULT["late"] = "timeout"
+TIME_FIELDS = ("decision_ms", "bank_ms", "increment_ms", "margin_ms", "startup_ms")
+_Entry = dict[str, Any]
+
+
+def _is_int(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def forfeit_placings(
+    game_placings: tuple[int, ...], forfeited: set[int], teams: tuple[int, ...] | None
+) -> list[int]:
+    """SPEC 6: every forfeiting seat (in team games its whole team) placed after the others,
+    forfeiting ones ranked among themselves by the game's placings."""
+    players = len(game_placings)
+    losers = set(forfeited)
+    if teams is not None:
+        losing = {teams[s] for s in forfeited}
+        losers = {s for s in range(players) if teams[s] in losing}
+    if not losers:
+        return list(game_placings)
+    keys = [(1 if s in losers else 0, game_placings[s]) for s in range(players)]
+    if teams is None:
+        return [1 + sum(other < mine for other in keys) for mine in keys]
+    team_keys = {teams[s]: keys[s] for s in range(players)}
+    return [
+        1 + sum(other < team_keys[teams[s]] for other in team_keys.values()) for s in range(players)
+    ]
+
+
+class _Checker:
+    """Walks a record's lines in order, each checked against what the rules make of the header
+    and the lines before it."""
+
+    def __init__(self, path: Path, entries: list[_Entry]) -> None:
+        self.path = path
+        self.entries = entries
+        self.position = 0
+        self.faults: list[_Entry] = []
+
+    # -- reading lines ---------------------------------------------------------------------------
+
+    def fail(self, entry: _Entry | None, message: str) -> NoReturn:
+        where = f"{self.path} line {entry['_line']}" if entry else f"{self.path} (at its end)"
+        raise ReplayError(f"{where}: {message}")
+
+    def peek(self) -> _Entry | None:
+        return self.entries[self.position] if self.position < len(self.entries) else None
+
+    def take(self, kind: str, what: str) -> _Entry:
+        """The next line, which must be of type ``kind`` (``what`` says what should come)."""
+        entry = self.peek()
+        if entry is None:
+            self.fail(None, f"the record ends where {what} should come")
+        if entry["type"] != kind:
+            self.fail(entry, f"a {entry['type']!r} line where {what} should come")
+        self.position += 1
+        return entry
+
+    def want(self, entry: _Entry, name: str, expected: Any, what: str = "") -> None:
+        """Field ``name`` must equal ``expected`` (compared as JSON: 1 is not true)."""
+        found = entry.get(name, _MISSING)
+        if found is _MISSING:
+            self.fail(entry, f'field "{name}" is missing{what}')
+        if _json_key(found) != _json_key(expected):
+            self.fail(
+                entry,
+                f'field "{name}" is {_short(found)}; the rules give {_short(expected)}{what}',
             )
-    if result is None:
-        raise ReplayError(f"{where}: the record has no result line")
-    game_result = state.result()
-    if result.get("scores") != list(game_result.scores) or result.get("game_placings") != list(
-        game_result.placings
-    ):
-        raise ReplayError(
-            f"{path} line {result['_line']}: recorded scores {result.get('scores')} "
-            f"differ from the rules' {list(game_result.scores)}"
+
+    def integer(self, entry: _Entry, name: str, minimum: int | None = None) -> int:
+        value = entry.get(name)
+        if not _is_int(value) or (minimum is not None and value < minimum):
+            bound = f" >= {minimum}" if minimum is not None else ""
+            self.fail(entry, f'field "{name}" is {_short(value)}; expected an integer{bound}')
+        return value
+
+    def of_type(self, entry: _Entry, name: str, kinds: tuple[type, ...], expected: str) -> Any:
+        value = entry.get(name, _MISSING)
+        ok = value is not _MISSING and isinstance(value, kinds)
+        if ok and isinstance(value, bool) and bool not in kinds:
+            ok = False
+        if not ok:
+            found = "missing" if value is _MISSING else _short(value)
+            self.fail(entry, f'field "{name}" is {found}; expected {expected}')
+        return value
+
+    # -- the match -------------------------------------------------------------------------------
+
+    def run(self) -> Replay:
+        header = self.take("header", "the header")
+        self.header(header)
+        self.expect_shuffles(0)
+        deal = self.take("deal", "the deal line")
+        self.want(deal, "view", _json_roundtrip(self.state.view(None)), " (the deal)")
+        while (entry := self.peek()) is not None and entry["type"] == "fault":
+            self.position += 1
+            self.fault_line(entry, kind="startup", request_id=None, seat=None)
+        self.expect_routed()
+        state = self.state
+        while not state.is_over:
+            self.decision(state.mover)
+        result = self.take("result", "the result line (the match is over)")
+        self.result_line(result)
+        extra = self.peek()
+        if extra is not None:
+            self.fail(extra, f"a {extra['type']!r} line after the result")
+        return Replay(header, self.spec, state, self.entries, result, self.faults)
+
+    def header(self, header: _Entry) -> None:
+        self.want(header, "format", RECORD_FORMAT)
+        self.integer(header, "protocol", 1)
+        self.of_type(header, "match_id", (str,), "a string")
+        game = self.of_type(header, "game", (str,), "a game id")
+        try:
+            self.spec = find_game(game)
+        except GameError:
+            self.fail(header, f'field "game" is {_short(game)}; expected a game id')
+        players = self.integer(header, "players", 1)
+        options = self.of_type(header, "options", (dict,), "an object of every option")
+        seed = self.integer(header, "seed", 0)
+        if seed >= 2**64:
+            self.fail(header, f'field "seed" is {seed}; expected an unsigned 64-bit integer')
+        try:
+            self.spec.check_players(players)
+            resolved = self.spec.resolve_options(options)
+        except (OptionError, GameError, TypeError, ValueError) as error:
+            self.fail(header, str(error))
+        self.want(header, "options", resolved, " (every option, resolved)")
+        self.dealer = RecordingDealer(Rng(seed))
+        try:
+            self.state = self.spec.new_match(players, resolved, seed, self.dealer)
+        except (OptionError, GameError, TypeError, ValueError) as error:
+            self.fail(header, f"the rules cannot start this match: {error}")
+        self.dealer.watch(self.state.events)
+        seats = self.of_type(header, "seats", (list,), "a list of each seat's bot")
+        teams = self.spec.teams(players)
+        if len(seats) != players:
+            self.fail(header, f'field "seats" lists {len(seats)} seats for {players} players')
+        self.bots = []
+        for index, seat in enumerate(seats):
+            if not isinstance(seat, dict):
+                self.fail(header, f"seats[{index}] is {_short(seat)}; expected an object")
+            seat = {**seat, "_line": header["_line"]}
+            self.want(seat, "seat", index, f" (seats[{index}])")
+            self.bots.append(self.of_type(seat, "bot", (str,), f"the name of seat {index}'s bot"))
+            self.want(seat, "team", None if teams is None else teams[index], f" (seats[{index}])")
+        self.teams = teams
+        control = self.of_type(header, "time_control", (dict,), "an object")
+        for name in TIME_FIELDS:
+            value = control.get(name, _MISSING)
+            if not (value is None and name == "bank_ms") and not (_is_int(value) and value >= 0):
+                self.fail(header, f"time_control.{name} is {_short(value)}; expected an integer")
+        self.max_faults = self.integer(header, "max_faults", 1)
+        self.fault_counts = [0] * players
+        self.forfeited: set[int] = set()
+        self.last_request = [0] * players
+        self.autopilot = Rng(derive_seed(seed, "autopilot"))
+        self.routed = 0
+        self.shuffles = 0
+
+    def expect_shuffles(self, before_event: int) -> None:
+        decks, marks = self.dealer.decks, self.dealer.marks
+        while self.shuffles < len(decks) and marks[self.shuffles] <= before_event:
+            entry = self.take("shuffle", f"shuffle {self.shuffles + 1}")
+            self.want(entry, "n", self.shuffles + 1)
+            self.want(entry, "cards", decks[self.shuffles], f" (shuffle {self.shuffles + 1})")
+            self.shuffles += 1
+
+    def expect_routed(self) -> None:
+        """The events the last action led to, each shuffle just before the events after it."""
+        events = self.state.events
+        for n in range(self.routed, len(events)):
+            self.expect_shuffles(n)
+            entry = self.take("event", f"event {n}")
+            event = events[n]
+            self.want(entry, "n", n)
+            audience = None if event.audience is None else list(event.audience)
+            self.want(entry, "audience", audience, f" (event {n})")
+            self.want(entry, "data", _json_roundtrip(event.data), f" (event {n})")
+        self.routed = len(events)
+        self.expect_shuffles(len(events))
+
+    def decision(self, seat: int) -> None:
+        state = self.state
+        legal = state.legal_actions()
+        if seat in self.forfeited:
+            entry = self.take("autopilot", f"the autopilot's decision for forfeited seat {seat}")
+            self.want(entry, "seat", seat)
+            self.want(entry, "decision", state.decision)
+            self.want(entry, "legal", legal)
+            self.action_line(seat, legal, by="autopilot", request_id=None)
+            return
+        request = self.take("request", f"a request to seat {seat}")
+        self.want(request, "seat", seat)
+        request_id = self.integer(request, "id", self.last_request[seat] + 1)
+        self.last_request[seat] = request_id
+        self.want(request, "decision", state.decision)
+        self.want(request, "legal", legal)
+        time_left = request.get("time_left_ms")
+        if time_left is not None and not (_is_int(time_left) and time_left >= 0):
+            self.fail(request, f'field "time_left_ms" is {_short(time_left)}; expected an integer')
+        ending: _Entry | None = None  # the reply that ends the decision
+        while (reply := self.peek()) is not None and reply["type"] == "reply":
+            self.position += 1
+            self.reply_line(reply, seat, request_id)
+            if reply["verdict"] != "stale":
+                ending = reply
+                break
+        if ending is not None and ending["verdict"] == "ok":
+            chosen = self.action_line(seat, legal, by="bot", request_id=request_id)
+            sent = _reply_action(ending.get("text"), legal)
+            if sent is not None and sent != chosen:
+                self.fail(ending, f"the reply says {sent!r}, but the action line has {chosen!r}")
+            return
+        fault = self.take("fault", f"the fault of seat {seat} at request {request_id}")
+        if ending is None:
+            kinds: tuple[str, ...] = ("timeout", "crash")
+        else:
+            kinds = (VERDICT_FAULT[ending["verdict"]],)
+        self.fault_line(fault, kind=kinds, request_id=request_id, seat=seat)
+        self.action_line(seat, legal, by="autopilot", request_id=None)
+
+    def reply_line(self, entry: _Entry, seat: int, request_id: int) -> None:
+        self.want(entry, "seat", seat)
+        self.want(entry, "pending", request_id, " (the request being waited for)")
+        verdict = entry.get("verdict")
+        if verdict not in VERDICTS:
+            self.fail(entry, f'field "verdict" is {_short(verdict)}; expected one of {VERDICTS}')
+        written = entry.get("id")
+        if written is not None and not _is_int(written):
+            self.fail(entry, f'field "id" is {_short(written)}; expected an integer or null')
+        if verdict in ("ok", "late", "illegal") and written != request_id:
+            self.fail(entry, f"a {verdict!r} reply to request {written}, not {request_id}")
+        if verdict == "stale" and not (_is_int(written) and written < request_id):
+            self.fail(entry, f"a stale reply must name an earlier request, not {written}")
+        self.of_type(entry, "text", (str,), "the line received")
+        for name in ("ms", "charged_ms"):
+            value = entry.get(name)
+            if value is not None and not isinstance(value, (int, float)):
+                self.fail(entry, f'field "{name}" is {_short(value)}; expected a number or null')
+
+    def fault_line(
+        self,
+        entry: _Entry,
+        *,
+        kind: str | tuple[str, ...],
+        request_id: int | None,
+        seat: int | None,
+    ) -> None:
+        kinds = (kind,) if isinstance(kind, str) else kind
+        if entry.get("kind") not in kinds:
+            self.fail(
+                entry, f'field "kind" is {_short(entry.get("kind"))}; expected {" or ".join(kinds)}'
+            )
+        if seat is None:  # a startup fault: any seat, once
+            seat = self.integer(entry, "seat", 0)
+            if seat >= len(self.bots) or seat in self.forfeited:
+                self.fail(entry, f"a startup fault for seat {seat}, which cannot have one")
+        self.want(entry, "seat", seat)
+        self.want(entry, "bot", self.bots[seat])
+        self.want(entry, "id", request_id)
+        message = self.of_type(entry, "message", (str,), "the fault's reason")
+        self.fault_counts[seat] += 1
+        forfeits = entry["kind"] in ("crash", "startup") or (
+            self.fault_counts[seat] >= self.max_faults
         )
-    return Replay(header, spec, state, entries, result, faults)
+        self.want(
+            entry, "forfeited", forfeits, f" (fault {self.fault_counts[seat]} of seat {seat})"
+        )
+        # A timeout that cut off the referee's write forfeits too (SPEC 6), after the fault.
+        if forfeits or (entry["kind"] == "timeout" and "did not read its input" in message):
+            self.forfeited.add(seat)
+        self.faults.append(entry)
+
+    def action_line(self, seat: int, legal: list[str], *, by: str, request_id: int | None) -> str:
+        what = "the autopilot's action" if by == "autopilot" else f"seat {seat}'s action"
+        entry = self.take("action", what)
+        self.want(entry, "seat", seat)
+        self.want(entry, "by", by)
+        self.want(entry, "id", request_id)
+        action = entry.get("action")
+        if not isinstance(action, str) or action not in legal:
+            explained = self.state.explain_illegal(action) if isinstance(action, str) else ""
+            self.fail(entry, f"action {_short(action)} by seat {seat} is illegal {explained}")
+        if by == "autopilot":
+            chosen = legal[self.autopilot.below(len(legal))]
+            if action != chosen:
+                self.fail(
+                    entry,
+                    f"the autopilot's move for seat {seat} is {chosen!r} (SPEC section 6), "
+                    f"not {action!r}",
+                )
+        self.state.apply(action)
+        self.expect_routed()
+        return action
+
+    def result_line(self, entry: _Entry) -> None:
+        outcome = self.state.result()
+        self.want(entry, "scores", list(outcome.scores))
+        self.want(entry, "game_placings", list(outcome.placings))
+        forfeited = sorted(self.forfeited)
+        self.want(entry, "forfeited", forfeited)
+        placings = forfeit_placings(tuple(outcome.placings), self.forfeited, self.teams)
+        self.want(entry, "placings", placings, " (forfeits placed last, SPEC 6)")
+        self.want(entry, "teams", None if outcome.teams is None else list(outcome.teams))
+        self.want(entry, "termination", "completed")
+        self.want(entry, "faults", len(self.faults), " (the fault lines)")
+        duration = entry.get("duration_s")
+        if not isinstance(duration, (int, float)) or isinstance(duration, bool) or duration < 0:
+            self.fail(entry, f'field "duration_s" is {_short(duration)}; expected seconds')
+
+
+_MISSING = object()
+
+
+def _json_key(value: Any) -> bytes:
+    """A value as canonical JSON, so that 1 and true, or 1 and 1.0, never compare equal."""
+    return _encoder.encode(_canonical(value))
+
+
+def _canonical(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda i: str(i[0]))}
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if isinstance(value, float) and value.is_integer():
+        return ("float", value)
+    return value
+
+
+def _short(value: Any) -> str:
+    text = _encoder.encode(value).decode() if value is not _MISSING else "missing"
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _reply_action(text: object, legal: list[str]) -> str | None:
+    """The action an ``ok`` reply line chose (by value or index); None if it cannot be read."""
+    if not isinstance(text, str):
+        return None
+    try:
+        message = msgspec.json.decode(text)
+    except msgspec.DecodeError:
+        return None
+    if not isinstance(message, dict):
+        return None
+    if isinstance(message.get("action"), str):
+        return message["action"]
+    index = message.get("index")
+    if _is_int(index) and 0 <= index < len(legal):
+        return legal[index]
+    return None
 
 
 def _json_roundtrip(data: Any) -> Any:

@@ -25,10 +25,17 @@ from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
 from arena.bots.installed import BotsDirError, tournament_bots
+from arena.bots.manifest import BotFolderError, content_hash
 from arena.games import GAMES, GameError, find_game
 from arena.referee.bot_spec import SANDBOXES, BotSpec
 from arena.referee.clock import TimeControl
-from arena.tournament.schedule import DEFAULT_MAX_TABLES, SEATINGS, GamePlan
+from arena.tournament.schedule import (
+    DEFAULT_MAX_TABLES,
+    SEATINGS,
+    GamePlan,
+    ScheduledMatch,
+    match_key,
+)
 
 T = TypeVar("T")
 
@@ -101,6 +108,8 @@ class TournamentConfig:
     results: Path = Path("results/results.sqlite")
     records: bool = True  # write a JSONL record of every match
     source: str = "<command line>"  # the file it came from, for messages
+    # per bot name: what its program is, {file or folder: SHA-256} (see program_hashes)
+    programs: dict[str, dict[str, str]] = field(default_factory=dict)
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
@@ -120,6 +129,7 @@ class TournamentConfig:
                     "cpu_seconds": b.cpu_seconds,
                     "file_mb": b.file_mb,
                     "sandbox": b.sandbox,
+                    "program": dict(self.programs.get(b.name, {})),
                 }
                 for b in self.bots
             ],
@@ -145,6 +155,22 @@ class TournamentConfig:
             "match_time_limit": self.match_time_limit_s,
         }
 
+    def bot_identities(self) -> dict[str, str]:
+        """Per bot name, a hash of everything that makes it the bot it is: its definition entry,
+        its program's content hash included. A stored match is a match of these identities."""
+        return {
+            entry["name"]: _sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")))
+            for entry in self.definition()["bots"]
+        }
+
+    def keyed(self, matches: Sequence[ScheduledMatch]) -> list[ScheduledMatch]:
+        """``matches`` with their content keys (:func:`arena.tournament.schedule.match_key`)."""
+        identities = self.bot_identities()
+        time_control = self.definition()["time"]
+        return [
+            replace(m, key=match_key(m, identities, time_control, self.max_faults)) for m in matches
+        ]
+
     def worker_count(self) -> int:
         """Processes that play the matches: ``workers`` if set, else one per core up to
         ``concurrency``; never more than ``concurrency``. One means this process alone."""
@@ -162,6 +188,55 @@ class TournamentConfig:
     @property
     def logs_dir(self) -> Path:
         return self.output / "logs"
+
+
+def _sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def program_hashes(spec: BotSpec, *, submitted: bool = False) -> dict[str, str]:
+    """What a bot's program is, by content (SPEC 10.4): a submitted bot's whole folder
+    (``arena submit``'s content hash); otherwise every argument of ``argv`` that names an existing
+    file, taken from the bot's ``cwd`` unless absolute, as ``{argument: SHA-256 of the file}``.
+    A program found on PATH (``python3``, ``node``) is not hashed: it is the machine's, not the
+    bot's. OSError and BotFolderError come through for the caller to name the field."""
+    if submitted and spec.cwd:
+        return {spec.cwd.rstrip("/") + "/": content_hash(spec.cwd)}
+    hashes: dict[str, str] = {}
+    for index, argument in enumerate(spec.argv):
+        if index == 0 and "/" not in argument:
+            continue  # looked up on PATH
+        if "\0" in argument:
+            continue
+        path = Path(argument)
+        if not path.is_absolute():
+            if spec.cwd is None:
+                continue  # it runs in a fresh private folder: relative names point nowhere
+            path = Path(spec.cwd) / path
+        if path.is_file():
+            digest = hashlib.sha256()
+            with open(path, "rb") as file:
+                while chunk := file.read(1 << 20):
+                    digest.update(chunk)
+            hashes[argument] = digest.hexdigest()
+    return hashes
+
+
+def _programs(
+    reader: _Reader, bots: Sequence[tuple[str, BotSpec, bool]]
+) -> dict[str, dict[str, str]]:
+    """Each bot's program hashes; a program that cannot be read is a mistake of its field."""
+    programs: dict[str, dict[str, str]] = {}
+    for where, bot, submitted in bots:
+
+        def hashes(where: str = where, bot: BotSpec = bot, submitted: bool = submitted) -> dict:
+            try:
+                return program_hashes(bot, submitted=submitted)
+            except (OSError, BotFolderError) as exc:
+                reader.fail(where, bot.name, f"a program that can be read ({exc})")
+
+        programs[bot.name] = reader.read(hashes, {})
+    return programs
 
 
 # -- reading values, one field at a time -----------------------------------------------------------
@@ -620,6 +695,11 @@ def config_from_table(
     _unique(reader, "games", [(i, g.label) for i, g in plans if g is not None], "label")
 
     output, results, records = _paths(reader, data, name)
+    programs = _programs(
+        reader,
+        [("bots_dir", bot, True) for bot in dir_bots]
+        + [(f"bots[{i}].argv", bot, False) for i, bot in entries if bot is not None],
+    )
     reader.done()
     return TournamentConfig(
         name=name,
@@ -636,6 +716,7 @@ def config_from_table(
         results=results,
         records=records,
         source=source,
+        programs=programs,
     )
 
 

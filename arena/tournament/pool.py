@@ -13,11 +13,13 @@ Both the in-process runner (``arena.tournament.runner``) and each worker process
 
 from __future__ import annotations
 
+import os
+import shlex
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +45,10 @@ class TournamentError(Exception):
     """The tournament cannot go on (one line, names the bot); finished matches are kept."""
 
 
+class PreflightError(TournamentError):
+    """Some bot cannot start before the first match: one line per broken bot, nothing played."""
+
+
 @dataclass
 class RunSummary:
     played: int = 0  # completed in this run
@@ -50,6 +56,7 @@ class RunSummary:
     skipped: int = 0  # already completed before this run
     started_processes: int = 0
     workers_cpu_s: float = 0.0  # worker processes' own CPU time (not their bots'), if any
+    given_up: dict[str, str] = field(default_factory=dict)  # bots not started again, and why
 
 
 class BotPool:
@@ -70,15 +77,15 @@ class BotPool:
         self._idle: dict[str, list[Any]] = {name: [] for name in self.specs}
         self._open: set[Any] = set()  # every process started and not yet closed
         self._failures: Counter[str] = Counter()
-        self._given_up: dict[str, str] = {}  # bots not started again in this run, and why
+        self.given_up: dict[str, str] = {}  # bots not started again in this run, and why
         self.started = 0
 
     async def acquire(self, name: str) -> Any:
         """A running process of bot ``name``, or (when it cannot start) a stand-in whose seat the
         referee forfeits with a startup fault."""
         spec = self.specs[name]
-        if name in self._given_up:
-            return BotProcess.absent(spec, self._given_up[name])
+        if name in self.given_up:
+            return BotProcess.absent(spec, self.given_up[name])
         idle = self._idle[name]
         while idle:
             process = idle.pop()
@@ -92,7 +99,7 @@ class BotPool:
         except BotStartupError as exc:
             self._failures[name] += 1
             if self._failures[name] >= STARTUP_FAILURES_TO_GIVE_UP:
-                self._given_up[name] = (
+                self.given_up[name] = (
                     f"{exc.reason} (failed to start {self._failures[name]} "
                     "times in a row: not started again in this run)"
                 )
@@ -109,11 +116,24 @@ class BotPool:
             await self._close(process)
 
     async def warm_up(self) -> None:
-        """Start one process of every bot at once, so the first matches do not wait in line."""
+        """The preflight: start one process of every bot at once (so the first matches do not
+        wait in line) and raise :class:`PreflightError` when any of them cannot start, with one
+        line per broken bot: its name, command, folder, the reason and its last stderr lines."""
         started: list[Any] = []
+        broken: list[str] = []
 
         async def start_one(name: str) -> None:
-            started.append(await self.acquire(name))
+            spec = self.specs[name]
+            try:
+                process = await self._start_bot(
+                    spec, time_control=self._time_control, log_dir=self._log_dir
+                )
+            except BotStartupError as exc:
+                broken.append(broken_bot_line(spec, exc))
+                return
+            self._open.add(process)
+            self.started += 1
+            started.append(process)
 
         try:
             async with trio.open_nursery() as nursery:
@@ -122,6 +142,8 @@ class BotPool:
         finally:
             for process in started:
                 await self.release(process, reusable=True)
+        if broken:
+            raise PreflightError(preflight_message(broken, len(self.specs)))
 
     async def close_all(self) -> None:
         """Close every process this pool started (shielded: runs even when cancelled)."""
@@ -137,6 +159,30 @@ class BotPool:
         with trio.CancelScope(shield=True):
             with trio.move_on_after(CLOSE_GRACE_S):
                 await process.close()
+
+
+def broken_bot_line(spec: BotSpec, exc: BotStartupError) -> str:
+    """One line: which bot, what it runs, where, why it did not start, what it said."""
+    folder = os.path.abspath(spec.cwd) if spec.cwd else "a fresh private folder (no cwd given)"
+    said = getattr(exc, "stderr_tail", "")
+    if not said:
+        said = "; it wrote nothing to stderr"
+    elif said in exc.reason:
+        said = ""
+    else:
+        said = f"; its stderr ends: {said}"
+    return f"bot {spec.name!r}: `{shlex.join(spec.argv)}` in {folder}: {exc.reason}{said}"
+
+
+def preflight_message(broken: Sequence[str], total: int) -> str:
+    lines = sorted(broken)
+    return "\n".join(
+        [
+            f"preflight: {len(lines)} of {total} bots cannot start; no match was played "
+            "(fix them and run the same command again)",
+            *lines,
+        ]
+    )
 
 
 @contextmanager
@@ -165,11 +211,7 @@ async def play_pooled_match(
     try:
         for name in match.seats:
             processes.append(await pool.acquire(name))
-        record_path = (
-            config.records_dir / (match.match_id.replace("/", "_") + ".jsonl")
-            if config.records
-            else None
-        )
+        record_path = config.records_dir / record_name(match) if config.records else None
         result = None
         try:
             with trio.move_on_after(config.match_time_limit_s):
@@ -201,6 +243,13 @@ async def play_pooled_match(
                 await pool.release(process, reusable=index < len(reusable) and reusable[index])
 
 
+def record_name(match: ScheduledMatch) -> str:
+    """``<label>_t<t>_d<d>_r<r>-<key prefix>.jsonl``: the content key keeps the record of a match
+    of an older definition (same id, other bots) from being overwritten."""
+    suffix = f"-{match.key[:12]}" if match.key else ""
+    return match.match_id.replace("/", "_") + suffix + ".jsonl"
+
+
 def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
     return StoredMatch(
         match_id=match.match_id,
@@ -225,6 +274,7 @@ def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
         reason=result.termination,
         record_path=None if result.record_path is None else str(result.record_path),
         duration_s=result.duration_s,
+        key=match.key,
     )
 
 
@@ -249,4 +299,5 @@ def _aborted(match: ScheduledMatch, reason: str, duration_s: float) -> StoredMat
         status="aborted",
         reason=reason,
         duration_s=duration_s,
+        key=match.key,
     )

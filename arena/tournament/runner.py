@@ -9,7 +9,10 @@
   was cut short is closed and never reused; the next match starts a fresh one.
 - Every match runs under the match time limit (``trio.move_on_after``); a match cut by it is
   stored as ``aborted`` and played again on the next run.
-- A bot that cannot be started forfeits the match it was wanted for: its seat gets a ``startup``
+- Preflight: before the first match every bot needed is started once, all at once; when any
+  cannot start, :class:`PreflightError` stops the run before a match is played (one line per
+  broken bot).
+- A bot that cannot be started later forfeits the match it was wanted for: its seat gets a ``startup``
   fault and the autopilot plays it, so the other bots' match is completed and counts. After three
   failures in a row the bot is not started again in this run: its remaining matches are forfeited
   at once with the same reason (a rerun tries it afresh).
@@ -35,6 +38,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.pool import (
     BotPool,
     PlayMatch,
+    PreflightError,
     RunSummary,
     StartBot,
     TournamentError,
@@ -45,7 +49,16 @@ from arena.tournament.schedule import Schedule, ScheduledMatch
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 from arena.tournament.workers import play_in_workers
 
-__all__ = ["Progress", "RunSummary", "TournamentError", "pending_matches", "run_tournament"]
+__all__ = [
+    "PreflightError",
+    "Progress",
+    "RunSummary",
+    "TournamentError",
+    "pending_matches",
+    "refresh_current",
+    "run_tournament",
+    "stored_count",
+]
 
 
 @dataclass
@@ -86,6 +99,31 @@ def stored_count(matches: Sequence[ScheduledMatch], done: set[str]) -> int:
     return sum(1 for m in matches if m.match_id in done)
 
 
+def find_by_id(
+    matches: Sequence[ScheduledMatch], match_ids: Iterable[str]
+) -> dict[str, ScheduledMatch]:
+    """The scheduled matches of these ids (those the schedule has), without walking a Schedule."""
+    if isinstance(matches, Schedule):
+        found = {match_id: matches.by_id(match_id) for match_id in set(match_ids)}
+        return {match_id: match for match_id, match in found.items() if match is not None}
+    wanted = set(match_ids)
+    return {m.match_id: m for m in matches if m.match_id in wanted}
+
+
+def refresh_current(
+    config: TournamentConfig, matches: Sequence[ScheduledMatch], store: ResultStore
+) -> tuple[int, int]:
+    """Mark which stored matches belong to this definition: those whose content key equals the
+    key of the scheduled match of the same id (the same game, bots in seat order, seed, rotation,
+    time control and fault policy), so a grown tournament keeps them. Returns (completed
+    matches kept, completed matches of an older definition, not counted). Costs one key per
+    stored match, never a walk of the whole schedule."""
+    stored = store.stored_keys()
+    scheduled = find_by_id(matches, (match_id for _key, match_id in stored))
+    keyed = {m.match_id: m.key for m in config.keyed(list(scheduled.values()))}
+    return store.set_current(key for key, match_id in stored if keyed.get(match_id) == key)
+
+
 def needed_bots(config: TournamentConfig, todo: Iterable[ScheduledMatch]) -> list[str]:
     """The bots seated in some match of ``todo``, in the tournament's order. Reads ``todo`` only
     until every bot was seen (the first deals seat them all), so a huge schedule costs little."""
@@ -108,14 +146,21 @@ async def run_tournament(
     start_bot: StartBot | None = None,
     play: PlayMatch | None = None,
     on_stored: Callable[[StoredMatch], None] | None = None,
+    summary: RunSummary | None = None,
+    definition_matches: Sequence[ScheduledMatch] | None = None,
 ) -> RunSummary:
     """Play every match of ``matches`` not yet completed in ``store``; store each as it ends.
 
     With ``workers`` > 1 the matches are played in that many worker processes (see
     ``arena.tournament.workers``) and stored here; ``start_bot`` and ``play`` (fakes for tests)
-    only work in this process, with ``workers`` = 1."""
+    only work in this process, with ``workers`` = 1. Give ``summary`` to read the counts of a
+    run that was cancelled (Ctrl-C) part way. Stored matches count when they are matches of
+    ``definition_matches`` (the whole schedule, when ``matches`` is only part of it; by default
+    ``matches``), by content (:func:`refresh_current`)."""
+    refresh_current(config, matches if definition_matches is None else definition_matches, store)
     done = store.completed_ids()
-    summary = RunSummary(skipped=stored_count(matches, done))
+    summary = summary if summary is not None else RunSummary()
+    summary.skipped = stored_count(matches, done)
     progress.total, progress.already_done = len(matches), summary.skipped
     progress.started = time.monotonic()
     if summary.skipped == len(matches):
@@ -124,7 +169,7 @@ async def run_tournament(
     if in_workers and (start_bot is not None or play is not None):
         raise ValueError("start_bot and play are for workers=1")
     needed = needed_bots(config, pending_matches(matches, done))
-    todo = pending_matches(matches, done)
+    todo = (config.keyed([match])[0] for match in pending_matches(matches, done))
     config.logs_dir.mkdir(parents=True, exist_ok=True)
     if config.records:
         config.records_dir.mkdir(parents=True, exist_ok=True)
@@ -176,5 +221,6 @@ async def run_tournament(
                     nursery.start_soon(play_one, match)
     finally:
         summary.started_processes = pool.started
+        summary.given_up.update(pool.given_up)
         await pool.close_all()
     return summary

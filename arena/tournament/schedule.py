@@ -22,7 +22,9 @@ Match ids are stable and readable, ``<label>/t<table>/d<deal>/r<rotation>``; the
 
 from __future__ import annotations
 
+import hashlib
 import itertools
+import json
 import math
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
@@ -64,6 +66,7 @@ class ScheduledMatch:
     rotation: int
     seed: int
     seats: tuple[str, ...]  # bot name per seat
+    key: str = ""  # what the match is, by content (match_key); "" until the config keys it
 
 
 def deal_seed(tournament_seed: int, label: str, table: int, deal: int) -> int:
@@ -72,6 +75,31 @@ def deal_seed(tournament_seed: int, label: str, table: int, deal: int) -> int:
 
 def match_id(label: str, table: int, deal: int, rotation: int) -> str:
     return f"{label}/t{table}/d{deal}/r{rotation}"
+
+
+def match_key(
+    match: ScheduledMatch,
+    identities: Mapping[str, str],
+    time_control: Mapping[str, Any],
+    max_faults: int,
+) -> str:
+    """A match's identity by what it is, not where it sits in the schedule: game label and id,
+    players, options, the bots in seat order (each by its identity: definition and program
+    hash), deal seed, rotation, time control and fault policy. A grown tournament keeps every
+    stored match whose key is still in its schedule."""
+    content = {
+        "game": match.game,
+        "game_id": match.game_id,
+        "players": match.players,
+        "options": dict(match.options),
+        "seats": [identities.get(name, name) for name in match.seats],
+        "seed": match.seed,
+        "rotation": match.rotation,
+        "time": dict(time_control),
+        "max_faults": max_faults,
+    }
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
 
 
 def rotate(table: Sequence[str], rotation: int) -> tuple[str, ...]:
@@ -444,18 +472,24 @@ class Schedule(Sequence[ScheduledMatch]):
 
     def contains_id(self, match_id_: str) -> bool:
         """Whether a match of this id is in the schedule (ids are ``label/t../d../r..``)."""
+        return self.by_id(match_id_) is not None
+
+    def by_id(self, match_id_: str) -> ScheduledMatch | None:
+        """The match of this id (``label/t../d../r..``), None if the schedule has none."""
         label, _, rest = match_id_.rpartition("/t")
         try:
             table_s, deal_s, rotation_s = rest.split("/")
             table, deal, rotation = int(table_s), int(deal_s[1:]), int(rotation_s[1:])
         except ValueError:
-            return False
+            return None
         for g, plan in enumerate(self.games):
             if plan.label == label:
-                return (
+                if (
                     0 <= table < len(self.tables[g])
                     and 0 <= deal < plan.deals
                     and rotation in self._rotations(g, deal)
                     and match_id(label, table, deal, rotation) == match_id_
-                )
-        return False
+                ):
+                    return self._match(g, table, deal, rotation)
+                return None
+        return None

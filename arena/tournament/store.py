@@ -29,12 +29,13 @@ from pathlib import Path
 from typing import Any
 
 APP = "trick-arena-results"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: matches keyed by content (match_key), current or not
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS matches (
-    match_id    TEXT PRIMARY KEY,
+    match_key   TEXT PRIMARY KEY,   -- what the match is, by content (schedule.match_key)
+    match_id    TEXT NOT NULL,      -- where it sat in the schedule when played, for people
     game        TEXT NOT NULL,      -- the game's label in the tournament
     game_id     TEXT NOT NULL,
     table_no    INTEGER NOT NULL,
@@ -53,17 +54,18 @@ CREATE TABLE IF NOT EXISTS matches (
     reason      TEXT NOT NULL,      -- the referee's termination, or why the match was aborted
     record_path TEXT,
     duration_s  REAL NOT NULL,
-    finished_at TEXT NOT NULL
+    finished_at TEXT NOT NULL,
+    current     INTEGER NOT NULL    -- 1: a match of the latest definition run; 0: of an older one
 );
 CREATE TABLE IF NOT EXISTS faults (
-    match_id   TEXT NOT NULL REFERENCES matches(match_id) ON DELETE CASCADE,
+    match_key  TEXT NOT NULL REFERENCES matches(match_key) ON DELETE CASCADE,
     seat       INTEGER NOT NULL,
     bot        TEXT NOT NULL,
     kind       TEXT NOT NULL,
     request_id INTEGER,
     message    TEXT NOT NULL
 );
-CREATE INDEX IF NOT EXISTS faults_by_match ON faults(match_id);
+CREATE INDEX IF NOT EXISTS faults_by_match ON faults(match_key);
 """
 
 
@@ -104,10 +106,15 @@ class StoredMatch:
     reason: str = "completed"
     record_path: str | None = None
     duration_s: float = 0.0
+    key: str = ""  # the scheduled match's content key; "" = its match_id
 
     @property
     def completed(self) -> bool:
         return self.status == "completed"
+
+    @property
+    def match_key(self) -> str:
+        return self.key or self.match_id
 
 
 class ResultStore:
@@ -131,8 +138,10 @@ class ResultStore:
         restart: bool = False,
     ) -> ResultStore:
         """Open or create the file of a tournament, locked against a second tournament writing
-        to it. An existing file must hold the same definition (same fingerprint) unless
-        ``restart``, which discards its results (only ever from a Trick Arena results file)."""
+        to it. An existing file may hold an earlier definition of the same tournament (matches
+        are kept by content: :meth:`set_schedule`), but not one in which a bot of the same name
+        and version ran another program, unless ``restart``, which discards its results (only
+        ever from a Trick Arena results file)."""
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -152,19 +161,27 @@ class ResultStore:
             os.close(lock)
             raise
         try:
-            meta = store._meta()
+            meta = store._meta(any_schema=restart)
             if meta is not None and restart:
                 store._discard()
                 meta = None
             if meta is None:
                 store._create(name, fingerprint, definition)
-            elif meta.get("fingerprint") != fingerprint:
-                changed = _changed_fields(json.loads(meta.get("definition", "{}")), definition)
-                raise StoreError(
-                    f"{path}: holds results of a different definition of tournament "
-                    f"{meta.get('name', '?')!r} (changed: {changed}); run with --restart to "
-                    f"discard them, or give another results file"
-                )
+            else:
+                if meta.get("name") != name:
+                    raise StoreError(
+                        f"{path}: holds the results of tournament {meta.get('name', '?')!r}, "
+                        f"not {name!r}; give another results file, or --restart to discard them"
+                    )
+                old = json.loads(meta.get("definition", "{}"))
+                changed = _changed_program(old, definition)
+                if changed:
+                    raise StoreError(f"{path}: {changed}")
+                if meta.get("fingerprint") != fingerprint:
+                    store._update_definition(fingerprint, definition)
+        except sqlite3.Error as exc:
+            store.close()
+            raise StoreError(f"{path}: cannot use it: {exc}") from None
         except BaseException:
             store.close()
             raise
@@ -221,15 +238,41 @@ class ResultStore:
         return (self._meta() or {}).get("name", "")
 
     def completed_ids(self) -> set[str]:
+        """The match ids of the completed matches of the current definition."""
         return {
             row[0]
-            for row in self._db.execute("SELECT match_id FROM matches WHERE status = 'completed'")
+            for row in self._db.execute(
+                "SELECT match_id FROM matches WHERE status = 'completed' AND current = 1"
+            )
         }
 
+    def stored_keys(self) -> list[tuple[str, str]]:
+        """(content key, match id) of every match stored, of any definition."""
+        return [tuple(row) for row in self._db.execute("SELECT match_key, match_id FROM matches")]
+
+    def set_current(self, keys: Iterable[str]) -> tuple[int, int]:
+        """Mark the stored matches with these content keys as the current definition's (they
+        count) and every other one as an older definition's (kept in the file, not counted).
+        Returns (completed matches kept, completed matches no longer counted)."""
+        try:
+            with self._db:
+                self._db.execute("UPDATE matches SET current = 0")
+                self._db.executemany(
+                    "UPDATE matches SET current = 1 WHERE match_key = ?", ((k,) for k in keys)
+                )
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot mark its current matches ({exc})") from None
+        kept, old = self._db.execute(
+            "SELECT coalesce(sum(current), 0), coalesce(sum(1 - current), 0) FROM matches "
+            "WHERE status = 'completed'"
+        ).fetchone()
+        return int(kept), int(old)
+
     def matches(self, *, include_aborted: bool = False) -> list[StoredMatch]:
-        """Stored matches in schedule order (game, table, deal, rotation), so a fold over them
-        gives the same standings however the matches happened to finish."""
-        where = "" if include_aborted else "WHERE status = 'completed'"
+        """The stored matches of the current definition (those of an older one stay in the file
+        but are not returned) in schedule order (game, table, deal, rotation), so a fold over
+        them gives the same standings however the matches happened to finish."""
+        where = "WHERE current = 1" + ("" if include_aborted else " AND status = 'completed'")
         return [
             match
             for _rowid, match in self._select(
@@ -270,7 +313,7 @@ class ResultStore:
         """(rowid, match) of the matches stored after row ``rowid`` (0: all), aborted ones
         included, in the order they were stored: a watcher of a running tournament reads only
         what is new. A match stored again (an aborted one replayed) gets a new, higher rowid."""
-        return self._select("WHERE rowid > ? ORDER BY rowid", (rowid,))
+        return self._select("WHERE rowid > ? AND current = 1 ORDER BY rowid", (rowid,))
 
     def last_rowid(self) -> int:
         """The highest rowid stored (0 for none): lower than a watcher's last one means the
@@ -288,7 +331,8 @@ class ResultStore:
 
     def _select(self, clause: str, params: tuple[Any, ...]) -> list[tuple[int, StoredMatch]]:
         rows = self._db.execute(
-            "SELECT rowid, match_id, game, game_id, table_no, deal, rotation, seed, players, "
+            "SELECT rowid, match_key, match_id, game, game_id, table_no, deal, rotation, seed, "
+            "players, "
             "options, bots, scores, placings, teams, forfeited, decision_ms, status, reason, "
             f"record_path, duration_s FROM matches {clause}",
             params,
@@ -297,13 +341,13 @@ class ResultStore:
         if rows:
             if len(rows) > 500:
                 fault_rows = self._db.execute(
-                    "SELECT match_id, seat, bot, kind, request_id, message FROM faults "
+                    "SELECT match_key, seat, bot, kind, request_id, message FROM faults "
                     "ORDER BY rowid"
                 )
             else:
                 fault_rows = self._db.execute(
-                    "SELECT match_id, seat, bot, kind, request_id, message FROM faults "
-                    f"WHERE match_id IN ({', '.join('?' * len(rows))}) ORDER BY rowid",
+                    "SELECT match_key, seat, bot, kind, request_id, message FROM faults "
+                    f"WHERE match_key IN ({', '.join('?' * len(rows))}) ORDER BY rowid",
                     [row[1] for row in rows],
                 )
             for row in fault_rows:
@@ -311,6 +355,7 @@ class ResultStore:
         out = []
         for (
             rowid,
+            key,
             match_id,
             game,
             game_id,
@@ -349,12 +394,13 @@ class ResultStore:
                         placings=tuple(json.loads(placings)),
                         teams=None if teams is None else tuple(json.loads(teams)),
                         forfeited=tuple(json.loads(forfeited)),
-                        faults=tuple(faults.get(match_id, ())),
+                        faults=tuple(faults.get(key, ())),
                         decision_ms=tuple(tuple(seat) for seat in json.loads(decision_ms)),
                         status=status,
                         reason=reason,
                         record_path=record_path,
                         duration_s=duration_s,
+                        key=key,
                     ),
                 )
             )
@@ -365,6 +411,7 @@ class ResultStore:
     def save(self, match: StoredMatch) -> None:
         """Store one match and its faults in one transaction (replacing an aborted attempt)."""
         row = (
+            match.match_key,
             match.match_id,
             match.game,
             match.game_id,
@@ -385,19 +432,20 @@ class ResultStore:
             match.record_path,
             match.duration_s,
             datetime.now(UTC).isoformat(timespec="seconds"),
+            1,  # played now, so a match of the current definition
         )
         try:
             with self._db:
-                self._db.execute("DELETE FROM faults WHERE match_id = ?", (match.match_id,))
+                self._db.execute("DELETE FROM faults WHERE match_key = ?", (match.match_key,))
                 self._db.execute(
                     "INSERT OR REPLACE INTO matches VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
                 self._db.executemany(
                     "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)",
                     [
-                        (match.match_id, f.seat, f.bot, f.kind, f.request_id, f.message)
+                        (match.match_key, f.seat, f.bot, f.kind, f.request_id, f.message)
                         for f in match.faults
                     ],
                 )
@@ -411,8 +459,9 @@ class ResultStore:
 
     # -- inside ------------------------------------------------------------------------------------
 
-    def _meta(self) -> dict[str, str] | None:
-        """The meta table, None for a new (empty) database; StoreError for anything foreign."""
+    def _meta(self, *, any_schema: bool = False) -> dict[str, str] | None:
+        """The meta table, None for a new (empty) database; StoreError for anything foreign
+        (and, unless ``any_schema``, for a results file of another schema)."""
         try:
             tables = {
                 row[0]
@@ -430,10 +479,11 @@ class ResultStore:
             raise StoreError(f"{self.path}: not a Trick Arena results file ({exc})") from None
         if meta.get("app") != APP:
             raise StoreError(f"{self.path}: an SQLite file, but not a Trick Arena results file")
-        if meta.get("schema") != SCHEMA_VERSION:
+        if meta.get("schema") != SCHEMA_VERSION and not any_schema:
             raise StoreError(
                 f"{self.path}: results file schema {meta.get('schema')!r}; this "
-                f"arena reads schema {SCHEMA_VERSION!r}"
+                f"arena reads schema {SCHEMA_VERSION!r} (run with --restart to discard its "
+                "matches, or give another results file)"
             )
         return meta
 
@@ -441,6 +491,13 @@ class ResultStore:
         with self._db:
             for table in ("faults", "matches", "meta"):
                 self._db.execute(f"DROP TABLE IF EXISTS {table}")
+
+    def _update_definition(self, fingerprint: str, definition: Mapping[str, Any]) -> None:
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                [("fingerprint", fingerprint), ("definition", _json(definition, sort=True))],
+            )
 
     def _create(self, name: str, fingerprint: str, definition: Mapping[str, Any]) -> None:
         with self._db:
@@ -477,7 +534,22 @@ def _json(value: Any, *, sort: bool = False) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=sort)
 
 
-def _changed_fields(old: Mapping[str, Any], new: Mapping[str, Any]) -> str:
-    keys: Iterable[str] = sorted(set(old) | set(new))
-    changed = [key for key in keys if old.get(key) != new.get(key)]
-    return ", ".join(changed) or "its fingerprint"
+def _changed_program(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
+    """The first bot that kept its name and version but runs another program now, said in one
+    line naming the bot and the file; None if there is none."""
+    before = {b.get("name"): b for b in old.get("bots", []) if isinstance(b, dict)}
+    for bot in new.get("bots", []):
+        was = before.get(bot.get("name"))
+        if was is None or was.get("version") != bot.get("version"):
+            continue
+        then, now = was.get("program", {}), bot.get("program", {})
+        files: Iterable[str] = sorted(set(then) | set(now))
+        changed = [f for f in files if then.get(f) != now.get(f)]
+        if changed:
+            return (
+                f"bot {bot['name']!r} changed since its matches were stored ({changed[0]} "
+                f"{'differs' if changed[0] in then and changed[0] in now else 'is new or gone'})"
+                "; its stored matches are not the new program's: run with --restart to discard "
+                "them, or give the bot a new name or version"
+            )
+    return None

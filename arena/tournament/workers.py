@@ -43,6 +43,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.pool import (
     CLOSE_GRACE_S,
     BotPool,
+    PreflightError,
     RunSummary,
     TournamentError,
     play_pooled_match,
@@ -80,11 +81,13 @@ class Finished(msgspec.Struct, tag=True):
 class Failed(msgspec.Struct, tag=True):
     message: str
     started: int
+    preflight: bool = False  # some bot could not start before the first match
 
 
 class Closed(msgspec.Struct, tag=True):
     started: int
     cpu_s: float  # the worker's own CPU time (not its bots'), for benchmarks
+    given_up: dict[str, str] = {}  # bots this worker stopped starting, and why
 
 
 ToWorker = Setup | Play
@@ -159,6 +162,7 @@ class _Worker:
         self.frames = FrameReader(process.stdout, _from_worker)
         self.started = 0
         self.cpu_s = 0.0
+        self.given_up: dict[str, str] = {}
 
     async def send(self, message: msgspec.Struct) -> None:
         try:
@@ -182,7 +186,7 @@ class _Worker:
             raise TournamentError(await self.gone())
         self.started = message.started
         if isinstance(message, Failed):
-            raise TournamentError(message.message)
+            raise (PreflightError if message.preflight else TournamentError)(message.message)
         if isinstance(message, Closed):  # only ever asked for before closing it
             raise TournamentError(await self.gone())
         return message
@@ -197,6 +201,7 @@ class _Worker:
                         self.started = message.started
                         if isinstance(message, Closed):
                             self.cpu_s = message.cpu_s
+                            self.given_up = message.given_up
                 except (trio.BrokenResourceError, trio.ClosedResourceError, msgspec.DecodeError):
                     pass
                 await self.process.wait()
@@ -249,6 +254,8 @@ async def play_in_workers(
                     nursery.start_soon(worker.shut)
         summary.started_processes = sum(worker.started for worker in started)
         summary.workers_cpu_s = sum(worker.cpu_s for worker in started)
+        for worker in started:
+            summary.given_up.update(worker.given_up)
 
 
 async def _expect_ready(worker: _Worker) -> None:
@@ -364,7 +371,8 @@ async def serve(receive_fd: int, send_fd: int) -> None:
                 with unwrapped(TournamentError):
                     await pool.warm_up()
             except TournamentError as exc:
-                await send(Failed(str(exc), pool.started))
+                preflight = isinstance(exc, PreflightError)
+                await send(Failed(str(exc), pool.started, preflight=preflight))
                 nursery.cancel_scope.cancel()
                 return
             await send(Ready(pool.started))
@@ -377,7 +385,7 @@ async def serve(receive_fd: int, send_fd: int) -> None:
     finally:
         await pool.close_all()
         usage = resource.getrusage(resource.RUSAGE_SELF)
-        await send(Closed(pool.started, usage.ru_utime + usage.ru_stime))
+        await send(Closed(pool.started, usage.ru_utime + usage.ru_stime, dict(pool.given_up)))
 
 
 def main() -> None:

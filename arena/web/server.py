@@ -85,11 +85,9 @@ def _seat(request: Request) -> int | None:
 
 def build_app(source: TournamentSource) -> Starlette:
     """The ASGI application for one tournament."""
-    summary_lock = trio.Lock()
 
     async def fresh_summary() -> dict[str, Any]:
-        async with summary_lock:
-            await source.refresh()
+        await source.refresh()
         return source.summary()
 
     async def page(request: Request) -> Response:
@@ -134,8 +132,7 @@ def build_app(source: TournamentSource) -> Starlette:
 
     async def bot(request: Request) -> Response:
         name = request.query_params.get("name", "")
-        async with summary_lock:
-            await source.refresh()
+        await source.refresh()
         try:
             return _json(source.bot_page(name))
         except NotFound as error:

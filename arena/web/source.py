@@ -103,6 +103,7 @@ class TournamentSource:
         records_dir: Path | None = None,
         progress: Progress | None = None,
         organiser: bool = False,
+        fold: StandingsFold | None = None,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.results = Path(results)
@@ -124,11 +125,15 @@ class TournamentSource:
         self.finished = False  # the in-process run is over
         self._arrivals = _Arrivals()
         self._last_arrival = float("-inf")
-        self._fold = StandingsFold(self.bots, self.games)
+        # The live fold: the caller's (``arena tournament --web`` shares its own, which it feeds),
+        # else one made at the first match that arrives while serving (folding what was loaded).
+        self._shared_fold = fold is not None
+        self._fold: StandingsFold | None = fold
         self._exact: Standings | None = None  # schedule-order standings for self._exact_version
         self._exact_version = -1
         self._summary: tuple[int, bool, dict[str, Any]] | None = None
         self._changed = trio.Event()
+        self._refresh_lock = trio.Lock()
         self._rowid = 0
         self._data_version: int | None = None
         self._created = ""
@@ -139,7 +144,13 @@ class TournamentSource:
         """A match was stored (called by the runner, or by the file watcher)."""
         self.matches.pop(match.match_id, None)  # stored again: it moves to the end
         self.matches[match.match_id] = match
-        self._fold.add(match)
+        if not self._shared_fold:
+            if self._fold is None:
+                self._fold = StandingsFold(self.bots, self.games)
+                for earlier in self.matches.values():
+                    self._fold.add(earlier)
+            else:
+                self._fold.add(match)
         now = self.clock()
         self._arrivals.note(now)
         self._last_arrival = now
@@ -152,7 +163,8 @@ class TournamentSource:
         for match in matches:
             self.matches.pop(match.match_id, None)
             self.matches[match.match_id] = match
-            self._fold.add(match)
+            if self._fold is not None and not self._shared_fold:
+                self._fold.add(match)
             if match.record_path and self.records_dir is None:
                 self.records_dir = Path(match.record_path).parent
         self._bump()
@@ -163,7 +175,8 @@ class TournamentSource:
 
     def _reset(self) -> None:
         self.matches.clear()
-        self._fold = StandingsFold(self.bots, self.games)
+        if not self._shared_fold:
+            self._fold = None
         self._exact, self._exact_version, self._rowid = None, -1, 0
 
     def _bump(self) -> None:
@@ -222,20 +235,25 @@ class TournamentSource:
     async def refresh(self) -> None:
         """Once settled, bring the exact standings up to date (in a worker thread: for a large
         file the fold takes a while, and the event loop may be playing the tournament)."""
-        if self._settled() and self._exact_version != self.version:
-            version = self.version
-            snapshot = list(self.matches.values())
-            exact = await trio.to_thread.run_sync(
-                compute_standings, snapshot, self.bots, self.games
-            )
-            if self.version == version:
-                self._exact, self._exact_version = exact, version
+        async with self._refresh_lock:  # one fold at a time, however many pages ask
+            if self._settled() and self._exact_version != self.version:
+                version = self.version
+                snapshot = list(self.matches.values())
+                exact = await trio.to_thread.run_sync(
+                    compute_standings, snapshot, self.bots, self.games
+                )
+                if self.version == version:
+                    self._exact, self._exact_version = exact, version
 
     def standings(self) -> tuple[Standings, bool]:
         """(standings, exact): the exact ones when settled and up to date (see :meth:`refresh`),
         else the live fold's."""
         if self._settled() and self._exact is not None and self._exact_version == self.version:
             return self._exact, True
+        if self._fold is None:  # nothing arrived yet, the exact ones are being computed
+            if self._exact is not None:
+                return self._exact, False
+            return compute_standings((), self.bots, self.games), False
         return self._fold.standings(), False
 
     def summary(self) -> dict[str, Any]:

@@ -2,16 +2,18 @@
 pooling, replacement of forfeited processes, the match time limit, cancellation, startup."""
 
 import itertools
+from dataclasses import replace
 
+import pytest
 import trio
 
 from arena.referee.bot_spec import BotSpec
 from arena.referee.process import BotStartupError
 from arena.referee.results import FaultKind, FaultRecord, MatchResult
 from arena.tournament.config import TournamentConfig
-from arena.tournament.runner import Progress, run_tournament
+from arena.tournament.runner import PreflightError, Progress, run_tournament
 from arena.tournament.schedule import GamePlan, build_schedule
-from arena.tournament.standings import compute_standings
+from arena.tournament.standings import compute_standings, standings_as_data
 from arena.tournament.store import ResultStore
 
 _ids = itertools.count()
@@ -212,26 +214,26 @@ async def test_cancelling_keeps_finished_matches_and_closes_every_process(tmp_pa
     assert bots.started and all(bot.closed for bot in bots.started)
 
 
-async def test_a_bot_that_cannot_start_forfeits_its_matches_and_the_tournament_goes_on(
-    tmp_path, autojump_clock
-):
+async def test_a_bot_that_cannot_start_stops_the_run_before_any_match(tmp_path, autojump_clock):
     config = make_config(tmp_path)
     bots = Bots(refuse={"c"})
     with open_store(config) as store:
-        summary = await run_tournament(
-            config,
-            schedule_of(config),
-            store,
-            Progress(total=0),
-            start_bot=bots.start,
-            play=referee(),
-        )
-        matches = store.matches()
-        assert summary.aborted == 0 and len(matches) == len(schedule_of(config))
-        for match in matches:
-            seats = [s for s, name in enumerate(match.bots) if name == "c"]
-            assert set(match.forfeited) == set(seats)
-            assert [(f.seat, f.kind) for f in match.faults] == [(s, "startup") for s in seats]
+        with pytest.raises(PreflightError) as caught:
+            await run_tournament(
+                config,
+                schedule_of(config),
+                store,
+                Progress(total=0),
+                start_bot=bots.start,
+                play=referee(),
+            )
+        assert store.matches(include_aborted=True) == []
+    lines = str(caught.value).splitlines()
+    assert lines[0].startswith("preflight: 1 of 3 bots cannot start; no match was played")
+    assert lines[1:] == [
+        "bot 'c': `none` in a fresh private folder (no cwd given): exited before ready "
+        "(exit status 1); it wrote nothing to stderr"
+    ]
     assert {bot.name for bot in bots.started} == {"a", "b"}
     assert all(bot.closed for bot in bots.started)
 
@@ -259,6 +261,7 @@ async def test_a_bot_that_stops_starting_is_given_up_after_three_failures(tmp_pa
         assert len(startup) == len(matches) - 1  # all but the first match
         assert "not started again in this run" in startup[-1].message
         assert len(attempts) == 1 + 3, "after three failures in a row c is not started again"
+        assert list(summary.given_up) == ["c"], "the run says it gave c up"
         rows = {r.bot: r for r in compute_standings(matches).tables["overall"]}
         assert rows["c"].faults["startup"] == len(matches) - 1
         assert rows["c"].played == len(matches)
@@ -285,3 +288,114 @@ async def test_a_referee_error_aborts_only_that_match(tmp_path, autojump_clock):
     assert summary.played == 2 and summary.aborted == 1
     assert aborted.match_id == calls[1] and aborted.reason == "referee error: RuntimeError: boom"
     assert all(bot.closed for bot in bots.started)
+
+
+def by_content():
+    """play: placings and scores follow from the seed and the bots in seat order alone, as with
+    deterministic bots, so a match gives the same result whenever it is played."""
+
+    async def play(game, seats, *, seed, options, match_id, time_control, max_faults, record_path):
+        await trio.sleep(1)
+        names = tuple(bot.name for bot in seats)
+        scores = tuple(hash((seed, s, name)) % 50 for s, name in enumerate(names))
+        order = sorted(range(len(seats)), key=lambda s: -scores[s])
+        placings = tuple(1 + order.index(s) for s in range(len(seats)))
+        return MatchResult(
+            match_id=match_id,
+            game=game.id,
+            options=dict(options or {}),
+            seed=seed,
+            players=len(seats),
+            bots=names,
+            scores=scores,
+            placings=placings,
+            teams=None,
+            forfeited=(),
+            faults=(),
+            decision_ms=tuple((1.0,) for _ in seats),
+            referee_us=(),
+            record_path=record_path,
+            duration_s=1.0,
+        )
+
+    return play
+
+
+async def test_a_grown_tournament_keeps_its_matches_and_ranks_like_a_fresh_run(
+    tmp_path, autojump_clock
+):
+    small = make_config(tmp_path, names=("a", "b", "c"), deals=2)
+    grown = replace(
+        make_config(tmp_path, names=("a", "b", "c", "d"), deals=3),
+        games=(
+            GamePlan("aon", "alles-oder-nichts", 3, deals=3),
+            GamePlan("eight", "eight-rounds", 3, deals=1),
+        ),
+    )
+    with open_store(small) as store:
+        first = await run_tournament(
+            small,
+            schedule_of(small),
+            store,
+            Progress(total=0),
+            start_bot=Bots().start,
+            play=by_content(),
+        )
+    with open_store(grown) as store:
+        again = await run_tournament(
+            grown,
+            schedule_of(grown),
+            store,
+            Progress(total=0),
+            start_bot=Bots().start,
+            play=by_content(),
+        )
+        kept_standings = standings_as_data(compute_standings(store.matches(), ["a", "b", "c", "d"]))
+        kept = store.matches()
+    # a, b, c sit at table 0 of aon in both: every deal of the small run is still scheduled
+    assert first.played == 2 * 3 and again.skipped == first.played
+    assert again.played == len(schedule_of(grown)) - first.played
+    fresh_config = replace(grown, results=tmp_path / "fresh.sqlite")
+    with open_store(fresh_config) as store:
+        await run_tournament(
+            fresh_config,
+            schedule_of(fresh_config),
+            store,
+            Progress(total=0),
+            start_bot=Bots().start,
+            play=by_content(),
+        )
+        fresh = store.matches()
+        fresh_standings = standings_as_data(compute_standings(fresh, ["a", "b", "c", "d"]))
+    assert [(m.key, m.scores) for m in kept] == [(m.key, m.scores) for m in fresh]
+    assert kept_standings == fresh_standings
+
+
+async def test_a_match_of_an_earlier_definition_is_kept_but_not_counted(tmp_path, autojump_clock):
+    three = make_config(tmp_path, names=("a", "b", "c"), deals=1)
+    other = make_config(tmp_path, names=("a", "b", "z"), deals=1)  # same ids, other bots
+    for config in (three, other):
+        with open_store(config) as store:
+            summary = await run_tournament(
+                config,
+                schedule_of(config),
+                store,
+                Progress(total=0),
+                start_bot=Bots().start,
+                play=by_content(),
+            )
+            assert summary.skipped == 0 and summary.played == 3
+            assert {name for m in store.matches() for name in m.bots} == set(
+                b.name for b in config.bots
+            )
+    with open_store(three) as store:  # back to the first: its matches count again
+        summary = await run_tournament(
+            three,
+            schedule_of(three),
+            store,
+            Progress(total=0),
+            start_bot=Bots().start,
+            play=by_content(),
+        )
+        assert summary.skipped == 3 and summary.played == 0
+        assert len(store.stored_keys()) == 6

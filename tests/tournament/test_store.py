@@ -1,6 +1,7 @@
 """The results file: round trip, resume bookkeeping, refusal of a changed definition, bad files."""
 
 import sqlite3
+from dataclasses import replace
 
 import pytest
 
@@ -54,7 +55,7 @@ def test_round_trip_keeps_every_field(tmp_path):
         store.save(match("g/t0/d0/r1", rotation=1, teams=(0, 1, 0), faults=()))
     with ResultStore.open_read(path) as store:
         first, second = store.matches()
-        assert first == original
+        assert first == replace(original, key=original.match_id)  # no key given: keyed by id
         assert second.teams == (0, 1, 0) and second.faults == ()
         assert store.completed_ids() == {"g/t0/d0/r0", "g/t0/d0/r1"}
         assert store.definition() == DEFINITION and store.name() == "cup"
@@ -76,20 +77,40 @@ def test_an_aborted_match_is_not_done_and_its_replay_replaces_it(tmp_path):
         assert len(store.matches()[0].faults) == 1
 
 
-def test_a_changed_definition_is_refused_unless_restart(tmp_path):
+def test_a_bot_whose_program_changed_is_refused_unless_restart(tmp_path):
     path = tmp_path / "r.sqlite"
-    with open_store(path) as store:
+    before = {**DEFINITION, "bots": [{"name": "a", "program": {"a.py": "1"}}, {"name": "b"}]}
+    with open_store(path, before) as store:
         store.save(match())
-    changed = {**DEFINITION, "seed": 2}
+    grown = {**before, "seed": 2, "bots": [*before["bots"], {"name": "c"}]}
+    with open_store(path, grown) as store:  # another definition: kept, matches by content
+        assert store.definition() == grown
+    changed = {**grown, "bots": [{"name": "a", "program": {"a.py": "2"}}, {"name": "b"}]}
     with pytest.raises(StoreError) as caught:
         open_store(path, changed)
     text = str(caught.value)
     assert "\n" not in text and str(path) in text
-    assert "different definition of tournament 'cup' (changed: seed)" in text
-    assert "--restart" in text
+    assert "bot 'a' changed since its matches were stored (a.py differs)" in text
+    assert "--restart" in text and "new name or version" in text
+    renamed = {**changed, "bots": [{"name": "a", "version": "2", "program": {"a.py": "2"}}]}
+    with open_store(path, renamed) as store:  # a new version is another bot: accepted
+        assert store.definition() == renamed
     with open_store(path, changed, restart=True) as store:
         assert store.completed_ids() == set()
         assert store.definition() == changed
+
+
+def test_stored_matches_count_only_when_current(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with open_store(path) as store:
+        store.save(match(key="k1"))
+        store.save(match(key="k2"))  # same id, other content (e.g. a grown tournament)
+        assert store.set_current(["k2"]) == (1, 1)
+        (only,) = store.matches()
+        assert only.key == "k2" and store.completed_ids() == {"g/t0/d0/r0"}
+        assert sorted(store.stored_keys()) == [("k1", "g/t0/d0/r0"), ("k2", "g/t0/d0/r0")]
+    with ResultStore.open_read(path) as store:
+        assert [m.key for m in store.matches()] == ["k2"]
 
 
 def test_corrupt_and_foreign_files_get_one_clear_line(tmp_path):

@@ -151,6 +151,9 @@ def test_ctrl_c_stops_cleanly_keeping_finished_matches(tmp_path):
     assert "stopped:" in out and "Traceback" not in err
     assert bot_processes(tmp_path) == []  # closed before the arena exited
     assert completed_count(config.results) >= 2
+    (line,) = [line for line in out.splitlines() if line.startswith("stopped: ")]
+    stored = int(line.split()[1])
+    assert stored == completed_count(config.results), "it says how many it stored"
 
 
 def test_errors_are_one_line_with_exit_status_2(tmp_path):
@@ -179,20 +182,35 @@ def test_errors_are_one_line_with_exit_status_2(tmp_path):
         assert err.startswith(message) and err.count("\n") == 1, err
 
 
-def test_a_changed_definition_is_refused_then_restarted(tmp_path):
+def run_ok(*args):
+    process = arena(*args)
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 0 and "Traceback" not in err, (out, err)
+    return out
+
+
+def test_a_grown_definition_keeps_its_matches_and_a_changed_bot_is_refused(tmp_path):
+    mine = tmp_path / "mine.py"
+    mine.write_text(RANDOM_BOT.read_text())
     path = tournament_file(tmp_path, deals=1)
-    first = arena("tournament", path)
-    out, err = first.communicate(timeout=PATIENCE_S)
-    assert first.returncode == 0, err
-    path.write_text(path.read_text().replace("seed = 11", "seed = 12"))
+    text = path.read_text().replace(f'"{RANDOM_BOT}", "0"', f'"{mine}", "0"')
+    path.write_text(text)
+    assert "done: 3 played, 0 already stored" in run_ok("tournament", path)
+    path.write_text(text.replace("deals = 1", "deals = 2"))  # grown: one more deal
+    out = run_ok("tournament", path)
+    assert "kept 3 stored matches, 3 to play" in out and "done: 3 played, 3 already stored" in out
+    path.write_text(text.replace("seed = 11", "seed = 12"))  # other deals: nothing to keep
+    out = run_ok("tournament", path)
+    assert "kept 0 stored matches, 3 to play; 6 stored matches of an earlier definition" in out
+    mine.write_text(mine.read_text() + "# changed\n")
     refused = arena("tournament", path)
     out, err = refused.communicate(timeout=PATIENCE_S)
-    assert refused.returncode == 2
-    assert "different definition of tournament 'kill-test' (changed: seed)" in err
-    restarted = arena("tournament", path, "--restart")
-    out, err = restarted.communicate(timeout=PATIENCE_S)
-    assert restarted.returncode == 0, err
-    assert "done: 3 played, 0 already stored" in out
+    assert refused.returncode == 2 and "Traceback" not in err
+    assert (
+        err.count("\n") == 1
+        and f"bot 'r0' changed since its matches were stored ({mine} differs)" in err
+    )
+    assert "done: 3 played, 0 already stored" in run_ok("tournament", path, "--restart")
 
 
 def test_games_option_with_a_file_plays_only_those_games(tmp_path):

@@ -265,27 +265,58 @@ def test_ctrl_c_with_workers_stops_cleanly(tmp_path):
 
 
 @pytest.mark.parametrize("workers", ["1", "2"])
-def test_a_bot_that_cannot_start_forfeits_its_matches_and_the_run_finishes(tmp_path, workers):
+def test_a_bot_that_cannot_start_stops_the_run_before_any_match(tmp_path, workers):
     quitter = ROOT / "tests" / "bots" / "exit_at_once_bot.py"
     path = tournament_file(tmp_path, deals=2, concurrency=2)
     path.write_text(
-        path.read_text().replace(
+        path.read_text()
+        .replace(
             f'argv = ["{sys.executable}", "{RANDOM_BOT}", "2"',
             f'argv = ["{sys.executable}", "{quitter}", "2"',
+        )
+        .replace(  # a script path that is not there: the interpreter says so on stderr
+            f'argv = ["{sys.executable}", "{RANDOM_BOT}", "1"',
+            f'argv = ["{sys.executable}", "no/such/bot.py", "1"',
         )
     )
     process = arena("tournament", path, "--workers", workers)
     out, err = process.communicate(timeout=PATIENCE_S)
-    assert process.returncode == 0, (out, err)
+    assert process.returncode == 2, (out, err)
     assert "Traceback" not in err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert lines[0] == (
+        "Error: preflight: 2 of 3 bots cannot start; no match was played "
+        "(fix them and run the same command again)"
+    )
+    assert len(lines) == 3, err  # one line per broken bot
+    assert lines[1].startswith(f"bot 'r1': `{sys.executable} no/such/bot.py 1 {tmp_path}` in a")
+    assert "can't open file" in lines[1] and "no/such/bot.py" in lines[1]
+    assert lines[2].startswith("bot 'r2': ") and "ended before saying ready" in lines[2]
+    assert "it wrote nothing to stderr" in lines[2]
     assert bot_processes(tmp_path) == []
     with ResultStore.open_read(load_config(path).results) as store:
-        stored = store.matches(include_aborted=True)
-    assert stored and all(m.completed for m in stored)
-    for match in stored:
-        seats = {s for s, name in enumerate(match.bots) if name == "r2"}
-        assert set(match.forfeited) == seats
-        assert {(f.seat, f.kind) for f in match.faults} == {(s, "startup") for s in seats}
+        assert store.matches(include_aborted=True) == []
+
+
+def test_a_bot_given_up_during_the_run_makes_it_exit_non_zero(tmp_path):
+    once = ROOT / "tests" / "bots" / "start_once_bot.py"
+    path = tournament_file(tmp_path, deals=2, concurrency=1)
+    path.write_text(
+        path.read_text().replace(
+            f'argv = ["{sys.executable}", "{RANDOM_BOT}", "2", "{tmp_path}"',
+            f'argv = ["{sys.executable}", "{once}", "{tmp_path / "marker"}"',
+        )
+    )
+    process = arena("tournament", path, "--workers", "1")
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 1, (out, err)
+    assert "Traceback" not in err
+    (summary,) = [line for line in out.splitlines() if line.startswith("given up:")]
+    assert summary.startswith("given up: 1 bots stopped starting during the run and forfeited")
+    assert "r2: " in summary and "already started once" in summary
+    with ResultStore.open_read(load_config(path).results) as store:
+        stored = store.matches()
+    assert len(stored) == 6 and all(m.completed for m in stored)  # the others' matches count
 
 
 def test_a_missing_bot_program_is_a_mistake_in_the_file(tmp_path):

@@ -19,6 +19,8 @@ import pytest
 from arena.games import find_game
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError, check_bwrap
+from arena.tournament.pool import PreflightError
+from arena.tournament.store import ResultStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))
 from zoo_catalogue import (
@@ -35,6 +37,7 @@ from zoo_catalogue import (
 )
 
 GAME = find_game("alles-oder-nichts")
+STARTING = tuple(bot.name for bot in ZOO if not bot.fails_to_start)
 CONTROL = ZOO_TIME_CONTROL
 REFEREE_GROWTH_MB = 150  # the floods send tens of MB; the referee may keep only a bounded part
 RECORD_LIMIT_BYTES = 1 << 20  # a record keeps a bounded part of what a bot sends (~150 KB normally)
@@ -136,15 +139,16 @@ async def test_the_stderr_log_is_capped_and_the_flood_still_drained(tmp_path):
 
 @pytest.mark.parametrize("sandbox", [None, "bwrap"])
 async def test_a_tournament_of_the_whole_zoo_finishes(tmp_path, sandbox):
-    """Every zoo bot and both honest bots: every match completes (a bot that cannot start forfeits
-    its seat to the autopilot), every fault is of the right kind, no process survives, the
-    referee's memory stays bounded."""
+    """Every zoo bot that starts and both honest bots: every match completes, every fault is of the
+    right kind, no process survives, the referee's memory stays bounded."""
     if sandbox and await check_bwrap():
         pytest.skip(await check_bwrap())
     mark = uuid.uuid4().hex
     baseline = start_measuring_rss()
     try:
-        summary, matches, _ = await run_zoo_tournament(tmp_path / "zoo", mark, sandbox=sandbox)
+        summary, matches, _ = await run_zoo_tournament(
+            tmp_path / "zoo", mark, sandbox=sandbox, include=STARTING
+        )
     finally:
         await assert_no_leftovers(mark)
     assert summary.aborted == 0 and summary.played == len(matches) > 0
@@ -154,31 +158,21 @@ async def test_a_tournament_of_the_whole_zoo_finishes(tmp_path, sandbox):
         for problem in zoo_match_problems(match, sandboxed=sandbox is not None)
     ]
     assert problems == []
-    assert {name for match in matches for name in match.bots} == {
-        bot.name for bot in (*HONEST, *ZOO)
-    }
+    assert {name for match in matches for name in match.bots} == {bot.name for bot in HONEST} | set(
+        STARTING
+    )
     assert peak_rss_mb() - baseline < REFEREE_GROWTH_MB
 
 
-async def test_a_zoo_bot_that_cannot_start_forfeits_every_match_and_the_tournament_finishes(
-    tmp_path,
-):
-    """The runner's rule (arena/tournament/runner.py): a bot that cannot start forfeits its seat
-    with a startup fault naming it; the autopilot plays the seat and the match counts."""
+async def test_a_zoo_bot_that_cannot_start_stops_the_tournament_before_any_match(tmp_path):
+    """The preflight (arena/tournament/pool.py): a bot that cannot start stops the tournament
+    before its first match, with a line naming it; nothing is stored."""
     quitter = next(bot for bot in ZOO if bot.fails_to_start)
     mark = uuid.uuid4().hex
     try:
-        summary, matches, _ = await run_zoo_tournament(
-            tmp_path / "zoo", mark, include=(quitter.name,)
-        )
+        with pytest.raises(PreflightError, match=f"bot '{quitter.name}': .*ended before saying"):
+            await run_zoo_tournament(tmp_path / "zoo", mark, include=(quitter.name,))
     finally:
         await assert_no_leftovers(mark)
-    assert summary.aborted == 0 and summary.played == len(matches) > 0
-    for match in matches:
-        assert zoo_match_problems(match) == []
-        seats = [s for s, name in enumerate(match.bots) if name == quitter.name]
-        assert set(match.forfeited) == set(seats)
-        assert all(
-            f"bot {quitter.name}" in f.message and "did not start" in f.message
-            for f in match.faults
-        )
+    with ResultStore.open_read(tmp_path / "zoo" / "results.sqlite") as store:
+        assert store.matches(include_aborted=True) == []

@@ -67,8 +67,9 @@ function cards(list, chosen) {
   return (list || []).map((c) => card(c, c === chosen ? "chosen" : ""));
 }
 // A value that may hold cards: drawn as cards where it does.
-function value(v) {
+function value(v, key) {
   if (isCard(v)) return card(v);
+  if ((key === "trump" || key === "suit") && typeof v === "string" && SUIT[v]) return h("span", { class: `card small s-${v}`, title: SUIT_NAME[v] }, SUIT[v]);
   if (Array.isArray(v) && v.length && v.every(isCard)) return cards(v);
   if (v && typeof v === "object" && !Array.isArray(v)) {
     if ("card" in v && "seat" in v) return h("span", {}, `seat ${v.seat}: `, value(v.card));
@@ -235,7 +236,7 @@ function eventLine(ev, seats) {
   if (kind === "trick") return h("li", {}, h("b", {}, "trick "), cards(ev.cards), ` → won by ${who(ev.winner)}`,
     "points" in ev ? ` (${ev.points} points)` : "", aud);
   const rest = Object.entries(ev).filter(([k]) => !EVENT_HIDE.has(k) && k !== "_audience");
-  return h("li", {}, h("b", {}, kind.replaceAll("_", " ")), " ", rest.map(([k, v]) => h("span", { class: "chip" }, `${k}: `, value(v))), aud);
+  return h("li", {}, h("b", {}, kind.replaceAll("_", " ")), " ", rest.map(([k, v]) => h("span", { class: "chip" }, `${k}: `, value(v, k))), aud);
 }
 const SCORING = /(_end|match_won|award)$/;
 
@@ -298,12 +299,12 @@ async function matchPage() {
         seats.map((s) => h("span", {}, h("b", {}, `seat ${s.seat} `), link(botHref(s.bot), s.bot), s.team !== null && s.team !== undefined ? ` (team ${s.team})` : "")),
         d.stored ? link(dealHref(d.stored), "same deal, every rotation") : null),
       h("div", { class: "panel controls" },
-        h("button", { onclick: () => go(0), title: "Home" }, "⏮"),
+        h("button", { onclick: () => go(0), title: "Home" }, "|◀"),
         h("button", { id: "prev", onclick: () => step(-1), title: "←" }, "◀"),
         h("input", { type: "range", id: "scrub", min: 0, max: last, value: at, "aria-label": "decision",
           oninput: (e) => go(Number(e.target.value)) }),
         h("button", { id: "next", onclick: () => step(1), title: "→" }, "▶"),
-        h("button", { id: "end", onclick: () => go(last), title: "End" }, "⏭"),
+        h("button", { id: "end", onclick: () => go(last), title: "End" }, "▶|"),
         h("span", { id: "frame" }, `${at} / ${last}`), seatSelect),
       dec ? h("div", { class: `panel decision ${dec.by === "autopilot" ? "autopilot" : ""} ${dec.faults.length ? "faulted" : ""}`, id: "decision" },
         h("div", {}, h("b", {}, `Decision ${at}: seat ${dec.seat} (${seatName(dec.seat)}) · ${dec.decision}`), " · ",
@@ -321,7 +322,7 @@ async function matchPage() {
           hands ? cards(hands[s.seat]) : v.hand && v.seat === s.seat ? cards(v.hand) : v.hand_counts ? h("span", { class: "muted" }, `${v.hand_counts[s.seat]} cards`) : "",
           perSeat.map(([k, x]) => h("span", { class: "chip" }, `${k}: `, value(x[s.seat]))))),
         v.trick !== undefined ? h("div", {}, h("b", {}, "trick: "), (v.trick || []).length ? (v.trick || []).map((t) => (t && t.card ? h("span", {}, card(t.card), h("sub", {}, t.seat)) : value(t))) : h("span", { class: "muted" }, "empty")) : null,
-        h("div", { class: "kv" }, scalars.map(([k, x]) => h("span", {}, h("b", {}, k + " "), value(x)))),
+        h("div", { class: "kv" }, scalars.map(([k, x]) => h("span", {}, h("b", {}, k + " "), value(x, k)))),
         objects.map(([k, x]) => h("div", { class: "kv" }, h("span", {}, h("b", {}, k + " "), value(x))))),
       h("div", { class: "panel" }, h("h2", {}, "What happened"), f.events.length ? h("ul", { class: "events" }, f.events.map((e) => eventLine(e, seats))) : h("p", { class: "muted" }, "nothing visible")),
       scoring.length ? h("div", { class: "panel", id: "scoring" }, h("h2", {}, "Scoring so far"), h("ul", { class: "events" }, scoring.map((e) => eventLine(e, seats)))) : null,

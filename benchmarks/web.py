@@ -1,0 +1,295 @@
+"""The web pages' cost: the demo's matches/s with the page open and closed, and page load times
+for a 10,000-match results file.
+
+    python benchmarks/web.py [--deals 6] [--rounds 3] [--browser] [--matches 10000]
+
+1. Throughput: the demo tournament (tournaments/demo.toml, its deals cut to ``--deals`` per
+   table, a fresh results file each time) is played by ``arena tournament`` alternately without
+   ``--web`` (page closed) and with ``--web`` and a page open on it, ``--rounds`` times each,
+   interleaved so the shared machine's load hits both alike. "Page open" is a client that loads
+   the page, its script and the summary, then keeps the live stream (server-sent events) open
+   for the whole run, as an open browser tab does; ``--browser`` uses headless chromium instead
+   (its own CPU then competes with the tournament on this machine). Prints the median matches/s
+   of each and their ratio (goal: >= 0.95).
+2. Load time: a results file of ``--matches`` stored matches (synthetic rows: 4 bots, the four
+   games, 60 decisions per seat) served by ``arena serve``: the time to serve the URL, the first
+   summary (the exact standings folded over every match), a second one (cached), a bot's page,
+   a duplicate view, and (with chromium) the page in a browser until its standings show.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.tournament.schedule import GamePlan, build_schedule
+from arena.tournament.store import ResultStore, StoredFault, StoredMatch
+
+ENV = {"PYTHONPATH": str(ROOT)}
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+
+def env() -> dict[str, str]:
+    import os
+
+    return {**os.environ, **ENV}
+
+
+def demo_file(folder: Path, deals: int, run: int) -> Path:
+    text = (ROOT / "tournaments" / "demo.toml").read_text()
+    text = re.sub(r"^deals = \d+", f"deals = {deals}", text, flags=re.M)
+    text = re.sub(r"^deals = 24", f"deals = {max(1, deals * 3 // 8)}", text, flags=re.M)
+    text = re.sub(r'^output = ".*"', f'output = "{folder}/run{run}"', text, flags=re.M)
+    text = text.replace('cwd = "."', f'cwd = "{ROOT}"')
+    path = folder / f"demo{run}.toml"
+    path.write_text(text)
+    return path
+
+
+class OpenPage:
+    """What an open tab costs the server: the page, then the live stream, held to the end."""
+
+    def __init__(self, url: str, browser: bool) -> None:
+        self.url, self.browser = url, browser
+        self.updates = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        if self.browser:
+            from playwright.sync_api import sync_playwright
+
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+                page = browser.new_page()
+                page.goto(self.url)
+                while not self._stop.wait(0.5):
+                    pass
+                browser.close()
+            return
+        for path in ("", "static/app.js", "static/style.css", "api/summary"):
+            urllib.request.urlopen(self.url + path, timeout=30).read()
+        try:
+            with urllib.request.urlopen(self.url + "api/stream", timeout=120) as stream:
+                for line in stream:
+                    if line.startswith(b"event: summary"):
+                        self.updates += 1
+                    if self._stop.is_set():
+                        return
+        except OSError:
+            return  # the tournament ended and took the server with it
+
+    def close(self) -> None:
+        self._stop.set()
+
+
+def play(toml: Path, web: bool, browser: bool) -> tuple[float, int, int]:
+    """(matches/s, matches, page updates) of one run of ``arena tournament``."""
+    argv = [sys.executable, "-m", "arena", "tournament", str(toml)]
+    if web:
+        argv += ["--web", "0"]
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        argv, cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    page = None
+    output = []
+    assert process.stdout is not None
+    for line in process.stdout:
+        output.append(line)
+        found = re.search(r"watch it at (http://\S+)", line)
+        if found and page is None:
+            page = OpenPage(found[1], browser)
+    process.wait()
+    elapsed = time.perf_counter() - started
+    if page is not None:
+        page.close()
+    done = re.search(r"done: (\d+) played", "".join(output))
+    if process.returncode != 0 or not done:
+        raise SystemExit("arena tournament failed:\n" + "".join(output[-20:]))
+    played = int(done[1])
+    return played / elapsed, played, page.updates if page else 0
+
+
+def throughput(deals: int, rounds: int, browser: bool) -> None:
+    closed, opened, updates = [], [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        for run in range(rounds):
+            for web in (False, True):
+                rate, played, seen = play(demo_file(folder, deals, 2 * run + web), web, browser)
+                (opened if web else closed).append(rate)
+                if web:
+                    updates.append(seen)
+                print(
+                    f"  round {run + 1} page {'open  ' if web else 'closed'}: {played} matches, "
+                    f"{rate:.2f} matches/s" + (f", {seen} live updates received" if web else ""),
+                    flush=True,
+                )
+    a, b = statistics.median(closed), statistics.median(opened)
+    print(
+        f"demo matches/s (median of {rounds}): page closed {a:.2f}, page open {b:.2f}, "
+        f"ratio {b / a:.3f} (goal >= 0.95)"
+    )
+
+
+def synthetic_results(path: Path, count: int) -> str:
+    """A results file of ``count`` completed matches (random scores, 60 decisions per seat)."""
+    bots = ["alpha", "beta", "gamma", "delta"]
+    plans = [
+        GamePlan("alles-oder-nichts", "alles-oder-nichts", 4, deals=count // 16),
+        GamePlan("vingt-down", "vingt-down", 4, deals=count // 16),
+        GamePlan("eight-rounds", "eight-rounds", 4, deals=count // 16),
+        GamePlan("all-fours", "all-fours", 4, deals=count // 16, team_size=2, max_tables=1),
+    ]
+    schedule = build_schedule(5, bots, plans)
+    definition = {
+        "name": "big",
+        "seed": 5,
+        "seating": "duplicate",
+        "bots": [{"name": b} for b in bots],
+        "games": [
+            {
+                "label": p.label,
+                "game": p.game_id,
+                "players": 4,
+                "deals": p.deals,
+                "options": {},
+                "max_tables": p.max_tables,
+            }
+            for p in plans
+        ],
+    }
+    rng = random.Random(1)
+    store = ResultStore.open_for_run(path, name="big", fingerprint="x", definition=definition)
+    with store:
+        for match in list(schedule)[:count]:
+            scores = tuple(rng.randint(-20, 40) for _ in range(4))
+            placings = tuple(1 + sum(o > s for o in scores) for s in scores)
+            faults = (
+                (StoredFault(0, match.seats[0], "timeout", 3, "no answer within 1000 ms"),)
+                if rng.random() < 0.02
+                else ()
+            )
+            store.save(
+                StoredMatch(
+                    match_id=match.match_id,
+                    game=match.game,
+                    game_id=match.game_id,
+                    table=match.table,
+                    deal=match.deal,
+                    rotation=match.rotation,
+                    seed=match.seed,
+                    players=4,
+                    options={},
+                    bots=match.seats,
+                    scores=scores,
+                    placings=placings,
+                    teams=None,
+                    forfeited=(),
+                    faults=faults,
+                    decision_ms=tuple(
+                        tuple(round(rng.expovariate(2.0), 2) for _ in range(60)) for _ in range(4)
+                    ),
+                    duration_s=0.1,
+                )
+            )
+    return next(iter(schedule)).match_id
+
+
+def timed_get(url: str) -> tuple[float, int]:
+    started = time.perf_counter()
+    with urllib.request.urlopen(url, timeout=300) as response:
+        body = response.read()
+    return time.perf_counter() - started, len(body)
+
+
+def load_times(count: int, browser: bool) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        results = Path(tmp) / "big.sqlite"
+        started = time.perf_counter()
+        first_id = synthetic_results(results, count)
+        print(f"  wrote a {count}-match results file in {time.perf_counter() - started:.1f} s")
+        started = time.perf_counter()
+        process = subprocess.Popen(
+            [sys.executable, "-m", "arena", "serve", str(results), "--port", "0"],
+            cwd=ROOT,
+            env=env(),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert process.stdout is not None
+            url = process.stdout.readline().split()[3]
+            print(f"{count} matches: URL served after {time.perf_counter() - started:.2f} s")
+            for label, path in (
+                ("page (html)", ""),
+                ("script", "static/app.js"),
+                ("first summary (exact standings)", "api/summary"),
+                ("second summary (cached)", "api/summary"),
+                ("a bot's page", "api/bot?name=alpha"),
+                ("a duplicate view", "api/deal?game=vingt-down&table=0&deal=0"),
+            ):
+                seconds, size = timed_get(url + path)
+                print(f"  {label}: {seconds * 1000:.0f} ms, {size / 1000:.1f} kB")
+            summary = json.loads(urllib.request.urlopen(url + "api/summary").read())
+            assert summary["progress"]["completed"] == count, summary["progress"]
+            if browser:
+                from playwright.sync_api import sync_playwright
+
+                with sync_playwright() as playwright:
+                    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+                    page = chromium.new_page()
+                    for attempt in ("first", "again"):
+                        started = time.perf_counter()
+                        page.goto(url)
+                        page.wait_for_selector('section[data-scope="overall"] tbody tr')
+                        print(
+                            f"  browser, page until its standings show ({attempt}): "
+                            f"{(time.perf_counter() - started) * 1000:.0f} ms"
+                        )
+                    chromium.close()
+            del first_id
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=6, help="deals per table of the demo")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--matches", type=int, default=10_000)
+    parser.add_argument("--browser", action="store_true", help="open the page in chromium")
+    parser.add_argument("--skip-throughput", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_throughput:
+        throughput(args.deals, args.rounds, args.browser)
+    load_times(args.matches, Path(CHROMIUM).exists())
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+"""The pages in a real browser (Debian's headless chromium through playwright) against a
+running tournament: standings appear and update, a finished match steps to its end with the
+right final scores, a bot's page lists its faults. Screenshots go to $ARENA_TEST_ARTIFACTS (or
+the test's tmp folder)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.tournament.store import ResultStore
+from tests.web.conftest import ROOT, arena_env, tournament_toml
+
+CHROMIUM = Path("/usr/bin/chromium")
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+
+pytest.importorskip("arena.web.server", reason="the web extra is not installed")
+sync_api = pytest.importorskip(
+    "playwright.sync_api", reason="playwright is not installed (pip install -e '.[browser]')"
+)
+if not CHROMIUM.exists():
+    pytest.skip(
+        "no /usr/bin/chromium (apt-get install chromium): the browser test needs it",
+        allow_module_level=True,
+    )
+
+
+@pytest.fixture
+def artifacts(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("ARENA_TEST_ARTIFACTS") or tmp_path) / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture
+def running(tmp_path: Path):
+    """``arena tournament --web 0`` playing 48 matches; yields (url, results file)."""
+    toml = tournament_toml(tmp_path, deals=3, name="browsertest")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "tournament", str(toml), "--web", "0"],
+        cwd=ROOT,
+        env=arena_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+    )
+    try:
+        url = None
+        assert process.stdout is not None
+        for line in process.stdout:
+            found = re.search(r"watch it at (http://\S+)", line)
+            if found:
+                url = found[1]
+                break
+        assert url, "arena tournament --web printed no URL"
+        yield url, tmp_path / "out" / "results.sqlite", process
+    finally:
+        if process.poll() is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+
+
+def launch(playwright):
+    try:
+        return playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
+    except Exception as error:  # a chromium that cannot start here: say why, do not fail
+        pytest.skip(f"chromium would not start: {str(error).splitlines()[0]}")
+
+
+def test_pages_in_a_real_browser(running, artifacts: Path) -> None:
+    url, results, _process = running
+    with sync_api.sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        documents: list[str] = []
+        page.on(
+            "request", lambda r: documents.append(r.url) if r.resource_type == "document" else None
+        )
+
+        # The tournament page: standings appear, then update with no reload.
+        page.goto(url)
+        page.wait_for_selector('section[data-scope="overall"] tr[data-bot="heuristic"]')
+        first = int(page.inner_text("#completed"))
+        page.wait_for_function(
+            f"Number(document.querySelector('#completed').textContent) > {first}", timeout=60000
+        )
+        assert documents == [url], "the page reloaded instead of updating"
+        assert page.locator('section[data-scope="overall"] tbody tr').count() == 4
+        page.screenshot(path=str(artifacts / "tournament.png"), full_page=True)
+
+        # A finished match: step, then to its end; the final scores are the stored ones.
+        page.wait_for_selector("#latest a[href^='/match']")
+        href = page.locator("#latest a[href^='/match']").first.get_attribute("href")
+        match_id = re.search(r"id=([^&]+)", href)[1].replace("%2F", "/")
+        page.goto(url.rstrip("/") + href)
+        page.wait_for_selector("#frame")
+        last = int(page.inner_text("#frame").split("/")[1])
+        for _ in range(5):
+            page.keyboard.press("ArrowRight")
+        assert page.inner_text("#frame").startswith("5 /")
+        page.wait_for_selector("#decision")
+        page.keyboard.press("End")
+        assert page.inner_text("#frame") == f"{last} / {last}"
+        shown = [int(x) for x in page.locator("#result .final-score").all_inner_texts()]
+        with ResultStore.open_read(results) as store:
+            stored = next(m for m in store.matches() if m.match_id == match_id)
+        assert shown == list(stored.scores)
+        page.keyboard.press("ArrowLeft")
+        assert page.locator("#result").count() == 0
+        page.keyboard.press("Home")
+        for _ in range(14):
+            page.keyboard.press("ArrowRight")
+        page.screenshot(path=str(artifacts / "match.png"), full_page=True)
+
+        # As one seat saw it: that seat's hand only.
+        page.select_option("#seat", "1")
+        page.wait_for_function(
+            "[...document.querySelectorAll('.seatrow')].filter(r => r.querySelector('.card'))"
+            ".map(r => r.dataset.seat).join() === '1'",
+            timeout=15000,
+        )
+        page.screenshot(path=str(artifacts / "match-seat.png"), full_page=True)
+
+        # A bot's page lists its faults with their reasons.
+        page.goto(url + "bot?name=illegal")
+        page.wait_for_selector("#bot-faults .fault-row")
+        assert "illegal" in page.inner_text("#bot-faults")
+        assert "answered" in page.inner_text("#bot-faults")
+        page.screenshot(path=str(artifacts / "bot.png"), full_page=True)
+
+        # The duplicate view of that deal: every rotation side by side.
+        game, table, deal = re.match(r"(.+)/t(\d+)/d(\d+)/r\d+$", match_id).groups()
+        page.goto(url + f"deal?game={game}&table={table}&deal={deal}")
+        page.wait_for_selector("#duplicate")
+        page.screenshot(path=str(artifacts / "duplicate.png"), full_page=True)
+
+        # Phone width: nothing wider than the screen but the scrollable tables.
+        phone = browser.new_page(viewport={"width": 390, "height": 844})
+        phone.goto(url)
+        phone.wait_for_selector('section[data-scope="overall"]')
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 391
+        phone.screenshot(path=str(artifacts / "phone.png"), full_page=True)
+        phone.goto(url.rstrip("/") + href + "&seat=0")
+        phone.wait_for_selector("#frame")
+        assert phone.evaluate("document.documentElement.scrollWidth") <= 391
+        browser.close()
+    assert errors == []
