@@ -108,7 +108,7 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
 
     flush_events()
     requests: dict[int, dict[str, Any]] = {}  # seat -> its pending request (or autopilot line)
-    reply_ms: dict[tuple[int, int], float] = {}  # (seat, request id) -> time of the ok reply
+    reply_ms: dict[tuple[int, int | None], float] = {}  # (seat, request id) -> its ok reply's ms
     for entry in replay.entries:
         kind = entry["type"]
         if kind in ("request", "autopilot"):
@@ -157,7 +157,7 @@ def render_deal(
     """The deal of ``replay`` in every rotation stored: one row per seat's cards (the hand first
     dealt to that seat), one column per rotation: who held those cards and what they scored
     (the duplicate comparison, SPEC.md 10.3)."""
-    view = next((e["view"] for e in replay.entries if e["type"] == "deal"), {})
+    view: dict[str, Any] = next((e["view"] for e in replay.entries if e["type"] == "deal"), {})
     hands = view.get("hands") or []
     this = replay.header.get("match_id")
     table = Table(

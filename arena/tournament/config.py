@@ -21,6 +21,7 @@ import shutil
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, NoReturn, TypeVar
 
@@ -268,8 +269,15 @@ class _Reader:
         self.problems: list[str] = []
 
     def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
+        raise ConfigError(self._line(field_name, found, expected, raw=raw))
+
+    def note(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> None:
+        """Keep a mistake and go on."""
+        self.problems.append(self._line(field_name, found, expected, raw=raw))
+
+    def _line(self, field_name: str, found: object, expected: str, *, raw: bool) -> str:
         shown = found if raw else _describe(found)
-        raise ConfigError(f"{self.source}: {field_name}: found {shown}; expected {expected}")
+        return f"{self.source}: {field_name}: found {shown}; expected {expected}"
 
     def read(self, check: Callable[[], T], fallback: T) -> T:
         """``check()``, or ``fallback`` with its mistakes kept for later."""
@@ -288,12 +296,7 @@ class _Reader:
         for key in table:
             if key not in allowed:
                 place = f"{where}.{key}" if where else key
-                self.read(
-                    lambda place=place: self.fail(
-                        place, "an unknown field", "one of " + ", ".join(allowed), raw=True
-                    ),
-                    None,
-                )
+                self.note(place, "an unknown field", "one of " + ", ".join(allowed), raw=True)
 
     def integer(
         self, name: str, value: object, *, minimum: int | None = None, maximum: int | None = None
@@ -351,7 +354,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     before = len(reader.problems)
     reader.only(table, BOT_FIELDS, where)
 
-    def name() -> str:
+    def read_name() -> str:
         if "name" not in table:
             reader.fail(f"{where}.name", "nothing", NAME_EXPECTED, raw=True)
         return reader.name(f"{where}.name", table["name"])
@@ -394,12 +397,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         env_table = reader.table(f"{where}.env", table.get("env", {}))
         for key, value in env_table.items():
             if not isinstance(value, str):
-                reader.read(
-                    lambda key=key, value=value: reader.fail(
-                        f"{where}.env.{key}", value, "a string"
-                    ),
-                    None,
-                )
+                reader.note(f"{where}.env.{key}", value, "a string")
         return [(k, v) for k, v in env_table.items() if isinstance(v, str)]
 
     def sandboxed() -> str | None:
@@ -408,19 +406,19 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
             reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
         return sandbox
 
-    bot_name = reader.read(name, "")
-    argv_tuple = reader.read(command, ())
+    name: str = reader.read(read_name, "")
+    argv_tuple: tuple[str, ...] = reader.read(command, ())
     cwd_problems = len(reader.problems)
     cwd = reader.read(directory, None)
     if argv_tuple and len(reader.problems) == cwd_problems:
         field_name = f"{where}.argv" if "argv" in table else f"{where}.cmd"
         reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
-    env = reader.read(environment, [])
+    env: list[tuple[str, str]] = reader.read(environment, [])
     limits = {}
     for limit in ("memory_mb", "cpu_seconds", "file_mb"):
         if limit in table:
             limits[limit] = reader.read(
-                lambda limit=limit: reader.integer(f"{where}.{limit}", table[limit], minimum=1), 1
+                partial(reader.integer, f"{where}.{limit}", table[limit], minimum=1), 1
             )
     sandbox = reader.read(sandboxed, None)
     version = reader.read(
@@ -428,7 +426,6 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     )
     if len(reader.problems) > before:
         return None
-    name = bot_name
     return BotSpec(
         name=name,
         argv=argv_tuple,
@@ -514,11 +511,11 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
     options = {}
     if spec is not None:
         players = reader.read(player_count, 0) if "players" in table else spec.default_players
-        options_raw = reader.read(
+        options_raw: dict[str, Any] = reader.read(
             lambda: reader.table(f"{where}.options", table.get("options", {})), {}
         )
         for key, value in options_raw.items():
-            options[key] = reader.read(lambda key=key, value=value: option(key, value), None)
+            options[key] = reader.read(partial(option, key, value), None)
     label = spec.id if spec is not None else ""
     if "label" in table:
         label = reader.read(lambda: reader.name(f"{where}.label", table["label"]), label)
@@ -545,17 +542,14 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
 
 
 def _time_control(reader: _Reader, raw: object) -> TimeControl:
-    table = reader.read(lambda: reader.table("time", raw), {})
+    table: dict[str, Any] = reader.read(lambda: reader.table("time", raw), {})
     reader.only(table, TIME_FIELDS, "time")
     values: dict[str, Any] = {}
     for key in TIME_FIELDS:
         if key in table:
             minimum = 0 if key in ("increment_ms", "margin_ms") else 1
             value = reader.read(
-                lambda key=key, minimum=minimum: reader.integer(
-                    f"time.{key}", table[key], minimum=minimum
-                ),
-                None,
+                partial(reader.integer, f"time.{key}", table[key], minimum=minimum), None
             )
             if value is not None:
                 values[key] = value

@@ -375,9 +375,9 @@ def bot_report(
         if not match.completed:
             continue
         deals[(match.game, match.table, match.deal)].append(match)
-        seats = [seat for seat, name in enumerate(match.bots) if name == bot]
-        played += bool(seats)
-        for seat in seats:
+        held = [seat for seat, name in enumerate(match.bots) if name == bot]
+        played += bool(held)
+        for seat in held:
             if seat < len(match.decision_ms):
                 times[match.game].extend(match.decision_ms[seat])
                 times[OVERALL].extend(match.decision_ms[seat])
