@@ -8,6 +8,7 @@ from rich.table import Table
 
 from arena.cli.bots import bots_command, submit_command
 from arena.cli.check import check_command
+from arena.cli.init import init_command
 from arena.cli.match import match_command, replay_command
 from arena.cli.serve import serve_command
 from arena.cli.tournament import standings_command, tournament_command
@@ -35,6 +36,7 @@ def games_command() -> None:
     Console().print(table)
 
 
+main.add_command(init_command)
 main.add_command(match_command)
 main.add_command(replay_command)
 main.add_command(check_command)

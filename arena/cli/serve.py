@@ -30,9 +30,14 @@ def web_server() -> Any:
     return server
 
 
-def say_url(url: str, organiser: bool = False) -> None:
+def say_url(url: str, organiser: bool = False, *, with_tournament: bool = False) -> None:
     note = " (organiser: every hand of a running match is shown)" if organiser else ""
-    click.echo(f"watch it at {url}{note}  (read-only; Ctrl-C stops serving)")
+    until = (
+        "the pages close when the tournament ends; arena serve RESULTS serves them afterwards"
+        if with_tournament
+        else "Ctrl-C stops serving"
+    )
+    click.echo(f"watch it at {url}{note}  (read-only; {until})")
 
 
 @click.command("serve")

@@ -332,7 +332,7 @@ async def _run(
             nursery.start_soon(stop_on_signal)
             if source is not None:
                 url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
-                say_url(url)
+                say_url(url, with_tournament=True)
             nursery.start_soon(show_progress, progress, fold.standings, console)
             await run_tournament(
                 config,

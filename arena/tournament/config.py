@@ -264,20 +264,27 @@ class _Reader:
     ``read`` runs one check and, when it fails, keeps the mistake in ``problems`` and goes on,
     so that :meth:`done` reports every mistake of the file at once."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, base: Path | None = None) -> None:
         self.source = source
+        self.base = base  # relative paths in the file are taken from its folder
         self.problems: list[str] = []
 
-    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
-        raise ConfigError(self._line(field_name, found, expected, raw=raw))
+    def place(self, text: str) -> str:
+        """A path as written in the file, made relative to the file's folder (if it has one)."""
+        if self.base is None or Path(text).is_absolute():
+            return text
+        return os.path.normpath(self.base / text)
 
-    def note(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> None:
-        """Keep a mistake and go on."""
-        self.problems.append(self._line(field_name, found, expected, raw=raw))
-
-    def _line(self, field_name: str, found: object, expected: str, *, raw: bool) -> str:
+    def message(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> str:
         shown = found if raw else _describe(found)
         return f"{self.source}: {field_name}: found {shown}; expected {expected}"
+
+    def fail(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> NoReturn:
+        raise ConfigError(self.message(field_name, found, expected, raw=raw))
+
+    def note(self, field_name: str, found: object, expected: str, *, raw: bool = False) -> None:
+        """Keep a mistake for :meth:`done` and go on."""
+        self.problems.append(self.message(field_name, found, expected, raw=raw))
 
     def read(self, check: Callable[[], T], fallback: T) -> T:
         """``check()``, or ``fallback`` with its mistakes kept for later."""
@@ -388,7 +395,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     def directory() -> str | None:
         if "cwd" not in table:
             return None
-        cwd = reader.text(f"{where}.cwd", table["cwd"])
+        cwd = reader.place(reader.text(f"{where}.cwd", table["cwd"]))
         if not Path(cwd).is_dir():
             reader.fail(f"{where}.cwd", cwd, "an existing directory")
         return cwd
@@ -406,7 +413,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
             reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
         return sandbox
 
-    name: str = reader.read(read_name, "")
+    bot_name: str = reader.read(read_name, "")
     argv_tuple: tuple[str, ...] = reader.read(command, ())
     cwd_problems = len(reader.problems)
     cwd = reader.read(directory, None)
@@ -427,7 +434,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     if len(reader.problems) > before:
         return None
     return BotSpec(
-        name=name,
+        name=bot_name,
         argv=argv_tuple,
         cwd=cwd,
         env=tuple(sorted(env)),
@@ -457,7 +464,7 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
     (arena/bots/installed.py)."""
     table = {"path": raw} if isinstance(raw, str) else reader.table("bots_dir", raw)
     reader.only(table, ("path", "sandbox"), "bots_dir")
-    path = reader.text("bots_dir.path", table.get("path"))
+    path = reader.place(reader.text("bots_dir.path", table.get("path")))
     sandbox = table.get("sandbox")
     if sandbox not in SANDBOXES:
         reader.fail("bots_dir.sandbox", sandbox, '"bwrap" (or leave it out)')
@@ -548,7 +555,7 @@ def _time_control(reader: _Reader, raw: object) -> TimeControl:
     for key in TIME_FIELDS:
         if key in table:
             minimum = 0 if key in ("increment_ms", "margin_ms") else 1
-            value = reader.read(
+            value: int | None = reader.read(
                 partial(reader.integer, f"time.{key}", table[key], minimum=minimum), None
             )
             if value is not None:
@@ -572,14 +579,14 @@ def _unique(reader: _Reader, where: str, names: Sequence[tuple[int, str]], what:
 def _paths(reader: _Reader, table: Mapping[str, Any], name: str) -> tuple[Path, Path, bool]:
     output = Path(
         reader.read(
-            lambda: reader.text("output", table.get("output", f"results/{name}")), "results"
+            lambda: reader.place(reader.text("output", table.get("output", f"results/{name}"))),
+            "results",
         )
     )
-    results = Path(
-        reader.read(
-            lambda: reader.text("results", table.get("results", str(output / "results.sqlite"))),
-            "results.sqlite",
-        )
+    results = (
+        Path(reader.read(lambda: reader.place(reader.text("results", table["results"])), "x"))
+        if "results" in table
+        else output / "results.sqlite"
     )
     records = reader.read(lambda: reader.boolean("records", table.get("records", True)), True)
     return output, results, records
@@ -598,14 +605,23 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"{source}: cannot read it: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-    return config_from_table(data, source=source, default_name=Path(path).stem)
+    return config_from_table(
+        data, source=source, default_name=Path(path).stem, base=Path(path).parent
+    )
 
 
 def config_from_table(
-    data: Mapping[str, Any], *, source: str, default_name: str = "tournament"
+    data: Mapping[str, Any],
+    *,
+    source: str,
+    default_name: str = "tournament",
+    base: Path | None = None,
 ) -> TournamentConfig:
-    """The definition in ``data``; ConfigError lists every mistake, one line each."""
-    reader = _Reader(source)
+    """The definition in ``data``; ConfigError lists every mistake, one line each.
+
+    ``base``: the folder relative paths (cwd, output, results, bots_dir) are taken from; None
+    takes them from the current folder."""
+    reader = _Reader(source, base)
     read = reader.read
     reader.only(data, TOP_FIELDS, "")
     name = read(lambda: reader.name("name", data.get("name", default_name)), "tournament")

@@ -198,8 +198,29 @@ def match_frames(entries: Sequence[Mapping[str, Any]], seat: int | None) -> dict
 def first_deal(
     game_id: str, players: int, options: Mapping[str, Any], seed: int
 ) -> list[list[str]] | None:
-    """Every seat's cards at the start of a match, from the seed alone (no record needed)."""
+    """Every seat's cards of the first deal, from the seed alone (no record needed): the cards
+    dealt before the first card is played or exchanged. Where the deal comes in parts with
+    decisions between them (Vingt-down's trump choice), the rules are stepped with the first
+    legal action: what is dealt does not depend on it, the seed alone decides the cards."""
     spec = find_game(game_id)
     state = spec.new_match(players, options, seed, Dealer(Rng(seed)))
-    hands = _plain(state.view(None)).get("hands")
-    return hands if isinstance(hands, list) else None
+    hands: list[list[str]] = [[] for _ in range(players)]
+    seen = 0
+    for _ in range(200):
+        for event in state.events[seen:]:
+            kind = event.data.get("type")
+            if kind in ("play", "exchange", "trick", "round_end", "deal_end", "hand_end"):
+                return [sorted_like(hand, state) for hand in hands]
+            if kind == "deal" and isinstance(event.data.get("seat"), int):
+                hands[event.data["seat"]].extend(event.data.get("cards", []))
+        seen = len(state.events)
+        if state.is_over:
+            break
+        state.apply(state.legal_actions()[0])
+    return [sorted_like(hand, state) for hand in hands]
+
+
+def sorted_like(cards: list[str], state: GameState) -> list[str]:
+    """Cards in the deck's canonical order (suit by suit, ranks ascending)."""
+    order = state.DECK.order
+    return sorted(cards, key=lambda card: order.get(card, len(order)))

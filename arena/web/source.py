@@ -7,9 +7,9 @@ which polls the SQLite file's ``data_version`` (microseconds) and reads only the
 (``arena serve`` on a running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
 
 While matches arrive, the standings are the live fold (ratings in the order matches finished,
-like the terminal view); once nothing has arrived for :data:`SETTLE_S` (or the run is over) they
-are recomputed in schedule order over every stored match: exactly what ``arena standings``
-prints.
+like the terminal view); once nothing has arrived for :data:`SETTLE_S` (in-process: once the run
+is over) they are recomputed in schedule order over every stored match: exactly what ``arena
+standings`` prints.
 """
 
 from __future__ import annotations
@@ -230,7 +230,11 @@ class TournamentSource:
         return ResultStore.is_being_written(self.results)
 
     def _settled(self) -> bool:
-        return self.finished or self.clock() - self._last_arrival >= SETTLE_S
+        if self.progress is not None:
+            # In the tournament's own process the live fold serves until the run is over: an
+            # exact fold of a large file would compete with the referee for the interpreter.
+            return self.finished
+        return self.clock() - self._last_arrival >= SETTLE_S
 
     async def refresh(self) -> None:
         """Once settled, bring the exact standings up to date (in a worker thread: for a large

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from sandbox_support import needs_bwrap
 
 from arena.games import find_game
 from arena.referee.bot_spec import BotSpec
@@ -23,7 +24,6 @@ from arena.referee.process import (
     STDERR_CAP_BYTES,
     BotProcess,
     BotStartupError,
-    check_bwrap,
     process_running,
     related_pids,
 )
@@ -290,10 +290,8 @@ async def test_node_starts_under_the_default_limits(tmp_path):
     assert bot.reported_version.startswith("v")
 
 
+@needs_bwrap
 async def test_bwrap_sandbox(tmp_path):
-    problem = await check_bwrap()
-    if problem:
-        pytest.skip(problem)
     body = """
     import socket
     def attempt(action):

@@ -62,8 +62,24 @@ def test_a_good_file_loads_with_every_field(tmp_path):
         1,
         5,
     )
-    assert config.results == Path("out/cup/results.sqlite")
-    assert config.records_dir == Path("out/cup/records")
+    # Relative paths in a file are taken from the file's folder, wherever arena runs.
+    assert config.results == tmp_path / "out/cup/results.sqlite"
+    assert config.records_dir == tmp_path / "out/cup/records"
+
+
+def test_relative_paths_are_taken_from_the_files_folder(tmp_path, monkeypatch):
+    folder = tmp_path / "league"
+    (folder / "bots").mkdir(parents=True)
+    (folder / "bots" / "bot.py").write_text("")
+    text = 'output = "out"\ngames = ["aon"]\n' + "".join(
+        f'[[bots]]\nname = "{n}"\nargv = ["{sys.executable}", "bot.py"]\ncwd = "bots"\n'
+        for n in ("a", "b")
+    )
+    path = write(folder, text)
+    monkeypatch.chdir(tmp_path)  # elsewhere: the folder names must not depend on it
+    config = load_config(path.relative_to(tmp_path))
+    assert [Path(b.cwd).resolve() for b in config.bots] == [(folder / "bots").resolve()] * 2
+    assert config.results.resolve() == (folder / "out" / "results.sqlite").resolve()
 
 
 def test_defaults_and_games_all(tmp_path):

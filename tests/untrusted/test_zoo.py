@@ -15,10 +15,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from sandbox_support import BWRAP
 
 from arena.games import find_game
 from arena.referee.match import run_match
-from arena.referee.process import BotProcess, BotStartupError, check_bwrap
+from arena.referee.process import BotProcess, BotStartupError
 from arena.tournament.pool import PreflightError
 from arena.tournament.store import ResultStore
 
@@ -137,12 +138,10 @@ async def test_the_stderr_log_is_capped_and_the_flood_still_drained(tmp_path):
     assert "stderr capped" in log.read_text()
 
 
-@pytest.mark.parametrize("sandbox", [None, "bwrap"])
+@pytest.mark.parametrize("sandbox", [None, BWRAP])
 async def test_a_tournament_of_the_whole_zoo_finishes(tmp_path, sandbox):
     """Every zoo bot that starts and both honest bots: every match completes, every fault is of the
     right kind, no process survives, the referee's memory stays bounded."""
-    if sandbox and await check_bwrap():
-        pytest.skip(await check_bwrap())
     mark = uuid.uuid4().hex
     baseline = start_measuring_rss()
     try:

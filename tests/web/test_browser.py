@@ -105,7 +105,7 @@ def test_pages_in_a_real_browser(running, artifacts: Path) -> None:
         )
         assert documents == [url], "the page reloaded instead of updating"
         assert page.locator('section[data-scope="overall"] tbody tr').count() == 4
-        page.screenshot(path=str(artifacts / "tournament.png"), full_page=True)
+        page.screenshot(path=str(artifacts / "tournament.png"))
 
         # A finished match: step, then to its end; the final scores are the stored ones.
         page.wait_for_selector("#latest a[href^='/match']")
@@ -129,7 +129,7 @@ def test_pages_in_a_real_browser(running, artifacts: Path) -> None:
         page.keyboard.press("Home")
         for _ in range(14):
             page.keyboard.press("ArrowRight")
-        page.screenshot(path=str(artifacts / "match.png"), full_page=True)
+        page.screenshot(path=str(artifacts / "match.png"))
 
         # As one seat saw it: that seat's hand only.
         page.select_option("#seat", "1")
@@ -138,27 +138,27 @@ def test_pages_in_a_real_browser(running, artifacts: Path) -> None:
             ".map(r => r.dataset.seat).join() === '1'",
             timeout=15000,
         )
-        page.screenshot(path=str(artifacts / "match-seat.png"), full_page=True)
+        page.screenshot(path=str(artifacts / "match-seat.png"))
 
         # A bot's page lists its faults with their reasons.
         page.goto(url + "bot?name=illegal")
         page.wait_for_selector("#bot-faults .fault-row")
         assert "illegal" in page.inner_text("#bot-faults")
         assert "answered" in page.inner_text("#bot-faults")
-        page.screenshot(path=str(artifacts / "bot.png"), full_page=True)
+        page.screenshot(path=str(artifacts / "bot.png"))
 
         # The duplicate view of that deal: every rotation side by side.
         game, table, deal = re.match(r"(.+)/t(\d+)/d(\d+)/r\d+$", match_id).groups()
         page.goto(url + f"deal?game={game}&table={table}&deal={deal}")
         page.wait_for_selector("#duplicate")
-        page.screenshot(path=str(artifacts / "duplicate.png"), full_page=True)
+        page.screenshot(path=str(artifacts / "duplicate.png"))
 
         # Phone width: nothing wider than the screen but the scrollable tables.
         phone = browser.new_page(viewport={"width": 390, "height": 844})
         phone.goto(url)
         phone.wait_for_selector('section[data-scope="overall"]')
         assert phone.evaluate("document.documentElement.scrollWidth") <= 391
-        phone.screenshot(path=str(artifacts / "phone.png"), full_page=True)
+        phone.screenshot(path=str(artifacts / "phone.png"))
         phone.goto(url.rstrip("/") + href + "&seat=0")
         phone.wait_for_selector("#frame")
         assert phone.evaluate("document.documentElement.scrollWidth") <= 391

@@ -165,3 +165,23 @@ def test_a_seat_that_does_not_exist_is_one_line(played: Path) -> None:
     path, _ = records(played)[0]
     with pytest.raises(MatchViewError, match="seat 9: the match has seats 0 to"):
         match_frames(replay_record(path).entries, 9)
+
+
+def test_the_first_deal_from_the_seed_is_the_recorded_one(played: Path) -> None:
+    """The duplicate view's hands (seed only, no record) are the cards the record dealt before
+    the first card was played or exchanged."""
+    from arena.web.matchview import first_deal
+
+    for path, stored in one_per_game(played):
+        dealt: list[list[str]] = [[] for _ in range(stored.players)]
+        for entry in read_entries(path, partial=False):
+            if entry["type"] != "event":
+                continue
+            data = entry["data"]
+            if data["type"] in ("play", "exchange", "trick"):
+                break
+            if data["type"] == "deal":
+                dealt[data["seat"]] += data["cards"]
+        hands = first_deal(stored.game_id, stored.players, stored.options, stored.seed)
+        assert [sorted(h) for h in hands] == [sorted(h) for h in dealt], stored.match_id
+        assert all(hands)

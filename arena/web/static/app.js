@@ -163,7 +163,7 @@ function tournamentPage() {
         h("div", { class: "panel", id: "faults" }, h("h2", {}, "Latest faults"),
           s.faults.length ? h("ul", {}, s.faults.map((f) => h("li", {},
             link(matchHref(f.match_id), f.match_id), " ", f.bot ? link(botHref(f.bot), f.bot) : "", " ",
-            h("span", { class: "fault" }, f.kind), ": ", f.message))) : h("p", { class: "muted" }, "none"))));
+            h("span", { class: "fault" }, f.kind), ": ", h("span", { class: "msg", title: f.message }, f.message)))) : h("p", { class: "muted" }, "none"))));
   };
   getJSON("/api/summary").then(render).catch(showError);
   es = new EventSource("/api/stream");

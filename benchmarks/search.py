@@ -1,0 +1,159 @@
+"""The searching sample bot against the heuristic one (and random bots): a real duplicate tournament.
+
+    python3 benchmarks/search.py [--deals N] [--games aon,vingt,...] [--concurrency N] [--out DIR]
+
+Plays ``arena tournament`` (real bot processes, the default time control: 1000 ms a decision,
+50 ms margin) with four bots: search (sample_bots/search), heuristic (sample_bots/heuristic) and
+two random bots, at every game's default player count, duplicate seating (every deal in every seat
+rotation). Then prints, per game:
+- the mean duplicate score difference search - heuristic per deal, with a 95% interval over deals
+  (Student t, arena.stats): for each deal, the search bot's total over the rotations minus the heuristic bot's,
+  over the number of rotations, so both played every seat's cards with the same deal (signed so
+  that positive is better for search; Vingt-down's low scores flipped). In All Fours only the
+  tables where the two are opponents count (each partnered with a random bot);
+- the search bot's decision times as the referee measured them: p50, p99, max, the limit;
+- faults (timeouts in particular) of the search bot;
+and, measured in this process, how many worlds per second ``arena.kit.sample_world`` draws per game
+(from positions of random play). The figures depend on the machine's load: the search bot thinks
+for a share of wall-clock time, so a busy machine gives it fewer worlds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from arena.games import GAMES, find_game
+from arena.kit import sample_world
+from arena.stats.moments import estimate_values
+from arena.tournament.store import ResultStore
+
+
+def interval(values: list[float]) -> tuple[float, float]:
+    """The mean and the half-width of its 95% t-interval, over independent deals (arena.stats)."""
+    found = estimate_values(values, 0.95)
+    if found.low is None or found.high is None:
+        return statistics.fmean(values), float("inf")
+    return found.mean, (found.high - found.low) / 2
+
+
+def tournament_file(path: Path, games: list[str], deals: int, out: Path) -> None:
+    bots = [
+        ("search", "python3 sample_bots/search/search_bot.py 1", 200000),
+        ("heuristic", "python3 sample_bots/heuristic/heuristic_bot.py 1", None),
+        ("random1", "python3 sample_bots/python/random_bot.py 1", None),
+        ("random2", "python3 sample_bots/python/random_bot.py 2", None),
+    ]
+    lines = [
+        'name = "bench-search"',
+        "seed = 21",
+        f"deals = {deals}",
+        f'output = "{out}"',
+        "records = false",
+        "match_time_limit = 3600",
+        "",
+    ]
+    for name, cmd, cpu in bots:
+        lines += ["[[bots]]", f'name = "{name}"', f'cmd = "{cmd}"', f'cwd = "{ROOT}"']
+        if cpu:
+            lines.append(f"cpu_seconds = {cpu}")  # it thinks hard on every decision
+        lines.append("")
+    for game in games:
+        lines += ["[[games]]", f'game = "{game}"', ""]
+    path.write_text("\n".join(lines))
+
+
+def sampler_rate(game: str, seconds: float = 2.0) -> float:
+    """Worlds per second from positions of seeded random play (all decisions of a match)."""
+    spec = find_game(game)
+    rng = random.Random(1)
+    count, spent, seed = 0, 0.0, 0
+    while spent < seconds:
+        state = spec.new_match(spec.default_players, {}, seed)
+        seed += 1
+        while not state.is_over and spent < seconds:
+            seat = state.seat_to_move
+            view = state.view(seat)
+            events = [e.data for e in state.events if e.visible_to(seat)]
+            start = time.perf_counter()
+            for _ in range(5):
+                sample_world(view, events, rng, state.options)
+            spent += time.perf_counter() - start
+            count += 5
+            state.apply(rng.choice(state.legal_actions()))
+    return count / spent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=10)
+    parser.add_argument("--games", default="all")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--out", default="results/bench-search")
+    parser.add_argument("--report-only", action="store_true", help="read an earlier run's results")
+    args = parser.parse_args()
+    games = list(GAMES) if args.games == "all" else [find_game(g).id for g in args.games.split(",")]
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    toml = out / "bench-search.toml"
+    tournament_file(toml, games, args.deals, out)
+    started = time.time()
+    if not args.report_only:
+        subprocess.run(
+            [sys.executable, "-m", "arena", "tournament", str(toml), "--restart",
+             "--concurrency", str(args.concurrency)],
+            cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
+        )  # fmt: skip
+    wall = time.time() - started
+    with ResultStore.open_read(out / "results.sqlite") as store:
+        matches = [m for m in store.matches() if m.completed]
+    print(f"{len(matches)} matches in {wall:.0f} s, {args.deals} deals per table, concurrency "
+          f"{args.concurrency}; search thinks 0.3 x time_left_ms - 40 ms; limit 1000 ms")  # fmt: skip
+    header = (
+        f"{'game':18} {'deals':>5} {'dup search-heuristic':>22} {'95% interval':>18}"
+        f" {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'faults':>6} {'worlds/s':>9}"
+    )
+    print(header)
+    for game in games:
+        sign = -1 if game == "vingt-down" else 1
+        per_deal: dict[tuple[int, int], list[float]] = defaultdict(list)
+        times: list[float] = []
+        faults = 0
+        for m in (m for m in matches if m.game_id == game):
+            seats = {bot: [s for s, b in enumerate(m.bots) if b == bot] for bot in set(m.bots)}
+            times.extend(t for s in seats["search"] for t in m.decision_ms[s])
+            faults += sum(1 for f in m.faults if f.bot == "search")
+            if (
+                m.teams is not None
+                and m.teams[seats["search"][0]] == m.teams[seats["heuristic"][0]]
+            ):
+                continue  # partners share a score: nothing to compare
+            search = statistics.fmean(m.scores[s] for s in seats["search"])
+            heuristic = statistics.fmean(m.scores[s] for s in seats["heuristic"])
+            per_deal[(m.table, m.deal)].append(sign * (search - heuristic))
+        diffs = [statistics.fmean(v) for v in per_deal.values()]
+        rate = sampler_rate(game)
+        if not diffs:
+            print(f"{game:18} no completed deals")
+            continue
+        mean, half = interval(diffs)
+        times.sort()
+        p50 = times[len(times) // 2]
+        p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
+        print(
+            f"{game:18} {len(diffs):5} {mean:+22.2f} {f'[{mean - half:+.2f}, {mean + half:+.2f}]':>18}"
+            f" {p50:7.0f} {p99:7.0f} {times[-1]:7.0f} {faults:6} {rate:9.0f}"
+        )
+
+
+if __name__ == "__main__":
+    main()

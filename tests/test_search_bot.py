@@ -1,0 +1,99 @@
+"""The searching sample bot: legal answers in every game from its search, and whole matches as a
+real process through the referee, without a fault."""
+
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena.games import GAMES
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess
+
+ROOT = Path(__file__).resolve().parents[1]
+SEARCH = ROOT / "sample_bots" / "search"
+sys.path.insert(0, str(SEARCH))
+
+import search  # noqa: E402  (the sample bot's module, found on the path above)
+
+
+@pytest.mark.parametrize("game", list(GAMES))
+def test_search_answers_a_legal_action_at_every_kind_of_decision(game) -> None:
+    spec = GAMES[game]
+    rng = random.Random(game)
+    state = spec.new_match(spec.default_players, {}, seed=3)
+    decisions: set[str] = set()
+    stats: dict = {}
+    while not state.is_over and len(decisions) < 4 and len(state.actions) < 120:
+        seat = state.seat_to_move
+        legal = list(state.legal_actions())
+        view = state.view(seat)
+        events = [e.data for e in state.events if e.visible_to(seat)]
+        action = search.choose(view, legal, events, state.options, 0.0, rng, stats)
+        assert action in legal
+        decisions.add(state.decision)
+        state.apply(action)
+    assert stats["worlds"] > 0  # it did search (one world per decision with a zero budget)
+
+
+def test_a_value_is_what_the_deal_brings_the_seat() -> None:
+    state = GAMES["vingt-down"].new_match(4, {}, seed=5)
+    seat = state.seat_to_move
+    before = state.totals[seat]
+    value = search._value_after(state, seat, state.legal_actions()[0], random.Random(1))
+    assert state.deal == 2 or state.is_over
+    assert value == before - state.totals[seat]  # low is good in Vingt-down
+
+
+async def test_the_bot_process_plays_whole_matches_without_a_fault(tmp_path) -> None:
+    # A small share of the time (10 ms a decision) keeps the test quick; the time logic is the
+    # bot's own (time_left_ms x fraction - safety), so a fault here would be a real one.
+    control = TimeControl(decision_ms=1000, startup_ms=60000)
+    spec = BotSpec(
+        "search", (sys.executable, str(SEARCH / "search_bot.py"), "1", "--fraction", "0.05")
+    )
+    seats = [
+        await BotProcess.start(spec, time_control=control, log_dir=tmp_path / "logs")
+        for _ in range(3)
+    ]
+    try:
+        result = await run_match(
+            GAMES["alles-oder-nichts"], seats, seed=11, match_id="search-aon", time_control=control
+        )
+        assert result.termination == "completed"
+        assert result.faults == (), [f.message for f in result.faults]
+    finally:
+        for seat in seats:
+            await seat.close()
+
+
+def test_the_guide_shows_the_minimal_search_bot_as_it_is() -> None:
+    guide = (ROOT / "docs" / "writing-a-bot.md").read_text()
+    assert (SEARCH / "minimal_search_bot.py").read_text() in guide
+
+
+async def test_the_minimal_search_bot_plays_a_whole_match(tmp_path) -> None:
+    control = TimeControl(decision_ms=150, startup_ms=60000)  # it thinks 30% of that
+    spec = BotSpec(
+        "minimal",
+        (sys.executable, str(SEARCH / "minimal_search_bot.py")),
+        env=(("PYTHONPATH", str(ROOT)),),  # it imports arena.kit: the checkout under test
+    )
+    seats = [
+        await BotProcess.start(spec, time_control=control, log_dir=tmp_path / "logs")
+        for _ in range(4)
+    ]
+    try:
+        result = await run_match(
+            GAMES["all-fours"], seats, seed=2, match_id="minimal-af", time_control=control
+        )
+        assert result.termination == "completed"
+        assert result.faults == (), [f.message for f in result.faults]
+    finally:
+        for seat in seats:
+            await seat.close()
