@@ -160,3 +160,58 @@ def test_all_fours_never_gives_the_match_away(their_score):
         assert choose(view, legal, events) == "run"
         return
     pytest.fail("no give decision found")
+
+
+PROBE = """
+import hashlib, random, sys
+sys.path[:0] = [{root!r}, {heuristic!r}]
+import tactics
+from arena.games import find_game
+digest = hashlib.sha256()
+for game in ("alles-oder-nichts", "vingt-down", "eight-rounds", "all-fours"):
+    spec = find_game(game)
+    for seed in range(3):
+        state = spec.new_match(spec.default_players, {{}}, seed)
+        chooser = random.Random(seed)
+        while not state.is_over:
+            seat, legal = state.seat_to_move, list(state.legal_actions())
+            events = [e.data for e in state.events if e.visible_to(seat)]
+            digest.update(tactics.choose(state.view(seat), legal, events, random.Random(0)).encode())
+            state.apply(chooser.choice(legal))
+# the expected penalty a trick collects, in every contract, to the last bit
+from tactics import eight_rounds
+rng = random.Random(5)
+for _ in range(300):
+    cards = list(eight_rounds.DECK.cards)
+    rng.shuffle(cards)
+    unseen = set(cards[: rng.randint(5, 30)])
+    later = [(s, rng.randint(1, 8)) for s in range(rng.randint(1, 3))]
+    contract = rng.choice(["queens", "jacks", "hearts", "king-of-diamonds"])
+    voids = {{s: {{rng.choice("CDHS")}} for s in range(3) if rng.random() < 0.3}}
+    expected = eight_rounds.dumped_on_us(contract, rng.choice("CDHS"), later, unseen, voids)
+    digest.update(repr(expected).encode())
+print(digest.hexdigest())
+"""
+
+
+def test_the_heuristic_bot_chooses_alike_whatever_the_hash_seed():
+    """Set iteration order follows PYTHONHASHSEED (different in every bot process): no choice may
+    depend on it, e.g. through a float sum taken in set order."""
+    import os
+    import subprocess
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    script = PROBE.format(root=str(root), heuristic=str(SAMPLES / "heuristic"))
+    digests = set()
+    for hash_seed in ("1", "2", "3"):
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": hash_seed},
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+        digests.add(done.stdout.strip())
+    assert len(digests) == 1

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import sys
+
 import click
 from rich.console import Console
 from rich.table import Table
@@ -14,8 +17,33 @@ from arena.cli.serve import serve_command
 from arena.cli.tournament import standings_command, tournament_command
 from arena.games import GAMES
 
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a reader that went away
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+
+def _only_broken_pipes(error: BaseException) -> bool:
+    if isinstance(error, BaseExceptionGroup):
+        return all(_only_broken_pipes(e) for e in error.exceptions)
+    if isinstance(error, SystemExit):  # rich's Console ends like this on a broken pipe
+        return isinstance(error.__context__, BrokenPipeError)
+    return isinstance(error, BrokenPipeError)
+
+
+class ArenaGroup(click.Group):
+    """``arena ... | head``: when the reader of our output goes away, stop quietly (the running
+    tournament's bots are closed and its stored matches kept on the way out)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except BaseException as error:
+            if not _only_broken_pipes(error):
+                raise
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush into the closed pipe
+            sys.exit(EXIT_BROKEN_PIPE)
+
+
+@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="trick-arena", prog_name="arena")
 def main() -> None:
     """Trick Arena: referee and tournaments for trick-taking card game bots."""

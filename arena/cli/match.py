@@ -459,6 +459,9 @@ def _play(
 @click.argument("record", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seat", type=int, default=None, help="Show the match as this seat saw it.")
 @click.option(
+    "--check", "check_only", is_flag=True, help="Only re-derive the record; print one line."
+)
+@click.option(
     "--decisions",
     is_flag=True,
     help="Show each decision: the legal actions, the choice and the time it took "
@@ -482,12 +485,14 @@ def _play(
 def replay_command(
     record: Path,
     seat: int | None,
+    check_only: bool,
     decisions: bool,
     show_deal: bool,
     results_path: Path | None,
     width: int | None,
 ) -> None:
-    """Re-check a match RECORD against the rules and show it trick by trick."""
+    """Re-derive a match RECORD from its header and the rules, line by line (SPEC.md 8), and
+    show it trick by trick. Exits 1 at the first line that departs, naming it."""
     try:
         replay = replay_record(record)
     except ReplayError as error:
@@ -497,11 +502,12 @@ def replay_command(
         raise click.UsageError(f"--seat {seat}: expected 0..{players - 1}")
     rotations = _deal_rotations(record, replay, results_path) if show_deal else None
     console = output_console(width)
-    console.print(render_replay(replay, seat, decisions))
+    if not check_only:
+        console.print(render_replay(replay, seat, decisions))
     console.print(
         Text(
-            f"record checked: every action, event and score agrees with the rules "
-            f"({len(replay.state.actions)} actions)",
+            f"record checked: every line agrees with the rules "
+            f"({len(replay.state.actions)} actions, {len(replay.faults)} faults)",
             style="bold green",
         )
     )

@@ -48,7 +48,7 @@ from arena.tournament.standings import (
     schedule_order,
     standings_as_data,
 )
-from arena.tournament.store import ResultStore, StoredMatch, StoreError
+from arena.tournament.store import OutputLock, ResultStore, StoredMatch, StoreError
 
 EXIT_INTERRUPTED = 130
 EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
@@ -133,6 +133,7 @@ def tournament_command(
     if file is not None and games is not None:
         schedule = _only_games(full, config, games)
     try:
+        output_lock = OutputLock.take(config.output, config.results, restart=restart)
         store = ResultStore.open_for_run(
             config.results,
             name=config.name,
@@ -181,6 +182,7 @@ def tournament_command(
         raise InputError(f"--web {web_port}: cannot listen: {exc.strerror or exc}") from None
     finally:
         store.close()
+        output_lock.release()
     console.print(standings_tables(final, console.width))
     if interrupted:
         console.print(

@@ -39,7 +39,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, cast
@@ -213,17 +213,35 @@ def protect_referee() -> None:
         pass
 
 
+def _spawn_problem(argv: Sequence[str], env: Mapping[str, str]) -> str | None:
+    """What exec would refuse in a command line or environment, in one line; None if fine."""
+    for arg in argv:
+        if "\0" in arg:
+            return f"its command line holds a NUL character: {arg!r}"
+    for key, value in env.items():
+        if not key or "=" in key or "\0" in key or "\0" in value:
+            return f"environment variable {key!r}: a name without = or NUL, a value without NUL"
+    return None
+
+
 def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int):
     """The preexec_fn that applies the limits in the child, between fork and exec."""
 
+    def limit(kind: int, soft: int, hard: int) -> None:
+        # Never above the organiser's own hard limit (ulimit): raising it is not allowed.
+        _, ceiling = resource.getrlimit(kind)
+        if ceiling != resource.RLIM_INFINITY:
+            soft, hard = min(soft, ceiling), min(hard, ceiling)
+        resource.setrlimit(kind, (soft, hard))
+
     def apply() -> None:
         address_space = memory_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+        limit(resource.RLIMIT_AS, address_space, address_space)
         # The soft CPU limit sends SIGXCPU; the hard one, a little later, SIGKILL.
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+        limit(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 5)
         size = file_mb * 1024 * 1024
-        resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        limit(resource.RLIMIT_FSIZE, size, size)
+        limit(resource.RLIMIT_CORE, 0, 0)
 
     return apply
 
@@ -680,6 +698,10 @@ class BotProcess:
             "TMPDIR": tmp,
         }
         env.update(dict(spec.env))
+        problem = _spawn_problem(argv, env)
+        if problem:
+            shutil.rmtree(private, ignore_errors=True)
+            raise BotStartupError(spec.name, problem)
         token = secrets.token_hex(16)
         env[TOKEN_VARIABLE] = token
         limits = _limits_setter(
@@ -698,9 +720,11 @@ class BotProcess:
                 start_new_session=True,
                 preexec_fn=limits,
             )
-        except OSError as error:
+        except (OSError, ValueError, subprocess.SubprocessError) as error:
+            # ValueError, SubprocessError: what exec or the limits refused (e.g. a limit the
+            # kernel cannot hold); never a traceback for a bot that cannot be started
             shutil.rmtree(private, ignore_errors=True)
-            reason = error.strerror or str(error)
+            reason = getattr(error, "strerror", None) or str(error)
             raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
         log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
         transport = ProcessTransport(process, log_path, private, token=token)

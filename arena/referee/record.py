@@ -433,18 +433,11 @@ _MISSING = object()
 
 
 def _json_key(value: Any) -> bytes:
-    """A value as canonical JSON, so that 1 and true, or 1 and 1.0, never compare equal."""
-    return _encoder.encode(_canonical(value))
+    """A value as canonical JSON (keys sorted), so that 1 and true, or 1 and 1.0, differ."""
+    return _sorted_encoder.encode(value)
 
 
-def _canonical(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _canonical(v) for k, v in sorted(value.items(), key=lambda i: str(i[0]))}
-    if isinstance(value, (list, tuple)):
-        return [_canonical(v) for v in value]
-    if isinstance(value, float) and value.is_integer():
-        return ("float", value)
-    return value
+_sorted_encoder = msgspec.json.Encoder(order="sorted")
 
 
 def _short(value: Any) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import shlex
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -271,6 +272,7 @@ async def _live_loop(
 
 
 async def _plain_loop(progress: Progress, console: Console) -> None:
+    progress.unprinted_faults = deque()  # from now on every fault is kept until printed
     printed_faults = 0
     last_line, last_at = "", 0.0
     try:
@@ -288,13 +290,12 @@ async def _plain_loop(progress: Progress, console: Console) -> None:
 
 
 def _print_new_faults(progress: Progress, console: Console, printed: int) -> int:
-    new = progress.faults_seen - printed
-    shown: Sequence[str] = list(progress.recent_faults)[-new:] if new > 0 else []
-    if new > len(progress.recent_faults):
-        console.print(
-            f"fault: ({new - len(progress.recent_faults)} more not shown)", highlight=False
-        )
-    for line in shown:
+    """Every fault noted since the last call, each on its own line (SPEC 10.4), however many."""
+    if progress.unprinted_faults is None:
+        progress.unprinted_faults = deque()
+    queue = progress.unprinted_faults
+    while queue:
+        line = queue.popleft()
         console.print(f"fault: {line}", highlight=False, soft_wrap=True, markup=False)
     return progress.faults_seen
 

@@ -44,6 +44,10 @@ DEFAULT_DEALS = 2
 DEFAULT_MAX_FAULTS = 3
 DEFAULT_MATCH_TIME_LIMIT_S = 600.0
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
+ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+ENV_EXPECTED = "environment variable names of letters, digits and _ (not starting with a digit)"
+# Limits the kernel can hold (bytes fit in 63 bits) and no bot needs more of: 1 TiB, 1 year.
+LIMIT_MAXIMA = {"memory_mb": 1 << 20, "file_mb": 1 << 20, "cpu_seconds": 366 * 24 * 3600}
 NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
 
 TOP_FIELDS = (
@@ -379,9 +383,11 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
             if (
                 not isinstance(argv, list)
                 or not argv
-                or not all(isinstance(a, str) and a for a in argv)
+                or not all(isinstance(a, str) and a and "\0" not in a for a in argv)
             ):
-                reader.fail(f"{where}.argv", argv, "a non-empty list of non-empty strings")
+                reader.fail(
+                    f"{where}.argv", argv, "a non-empty list of non-empty strings without NUL"
+                )
             return tuple(argv)
         cmd = reader.text(f"{where}.cmd", table["cmd"])
         try:
@@ -390,6 +396,8 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
             reader.fail(f"{where}.cmd", cmd, f"a command line shell-style ({exc})")
         if not argv_tuple:
             reader.fail(f"{where}.cmd", cmd, "a command line with a program")
+        if any("\0" in a for a in argv_tuple):
+            reader.fail(f"{where}.cmd", cmd, "a command line without NUL characters")
         return argv_tuple
 
     def directory() -> str | None:
@@ -403,9 +411,15 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     def environment() -> list[tuple[str, str]]:
         env_table = reader.table(f"{where}.env", table.get("env", {}))
         for key, value in env_table.items():
-            if not isinstance(value, str):
-                reader.note(f"{where}.env.{key}", value, "a string")
-        return [(k, v) for k, v in env_table.items() if isinstance(v, str)]
+            if not ENV_NAME.match(key):
+                reader.note(f"{where}.env", f"the name {key!r}", ENV_EXPECTED, raw=True)
+            elif not isinstance(value, str) or "\0" in value:
+                reader.note(f"{where}.env.{key}", value, "a string without NUL")
+        return [
+            (k, v)
+            for k, v in env_table.items()
+            if ENV_NAME.match(k) and isinstance(v, str) and "\0" not in v
+        ]
 
     def sandboxed() -> str | None:
         sandbox = table.get("sandbox")
@@ -425,7 +439,14 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     for limit in ("memory_mb", "cpu_seconds", "file_mb"):
         if limit in table:
             limits[limit] = reader.read(
-                partial(reader.integer, f"{where}.{limit}", table[limit], minimum=1), 1
+                partial(
+                    reader.integer,
+                    f"{where}.{limit}",
+                    table[limit],
+                    minimum=1,
+                    maximum=LIMIT_MAXIMA[limit],
+                ),
+                1,
             )
     sandbox = reader.read(sandboxed, None)
     version = reader.read(

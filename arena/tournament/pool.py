@@ -225,6 +225,12 @@ async def play_pooled_match(
                     max_faults=config.max_faults,
                     record_path=record_path,
                 )
+        except OSError as exc:  # the arena's own files (the record): every later match would fail
+            raise TournamentError(
+                f"{match.match_id}: cannot write its record {record_path}: "
+                f"{exc.strerror or exc}; the matches stored before it are kept: fix the cause "
+                "(e.g. free disk space) and run the same command again to resume"
+            ) from None
         except Exception as exc:  # a referee bug must not end a long tournament
             return _aborted(
                 match, f"referee error: {type(exc).__name__}: {exc}", time.monotonic() - started

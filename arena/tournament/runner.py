@@ -72,10 +72,14 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
     recent_faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
     faults_seen: int = 0  # how many faults went into recent_faults, ever
+    # every fault not yet printed, for a display that prints each (None: nobody does)
+    unprinted_faults: deque[str] | None = None
 
     def note_fault(self, line: str) -> None:
         self.recent_faults.append(line)
         self.faults_seen += 1
+        if self.unprinted_faults is not None:
+            self.unprinted_faults.append(line)
 
     def per_second(self, now: float | None = None) -> float:
         elapsed = (time.monotonic() if now is None else now) - self.started
@@ -157,8 +161,13 @@ async def run_tournament(
     run that was cancelled (Ctrl-C) part way. Stored matches count when they are matches of
     ``definition_matches`` (the whole schedule, when ``matches`` is only part of it; by default
     ``matches``), by content (:func:`refresh_current`)."""
-    refresh_current(config, matches if definition_matches is None else definition_matches, store)
-    done = store.completed_ids()
+    try:
+        refresh_current(
+            config, matches if definition_matches is None else definition_matches, store
+        )
+        done = store.completed_ids()
+    except StoreError as exc:
+        raise TournamentError(str(exc)) from None
     summary = summary if summary is not None else RunSummary()
     summary.skipped = stored_count(matches, done)
     progress.total, progress.already_done = len(matches), summary.skipped

@@ -161,7 +161,10 @@ class ResultStore:
             os.close(lock)
             raise
         try:
-            meta = store._meta(any_schema=restart)
+            meta = store._meta(any_schema=restart)  # before anything is written to the file
+            if meta is not None:
+                store._check_intact()  # a damaged file is never modified, not even by --restart
+            store._start_wal()
             if meta is not None and restart:
                 store._discard()
                 meta = None
@@ -239,16 +242,20 @@ class ResultStore:
 
     def completed_ids(self) -> set[str]:
         """The match ids of the completed matches of the current definition."""
-        return {
-            row[0]
-            for row in self._db.execute(
-                "SELECT match_id FROM matches WHERE status = 'completed' AND current = 1"
-            )
-        }
+        rows = self._rows("SELECT match_id FROM matches WHERE status = 'completed' AND current = 1")
+        return {row[0] for row in rows}
 
     def stored_keys(self) -> list[tuple[str, str]]:
         """(content key, match id) of every match stored, of any definition."""
-        return [tuple(row) for row in self._db.execute("SELECT match_key, match_id FROM matches")]
+        return [(row[0], row[1]) for row in self._rows("SELECT match_key, match_id FROM matches")]
+
+    def _rows(self, sql: str) -> list[Any]:
+        try:
+            return self._db.execute(sql).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"{self.path}: cannot read it ({exc}): the file is damaged; it was not changed"
+            ) from None
 
     def set_current(self, keys: Iterable[str]) -> tuple[int, int]:
         """Mark the stored matches with these content keys as the current definition's (they
@@ -330,6 +337,15 @@ class ResultStore:
         return (self._meta() or {}).get("created", "")
 
     def _select(self, clause: str, params: tuple[Any, ...]) -> list[tuple[int, StoredMatch]]:
+        try:
+            return self._select_rows(clause, params)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"{self.path}: cannot read its matches ({exc}): the file is damaged; it was not "
+                "changed"
+            ) from None
+
+    def _select_rows(self, clause: str, params: tuple[Any, ...]) -> list[tuple[int, StoredMatch]]:
         rows = self._db.execute(
             "SELECT rowid, match_key, match_id, game, game_id, table_no, deal, rotation, seed, "
             "players, "
@@ -487,6 +503,24 @@ class ResultStore:
             )
         return meta
 
+    def _check_intact(self) -> None:
+        try:
+            problems = [row[0] for row in self._db.execute("PRAGMA quick_check(3)")]
+        except sqlite3.DatabaseError as exc:
+            problems = [str(exc)]
+        if problems != ["ok"]:
+            raise StoreError(
+                f"{self.path}: the results file is damaged ({_one_line(problems)}); it "
+                "was not changed: keep it aside and give another results file"
+            )
+
+    def _start_wal(self) -> None:
+        try:
+            self._db.execute("PRAGMA journal_mode = WAL")
+            self._db.execute("PRAGMA synchronous = NORMAL")  # in WAL: safe against a kill
+        except sqlite3.Error as exc:
+            raise StoreError(f"{self.path}: cannot write to it ({exc})") from None
+
     def _discard(self) -> None:
         with self._db:
             for table in ("faults", "matches", "meta"):
@@ -516,18 +550,29 @@ class ResultStore:
 
 
 def _connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
+    """A connection that has written nothing yet (WAL is switched on only once the file is
+    known to be ours: :meth:`ResultStore._start_wal`)."""
     try:
         if read_only:
-            db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+            try:
+                db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+                db.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            except sqlite3.OperationalError:
+                # A read-only file (or folder) in WAL mode cannot get its -shm file: read it as
+                # it is on disk; nothing can be writing to a file nobody may write.
+                db = sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True)
         else:
             db = sqlite3.connect(path)
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = NORMAL")  # in WAL: safe against a killed process
         db.execute("PRAGMA foreign_keys = ON")
         db.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"{path}: not a Trick Arena results file ({exc})") from None
     return db
+
+
+def _one_line(problems: list[str]) -> str:
+    text = "; ".join(p for p in "; ".join(problems).splitlines() if not p.startswith("***"))
+    return text[:200]
 
 
 def _json(value: Any, *, sort: bool = False) -> str:
@@ -553,3 +598,59 @@ def _changed_program(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | No
                 "them, or give the bot a new name or version"
             )
     return None
+
+
+class OutputLock:
+    """A tournament's output folder (records, logs), held for the whole run with an exclusive
+    ``flock`` on ``<output>/.arena-lock``, and tied to one results file (named in that file), so
+    neither a second run at the same time nor a later one into another results file can
+    overwrite the records a results file points to."""
+
+    LOCK_NAME = ".arena-lock"
+
+    def __init__(self, fd: int) -> None:
+        self._fd: int | None = fd
+
+    @classmethod
+    def take(cls, folder: str | Path, results: str | Path, *, restart: bool = False) -> OutputLock:
+        folder, owner = Path(folder), str(Path(results).resolve())
+        if folder.exists() and not folder.is_dir():
+            raise StoreError(f"{folder}: output: found a file; expected a folder (or nothing)")
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            fd = os.open(folder / cls.LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StoreError(f"{folder}: output: cannot create it: {exc.strerror or exc}") from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise StoreError(
+                f"{folder}: another arena tournament is writing its records and logs here; "
+                "wait for it or stop it, or give another output folder"
+            ) from None
+        try:
+            with os.fdopen(os.dup(fd), "r+", encoding="utf-8") as file:
+                before = file.read().strip()
+                if before and before != owner and not restart:
+                    raise StoreError(
+                        f"{folder}: output: holds the records of the results file {before}, "
+                        f"not {owner}; give another output folder (or --restart to reuse it)"
+                    )
+                file.seek(0)
+                file.truncate()
+                file.write(owner + "\n")
+        except OSError as exc:
+            os.close(fd)
+            raise StoreError(
+                f"{folder}: output: cannot write in it: {exc.strerror or exc}"
+            ) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        return cls(fd)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

@@ -92,7 +92,12 @@ def dumped_on_us(
 ) -> float:
     """The penalty the later players can be expected to add to a trick we take: a penalty card of
     the led suit may have to follow, any other may be thrown by a player void in the led suit."""
-    penalties = [(c, card_penalty(contract, c)) for c in unseen if card_penalty(contract, c)]
+    # in deck order, not the set's: a float sum in set order depends on PYTHONHASHSEED
+    penalties = [
+        (c, card_penalty(contract, c))
+        for c in DECK.cards
+        if c in unseen and card_penalty(contract, c)
+    ]
     if not penalties or not unseen:
         return 0.0
     total = len(unseen)
