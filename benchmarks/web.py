@@ -10,7 +10,9 @@ for a 10,000-match results file.
    the page, its script and the summary, then keeps the live stream (server-sent events) open
    for the whole run, as an open browser tab does; ``--browser`` uses headless chromium instead
    (its own CPU then competes with the tournament on this machine). Prints the median matches/s
-   of each and their ratio (goal: >= 0.95).
+   of each and their ratio (goal: >= 0.95), and, steadier on a loaded machine, the CPU time per
+   match of the whole tournament (wait4: arena, workers, bots) and of the arena process alone
+   (which stores, folds and serves), open against closed.
 2. Load time: a results file of ``--matches`` stored matches (synthetic rows: 4 bots, the four
    games, 60 decisions per seat) served by ``arena serve``: the time to serve the URL, the first
    summary (the exact standings folded over every match), a second one (cached), a bot's page,
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import statistics
@@ -30,6 +33,7 @@ import tempfile
 import threading
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,8 +56,6 @@ FLAGS = [
 
 
 def env() -> dict[str, str]:
-    import os
-
     return {**os.environ, **ENV}
 
 
@@ -62,7 +64,7 @@ def demo_file(folder: Path, deals: int, run: int) -> Path:
     text = re.sub(r"^deals = \d+", f"deals = {deals}", text, flags=re.M)
     text = re.sub(r"^deals = 24", f"deals = {max(1, deals * 3 // 8)}", text, flags=re.M)
     text = re.sub(r'^output = ".*"', f'output = "{folder}/run{run}"', text, flags=re.M)
-    text = text.replace('cwd = "."', f'cwd = "{ROOT}"')
+    text = text.replace('cwd = ".."', f'cwd = "{ROOT}"')
     path = folder / f"demo{run}.toml"
     path.write_text(text)
     return path
@@ -106,8 +108,22 @@ class OpenPage:
         self._stop.set()
 
 
-def play(toml: Path, web: bool, browser: bool) -> tuple[float, int, int]:
-    """(matches/s, matches, page updates) of one run of ``arena tournament``."""
+@dataclass
+class Run:
+    rate: float  # matches/s, wall clock
+    played: int
+    updates: int  # live updates the open page received
+    cpu_s: float  # CPU of the tournament: arena, its workers and their bots (wait4)
+    arena_cpu_s: float  # CPU of the arena process alone (it stores, folds and serves)
+
+
+def _process_cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def play(toml: Path, web: bool, browser: bool) -> Run:
+    """One run of ``arena tournament``, with ``--web`` and a page open on it or without."""
     argv = [sys.executable, "-m", "arena", "tournament", str(toml)]
     if web:
         argv += ["--web", "0"]
@@ -115,6 +131,17 @@ def play(toml: Path, web: bool, browser: bool) -> tuple[float, int, int]:
     process = subprocess.Popen(
         argv, cwd=ROOT, env=env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
+    own_cpu = [0.0]
+
+    def sample() -> None:  # the arena process's own CPU, last seen just before it exits
+        while process.returncode is None:
+            try:
+                own_cpu[0] = _process_cpu(process.pid)
+            except (OSError, IndexError, ValueError):
+                return
+            time.sleep(0.1)
+
+    threading.Thread(target=sample, daemon=True).start()
     page = None
     output = []
     assert process.stdout is not None
@@ -123,7 +150,8 @@ def play(toml: Path, web: bool, browser: bool) -> tuple[float, int, int]:
         found = re.search(r"watch it at (http://\S+)", line)
         if found and page is None:
             page = OpenPage(found[1], browser)
-    process.wait()
+    _pid, status, usage = os.wait4(process.pid, 0)
+    process.returncode = os.waitstatus_to_exitcode(status)
     elapsed = time.perf_counter() - started
     if page is not None:
         page.close()
@@ -131,28 +159,48 @@ def play(toml: Path, web: bool, browser: bool) -> tuple[float, int, int]:
     if process.returncode != 0 or not done:
         raise SystemExit("arena tournament failed:\n" + "".join(output[-20:]))
     played = int(done[1])
-    return played / elapsed, played, page.updates if page else 0
+    return Run(
+        played / elapsed,
+        played,
+        page.updates if page else 0,
+        usage.ru_utime + usage.ru_stime,
+        own_cpu[0],
+    )
 
 
 def throughput(deals: int, rounds: int, browser: bool) -> None:
-    closed, opened, updates = [], [], []
+    runs: dict[bool, list[Run]] = {False: [], True: []}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        for run in range(rounds):
-            for web in (False, True):
-                rate, played, seen = play(demo_file(folder, deals, 2 * run + web), web, browser)
-                (opened if web else closed).append(rate)
-                if web:
-                    updates.append(seen)
+        for number in range(rounds):
+            for web in (False, True) if number % 2 == 0 else (True, False):
+                run = play(demo_file(folder, deals, 2 * number + web), web, browser)
+                runs[web].append(run)
                 print(
-                    f"  round {run + 1} page {'open  ' if web else 'closed'}: {played} matches, "
-                    f"{rate:.2f} matches/s" + (f", {seen} live updates received" if web else ""),
+                    f"  round {number + 1} page {'open  ' if web else 'closed'}: {run.played} "
+                    f"matches, {run.rate:.2f} matches/s, CPU {run.cpu_s:.1f} s (arena process "
+                    f"{run.arena_cpu_s:.1f} s)"
+                    + (f", {run.updates} live updates received" if web else ""),
                     flush=True,
                 )
-    a, b = statistics.median(closed), statistics.median(opened)
+    median = statistics.median
+    closed, opened = runs[False], runs[True]
+    a, b = median(r.rate for r in closed), median(r.rate for r in opened)
+    cpu_a = median(r.cpu_s / r.played for r in closed)
+    cpu_b = median(r.cpu_s / r.played for r in opened)
+    own_a = median(r.arena_cpu_s / r.played for r in closed)
+    own_b = median(r.arena_cpu_s / r.played for r in opened)
     print(
         f"demo matches/s (median of {rounds}): page closed {a:.2f}, page open {b:.2f}, "
-        f"ratio {b / a:.3f} (goal >= 0.95)"
+        f"ratio {b / a:.3f} (goal >= 0.95; wall clock, as noisy as the machine)"
+    )
+    print(
+        f"CPU ms per match, everything (arena, workers, bots): closed {cpu_a * 1000:.1f}, "
+        f"open {cpu_b * 1000:.1f}: matches per CPU-second ratio {cpu_a / cpu_b:.3f}"
+    )
+    print(
+        f"CPU ms per match, the arena process alone (stores, folds, serves): closed "
+        f"{own_a * 1000:.2f}, open {own_b * 1000:.2f}"
     )
 
 
@@ -248,8 +296,18 @@ def load_times(count: int, browser: bool) -> None:
             for label, path in (
                 ("page (html)", ""),
                 ("script", "static/app.js"),
-                ("first summary (exact standings)", "api/summary"),
-                ("second summary (cached)", "api/summary"),
+                ("first summary (answered at once, standings still folding)", "api/summary"),
+            ):
+                seconds, size = timed_get(url + path)
+                print(f"  {label}: {seconds * 1000:.0f} ms, {size / 1000:.1f} kB")
+            while not json.loads(urllib.request.urlopen(url + "api/summary").read())["exact"]:
+                time.sleep(0.05)
+            print(
+                f"  exact standings ready {time.perf_counter() - started:.2f} s after start "
+                "(the live stream then sends them to open pages)"
+            )
+            for label, path in (
+                ("summary with the standings (cached)", "api/summary"),
                 ("a bot's page", "api/bot?name=alpha"),
                 ("a duplicate view", "api/deal?game=vingt-down&table=0&deal=0"),
             ):

@@ -105,6 +105,8 @@ def build_app(source: TournamentSource) -> Starlette:
         return Response(body, media_type=STATIC_TYPES[suffix])
 
     async def summary(request: Request) -> Response:
+        if source.computing:  # answer now; the live stream brings the standings when ready
+            return _json(source.summary())
         return _json(await fresh_summary())
 
     async def stream(request: Request) -> Response:

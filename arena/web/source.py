@@ -254,11 +254,16 @@ class TournamentSource:
         else the live fold's."""
         if self._settled() and self._exact is not None and self._exact_version == self.version:
             return self._exact, True
-        if self._fold is None:  # nothing arrived yet, the exact ones are being computed
+        if self._fold is None:  # nothing arrived while serving: only the exact ones exist
             if self._exact is not None:
                 return self._exact, False
-            return compute_standings((), self.bots, self.games), False
+            return Standings(tables={}, matches={}), False  # being computed (``computing``)
         return self._fold.standings(), False
+
+    @property
+    def computing(self) -> bool:
+        """The exact standings are being folded (a large file takes a few seconds)."""
+        return self._refresh_lock.locked()
 
     def summary(self) -> dict[str, Any]:
         """Everything the tournament page shows (cached per version)."""
@@ -297,6 +302,7 @@ class TournamentSource:
             "name": self.name,
             "version": self.version,
             "exact": exact,
+            "computing": self.computing and not standings.tables,
             "games": self.games,
             "bots": self.bots,
             "standings": standings_as_data(standings),

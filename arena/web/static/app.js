@@ -153,6 +153,7 @@ function tournamentPage() {
         "dup compares each score with what the same cards scored in the deal's other seat rotations."),
       s.running && s.running.length ? h("div", { class: "panel" }, h("h2", {}, "Being played now"),
         h("ul", {}, s.running.map((m) => h("li", {}, link(matchHref(m.id || m.match_id, 0), m.match_id), " ", h("span", { class: "muted" }, m.bots.join(", ")))))) : null,
+      s.computing ? h("p", { class: "panel muted", id: "computing" }, `Folding the standings over ${p.completed} matches…`) : null,
       h("div", { id: "standings" }, order.filter((k) => tables[k]).map((k) => standingsTable(k, tables[k]))),
       h("div", { class: "grid" },
         h("div", { class: "panel", id: "latest" }, h("h2", {}, "Latest matches"),
