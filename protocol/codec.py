@@ -37,19 +37,35 @@ def encode_lines(messages: list[msgspec.Struct]) -> bytes:
     return bytes(buffer)
 
 
+INT_LIMIT = 1 << 63  # ids and indexes beyond a signed 64-bit integer are malformed
+
+
 def decode_from_bot(line: bytes | str) -> FromBot:
-    """Parse one line from a bot; raises msgspec.DecodeError / ValidationError with a reason.
+    """Parse one line from a bot; raises msgspec.DecodeError / ValidationError with a reason, and
+    nothing else, whatever the line holds (a bot's line must never raise in the referee).
 
     A key given twice (``{"index": 5, "index": 0}``) is rejected: msgspec alone would keep the
     last one. The exact check (the standard json module) runs only when the line holds more
     quote characters than the plain message needs, so an ordinary action costs one count.
     """
-    message = _from_bot_decoder.decode(line)
-    raw = line if isinstance(line, bytes) else line.encode()
-    # An action line without repeats: "type":"action" and "id" (6 quotes), plus "action":"..."
-    # (4) or "index" (2). More quotes: a repeat, or an escaped quote; the exact check decides.
-    if type(message) is not Action or raw.count(b'"') > (10 if message.index is UNSET else 8):
-        _reject_duplicate_keys(raw)
+    try:
+        message = _from_bot_decoder.decode(line)
+        raw = line if isinstance(line, bytes) else line.encode()
+        # An action line without repeats: "type":"action" and "id" (6 quotes), plus "action":"..."
+        # (4) or "index" (2). More quotes: a repeat, or an escaped quote; the exact check decides.
+        if type(message) is not Action or raw.count(b'"') > (10 if message.index is UNSET else 8):
+            _reject_duplicate_keys(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        raise
+    except RecursionError:  # msgspec skipping an unknown field's deep nesting, looking for "type"
+        raise msgspec.DecodeError("JSON nested too deeply") from None
+    except Exception as error:  # anything else a line provokes is still that line's fault
+        raise msgspec.DecodeError(f"unreadable ({type(error).__name__}: {error})") from None
+    if type(message) is Action:
+        if not -INT_LIMIT <= message.id < INT_LIMIT:
+            raise msgspec.ValidationError("`id` is out of range (a 64-bit integer is expected)")
+        if message.index is not UNSET and not -INT_LIMIT <= message.index < INT_LIMIT:
+            raise msgspec.ValidationError("`index` is out of range (a 64-bit integer is expected)")
     return message
 
 

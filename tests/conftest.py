@@ -1,4 +1,12 @@
+import os
+
 import pytest
+
+# Run as root, the arena starts bots as nobody (SPEC.md section 7), who may not read this
+# checkout's Python (often under /root): the suite's bots run as root, and
+# tests/untrusted/test_users.py tests the default itself.
+if os.geteuid() == 0:
+    os.environ.setdefault("ARENA_BOT_USER", "root")
 
 
 def pytest_addoption(parser):

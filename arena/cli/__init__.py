@@ -16,6 +16,7 @@ from arena.cli.match import match_command, replay_command
 from arena.cli.serve import serve_command
 from arena.cli.tournament import standings_command, tournament_command
 from arena.games import GAMES
+from arena.referee.process import protect_referee
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a reader that went away
 
@@ -47,6 +48,9 @@ class ArenaGroup(click.Group):
 @click.version_option(package_name="trick-arena", prog_name="arena")
 def main() -> None:
     """Trick Arena: referee and tournaments for trick-taking card game bots."""
+    # Before anything is read or dealt: a bot of the same user must not read this process's
+    # environment (the organiser's secrets) or its memory (every hand) through /proc (SPEC 7).
+    protect_referee()
 
 
 @main.command("games")

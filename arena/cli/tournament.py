@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import csv
+import importlib.util
 import io
 import json
 import re
 import shlex
 import signal
+import statistics
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -20,13 +22,22 @@ from rich.console import Console
 from arena.cli.common import width_option
 from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.games import GameError, find_game
+from arena.referee.clock import TimeControl
 from arena.render.terminal import (
     bot_report_view,
     output_console,
     show_progress,
     standings_tables,
 )
-from arena.tournament.config import ConfigError, TournamentConfig, load_config, quick_config
+from arena.tournament.config import (
+    ConfigError,
+    TournamentConfig,
+    check_cluster_address,
+    load_config,
+    quick_config,
+)
+from arena.tournament.executors.dask_cluster import INSTALL_LINE
+from arena.tournament.latency import LATENCY_NOTE, LatencyReport, latency_line, latency_report
 from arena.tournament.runner import (
     PreflightError,
     Progress,
@@ -90,6 +101,12 @@ class InputError(click.ClickException):
     help="Processes playing the matches [the file's, else one per core, at most --concurrency].",
 )
 @click.option(
+    "--cluster",
+    metavar="tcp://HOST:PORT|local:N",
+    help="Play on the workers of this Dask scheduler (local:N: a Dask cluster of N workers "
+    "here) [the file's cluster, else none].",
+)
+@click.option(
     "--results",
     "results_path",
     type=click.Path(dir_okay=False),
@@ -115,6 +132,7 @@ def tournament_command(
     seed: int | None,
     concurrency: int | None,
     workers: int | None,
+    cluster: str | None,
     results_path: str | None,
     restart: bool,
     web_port: int | None,
@@ -128,6 +146,13 @@ def tournament_command(
     server = web_server() if web_port is not None else None  # before any match: a missing extra
     if workers is not None:
         config = replace(config, workers=workers)
+    if cluster is not None:
+        try:
+            config = replace(config, cluster=check_cluster_address(cluster, where="--cluster"))
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
+    if config.cluster is not None and importlib.util.find_spec("distributed") is None:
+        raise InputError(INSTALL_LINE)
     full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
     schedule = full
     if file is not None and games is not None:
@@ -149,7 +174,7 @@ def tournament_command(
     console.print(
         f"tournament {config.name!r}: {len(config.bots)} bots, "
         f"{len(config.games)} games, {len(schedule)} matches, "
-        f"{config.concurrency} at once in {_processes(config.worker_count())}; "
+        f"{_where(config)}; "
         f"results in {config.results}",
         highlight=False,
         markup=False,
@@ -167,11 +192,12 @@ def tournament_command(
             summary, interrupted = trio.run(
                 _run, config, schedule, full, store, console, server, web_port
             )
+        stored = store.matches(include_aborted=True)
         final = compute_standings(
-            store.matches(include_aborted=True),
-            [b.name for b in config.bots],
-            [g.label for g in config.games],
+            stored, [b.name for b in config.bots], [g.label for g in config.games]
         )
+        latency = latency_report(stored, config.time_control.margin_ms)
+        store.save_note(LATENCY_NOTE, latency.warning)  # in the results, for `arena standings`
     except PreflightError as exc:
         raise InputError(str(exc)) from None
     except TournamentError as exc:
@@ -184,6 +210,7 @@ def tournament_command(
         store.close()
         output_lock.release()
     console.print(standings_tables(final, console.width))
+    _print_latency(console, latency)
     if interrupted:
         console.print(
             f"stopped: {summary.played} matches played in this run are stored; run the "
@@ -203,6 +230,8 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    for line in _cluster_lines(summary):
+        console.print(line, highlight=False, markup=False, soft_wrap=True)
     if summary.given_up:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(summary.given_up.items()))
         console.print(
@@ -215,8 +244,49 @@ def tournament_command(
         sys.exit(EXIT_GIVEN_UP)
 
 
+def _print_latency(console: Console, report: LatencyReport) -> None:
+    console.print(latency_line(report), highlight=False, markup=False, soft_wrap=True)
+    if report.warning:
+        console.print(report.warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
+
+
 def _processes(workers: int) -> str:
     return "1 process" if workers == 1 else f"{workers} worker processes"
+
+
+def _where(config: TournamentConfig) -> str:
+    if config.cluster is None:
+        return f"{config.concurrency} at once in {_processes(config.worker_count())}"
+    per_worker = config.matches_per_worker
+    at_once = f"{per_worker} at once per worker" if per_worker else "one per worker thread at once"
+    return f"on the Dask cluster {config.cluster}, {at_once}"
+
+
+def _cluster_lines(summary: RunSummary) -> list[str]:
+    """Per cluster worker: its matches, its bots' median decision time; then Dask's share."""
+    lines = []
+    matches = sum(r.matches for r in summary.cluster_workers.values())
+    for address, report in sorted(summary.cluster_workers.items()):
+        median = (
+            f"median decision {statistics.median(report.decision_ms):.1f} ms"
+            if report.decision_ms
+            else "no decisions"
+        )
+        referee = (
+            f", referee {statistics.median(report.referee_us):.0f} us per decision"
+            if report.referee_us
+            else ""
+        )
+        lines.append(
+            f"  worker {address}: {report.matches} matches, {report.decisions} decisions, "
+            f"{median}{referee}, {report.started} bot processes started"
+        )
+    if matches:
+        lines.append(
+            f"  cluster: {summary.cluster_startup_s:.1f} s to connect and ship the bots; Dask's "
+            f"own time {1000 * summary.cluster_overhead_s / matches:.2f} ms per match"
+        )
+    return lines
 
 
 def _config(
@@ -342,6 +412,7 @@ async def _run(
                 store,
                 progress,
                 workers=config.worker_count(),
+                cluster=config.cluster,
                 on_stored=on_stored,
                 summary=summary,
                 definition_matches=full,
@@ -386,8 +457,9 @@ def standings_command(
     try:
         with ResultStore.open_read(path) as store:
             definition = store.definition()
+            stored = store.matches(include_aborted=True)
             standings = compute_standings(
-                store.matches(include_aborted=True),
+                stored,
                 [b["name"] for b in definition.get("bots", [])],
                 [g["label"] for g in definition.get("games", [])],
             )
@@ -407,9 +479,11 @@ def standings_command(
             console = output_console(width)
             console.print(bot_report_view(report, console.width, _logs_hint(report, bot)))
         return
+    margin_ms = definition.get("time", {}).get("margin_ms", TimeControl().margin_ms)
+    latency = latency_report(stored, margin_ms)
     data = standings_as_data(standings)
     if as_json:
-        click.echo(json.dumps(data, indent=2))
+        click.echo(json.dumps(data, indent=2))  # tables only: consumers iterate them
     elif as_csv:
         out = io.StringIO()
         columns = [
@@ -430,7 +504,7 @@ def standings_command(
         ]
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
-        for scope, table in data.items():
+        for scope, table in data.items():  # (the latency is not a table: not in the CSV)
             for row in table["rows"]:
                 faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
                 writer.writerow({**row, "table": scope, "faults": faults})
@@ -438,6 +512,7 @@ def standings_command(
     else:
         console = output_console(width)
         console.print(standings_tables(standings, console.width))
+        _print_latency(console, latency)
 
 
 def _logs_hint(report: BotReport, bot: str) -> str:

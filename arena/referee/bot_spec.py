@@ -20,6 +20,8 @@ class BotSpec:
     cpu_seconds: int | None = None
     file_mb: int | None = None
     sandbox: str | None = None  # None or "bwrap"
+    # The user it runs as (a name or a number); None: the arena's default (SPEC.md section 7)
+    user: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name:
@@ -32,6 +34,8 @@ class BotSpec:
                 )
         if not self.argv:
             raise ValueError(f"bot {self.name!r}: argv is empty (expected a program to run)")
+        if self.user is not None and not self.user.strip():
+            raise ValueError(f"bot {self.name!r}: user is empty (expected a user name or number)")
         if self.sandbox not in SANDBOXES:
             raise ValueError(
                 f"bot {self.name!r}: sandbox {self.sandbox!r}: expected none or 'bwrap'"

@@ -19,6 +19,12 @@ request's deadline to DEADLINE_SLACK_S later (never early, at most that late; wh
 time is the clock's call, not the scope's). Requests come tens of microseconds apart, so most reuse
 the deadline the last one set. It is checked before the write (a bot that does not read its input
 blocks the write) and again after it (the bot's time starts once the request is written).
+
+A scope that expired in the scheduler pass that also brought the awaited reply stays cancelled
+(moving its deadline does not undo that): the reply is still used, and the scope is replaced before
+the next request, so no seat's wait ends on another seat's deadline. Nothing after the reply is
+read may be cut short by the scope either (the crash fault's wait is shielded): each decision ends
+in exactly one action, after at most one fault of its own.
 """
 
 from __future__ import annotations
@@ -40,7 +46,13 @@ from arena.referee.clock import Charge, SeatClock, TimeControl
 from arena.referee.lines import LineTooLong, shorten
 from arena.referee.process import BotGone, BotProcess
 from arena.referee.record import RECORD_FORMAT, RecordingDealer, RecordWriter
-from arena.referee.results import FaultKind, FaultRecord, MatchResult
+from arena.referee.results import (
+    FaultKind,
+    FaultRecord,
+    MatchResult,
+    latency_summary,
+    machine_load_per_core,
+)
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import (
     PROTOCOL_VERSION,
@@ -278,8 +290,11 @@ class _Match:
             scope.deadline = math.inf
             # The exit status and the last of its stderr arrive a little after the end of its
             # output on a busy machine; wait for them (bounded) so the fault message quotes both.
-            # This happens at most once per seat and match: the seat then forfeits.
-            await bot.settle(1.0)
+            # This happens at most once per seat and match: the seat then forfeits. Shielded: the
+            # match's scope may have expired in the very pass that brought the end of file, and
+            # this decision must still end in its crash fault and one action (SPEC.md section 8).
+            with trio.CancelScope(shield=True):
+                await bot.settle(1.0)
             self.fault(
                 seat,
                 FaultKind.CRASH,
@@ -544,6 +559,10 @@ class _Match:
                     seat = self.seats[state.mover]
                     action, chosen_by = await self.ask(seat, scope)
                     self.apply(seat, action, chosen_by)
+                    if scope.cancel_called:
+                        # It expired in the pass that brought this reply: moving its deadline
+                        # does not undo that, and the next seat's wait would end at once.
+                        break
             if scope.cancelled_caught and self.waiting is not None:
                 seat = self.waiting[0]
                 self.mark = time.perf_counter()
@@ -658,6 +677,7 @@ async def run_match(
         termination = getattr(match.state, "termination", "completed")
         await match.finish(placings, outcome.scores, forfeited, termination)
         duration = time.perf_counter() - began
+        load = machine_load_per_core()
         record.write(
             {
                 "type": "result",
@@ -669,6 +689,8 @@ async def run_match(
                 "termination": termination,
                 "faults": len(match.faults),
                 "duration_s": round(duration, 6),
+                "referee_ms": latency_summary(match.referee_us),
+                "load_per_core": load,
             }
         )
         finished = True
@@ -689,6 +711,7 @@ async def run_match(
             record_path=record.path,
             termination=termination,
             duration_s=duration,
+            load_per_core=load,
         )
     finally:
         record.close()

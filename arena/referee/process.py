@@ -15,6 +15,8 @@ What a real bot gets (SPEC.md section 7):
   plus ``BotSpec.env``, plus ``ARENA_BOT_TOKEN`` (a random mark by which close() also finds
   processes that left the session and lost their parent); its working directory is
   ``BotSpec.cwd`` or that temporary directory;
+- a parent-death signal (SIGKILL, arena/referee/spawn.py): it dies with the process that started
+  it, even one killed by SIGKILL, whatever it does with its input;
 - the referee itself is made non-dumpable, so a bot of the same user cannot read its memory;
 - optionally ``sandbox="bwrap"``: no network, the whole file system read-only (the bot's folder too),
   a private writable ``/tmp`` of at most 4 x ``file_mb`` (HOME and TMPDIR point into it) and
@@ -42,14 +44,16 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol, cast
+from typing import Protocol
 
 import msgspec
 import trio
 
 from arena.referee.bot_spec import BotSpec
+from arena.referee.cgroups import BotCgroup
 from arena.referee.clock import TimeControl
 from arena.referee.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
+from arena.referee.spawn import BOT_USER_VARIABLE, BotChild, UserError, bot_user, spawn
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 
@@ -70,6 +74,8 @@ _LIVE_GROUPS: dict[int, str | None] = {}
 # finds it by this mark. (A process that also clears its environment escapes this; only the
 # sandbox's PID namespace catches that one.)
 TOKEN_VARIABLE = "ARENA_BOT_TOKEN"
+# Each bot's cgroup, where the machine offers them (arena/referee/cgroups.py): the sure way.
+_LIVE_CGROUPS: dict[int, BotCgroup] = {}
 
 
 class BotStartupError(Exception):
@@ -197,6 +203,9 @@ def kill_everything(leader: int, token: str | None = None) -> None:
 def _kill_leftovers() -> None:
     for leader, token in list(_LIVE_GROUPS.items()):
         kill_everything(leader, token)
+    for cgroup in list(_LIVE_CGROUPS.values()):
+        cgroup.kill()
+        cgroup.remove()
 
 
 PR_SET_DUMPABLE = 4
@@ -341,9 +350,10 @@ def _bwrap_args(
         "--unshare-ipc",
         "--unshare-uts",
         "--new-session",
-        # No --die-with-parent: its parent-death signal follows the *thread* that started
-        # bwrap, one of trio's worker threads, which retires after 10 s idle and so killed
-        # every sandboxed bot then. close() and the atexit hook end the sandbox instead.
+        # The sandbox dies with bwrap's parent. Its parent-death signal follows the *thread*
+        # that started bwrap: spawn() forks every bot from one thread that lives as long as the
+        # process (trio's worker threads retire after 10 s idle, which killed every sandbox).
+        "--die-with-parent",
         # Run by root, bwrap would pass on every capability: the bot could remount / writable.
         "--cap-drop",
         "ALL",
@@ -355,23 +365,25 @@ class ProcessTransport:
 
     def __init__(
         self,
-        process: trio.Process,
+        process: BotChild,
         log_path: Path,
         private_dir: str,
         stderr_cap: int = STDERR_CAP_BYTES,
         token: str | None = None,
+        cgroup: BotCgroup | None = None,
     ) -> None:
         self.process = process
+        self.cgroup = cgroup
         self.pid = process.pid
         self.token = token
         self.log_path = log_path
         self.private_dir = private_dir
         self.stderr_cap = stderr_cap
         self.stderr_bytes = 0
-        # Started with three pipes (see start()), which trio gives as fd streams.
-        self._stdin = cast(trio.lowlevel.FdStream, process.stdin)
-        self._stdout = cast(trio.lowlevel.FdStream, process.stdout)
-        self._stderr = cast(trio.lowlevel.FdStream, process.stderr)
+        # Started with three pipes as fd streams (arena/referee/spawn.py).
+        self._stdin = process.stdin
+        self._stdout = process.stdout
+        self._stderr = process.stderr
         self._stdin_fd = self._stdin.fileno()
         self._stdout_fd = self._stdout.fileno()
         self._streams_closed = False  # set before the fds are closed: their numbers get reused
@@ -380,6 +392,8 @@ class ProcessTransport:
         self._tail = b""
         self._marker = b""  # written to the log before the next stderr bytes
         _LIVE_GROUPS[self.pid] = token
+        if cgroup is not None:
+            _LIVE_CGROUPS[self.pid] = cgroup
         trio.lowlevel.spawn_system_task(self._drain_stderr, name=f"stderr of pid {self.pid}")
 
     async def _drain_stderr(self) -> None:
@@ -501,9 +515,17 @@ class ProcessTransport:
             with trio.move_on_after(grace_s):
                 await self.process.wait()
             kill_everything(self.pid, self.token)
+            if self.cgroup is not None:
+                # Whatever it started, wherever it went, with whatever environment: gone.
+                self.cgroup.kill()
             with trio.move_on_after(5):
                 await self.process.wait()
             _LIVE_GROUPS.pop(self.pid, None)
+            if self.cgroup is not None:
+                with trio.move_on_after(2):  # empty once the kernel has finished the kills
+                    while not self.cgroup.remove():
+                        await trio.sleep(0.01)
+                _LIVE_CGROUPS.pop(self.pid, None)
             # stderr reaches EOF once every holder of the pipe is dead; don't wait on stragglers.
             with trio.move_on_after(1):
                 await self._drained.wait()
@@ -676,9 +698,16 @@ class BotProcess:
                 )
         if spec.cwd and not os.path.isdir(spec.cwd):
             raise BotStartupError(spec.name, f"working directory {spec.cwd} does not exist")
+        try:
+            user = bot_user(spec.user)
+        except UserError as error:
+            raise BotStartupError(spec.name, str(error)) from None
         private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
         os.makedirs(os.path.join(private, "home"))
         os.makedirs(os.path.join(private, "tmp"))
+        if user is not None:
+            for folder in (private, os.path.join(private, "home"), os.path.join(private, "tmp")):
+                os.chown(folder, user[1], user[2])  # its own HOME and TMPDIR
         workdir = os.path.abspath(spec.cwd) if spec.cwd else private
         argv = list(spec.argv)
         if spec.sandbox == "bwrap":
@@ -709,25 +738,33 @@ class BotProcess:
             spec.cpu_seconds or DEFAULT_CPU_SECONDS,
             spec.file_mb or DEFAULT_FILE_MB,
         )
+        cgroup = BotCgroup.create()  # None where the machine offers none
         try:
-            process = await trio.lowlevel.open_process(
+            # spawn() also gives it a parent-death signal: it dies with this process.
+            process = await spawn(
                 argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
                 cwd=workdir,
                 env=env,
                 start_new_session=True,
-                preexec_fn=limits,
+                preexec=limits,
+                run_as=None if user is None else (user[1], user[2]),
+                cgroup_procs=None if cgroup is None else cgroup.procs,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             # ValueError, SubprocessError: what exec or the limits refused (e.g. a limit the
             # kernel cannot hold); never a traceback for a bot that cannot be started
             shutil.rmtree(private, ignore_errors=True)
+            if cgroup is not None:
+                cgroup.remove()
             reason = getattr(error, "strerror", None) or str(error)
+            if user is not None:
+                reason += (
+                    f" (run as user {user[0]}, who must be able to read the program and its "
+                    f"folder; choose another with the bot's user or {BOT_USER_VARIABLE})"
+                )
             raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
         log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
-        transport = ProcessTransport(process, log_path, private, token=token)
+        transport = ProcessTransport(process, log_path, private, token=token, cgroup=cgroup)
         try:
             return await cls.connect(
                 spec, transport, time_control=time_control, max_line_bytes=max_line_bytes

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import math
+import os
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -43,6 +46,37 @@ class MatchResult:
     record_path: Path | None = None
     termination: str = "completed"
     duration_s: float = 0.0
+    load_per_core: float | None = None  # the machine's 1-minute load average / cores, at the end
+
+    @property
+    def referee_latency(self) -> dict[str, float | None]:
+        """The referee's own latency per decision (SPEC.md section 5), with the machine's load."""
+        return {**latency_summary(self.referee_us), "load_per_core": self.load_per_core}
+
+
+def latency_summary(referee_us: Sequence[float]) -> dict[str, float | None]:
+    """p50, p99 and max of the referee's per-decision latency, in ms to 0.001 (None: none)."""
+    if not referee_us:
+        return {"p50_ms": None, "p99_ms": None, "max_ms": None}
+    ordered = sorted(referee_us)
+    last = len(ordered) - 1
+
+    def quantile(q: float) -> float:  # nearest rank: a latency that happened
+        return round(ordered[min(last, math.ceil(q * len(ordered)) - 1)] / 1000, 3)
+
+    return {"p50_ms": quantile(0.5), "p99_ms": quantile(0.99), "max_ms": quantile(1.0)}
+
+
+def machine_load_per_core() -> float | None:
+    """The 1-minute load average per CPU this process may use (None where unknown)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        cores = os.cpu_count() or 1
+    try:
+        return round(os.getloadavg()[0] / max(1, cores), 2)
+    except OSError:
+        return None
 
 
 def match_result_dict(result: MatchResult) -> dict[str, Any]:
@@ -50,4 +84,5 @@ def match_result_dict(result: MatchResult) -> dict[str, Any]:
     data = asdict(result)
     data["faults"] = [{**asdict(f), "kind": str(f.kind)} for f in result.faults]
     data["record_path"] = None if result.record_path is None else str(result.record_path)
+    data["referee_latency"] = result.referee_latency
     return data

@@ -57,6 +57,7 @@ TOP_FIELDS = (
     "seating",
     "concurrency",
     "workers",
+    "cluster",
     "max_faults",
     "match_time_limit",
     "output",
@@ -78,8 +79,16 @@ BOT_FIELDS = (
     "cpu_seconds",
     "file_mb",
     "sandbox",
+    "user",
 )
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
+CLUSTER_FIELDS = ("address", "matches_per_worker")
+CLUSTER_EXPECTED = (
+    'a Dask scheduler\'s address such as "tcp://HOST:8786", or "local:N" for a Dask cluster of '
+    "N workers on this machine"
+)
+CLUSTER_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+]*://)?[^\s/:]+:\d{1,5}$")
+LOCAL_CLUSTER = re.compile(r"^local:(\d{1,3})$")
 TIME_FIELDS = ("decision_ms", "bank_ms", "increment_ms", "margin_ms", "startup_ms")
 
 
@@ -106,6 +115,8 @@ class TournamentConfig:
     seating: str = "duplicate"
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
     workers: int | None = None  # processes playing matches; None = worker_count()
+    cluster: str | None = None  # a Dask scheduler's address or "local:N": play on its workers
+    matches_per_worker: int | None = None  # on a cluster; None = each worker's thread count
     time_control: TimeControl = TimeControl()
     max_faults: int = DEFAULT_MAX_FAULTS
     match_time_limit_s: float = DEFAULT_MATCH_TIME_LIMIT_S
@@ -135,6 +146,8 @@ class TournamentConfig:
                     "file_mb": b.file_mb,
                     "sandbox": b.sandbox,
                     "program": dict(self.programs.get(b.name, {})),
+                    # only when given, so that older definitions keep their fingerprints
+                    **({"user": b.user} if b.user else {}),
                 }
                 for b in self.bots
             ],
@@ -168,13 +181,21 @@ class TournamentConfig:
             for entry in self.definition()["bots"]
         }
 
-    def keyed(self, matches: Sequence[ScheduledMatch]) -> list[ScheduledMatch]:
-        """``matches`` with their content keys (:func:`arena.tournament.schedule.match_key`)."""
+    def keyer(self) -> Callable[[ScheduledMatch], ScheduledMatch]:
+        """A function giving a match its content key (:func:`arena.tournament.schedule.match_key`),
+        with this definition's identities computed once."""
         identities = self.bot_identities()
         time_control = self.definition()["time"]
-        return [
-            replace(m, key=match_key(m, identities, time_control, self.max_faults)) for m in matches
-        ]
+
+        def keyed(match: ScheduledMatch) -> ScheduledMatch:
+            return replace(match, key=match_key(match, identities, time_control, self.max_faults))
+
+        return keyed
+
+    def keyed(self, matches: Sequence[ScheduledMatch]) -> list[ScheduledMatch]:
+        """``matches`` with their content keys."""
+        keyer = self.keyer()
+        return [keyer(m) for m in matches]
 
     def worker_count(self) -> int:
         """Processes that play the matches: ``workers`` if set, else one per core up to
@@ -449,6 +470,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
                 1,
             )
     sandbox = reader.read(sandboxed, None)
+    user = reader.read(partial(_user, reader, where, table), None)
     version = reader.read(
         lambda: reader.text(f"{where}.version", table.get("version", ""), nonempty=False), ""
     )
@@ -461,8 +483,16 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         env=tuple(sorted(env)),
         version=version,
         sandbox=sandbox,
+        user=user,
         **limits,
     )
+
+
+def _user(reader: _Reader, where: str, table: dict[str, Any]) -> str | None:
+    """The bot's ``user`` (a user name or number), None when it gives none."""
+    if "user" not in table:
+        return None
+    return reader.text(f"{where}.user", table["user"])
 
 
 def _check_program(reader: _Reader, field_name: str, program: str, cwd: str | None) -> None:
@@ -569,6 +599,35 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
     )
 
 
+def check_cluster_address(text: str, *, where: str) -> str:
+    """``tcp://HOST:PORT`` (any Dask scheme, or none) or ``local:N``; ConfigError names ``where``."""
+    address = text.strip()
+    local = LOCAL_CLUSTER.match(address)
+    if local and 1 <= int(local.group(1)) <= 256:
+        return address
+    if not local and CLUSTER_ADDRESS.match(address):
+        return address
+    raise ConfigError(f"{where}: found {_describe(text)}; expected {CLUSTER_EXPECTED}")
+
+
+def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None]:
+    """``cluster = "tcp://..."`` or ``cluster = { address = "...", matches_per_worker = N }``."""
+    table = {"address": raw} if isinstance(raw, str) else reader.table("cluster", raw)
+    reader.only(table, CLUSTER_FIELDS, "cluster")
+    where = "cluster" if isinstance(raw, str) else "cluster.address"
+    if not isinstance(table.get("address"), str):
+        reader.fail(
+            where, table.get("address", "nothing"), CLUSTER_EXPECTED, raw="address" not in table
+        )
+    address = check_cluster_address(table["address"], where=f"{reader.source}: {where}")
+    per_worker = None
+    if "matches_per_worker" in table:
+        per_worker = reader.integer(
+            "cluster.matches_per_worker", table["matches_per_worker"], minimum=1, maximum=256
+        )
+    return address, per_worker
+
+
 def _time_control(reader: _Reader, raw: object) -> TimeControl:
     table: dict[str, Any] = reader.read(lambda: reader.table("time", raw), {})
     reader.only(table, TIME_FIELDS, "time")
@@ -672,6 +731,12 @@ def config_from_table(
         if "workers" in data
         else None
     )
+    no_cluster: tuple[str | None, int | None] = (None, None)
+    cluster, matches_per_worker = (
+        read(lambda: _cluster(reader, data["cluster"]), no_cluster)
+        if "cluster" in data
+        else no_cluster
+    )
     max_faults = read(
         lambda: reader.integer("max_faults", data.get("max_faults", DEFAULT_MAX_FAULTS), minimum=1),
         DEFAULT_MAX_FAULTS,
@@ -740,6 +805,8 @@ def config_from_table(
         seating=seating,
         concurrency=concurrency,
         workers=workers,
+        cluster=cluster,
+        matches_per_worker=matches_per_worker,
         time_control=time_control,
         max_faults=max_faults,
         match_time_limit_s=limit,

@@ -57,6 +57,34 @@ class RunSummary:
     started_processes: int = 0
     workers_cpu_s: float = 0.0  # worker processes' own CPU time (not their bots'), if any
     given_up: dict[str, str] = field(default_factory=dict)  # bots not started again, and why
+    # on a cluster: what each worker played, by its address, and Dask's own share of the time
+    cluster_workers: dict[str, WorkerReport] = field(default_factory=dict)
+    cluster_overhead_s: float = 0.0  # between a worker's tasks and in them outside the matches
+    cluster_startup_s: float = 0.0  # connecting, packing and shipping the bots
+
+
+@dataclass
+class WorkerReport:
+    """The matches one cluster worker played in a run, and its bots' decision times."""
+
+    matches: int = 0
+    decisions: int = 0
+    decision_ms: list[float] = field(default_factory=list)  # a bounded sample, for the median
+    referee_us: list[float] = field(default_factory=list)  # the referee's latency, the same
+    started: int = 0  # bot processes it started
+
+    SAMPLE = 20_000
+
+    def add(self, match: StoredMatch, referee_us: Sequence[float] = ()) -> None:
+        self.matches += 1
+        for seat in match.decision_ms:
+            self.decisions += len(seat)
+            room = self.SAMPLE - len(self.decision_ms)
+            if room > 0:
+                self.decision_ms.extend(seat[:room])
+        room = self.SAMPLE - len(self.referee_us)
+        if room > 0:
+            self.referee_us.extend(referee_us[:room])
 
 
 class BotPool:
@@ -280,6 +308,7 @@ def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
         reason=result.termination,
         record_path=None if result.record_path is None else str(result.record_path),
         duration_s=result.duration_s,
+        referee=result.referee_latency,
         key=match.key,
     )
 

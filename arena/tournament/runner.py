@@ -2,8 +2,9 @@
 
 - ``concurrency`` matches run at once (a ``trio.CapacityLimiter``), in schedule order; the ones
   already completed in the results file are skipped.
-- With ``workers`` > 1 the matches are played in worker processes, each with its own pool
-  (``arena.tournament.workers``), and stored here; everything below holds in each worker.
+- Where the matches are played is the executor's business (``arena.tournament.executors``): this
+  process, worker processes (``workers`` > 1), or a Dask cluster's workers (``cluster``); they
+  are stored here either way, and everything below holds in each worker.
 - Bot processes are pooled: a process is started when no idle one of that bot is free, and goes
   back to the pool after its match. A process that crashed, was forfeited, or was in a match that
   was cut short is closed and never reused; the next match starts a fresh one.
@@ -30,24 +31,20 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
-import trio
-
-from arena.referee.match import run_match
-from arena.referee.process import BotProcess
 from arena.tournament.config import TournamentConfig
+from arena.tournament.executors import Executor
+from arena.tournament.executors.in_process import InProcess
+from arena.tournament.executors.local import WorkerProcesses
 from arena.tournament.pool import (
-    BotPool,
     PlayMatch,
     PreflightError,
     RunSummary,
     StartBot,
     TournamentError,
-    play_pooled_match,
     unwrapped,
 )
 from arena.tournament.schedule import Schedule, ScheduledMatch
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
-from arena.tournament.workers import play_in_workers
 
 __all__ = [
     "PreflightError",
@@ -147,6 +144,8 @@ async def run_tournament(
     progress: Progress,
     *,
     workers: int = 1,
+    cluster: str | None = None,
+    executor: Executor | None = None,
     start_bot: StartBot | None = None,
     play: PlayMatch | None = None,
     on_stored: Callable[[StoredMatch], None] | None = None,
@@ -155,12 +154,14 @@ async def run_tournament(
 ) -> RunSummary:
     """Play every match of ``matches`` not yet completed in ``store``; store each as it ends.
 
-    With ``workers`` > 1 the matches are played in that many worker processes (see
-    ``arena.tournament.workers``) and stored here; ``start_bot`` and ``play`` (fakes for tests)
-    only work in this process, with ``workers`` = 1. Give ``summary`` to read the counts of a
-    run that was cancelled (Ctrl-C) part way. Stored matches count when they are matches of
-    ``definition_matches`` (the whole schedule, when ``matches`` is only part of it; by default
-    ``matches``), by content (:func:`refresh_current`)."""
+    The matches are played by an executor (``arena.tournament.executors``) and stored here:
+    ``executor`` if given; else with ``cluster`` (a Dask scheduler's address or ``local:N``) on
+    that cluster's workers; else with ``workers`` > 1 in that many worker processes; else in
+    this process, where ``start_bot`` and ``play`` (fakes for tests) work. A match handed back
+    twice (a cluster worker lost after finishing it) is stored once. Give ``summary`` to read
+    the counts of a run that was cancelled (Ctrl-C) part way. Stored matches count when they are
+    matches of ``definition_matches`` (the whole schedule, when ``matches`` is only part of it;
+    by default ``matches``), by content (:func:`refresh_current`)."""
     try:
         refresh_current(
             config, matches if definition_matches is None else definition_matches, store
@@ -174,16 +175,23 @@ async def run_tournament(
     progress.started = time.monotonic()
     if summary.skipped == len(matches):
         return summary
-    in_workers = min(workers, config.concurrency) > 1
-    if in_workers and (start_bot is not None or play is not None):
+    in_workers = cluster is None and min(workers, config.concurrency) > 1
+    if (in_workers or cluster is not None) and (start_bot is not None or play is not None):
         raise ValueError("start_bot and play are for workers=1")
+    if executor is None:
+        executor = _executor(config, workers if in_workers else 1, cluster, start_bot, play)
     needed = needed_bots(config, pending_matches(matches, done))
-    todo = (config.keyed([match])[0] for match in pending_matches(matches, done))
+    keyer = config.keyer()
+    todo = (keyer(match) for match in pending_matches(matches, done))
     config.logs_dir.mkdir(parents=True, exist_ok=True)
     if config.records:
         config.records_dir.mkdir(parents=True, exist_ok=True)
+    kept: set[str] = set()
 
     def keep(stored: StoredMatch) -> None:
+        if stored.match_id in kept:  # an executor that played it twice: the first one counts
+            return
+        kept.add(stored.match_id)
         try:
             store.save(stored)
         except StoreError as exc:
@@ -202,34 +210,22 @@ async def run_tournament(
         if on_stored is not None:
             on_stored(stored)
 
-    if in_workers:
-        with unwrapped(TournamentError):
-            await play_in_workers(config, todo, needed, workers, keep, summary)
-        return summary
-    pool = BotPool(
-        [b for b in config.bots if b.name in needed],
-        start_bot=start_bot or BotProcess.start,
-        time_control=config.time_control,
-        log_dir=config.logs_dir,
-    )
-    play = play or run_match
-    limiter = trio.CapacityLimiter(config.concurrency)
-
-    async def play_one(match: ScheduledMatch) -> None:
-        try:
-            keep(await play_pooled_match(config, match, pool, play))
-        finally:
-            limiter.release_on_behalf_of(match.match_id)
-
-    try:
-        with unwrapped(TournamentError):
-            await pool.warm_up()
-            async with trio.open_nursery() as nursery:
-                for match in todo:
-                    await limiter.acquire_on_behalf_of(match.match_id)
-                    nursery.start_soon(play_one, match)
-    finally:
-        summary.started_processes = pool.started
-        summary.given_up.update(pool.given_up)
-        await pool.close_all()
+    with unwrapped(TournamentError):
+        await executor.play(config, todo, needed, keep, summary)
     return summary
+
+
+def _executor(
+    config: TournamentConfig,
+    workers: int,
+    cluster: str | None,
+    start_bot: StartBot | None,
+    play: PlayMatch | None,
+) -> Executor:
+    if cluster is not None:
+        from arena.tournament.executors.dask_cluster import DaskCluster  # Dask is optional
+
+        return DaskCluster(cluster, matches_per_worker=config.matches_per_worker)
+    if workers > 1:
+        return WorkerProcesses(workers)
+    return InProcess(start_bot, play)

@@ -55,7 +55,8 @@ CREATE TABLE IF NOT EXISTS matches (
     record_path TEXT,
     duration_s  REAL NOT NULL,
     finished_at TEXT NOT NULL,
-    current     INTEGER NOT NULL    -- 1: a match of the latest definition run; 0: of an older one
+    current     INTEGER NOT NULL,   -- 1: a match of the latest definition run; 0: of an older one
+    referee     TEXT                -- JSON: the referee's latency and the load (added columns)
 );
 CREATE TABLE IF NOT EXISTS faults (
     match_key  TEXT NOT NULL REFERENCES matches(match_key) ON DELETE CASCADE,
@@ -67,6 +68,14 @@ CREATE TABLE IF NOT EXISTS faults (
 );
 CREATE INDEX IF NOT EXISTS faults_by_match ON faults(match_key);
 """
+# Columns added after this schema first shipped: older files get them when opened for a run (NULL
+# in their old rows), and are read without them.
+ADDED_COLUMNS = (("matches", "referee", "TEXT"),)
+MATCH_COLUMNS = (
+    "match_key, match_id, game, game_id, table_no, deal, rotation, seed, players, options, bots, "
+    "scores, placings, teams, forfeited, decision_ms, status, reason, record_path, duration_s, "
+    "finished_at, current, referee"
+)
 
 
 class StoreError(Exception):
@@ -107,6 +116,9 @@ class StoredMatch:
     record_path: str | None = None
     duration_s: float = 0.0
     key: str = ""  # the scheduled match's content key; "" = its match_id
+    # {"p50_ms", "p99_ms", "max_ms", "load_per_core"}: the referee's latency per decision and the
+    # machine's load per core at the end (None for matches stored before they were kept)
+    referee: Mapping[str, float | None] | None = None
 
     @property
     def completed(self) -> bool:
@@ -171,6 +183,7 @@ class ResultStore:
             if meta is None:
                 store._create(name, fingerprint, definition)
             else:
+                store._add_missing_columns()
                 if meta.get("name") != name:
                     raise StoreError(
                         f"{path}: holds the results of tournament {meta.get('name', '?')!r}, "
@@ -346,11 +359,12 @@ class ResultStore:
             ) from None
 
     def _select_rows(self, clause: str, params: tuple[Any, ...]) -> list[tuple[int, StoredMatch]]:
+        referee = "referee" if "referee" in self._columns("matches") else "NULL"
         rows = self._db.execute(
             "SELECT rowid, match_key, match_id, game, game_id, table_no, deal, rotation, seed, "
             "players, "
             "options, bots, scores, placings, teams, forfeited, decision_ms, status, reason, "
-            f"record_path, duration_s FROM matches {clause}",
+            f"record_path, duration_s, {referee} FROM matches {clause}",
             params,
         ).fetchall()
         faults: dict[str, list[StoredFault]] = {}
@@ -391,6 +405,7 @@ class ResultStore:
             reason,
             record_path,
             duration_s,
+            referee_json,
         ) in rows:
             out.append(
                 (
@@ -417,6 +432,7 @@ class ResultStore:
                         record_path=record_path,
                         duration_s=duration_s,
                         key=key,
+                        referee=None if referee_json is None else json.loads(referee_json),
                     ),
                 )
             )
@@ -449,13 +465,14 @@ class ResultStore:
             match.duration_s,
             datetime.now(UTC).isoformat(timespec="seconds"),
             1,  # played now, so a match of the current definition
+            None if match.referee is None else _json(dict(match.referee)),
         )
         try:
             with self._db:
                 self._db.execute("DELETE FROM faults WHERE match_key = ?", (match.match_key,))
                 self._db.execute(
-                    "INSERT OR REPLACE INTO matches VALUES "
-                    "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT OR REPLACE INTO matches ({MATCH_COLUMNS}) VALUES "
+                    f"({', '.join('?' * len(row))})",
                     row,
                 )
                 self._db.executemany(
@@ -502,6 +519,30 @@ class ResultStore:
                 "matches, or give another results file)"
             )
         return meta
+
+    def save_note(self, key: str, value: str | None) -> None:
+        """Keep (or, with None, drop) a note about the run in the meta table, e.g. the latency
+        warning (``note:`` keys; the definition and fingerprint are never touched)."""
+        with self._db:
+            if value is None:
+                self._db.execute("DELETE FROM meta WHERE key = ?", (f"note:{key}",))
+            else:
+                self._db.execute(
+                    "INSERT OR REPLACE INTO meta VALUES (?, ?)", (f"note:{key}", value)
+                )
+
+    def note(self, key: str) -> str | None:
+        return (self._meta() or {}).get(f"note:{key}")
+
+    def _columns(self, table: str) -> set[str]:
+        return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
+
+    def _add_missing_columns(self) -> None:
+        """Bring a file written by an older arena up to date: only ever added columns."""
+        with self._db:
+            for table, column, kind in ADDED_COLUMNS:
+                if column not in self._columns(table):
+                    self._db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     def _check_intact(self) -> None:
         try:

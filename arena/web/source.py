@@ -7,9 +7,9 @@ which polls the SQLite file's ``data_version`` (microseconds) and reads only the
 (``arena serve`` on a running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
 
 While matches arrive, the standings are the live fold (ratings in the order matches finished,
-like the terminal view); once nothing has arrived for :data:`SETTLE_S` (in-process: once the run
-is over) they are recomputed in schedule order over every stored match: exactly what ``arena
-standings`` prints.
+like the terminal view); once nothing has arrived for :data:`SETTLE_S` they are recomputed in
+schedule order over every stored match: exactly what ``arena standings`` prints. In-process the
+live fold always serves: the pages end with the run.
 """
 
 from __future__ import annotations
@@ -122,7 +122,6 @@ class TournamentSource:
         self.clock = clock
         self.matches: dict[str, StoredMatch] = {}
         self.version = 0
-        self.finished = False  # the in-process run is over
         self._arrivals = _Arrivals()
         self._last_arrival = float("-inf")
         # The live fold: the caller's (``arena tournament --web`` shares its own, which it feeds),
@@ -167,10 +166,6 @@ class TournamentSource:
                 self._fold.add(match)
             if match.record_path and self.records_dir is None:
                 self.records_dir = Path(match.record_path).parent
-        self._bump()
-
-    def mark_finished(self) -> None:
-        self.finished = True
         self._bump()
 
     def _reset(self) -> None:
@@ -226,14 +221,14 @@ class TournamentSource:
 
     def is_running(self) -> bool:
         if self.progress is not None:
-            return not self.finished
+            return True  # in-process: the pages live as long as the run
         return ResultStore.is_being_written(self.results)
 
     def _settled(self) -> bool:
         if self.progress is not None:
-            # In the tournament's own process the live fold serves until the run is over: an
+            # In the tournament's own process the live fold serves (as on the terminal): an
             # exact fold of a large file would compete with the referee for the interpreter.
-            return self.finished
+            return False
         return self.clock() - self._last_arrival >= SETTLE_S
 
     async def refresh(self) -> None:

@@ -8,8 +8,9 @@
 ``report`` says ready with a JSON report as its version: its environment, working directory,
 process group and session, resource limits, effective capabilities, whether it could read its
 parent's memory, whether it could connect to 127.0.0.1:PORT, for each PATH whether it could create
-a file there (a PATH ending in ``.sock`` is a Unix socket to connect to instead), whether it
-could write in TMPDIR, and what /tmp holds.
+a file there (a PATH ending in ``.sock`` is a Unix socket to connect to instead) and whether it
+could read it, whether it could write in TMPDIR, what /tmp holds, its user id, and whether it
+could signal its parent or read the parent's environment.
 """
 
 import json
@@ -67,6 +68,23 @@ def can_read_parent_memory():
         return False
 
 
+def can_read(path):
+    try:
+        with open(path, "rb") as handle:
+            handle.read(1)
+            return True
+    except OSError:
+        return False
+
+
+def can_signal(pid):
+    try:
+        os.kill(pid, 0)  # signal 0: only the permission check
+        return True
+    except OSError:
+        return False
+
+
 def report(args):
     port = int(args[0]) if args else None
     limits = {
@@ -89,6 +107,10 @@ def report(args):
         "tmp_listing": sorted(os.listdir("/tmp"))[:20],
         "capabilities": capabilities(),
         "parent_memory_readable": can_read_parent_memory(),
+        "parent_environ_readable": can_read(f"/proc/{os.getppid()}/environ"),
+        "parent_signalable": can_signal(os.getppid()),
+        "uid": os.getuid(),
+        "readable": {path: can_read(path) for path in args[1:]},
     }
     return json.dumps(found)
 

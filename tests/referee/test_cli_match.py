@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -18,6 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = f"{sys.executable} {ROOT / 'tests' / 'bots' / 'random_bot.py'}"
 
 
+# The bots' user (tests/conftest.py): a clean environment keeps it, or as root they run as nobody.
+USER = {k: v for k, v in os.environ.items() if k == "ARENA_BOT_USER"}
+
+
 def arena(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         [sys.executable, "-m", "arena", *args],
@@ -30,6 +35,7 @@ def arena(*args: str, cwd: Path = ROOT, **env: str) -> subprocess.CompletedProce
             "PATH": "/usr/bin:/bin",
             "COLUMNS": "120",
             "NO_COLOR": "1",
+            **USER,
             **env,
         },
     )
@@ -267,7 +273,7 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **USER},
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60

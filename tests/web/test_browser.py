@@ -1,15 +1,19 @@
-"""The pages in a real browser (Debian's headless chromium through playwright) against a
-running tournament: standings appear and update, a finished match steps to its end with the
-right final scores, a bot's page lists its faults. Screenshots go to $ARENA_TEST_ARTIFACTS (or
-the test's tmp folder)."""
+"""The pages in a real browser (Debian's headless chromium through playwright): against a
+running tournament (``arena tournament --web``) the standings appear and update with no reload;
+then, served from its results file (``arena serve``, so that nothing depends on how fast the
+tournament ends), a finished match steps to its end with the right final scores, a seat's view
+shows one hand, a bot's page lists its faults, and a phone-width screen needs no sideways
+scrolling. Screenshots go to $ARENA_TEST_ARTIFACTS/screenshots (or the test's tmp folder)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -46,12 +50,11 @@ def artifacts(tmp_path: Path) -> Path:
     return folder
 
 
-@pytest.fixture
-def running(tmp_path: Path):
-    """``arena tournament --web 0`` playing 48 matches; yields (url, results file)."""
-    toml = tournament_toml(tmp_path, deals=3, name="browsertest")
+@contextlib.contextmanager
+def serving(*args: str):
+    """Run ``arena ARGS`` (which serves pages); yield (URL it printed, process); stop it after."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "tournament", str(toml), "--web", "0"],
+        [sys.executable, "-m", "arena", *args],
         cwd=ROOT,
         env=arena_env(),
         stdout=subprocess.PIPE,
@@ -66,8 +69,10 @@ def running(tmp_path: Path):
             if found:
                 url = found[1]
                 break
-        assert url, "arena tournament --web printed no URL"
-        yield url, tmp_path / "out" / "results.sqlite", process
+        assert url, f"arena {args[0]} printed no URL"
+        # Keep reading its output, so a full pipe never stalls it.
+        threading.Thread(target=process.stdout.read, daemon=True).start()
+        yield url, process
     finally:
         if process.poll() is None:
             process.send_signal(signal.SIGINT)
@@ -84,83 +89,91 @@ def launch(playwright):
         pytest.skip(f"chromium would not start: {str(error).splitlines()[0]}")
 
 
-def test_pages_in_a_real_browser(running, artifacts: Path) -> None:
-    url, results, _process = running
+def test_pages_in_a_real_browser(tmp_path: Path, artifacts: Path) -> None:
+    toml = tournament_toml(tmp_path, deals=4, name="browsertest")  # 64 matches
+    results = tmp_path / "out" / "results.sqlite"
     with sync_api.sync_playwright() as playwright:
-        browser = launch(playwright)
+        browser = launch(playwright)  # first: the tournament must still run when the page opens
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
         documents: list[str] = []
         page.on(
-            "request", lambda r: documents.append(r.url) if r.resource_type == "document" else None
+            "request",
+            lambda r: documents.append(r.url) if r.resource_type == "document" else None,
         )
 
-        # The tournament page: standings appear, then update with no reload.
-        page.goto(url)
-        page.wait_for_selector('section[data-scope="overall"] tr[data-bot="heuristic"]')
-        first = int(page.inner_text("#completed"))
-        page.wait_for_function(
-            f"Number(document.querySelector('#completed').textContent) > {first}", timeout=60000
-        )
-        assert documents == [url], "the page reloaded instead of updating"
-        assert page.locator('section[data-scope="overall"] tbody tr').count() == 4
-        page.screenshot(path=str(artifacts / "tournament.png"))
+        # The running tournament's page: standings appear, then update with no reload.
+        with serving("tournament", str(toml), "--web", "0") as (url, _process):
+            page.goto(url)
+            page.wait_for_selector('section[data-scope="overall"] tr[data-bot="heuristic"]')
+            first = int(page.inner_text("#completed"))
+            page.wait_for_function(
+                f"Number(document.querySelector('#completed').textContent) > {first}",
+                timeout=60000,
+            )
+            assert documents == [url], "the page reloaded instead of updating"
+            assert page.locator('section[data-scope="overall"] tbody tr').count() == 4
+            page.screenshot(path=str(artifacts / "tournament.png"))
+            # Stopped here (Ctrl-C): what it stored is served next, as after any stop.
 
-        # A finished match: step, then to its end; the final scores are the stored ones.
-        page.wait_for_selector("#latest a[href^='/match']")
-        href = page.locator("#latest a[href^='/match']").first.get_attribute("href")
-        match_id = re.search(r"id=([^&]+)", href)[1].replace("%2F", "/")
-        page.goto(url.rstrip("/") + href)
-        page.wait_for_selector("#frame")
-        last = int(page.inner_text("#frame").split("/")[1])
-        for _ in range(5):
-            page.keyboard.press("ArrowRight")
-        assert page.inner_text("#frame").startswith("5 /")
-        page.wait_for_selector("#decision")
-        page.keyboard.press("End")
-        assert page.inner_text("#frame") == f"{last} / {last}"
-        shown = [int(x) for x in page.locator("#result .final-score").all_inner_texts()]
-        with ResultStore.open_read(results) as store:
-            stored = next(m for m in store.matches() if m.match_id == match_id)
-        assert shown == list(stored.scores)
-        page.keyboard.press("ArrowLeft")
-        assert page.locator("#result").count() == 0
-        page.keyboard.press("Home")
-        for _ in range(14):
-            page.keyboard.press("ArrowRight")
-        page.screenshot(path=str(artifacts / "match.png"))
+        # The finished tournament, served from its results file.
+        with serving("serve", str(results), "--port", "0") as (url, _process):
+            page.goto(url)
+            # A finished match: step, then to its end; the final scores are the stored ones.
+            page.wait_for_selector("#latest a[href^='/match']")
+            href = page.locator("#latest a[href^='/match']").first.get_attribute("href")
+            match_id = re.search(r"id=([^&]+)", href)[1].replace("%2F", "/")
+            page.goto(url.rstrip("/") + href)
+            page.wait_for_selector("#frame")
+            last = int(page.inner_text("#frame").split("/")[1])
+            for _ in range(5):
+                page.keyboard.press("ArrowRight")
+            assert page.inner_text("#frame").startswith("5 /")
+            page.wait_for_selector("#decision")
+            page.keyboard.press("End")
+            assert page.inner_text("#frame") == f"{last} / {last}"
+            shown = [int(x) for x in page.locator("#result .final-score").all_inner_texts()]
+            with ResultStore.open_read(results) as store:
+                stored = next(m for m in store.matches() if m.match_id == match_id)
+            assert shown == list(stored.scores)
+            page.keyboard.press("ArrowLeft")
+            assert page.locator("#result").count() == 0
+            page.keyboard.press("Home")
+            for _ in range(14):
+                page.keyboard.press("ArrowRight")
+            page.screenshot(path=str(artifacts / "match.png"))
 
-        # As one seat saw it: that seat's hand only.
-        page.select_option("#seat", "1")
-        page.wait_for_function(
-            "[...document.querySelectorAll('.seatrow')].filter(r => r.querySelector('.card'))"
-            ".map(r => r.dataset.seat).join() === '1'",
-            timeout=15000,
-        )
-        page.screenshot(path=str(artifacts / "match-seat.png"))
+            # As one seat saw it: that seat's hand only.
+            page.select_option("#seat", "1")
+            page.wait_for_function(
+                "[...document.querySelectorAll('.seatrow')].filter(r => r.querySelector('.card'))"
+                ".map(r => r.dataset.seat).join() === '1'",
+                timeout=15000,
+            )
+            page.screenshot(path=str(artifacts / "match-seat.png"))
 
-        # A bot's page lists its faults with their reasons.
-        page.goto(url + "bot?name=illegal")
-        page.wait_for_selector("#bot-faults .fault-row")
-        assert "illegal" in page.inner_text("#bot-faults")
-        assert "answered" in page.inner_text("#bot-faults")
-        page.screenshot(path=str(artifacts / "bot.png"))
+            # A bot's page lists its faults with their reasons.
+            page.goto(url + "bot?name=illegal")
+            page.wait_for_selector("#bot-faults .fault-row")
+            assert "illegal" in page.inner_text("#bot-faults")
+            assert "answered" in page.inner_text("#bot-faults")
+            page.screenshot(path=str(artifacts / "bot.png"))
 
-        # The duplicate view of that deal: every rotation side by side.
-        game, table, deal = re.match(r"(.+)/t(\d+)/d(\d+)/r\d+$", match_id).groups()
-        page.goto(url + f"deal?game={game}&table={table}&deal={deal}")
-        page.wait_for_selector("#duplicate")
-        page.screenshot(path=str(artifacts / "duplicate.png"))
+            # The duplicate view of that deal: every rotation side by side.
+            game, table, deal = re.match(r"(.+)/t(\d+)/d(\d+)/r\d+$", match_id).groups()
+            page.goto(url + f"deal?game={game}&table={table}&deal={deal}")
+            page.wait_for_selector("#duplicate")
+            page.screenshot(path=str(artifacts / "duplicate.png"))
 
-        # Phone width: nothing wider than the screen but the scrollable tables.
-        phone = browser.new_page(viewport={"width": 390, "height": 844})
-        phone.goto(url)
-        phone.wait_for_selector('section[data-scope="overall"]')
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 391
-        phone.screenshot(path=str(artifacts / "phone.png"))
-        phone.goto(url.rstrip("/") + href + "&seat=0")
-        phone.wait_for_selector("#frame")
-        assert phone.evaluate("document.documentElement.scrollWidth") <= 391
-        browser.close()
+            # Phone width: nothing wider than the screen but the scrollable tables.
+            phone = browser.new_page(viewport={"width": 390, "height": 844})
+            phone.goto(url)
+            phone.wait_for_selector('section[data-scope="overall"]')
+            assert phone.evaluate("document.documentElement.scrollWidth") <= 391
+            phone.screenshot(path=str(artifacts / "phone.png"))
+            phone.goto(url.rstrip("/") + href + "&seat=0")
+            phone.wait_for_selector("#frame")
+            assert phone.evaluate("document.documentElement.scrollWidth") <= 391
+            browser.close()
     assert errors == []

@@ -210,3 +210,43 @@ def test_the_web_server_stays_off_the_referee_import_path() -> None:
         [sys.executable, "-c", code], cwd=ROOT, env=arena_env(), capture_output=True, text=True
     )
     assert run.returncode == 0, run.stdout
+
+
+async def test_a_running_match_is_followed_as_its_record_grows(
+    played: Path, tmp_path: Path
+) -> None:
+    source, store = source_of(played)
+    store.close()
+    finished = next(m for m in source.matches.values() if m.game == "all-fours")
+    lines = Path(finished.record_path).read_bytes().splitlines(keepends=True)
+    records = tmp_path / "records"
+    records.mkdir()
+    record = records / (finished.match_id.replace("/", "_") + ".jsonl")
+    record.write_bytes(b"".join(lines[:60]))
+    del source.matches[finished.match_id]
+    source.records_dir = records
+    source.is_running = lambda: True  # type: ignore[method-assign]  # the file is not locked here
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(server.serve_tournament, source, "127.0.0.1", 0)
+        query = urllib.parse.urlencode({"id": finished.match_id, "seat": 3})
+        frames: list[int] = []
+
+        def listen() -> None:
+            with urllib.request.urlopen(url + "api/match/stream?" + query, timeout=20) as stream:
+                event = None
+                for raw in stream:
+                    line = raw.decode().rstrip("\n")
+                    if line.startswith("event: "):
+                        event = line[7:]
+                    elif line.startswith("data: ") and event == "match":
+                        data = json.loads(line[6:])
+                        assert data["seat"] == 3 and data["running"]
+                        frames.append(len(data["frames"]))
+                        if len(frames) == 1:
+                            record.write_bytes(b"".join(lines[:200]))  # the match goes on
+                        else:
+                            return
+
+        await trio.to_thread.run_sync(listen)
+        assert frames[1] > frames[0] > 1
+        nursery.cancel_scope.cancel()

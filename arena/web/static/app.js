@@ -249,7 +249,14 @@ async function matchPage() {
 
   const load = async () => {
     if (es) { es.close(); es = null; }
-    const d = await getJSON("/api/match?" + q({ id, seat }));
+    let d;
+    try {
+      d = await getJSON("/api/match?" + q({ id, seat }));
+    } catch (err) {
+      if (seat !== "all" || !/still being played/.test(err.message)) throw err;
+      seat = "0";  // a match being played is shown as one seat saw it
+      d = await getJSON("/api/match?" + q({ id, seat }));
+    }
     if (d.running) {
       es = new EventSource("/api/match/stream?" + q({ id, seat }));
       es.addEventListener("match", (e) => { liveBadge.hidden = false; setData(JSON.parse(e.data)); });

@@ -1,0 +1,388 @@
+"""The executor of ``--cluster``: the matches played on the workers of a Dask scheduler.
+
+The ``arena`` process stays the only writer of the results file and keeps the live view; Dask
+(the optional ``cluster`` extra) only carries batches of matches to its workers and their
+results back. In order:
+
+1. connect to the scheduler (``tcp://HOST:8786``), or start a local cluster of N worker
+   processes (``local:N``), and wait for a worker;
+2. pack every bot folder the pending matches need, once (:mod:`.packing`), and hand the
+   packages and the run's setup to Dask, which ships them to each worker that runs a task;
+3. register the worker plugin (:mod:`.dask_worker`), which keeps a pool of bot processes per
+   worker across tasks;
+4. submit the matches in schedule order, in batches sized from the matches' measured length so
+   that a task lasts about :data:`TARGET_TASK_S` (short ones at first, and near the end so the
+   last tasks spread over every worker), with two tasks per worker thread in flight;
+5. store each finished match as its batch comes back, write its record where a local run would
+   write it, and count it for the worker that played it.
+
+Faults of the cluster: a worker that dies mid-batch loses the batch, which Dask plays again on
+another worker; a batch that kills workers again and again (Dask gives up after
+``distributed.scheduler.allowed-failures``) is played again one match per task, and a match that
+still kills its worker is stored as aborted (replayed on the next run). A match is never stored
+twice (the runner keeps the first). A scheduler that goes away stops the run with one line;
+every stored match is kept and the same command resumes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import os
+import time
+import uuid
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+from typing import Any
+
+import trio
+
+from arena.tournament.config import LOCAL_CLUSTER, TournamentConfig
+from arena.tournament.executors import Keep
+from arena.tournament.executors.packing import PackError, pack_bots
+from arena.tournament.pool import (
+    RunSummary,
+    TournamentError,
+    WorkerReport,
+    _aborted,  # the same aborted match as a local run stores
+)
+from arena.tournament.schedule import ScheduledMatch
+from arena.tournament.store import StoredMatch
+
+INSTALL_LINE = (
+    "--cluster needs Dask, which is not installed: pip install -e '.[cluster]' "
+    "(or pip install distributed)"
+)
+TARGET_TASK_S = 3.0  # a batch lasts about this long on a worker
+FIRST_BATCH = 1  # matches per task before any match length is known
+MAX_BATCH = 512
+TASKS_PER_THREAD = 2  # in flight per worker thread: one playing, one waiting there
+THREADS_RECOUNT_S = 5.0
+CONNECT_TIMEOUT_S = 20.0
+WORKER_WAIT_S = 60.0
+CLOSE_TIMEOUT_S = 30.0
+
+
+def _distributed() -> Any:
+    try:
+        import distributed
+    except ImportError:
+        raise TournamentError(INSTALL_LINE) from None
+    return distributed
+
+
+class DaskCluster:
+    """Plays matches on the workers of the Dask scheduler at ``address`` (or ``local:N``)."""
+
+    def __init__(
+        self,
+        address: str,
+        *,
+        matches_per_worker: int | None = None,
+        target_task_s: float = TARGET_TASK_S,
+    ) -> None:
+        self.address = address
+        self.matches_per_worker = matches_per_worker
+        self.target_task_s = target_task_s
+
+    async def play(
+        self,
+        config: TournamentConfig,
+        todo: Iterable[ScheduledMatch],
+        bots: Sequence[str],
+        keep: Keep,
+        summary: RunSummary,
+    ) -> None:
+        distributed = _distributed()
+        from arena.tournament.executors import dask_worker
+
+        begun = time.perf_counter()
+        needed = [b for b in config.bots if b.name in set(bots)]
+        try:
+            shipments, packages = pack_bots(needed, leave_out=[config.output, config.results])
+        except PackError as exc:
+            raise TournamentError(f"{config.source}: {exc}") from None
+        _quiet()
+        client, cluster = await trio.to_thread.run_sync(self._connect, distributed)
+        run_id = uuid.uuid4().hex[:12]
+        dispatch = _Dispatch(self, client, distributed, config, todo, keep, summary)
+        try:
+            setup = dask_worker.RunSetup(run_id, config, tuple(shipments), self.matches_per_worker)
+            try:
+                await trio.to_thread.run_sync(
+                    dispatch.prepare, dask_worker, setup, {k: p.data for k, p in packages.items()}
+                )
+                summary.cluster_startup_s = time.perf_counter() - begun
+                await dispatch.run(dask_worker.play_batch)
+            except (OSError, TimeoutError, asyncio.CancelledError) as exc:  # Dask's comm errors
+                raise TournamentError(dispatch.gone_line(exc)) from None
+        finally:
+            with trio.CancelScope(shield=True):
+                with trio.move_on_after(CLOSE_TIMEOUT_S):
+                    await trio.to_thread.run_sync(
+                        dispatch.close,
+                        dask_worker.close_run,
+                        run_id,
+                        cluster,
+                        abandon_on_cancel=True,
+                    )
+            summary.started_processes = sum(r.started for r in summary.cluster_workers.values())
+
+    def _connect(self, distributed: Any) -> tuple[Any, Any]:
+        cluster = None
+        local = LOCAL_CLUSTER.match(self.address)
+        try:
+            if local:
+                count = int(local.group(1))
+                cluster = distributed.LocalCluster(
+                    n_workers=count,
+                    threads_per_worker=max(1, (os.cpu_count() or 1) // count),
+                    processes=True,
+                    host="127.0.0.1",
+                    dashboard_address=None,
+                    worker_dashboard_address=None,
+                    silence_logs=logging.CRITICAL,
+                )
+                client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT_S)
+            else:
+                client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT_S)
+        except (OSError, TimeoutError) as exc:
+            if cluster is not None:
+                cluster.close()
+            raise TournamentError(
+                f"cannot reach the Dask scheduler at {self.address} ({_short(exc)}); start one "
+                "with `dask scheduler` and workers with `dask worker ADDRESS`"
+            ) from None
+        try:
+            client.wait_for_workers(1, timeout=WORKER_WAIT_S)
+        except (OSError, TimeoutError):
+            client.close()
+            if cluster is not None:
+                cluster.close()
+            raise TournamentError(
+                f"the Dask scheduler at {self.address} has no worker after {WORKER_WAIT_S:g} s; "
+                f"start one with `dask worker {self.address}`"
+            ) from None
+        return client, cluster
+
+
+class _Dispatch:
+    """One run on a cluster: what is in flight, what is left, what came back."""
+
+    def __init__(
+        self,
+        owner: DaskCluster,
+        client: Any,
+        distributed: Any,
+        config: TournamentConfig,
+        todo: Iterable[ScheduledMatch],
+        keep: Keep,
+        summary: RunSummary,
+    ) -> None:
+        self.owner = owner
+        self.client = client
+        self.distributed = distributed
+        self.config = config
+        self.todo = iter(todo)  # read as needed: a schedule may be huge
+        self.ahead: deque[ScheduledMatch] = deque()  # read from todo, not yet sent
+        self.exhausted = False
+        self.handed_back: deque[list[ScheduledMatch]] = deque()  # batches to send again whole
+        self.keep = keep
+        self.summary = summary
+        self.in_flight: dict[str, tuple[Any, list[ScheduledMatch], bool]] = {}
+        self.batches = 0
+        self.mean_match_s: float | None = None
+        self.busy: dict[str, list[tuple[float, float]]] = {}  # worker -> task intervals
+        self.inside_s = 0.0  # task time outside the matches, summed
+
+    # -- in a thread: blocking calls to Dask --------------------------------------------------
+
+    def prepare(self, dask_worker: Any, setup: Any, packages: dict[str, bytes]) -> None:
+        self.client.register_plugin(dask_worker.ArenaWorkerPlugin(), name=dask_worker.PLUGIN_NAME)
+        self.setup = self.client.scatter(setup, broadcast=True, hash=False)
+        self.packages = self.client.scatter(packages, broadcast=True) if packages else {}
+
+    def threads(self) -> int:
+        workers = self.client.scheduler_info().get("workers", {})
+        return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
+
+    def close(self, close_run: Any, run_id: str, cluster: Any) -> None:
+        try:
+            if self.client.status != "running":  # the scheduler is gone: nobody to tell
+                return
+            if self.in_flight:
+                self.client.cancel([future for future, _, _ in self.in_flight.values()])
+            for address, started in (self.client.run(close_run, run_id) or {}).items():
+                report = self.summary.cluster_workers.setdefault(address, WorkerReport())
+                report.started = max(report.started, int(started or 0))
+        except Exception:  # the scheduler is gone already: its workers close idle runs
+            pass
+        finally:
+            self.client.close()
+            if cluster is not None:
+                cluster.close()
+
+    # -- in the trio loop ---------------------------------------------------------------------
+
+    async def run(self, play_batch: Any) -> None:
+        token = trio.lowlevel.current_trio_token()
+        done_send, done_receive = trio.open_memory_channel[Any](math.inf)
+
+        def on_done(future: Any) -> None:  # in Dask's callback thread
+            try:
+                token.run_sync_soon(done_send.send_nowait, future)
+            except trio.RunFinishedError:
+                pass
+
+        self._play_batch, self._on_done = play_batch, on_done
+        threads = await trio.to_thread.run_sync(self.threads)
+        counted = time.monotonic()
+        while self._more(threads) or self.in_flight:
+            while self._more(threads) and len(self.in_flight) < TASKS_PER_THREAD * threads:
+                self._submit(self._take(threads))
+            future = await done_receive.receive()
+            entry = self.in_flight.pop(future.key, None)
+            if entry is None:
+                continue
+            _, batch, alone = entry
+            if future.status == "finished":
+                try:
+                    result = await trio.to_thread.run_sync(future.result)
+                except (Exception, asyncio.CancelledError):  # its worker died just now: again
+                    self.handed_back.append(batch)
+                    continue
+                self._kept(result)
+                if time.monotonic() - counted > THREADS_RECOUNT_S:  # workers come and go
+                    threads = await trio.to_thread.run_sync(self.threads)
+                    counted = time.monotonic()
+            elif future.status == "error":
+                error = await trio.to_thread.run_sync(future.exception)
+                self._failed(batch, alone, error)
+            else:  # cancelled, not by us: the scheduler went away
+                raise TournamentError(self.gone_line(None))
+            future.release()
+
+    def gone_line(self, error: BaseException | None) -> str:
+        why = f" ({_short(error)})" if error is not None else ""
+        return (
+            f"the Dask scheduler at {self.owner.address} went away{why}: the matches played so "
+            f"far are stored ({self.summary.played} in this run); run the same command again "
+            "to resume"
+        )
+
+    def _size(self) -> int:
+        if self.mean_match_s is None:
+            return FIRST_BATCH
+        return max(
+            1, min(MAX_BATCH, round(self.owner.target_task_s / max(self.mean_match_s, 1e-3)))
+        )
+
+    def _more(self, threads: int) -> bool:
+        """Whether anything is left to send; reads ahead of the batch size, so that the end of
+        the schedule is known in time to shrink the last batches."""
+        want = self._size() * TASKS_PER_THREAD * threads
+        while not self.exhausted and len(self.ahead) < want:
+            match = next(self.todo, None)
+            if match is None:
+                self.exhausted = True
+            else:
+                self.ahead.append(match)
+        return bool(self.ahead or self.handed_back)
+
+    def _take(self, threads: int) -> list[ScheduledMatch]:
+        """The next batch: about TARGET_TASK_S of matches, fewer near the end so that every
+        worker thread gets a share of what is left."""
+        if self.handed_back:
+            return self.handed_back.popleft()
+        size = self._size()
+        if self.exhausted:
+            size = max(1, min(size, math.ceil(len(self.ahead) / (TASKS_PER_THREAD * threads))))
+        return [self.ahead.popleft() for _ in range(min(size, len(self.ahead)))]
+
+    def _submit(self, batch: list[ScheduledMatch], *, alone: bool = False) -> None:
+        self.batches += 1
+        future = self.client.submit(
+            self._play_batch,
+            self.setup,
+            self.packages,
+            batch,
+            key=f"trick-arena-{batch[0].match_id}-{self.batches}",
+            pure=False,
+        )
+        self.in_flight[future.key] = (future, batch, alone)
+        future.add_done_callback(self._on_done)
+
+    def _kept(self, result: Any) -> None:
+        report = self.summary.cluster_workers.setdefault(result.worker, WorkerReport())
+        report.started = max(report.started, result.started)
+        self.summary.given_up.update(dict(result.given_up))
+        self.busy.setdefault(result.worker, []).append(
+            (result.task_start, result.task_start + result.task_s)
+        )
+        self.inside_s += max(0.0, result.task_s - result.play_s - result.setup_s)
+        for played in result.played:
+            stored = self._localised(played.match, played.record)
+            if stored.completed:
+                length = stored.duration_s
+                self.mean_match_s = (
+                    length if self.mean_match_s is None else 0.8 * self.mean_match_s + 0.2 * length
+                )
+            report.add(stored, played.referee_us)
+            self.keep(stored)
+        self.summary.cluster_overhead_s = self.inside_s + _idle_s(self.busy)
+
+    def _localised(self, stored: StoredMatch, record: bytes | None) -> StoredMatch:
+        """The match as a local run would store it: its record written here, under the same
+        name."""
+        if record is None or not self.config.records:
+            return replace(stored, record_path=None)
+        path = self.config.records_dir / (stored.match_id.replace("/", "_") + ".jsonl")
+        try:
+            path.write_bytes(record)
+        except OSError as exc:
+            raise TournamentError(f"{path}: cannot write the match record: {exc}") from None
+        return replace(stored, record_path=str(path))
+
+    def _failed(self, batch: list[ScheduledMatch], alone: bool, error: BaseException) -> None:
+        if isinstance(error, self.distributed.KilledWorker):
+            if len(batch) > 1:  # one of them may be the culprit: play each on its own
+                for match in batch:
+                    self._submit([match], alone=True)
+                return
+            self.keep(_aborted(batch[0], "its Dask worker died each time it was played", 0.0))
+            return
+        if isinstance(error, TournamentError):  # e.g. the preflight, on the worker: as it is
+            raise error
+        raise TournamentError(
+            f"a Dask worker failed on matches {batch[0].match_id}..: "
+            f"{type(error).__name__}: {_short(error)}"
+        )
+
+
+def _idle_s(busy: dict[str, list[tuple[float, float]]]) -> float:
+    """Per worker, the time between its first task's start and its last task's end during
+    which it ran no task, summed over the workers."""
+    idle = 0.0
+    for intervals in busy.values():
+        intervals.sort()
+        end = intervals[0][1]
+        for start, finish in intervals[1:]:
+            if start > end:
+                idle += start - end
+            end = max(end, finish)
+    return idle
+
+
+def _quiet() -> None:
+    """Dask logs a traceback for a scheduler it cannot reach (and more); the run says what
+    matters in one line. Its loggers have levels of their own: each is raised."""
+    names = [n for n in logging.root.manager.loggerDict if n.split(".")[0] == "distributed"]
+    for name in ["distributed", *names]:
+        logging.getLogger(name).setLevel(logging.CRITICAL)
+
+
+def _short(error: BaseException) -> str:
+    text = str(error).strip().splitlines()
+    return text[0] if text else type(error).__name__

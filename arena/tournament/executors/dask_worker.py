@@ -1,0 +1,306 @@
+"""The Dask worker's side of ``--cluster``: a worker plugin keeping bot processes across tasks.
+
+Only a Dask worker imports this module (the ``arena`` process names its functions in the tasks
+it submits), so the worker machine needs Trick Arena installed with its ``cluster`` extra, the
+same version as the ``arena`` process.
+
+:class:`ArenaWorkerPlugin` runs one trio loop in a thread of the worker for its whole life. A
+task (:func:`play_batch`) hands that loop a batch of matches and blocks its Dask thread until
+they are played. The first task of a run (one ``arena tournament`` command) on a worker sets the
+run up there: it unpacks the bot folders the run needs into the worker's bot cache (checked
+against their hashes, :mod:`arena.tournament.executors.packing`), points the bots at them, and
+starts one process of every bot (the warm-up); later tasks of the run find the processes in the
+pool, as the local worker processes do. At most ``matches_per_worker`` matches (default: the
+worker's thread count, ``dask worker --nthreads``) play at once on a worker, whatever number of
+tasks it runs.
+
+A run ends when the ``arena`` process says so (:func:`close_run`, run on every worker), or after
+:data:`IDLE_CLOSE_S` without a task (the ``arena`` process went away), or when the worker stops;
+its bot processes are closed then. Records are written in the worker's scratch folder, read back
+into the task's result and deleted; bot logs stay in ``<cache>/logs/<run>/`` on the worker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import trio
+from distributed import WorkerPlugin, get_worker
+
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess, BotStartupError
+from arena.referee.results import MatchResult
+from arena.tournament.config import TournamentConfig
+from arena.tournament.executors.packing import Shipment, relocate, unpack
+from arena.tournament.pool import BotPool, play_pooled_match
+from arena.tournament.schedule import ScheduledMatch
+from arena.tournament.store import StoredMatch
+
+PLUGIN_NAME = "trick-arena"
+CACHE_VARIABLE = "TRICK_ARENA_CACHE"  # the worker's bot cache folder, if not the default
+IDLE_CLOSE_S = 300.0  # a run with no task for this long is closed (its arena is gone)
+IDLE_CHECK_S = 10.0
+LOOP_START_S = 30.0
+
+
+@dataclass(frozen=True)
+class RunSetup:
+    """What every worker needs to play the matches of one run, sent once per worker."""
+
+    run_id: str
+    config: TournamentConfig
+    shipments: tuple[Shipment, ...]  # the bots the pending matches need
+    matches_per_worker: int | None
+
+
+@dataclass(frozen=True)
+class PlayedMatch:
+    match: StoredMatch  # record_path as written on the worker (the arena rewrites it)
+    record: bytes | None  # the match record's contents, when records are on
+    referee_us: tuple[float, ...] = ()  # per decision, the referee's own latency on the worker
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    worker: str  # the worker's address
+    played: tuple[PlayedMatch, ...]
+    started: int  # bot processes this worker started for the run so far
+    task_start: float  # wall-clock time (time.time()) the task began on the worker
+    task_s: float  # the task's whole time on the worker
+    play_s: float  # of which playing the matches (the rest is Dask's and the hand-over's)
+    setup_s: float = 0.0  # of which setting the run up: unpacking, starting the bots
+    given_up: tuple[tuple[str, str], ...] = ()  # bots this worker stopped starting, and why
+
+
+class RunClosed(Exception):
+    """The run was closed on this worker while a batch of it was being played."""
+
+
+@dataclass
+class _Run:
+    config: TournamentConfig
+    pool: BotPool
+    limiter: trio.CapacityLimiter
+    busy: int = 0
+    last_used: float = field(default_factory=time.monotonic)
+    batches: set[trio.CancelScope] = field(default_factory=set)
+
+
+def default_cache() -> Path:
+    configured = os.environ.get(CACHE_VARIABLE)
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "trick-arena" / "bots"
+
+
+class ArenaWorkerPlugin(WorkerPlugin):
+    """One trio loop per Dask worker, holding each run's pool of bot processes across tasks."""
+
+    name = PLUGIN_NAME
+
+    def setup(self, worker: Any) -> None:
+        self.address = str(worker.address)
+        self.nthreads = int(getattr(worker.state, "nthreads", 1) or 1)
+        self.cache = default_cache()
+        self.scratch = Path(worker.local_directory) / "trick-arena"
+        self.runs: dict[str, _Run] = {}
+        self._ready = threading.Event()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._thread = threading.Thread(target=trio.run, args=(self._main,), daemon=True)
+        self._thread.name = "trick-arena-trio"
+        self._thread.start()
+        if not self._ready.wait(LOOP_START_S):
+            raise RuntimeError("trick-arena: the worker's trio loop did not start")
+
+    def teardown(self, worker: Any) -> None:
+        if self._token is not None:
+            try:
+                trio.from_thread.run_sync(self._stop.set, trio_token=self._token)
+            except trio.RunFinishedError:
+                pass
+        self._thread.join(timeout=30)
+
+    # -- the calls from Dask's threads ---------------------------------------------------------
+
+    def play(
+        self, setup: RunSetup, packages: Mapping[str, bytes], matches: Sequence[ScheduledMatch]
+    ) -> BatchResult:
+        start_wall, start = time.time(), time.perf_counter()
+        played, started, play_s, setup_s = trio.from_thread.run(
+            self._play, setup, packages, matches, trio_token=self._token
+        )
+        task_s = time.perf_counter() - start
+        run = self.runs.get(setup.run_id)
+        given_up = tuple(sorted(run.pool.given_up.items())) if run is not None else ()
+        return BatchResult(
+            self.address, played, started, start_wall, task_s, play_s, setup_s, given_up
+        )
+
+    def close_run(self, run_id: str) -> int:
+        return trio.from_thread.run(self._close_run, run_id, trio_token=self._token)
+
+    # -- inside the trio loop ------------------------------------------------------------------
+
+    async def _main(self) -> None:
+        self._stop = trio.Event()
+        self._setting_up = trio.Lock()
+        self._token = trio.lowlevel.current_trio_token()
+        self._ready.set()
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._close_idle_runs)
+            await self._stop.wait()
+            nursery.cancel_scope.cancel()
+        for run_id in list(self.runs):
+            await self._close_run(run_id)
+
+    async def _close_idle_runs(self) -> None:
+        while True:
+            await trio.sleep(IDLE_CHECK_S)
+            now = time.monotonic()
+            for run_id, run in list(self.runs.items()):
+                if run.busy == 0 and now - run.last_used > IDLE_CLOSE_S:
+                    await self._close_run(run_id)
+
+    async def _run_for(self, setup: RunSetup, packages: Mapping[str, bytes]) -> _Run:
+        async with self._setting_up:  # two first tasks of a run at once set it up once
+            run = self.runs.get(setup.run_id)
+            if run is not None:
+                return run
+            entries = await trio.to_thread.run_sync(self._unpack, setup.shipments, packages)
+            bots = tuple(relocate(s, entries.get(s.package or "")) for s in setup.shipments)
+            output = self.scratch / setup.run_id
+            config = replace(setup.config, bots=bots, output=output)
+            log_dir = self.cache / "logs" / setup.run_id
+            log_dir.mkdir(parents=True, exist_ok=True)
+            if config.records:
+                config.records_dir.mkdir(parents=True, exist_ok=True)
+            pool = BotPool(
+                bots,
+                start_bot=self._start_bot,
+                time_control=config.time_control,
+                log_dir=log_dir,
+            )
+            slots = setup.matches_per_worker or self.nthreads
+            run = _Run(config, pool, trio.CapacityLimiter(slots))
+            self.runs[setup.run_id] = run
+            await pool.warm_up()
+            return run
+
+    def _unpack(self, shipments: Sequence[Shipment], packages: Mapping[str, bytes]) -> dict:
+        entries = {}
+        for shipment in shipments:
+            sha = shipment.package
+            if sha is not None and sha not in entries:
+                entries[sha] = unpack(self.cache, sha, packages[sha])
+        return entries
+
+    async def _start_bot(self, spec: Any, **options: Any) -> BotProcess:
+        """The referee's start, with the worker named in the reason a bot could not start (a
+        program missing on this machine is this worker's problem, not the bot's)."""
+        try:
+            return await BotProcess.start(spec, **options)
+        except BotStartupError as exc:
+            raise BotStartupError(
+                exc.bot, f"{exc.reason} (on Dask worker {self.address})"
+            ) from None
+
+    async def _play(
+        self, setup: RunSetup, packages: Mapping[str, bytes], matches: Sequence[ScheduledMatch]
+    ) -> tuple[tuple[PlayedMatch, ...], int, float, float]:
+        begun = time.perf_counter()
+        run = await self._run_for(setup, packages)
+        start = time.perf_counter()
+        played: list[PlayedMatch | None] = [None] * len(matches)
+
+        async def play_one(index: int, match: ScheduledMatch) -> None:
+            latency: list[float] = []
+
+            async def play(*args: Any, **kwargs: Any) -> MatchResult:
+                result = await run_match(*args, **kwargs)
+                latency.extend(result.referee_us)
+                return result
+
+            async with run.limiter:
+                stored = await play_pooled_match(run.config, match, run.pool, play)
+            played[index] = PlayedMatch(stored, _take_record(stored), tuple(latency))
+
+        run.busy += 1
+        scope = trio.CancelScope()
+        run.batches.add(scope)
+        try:
+            with scope:
+                async with trio.open_nursery() as nursery:
+                    for index, match in enumerate(matches):
+                        nursery.start_soon(play_one, index, match)
+        finally:
+            run.batches.discard(scope)
+            run.busy -= 1
+            run.last_used = time.monotonic()
+        if scope.cancelled_caught:
+            raise RunClosed(f"run {setup.run_id} was closed on {self.address}")
+        done = tuple(p for p in played if p is not None)
+        return done, run.pool.started, time.perf_counter() - start, start - begun
+
+    async def _close_run(self, run_id: str) -> int:
+        run = self.runs.pop(run_id, None)
+        if run is None:
+            return 0
+        for scope in list(run.batches):
+            scope.cancel()
+        await run.pool.close_all()
+        return run.pool.started
+
+
+def _take_record(stored: StoredMatch) -> bytes | None:
+    if stored.record_path is None:
+        return None
+    path = Path(stored.record_path)
+    try:
+        data = path.read_bytes()
+        path.unlink()
+    except OSError:
+        return None
+    return data
+
+
+def _plugin() -> ArenaWorkerPlugin:
+    plugin = get_worker().plugins.get(PLUGIN_NAME)
+    if not isinstance(plugin, ArenaWorkerPlugin):
+        raise RuntimeError("trick-arena: this Dask worker has no trick-arena plugin")
+    return plugin
+
+
+def play_batch(
+    setup: RunSetup, packages: Mapping[str, bytes], matches: Sequence[ScheduledMatch]
+) -> BatchResult:
+    """The Dask task: play ``matches`` on this worker (in its trio loop) and return them."""
+    return _plugin().play(setup, packages, matches)
+
+
+async def close_run(run_id: str, dask_worker: Any = None) -> int:
+    """Run on every worker by the ``arena`` process at the end: close the run's bot processes.
+    Returns how many this worker started for it."""
+    plugin = dask_worker.plugins.get(PLUGIN_NAME) if dask_worker is not None else None
+    if not isinstance(plugin, ArenaWorkerPlugin):
+        return 0
+    loop = asyncio.get_running_loop()
+    return await loop.run_in_executor(None, plugin.close_run, run_id)
+
+
+__all__ = [
+    "ArenaWorkerPlugin",
+    "BatchResult",
+    "PlayedMatch",
+    "RunClosed",
+    "RunSetup",
+    "close_run",
+    "play_batch",
+]

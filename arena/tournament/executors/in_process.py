@@ -1,0 +1,67 @@
+"""The executor of ``workers = 1``: this process plays every match, bot processes pooled."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import trio
+
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess
+from arena.tournament.config import TournamentConfig
+from arena.tournament.executors import Keep
+from arena.tournament.pool import (
+    BotPool,
+    PlayMatch,
+    RunSummary,
+    StartBot,
+    TournamentError,
+    play_pooled_match,
+    unwrapped,
+)
+from arena.tournament.schedule import ScheduledMatch
+
+
+class InProcess:
+    """Up to ``config.concurrency`` matches at once in this trio loop, in schedule order.
+
+    ``start_bot`` and ``play`` default to the referee's ``BotProcess.start`` and ``run_match``;
+    tests swap in fakes to check the pool, the limits and cancellation without processes."""
+
+    def __init__(self, start_bot: StartBot | None = None, play: PlayMatch | None = None) -> None:
+        self.start_bot = start_bot or BotProcess.start
+        self.play_match = play or run_match
+
+    async def play(
+        self,
+        config: TournamentConfig,
+        todo: Iterable[ScheduledMatch],
+        bots: Sequence[str],
+        keep: Keep,
+        summary: RunSummary,
+    ) -> None:
+        pool = BotPool(
+            [b for b in config.bots if b.name in set(bots)],
+            start_bot=self.start_bot,
+            time_control=config.time_control,
+            log_dir=config.logs_dir,
+        )
+        limiter = trio.CapacityLimiter(config.concurrency)
+
+        async def play_one(match: ScheduledMatch) -> None:
+            try:
+                keep(await play_pooled_match(config, match, pool, self.play_match))
+            finally:
+                limiter.release_on_behalf_of(match.match_id)
+
+        try:
+            with unwrapped(TournamentError):
+                await pool.warm_up()
+                async with trio.open_nursery() as nursery:
+                    for match in todo:
+                        await limiter.acquire_on_behalf_of(match.match_id)
+                        nursery.start_soon(play_one, match)
+        finally:
+            summary.started_processes = pool.started
+            summary.given_up.update(pool.given_up)
+            await pool.close_all()

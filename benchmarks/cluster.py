@@ -1,0 +1,201 @@
+"""The demo tournament on this machine's worker processes against a Dask cluster, in one run.
+
+    python benchmarks/cluster.py [--deals 8] [--repeat 1] [--setups local,local:1,local:2,loopback]
+
+Plays tournaments/demo.toml (``--deals`` shortens it; its bots: heuristic, Python, JavaScript,
+helper) once per setup, interleaved over ``--repeat`` rounds, each into a fresh results file:
+
+- ``local``: the default executor, one worker process per core (``--workers``);
+- ``local:1``, ``local:2``: ``--cluster local:N``, a Dask LocalCluster of N worker processes;
+- ``loopback``: a "multi-machine" cluster on 127.0.0.1: a ``dask scheduler`` and two
+  ``dask worker`` processes (``--nthreads`` = cores / 2) started here, each with its own bot cache
+  folder (``TRICK_ARENA_CACHE``) and its own empty working directory, so the bots reach them
+  only as shipped packages.
+
+For each it prints matches/s over the whole run (connecting, shipping and warm-up included) and
+over the matches alone (less the executor's start-up), the ratio to ``local``, the start-up
+seconds, and Dask's own time per match (per worker: the time between its tasks plus the time in a
+task outside its matches, summed, divided by the matches). Goals on 2 cores: the cluster at 2
+workers >= 0.9x the local workers, Dask's own time per match under 1 ms. The machine is shared:
+compare figures from one run only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import os
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.runner import Progress, run_tournament
+from arena.tournament.schedule import build_schedule
+from arena.tournament.store import ResultStore
+
+
+@dataclasses.dataclass
+class Run:
+    matches: int
+    elapsed_s: float
+    startup_s: float
+    overhead_ms_per_match: float | None
+
+
+def demo(deals: int) -> TournamentConfig:
+    config = load_config(ROOT / "tournaments" / "demo.toml")
+    bots = tuple(dataclasses.replace(b, cwd=str(ROOT)) for b in config.bots)
+    games = tuple(dataclasses.replace(g, deals=min(g.deals, deals)) for g in config.games)
+    return dataclasses.replace(config, bots=bots, games=games, records=False)
+
+
+def play(config: TournamentConfig, setup: str, address: str | None, folder: Path) -> Run:
+    config = dataclasses.replace(config, output=folder, results=folder / "results.sqlite")
+    cluster = None if setup == "local" else (address or setup)
+    schedule = build_schedule(config.seed, [b.name for b in config.bots], config.games)
+    store = ResultStore.open_for_run(
+        config.results,
+        name=config.name,
+        fingerprint=config.fingerprint(),
+        definition=config.definition(),
+        restart=True,
+    )
+    try:
+        start = time.perf_counter()
+        summary = trio.run(
+            functools.partial(
+                run_tournament,
+                config,
+                schedule,
+                store,
+                Progress(total=0),
+                workers=config.worker_count(),
+                cluster=cluster,
+            )
+        )
+        elapsed = time.perf_counter() - start
+    finally:
+        store.close()
+    assert summary.played == len(schedule), (summary.played, len(schedule))
+    overhead = 1000 * summary.cluster_overhead_s / summary.played if cluster is not None else None
+    return Run(summary.played, elapsed, summary.cluster_startup_s, overhead)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_loopback(folder: Path) -> tuple[str, list[subprocess.Popen]]:
+    """A scheduler and two workers, each worker with its own cache and empty cwd."""
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    threads = max(1, (os.cpu_count() or 1) // 2)
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    scheduler_cwd = folder / "scheduler"
+    scheduler_cwd.mkdir()
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+            + ["--port", str(port), "--no-dashboard"],
+            cwd=scheduler_cwd,
+            env=env,
+            **quiet,
+        )
+    ]
+    for index in range(2):
+        home = folder / f"worker{index}"
+        (home / "cwd").mkdir(parents=True)
+        processes.append(
+            subprocess.Popen(
+                [sys.executable, "-m", "distributed.cli.dask_worker", address]
+                + ["--nthreads", str(threads), "--no-dashboard", "--host", "127.0.0.1"]
+                + ["--local-directory", str(home / "scratch")],
+                cwd=home / "cwd",
+                env=dict(env, TRICK_ARENA_CACHE=str(home / "cache")),
+                **quiet,
+            )
+        )
+    return address, processes
+
+
+def stop(processes: list[subprocess.Popen]) -> None:
+    for process in reversed(processes):
+        process.send_signal(signal.SIGINT)
+    for process in reversed(processes):
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--deals", type=int, default=8, help="deals per table, at most [8]")
+    parser.add_argument("--repeat", type=int, default=1)
+    parser.add_argument("--setups", default="local,local:1,local:2,loopback")
+    args = parser.parse_args()
+    setups = args.setups.split(",")
+    config = demo(args.deals)
+    runs: dict[str, list[Run]] = {s: [] for s in setups}
+    with tempfile.TemporaryDirectory() as temp:
+        folder = Path(temp)
+        address, processes = (
+            start_loopback(folder / "loopback") if "loopback" in setups else (None, [])
+        )
+        try:
+            for round_ in range(args.repeat):
+                for setup in setups:
+                    where = folder / f"{setup.replace(':', '')}-{round_}"
+                    run = play(config, setup, address if setup == "loopback" else None, where)
+                    runs[setup].append(run)
+                    print(
+                        f"  round {round_ + 1} {setup}: {run.matches} matches in "
+                        f"{run.elapsed_s:.1f} s",
+                        flush=True,
+                    )
+        finally:
+            stop(processes)
+    print(
+        f"\ndemo, {args.deals} deals per table at most, {os.cpu_count()} cores, medians of "
+        f"{args.repeat}"
+    )
+    print(
+        f"{'setup':<10} {'matches':>7} {'matches/s':>10} {'vs local':>9} {'no start-up':>12} "
+        f"{'vs local':>9} {'start-up s':>11} {'Dask ms/match':>14}"
+    )
+    base_all = base_steady = None
+    for setup in setups:
+        rate = statistics.median(r.matches / r.elapsed_s for r in runs[setup])
+        steady = statistics.median(
+            r.matches / max(1e-9, r.elapsed_s - r.startup_s) for r in runs[setup]
+        )
+        startup = statistics.median(r.startup_s for r in runs[setup])
+        overheads = [
+            r.overhead_ms_per_match for r in runs[setup] if r.overhead_ms_per_match is not None
+        ]
+        base_all = base_all or rate
+        base_steady = base_steady or steady
+        print(
+            f"{setup:<10} {runs[setup][0].matches:>7} {rate:>10.1f} {rate / base_all:>8.2f}x "
+            f"{steady:>12.1f} {steady / base_steady:>8.2f}x {startup:>11.2f} "
+            f"{(f'{statistics.median(overheads):.2f}' if overheads else '-'):>14}"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,220 @@
+"""Nothing a bot writes can raise in the referee: every line gets one typed verdict.
+
+Hypothesis writes the lines: random bytes, invalid UTF-8, deep nesting, huge numbers, and every
+field of ``action`` and ``ready`` with every wrong type. The decoder answers a message or a
+msgspec DecodeError/ValidationError and nothing else; as a reply, the line gets one ``reply``
+entry and at most one fault for its own seat, and the match completes; as the ``ready`` line, the
+bot is ready or fails to start with a BotStartupError naming it.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import msgspec
+import pytest
+import trio
+import trio.testing
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena.games import GAMES, find_game
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import BotStartupError
+from arena.referee.record import read_record
+from arena.referee.results import FaultKind
+from arena.referee.testing import FakeBot, connect_fake
+from protocol.codec import decode_from_bot
+from protocol.messages import Action, Ready
+from tests.referee.decisions import decision_problems
+
+AON = find_game("alles-oder-nichts")
+CONTROL = TimeControl(decision_ms=100, margin_ms=5)
+
+json_values = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(10**30), max_value=10**30)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=20),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=5), children)
+    ),
+    max_leaves=12,
+)
+field_values = json_values | st.sampled_from(["bid:1", "play:AS", "AS", "", "\u0000", 0, -1, 2**70])
+
+
+@st.composite
+def message_texts(draw) -> bytes:
+    """An object with some of the fields of action and ready, each of any type."""
+    fields = draw(
+        st.dictionaries(
+            st.sampled_from(["type", "id", "action", "index", "name", "version", "extra"]),
+            field_values,
+            max_size=5,
+        )
+    )
+    if draw(st.booleans()):
+        fields["type"] = draw(st.sampled_from(["action", "ready", "Action", "request", ""]))
+    return json.dumps(fields, allow_nan=True).encode()
+
+
+def nested(depth: int, opener: bytes) -> bytes:
+    closer = b"]" if opener == b"[" else b"}"
+    inner = b'{"a":' if opener == b"{" else b"["
+    return inner * depth + b"0" + closer * depth
+
+
+hostile_specials = st.one_of(
+    st.integers(1, 100_000).map(lambda n: b"[" * n),
+    st.integers(1, 5000).map(
+        lambda n: b'{"x":' + b"[" * n + b"]" * n + b',"type":"action","id":1,"index":0}'
+    ),
+    st.integers(1, 5000).map(lambda n: b'{"type":"ready","name":"a","x":' + nested(n, b"{") + b"}"),
+    st.integers(1, 5000).map(lambda n: b'{"type":"action","id":1,"index":' + b"9" * n + b"}"),
+    st.integers(1, 5000).map(lambda n: b'{"type":"action","id":' + b"9" * n + b',"index":0}'),
+    st.sampled_from(
+        [
+            b'{"type":"action","id":1e999,"index":0}',
+            b'{"type":"action","id":1,"action":"\xff\xfe"}',
+            b'{"type":"ready","name":"\\ud800"}',
+            b'{"type":"ready","name":"\xed\xa0\x80"}',
+            b'{"type":"action","id":1,"index":0,"index":1}',
+            b'{"type":"action","id":1,"action":"a\\"b","action":"c"}',
+            b"",
+            b"\x00",
+            b"null",
+            b'"action"',
+        ]
+    ),
+)
+
+lines = (st.binary(max_size=200) | message_texts() | hostile_specials).map(
+    lambda line: line.replace(b"\n", b" ")  # one line each
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(line=lines)
+def test_decoding_a_bot_line_answers_a_message_or_a_typed_error(line):
+    try:
+        message = decode_from_bot(line)
+    except (msgspec.DecodeError, msgspec.ValidationError) as error:
+        assert str(error)  # a reason to quote in the fault message
+    else:
+        assert isinstance(message, (Action, Ready))
+
+
+class OneLineBot(FakeBot):
+    """Answers its first request with ``line``, the rest properly."""
+
+    def __init__(self, name: str, line: bytes) -> None:
+        super().__init__(name)
+        self.line = line
+        self.asked = 0
+
+    async def on_request(self, request):
+        self.asked += 1
+        if self.asked == 1:
+            await self.send(self.line + b"\n")
+        else:
+            await super().on_request(request)
+
+
+class ReadyLineBot(FakeBot):
+    def __init__(self, name: str, line: bytes) -> None:
+        super().__init__(name)
+        self.line = line
+
+    async def handle(self, message):
+        if message["type"] == "hello":
+            await self.send(self.line + b"\n")
+        else:
+            await super().handle(message)
+
+
+def run(main):
+    return trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(line=lines, seat=st.integers(0, 2))
+def test_any_reply_line_gets_one_verdict_and_the_match_goes_on(line, seat):
+    bots = [FakeBot(f"honest{i}") for i in range(3)]
+    bots[seat] = OneLineBot("hostile", line)
+
+    async def main():
+        async with trio.open_nursery() as nursery:
+            procs = [await connect_fake(nursery, bot, time_control=CONTROL) for bot in bots]
+            try:
+                return await run_match(
+                    AON, procs, seed=3, match_id="m", time_control=CONTROL, record_path=record
+                )
+            finally:
+                for proc in procs:
+                    await proc.close()
+
+    with tempfile.TemporaryDirectory() as folder:
+        record = Path(folder) / "m.jsonl"
+        result = run(main)
+        entries = read_record(record)
+    assert result.termination == "completed"
+    assert decision_problems(entries) == []
+    first = next(e for e in entries if e["type"] == "request" and e["seat"] == seat)
+    replies = [e for e in entries if e["type"] == "reply" and e["pending"] == first["id"]]
+    replies = [e for e in replies if e["seat"] == seat]
+    assert len(replies) == 1, replies
+    faults = [f for f in result.faults if f.request_id == first["id"]]
+    assert {f.seat for f in result.faults} <= {seat}
+    if replies[0]["verdict"] == "ok":
+        assert faults == []
+    else:
+        assert [f.kind for f in faults] in ([FaultKind.MALFORMED], [FaultKind.ILLEGAL])
+        assert "hostile" in faults[0].message and "\n" not in faults[0].message
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(line=lines)
+def test_any_ready_line_is_ready_or_a_startup_error_naming_the_bot(line):
+    async def main():
+        async with trio.open_nursery() as nursery:
+            try:
+                proc = await connect_fake(
+                    nursery, ReadyLineBot("hostile", line), time_control=CONTROL
+                )
+            except BotStartupError as error:
+                assert error.bot == "hostile" and str(error).startswith("bot hostile: ")
+                assert "\n" not in str(error)
+                nursery.cancel_scope.cancel()
+                return None
+            await proc.close()
+            return proc
+
+    proc = run(main)
+    if proc is not None:
+        assert isinstance(decode_from_bot(line), Ready)
+
+
+@pytest.mark.parametrize("game_id", sorted(GAMES))
+@settings(max_examples=60, deadline=None)
+@given(
+    text=st.text(max_size=30)
+    | st.sampled_from(
+        ["bid:", "play:", "bid:-1", "play:XX", "bid:99999999999999999999", ":"]
+    ).flatmap(lambda prefix: st.text(max_size=8).map(lambda rest: prefix + rest)),
+    moves=st.integers(0, 30),
+)
+def test_explaining_any_illegal_action_is_a_sentence(game_id, text, moves):
+    """The fault message for an illegal action quotes the rules' reason: that must not raise."""
+    game = GAMES[game_id]
+    state = game.new_match(4, {}, 1)
+    for _ in range(moves):
+        if state.is_over:
+            break
+        state.apply(state.legal_actions()[0])
+    if not state.is_over and text not in state.legal_actions():
+        assert isinstance(state.explain_illegal(text), str)

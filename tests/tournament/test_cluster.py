@@ -1,0 +1,356 @@
+"""Tournaments on a Dask cluster (``--cluster``), for real: a LocalCluster and ``dask scheduler``
+/ ``dask worker`` processes on 127.0.0.1. The same stored results as a local run; a worker
+killed mid-run loses and duplicates nothing; a bot folder reaches a worker that cannot see it.
+Plus the parts without Dask: the ``cluster`` field, packing, and the line without Dask.
+Generous limits; nothing is timed."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.referee.bot_spec import BotSpec
+from arena.tournament.config import ConfigError, load_config
+from arena.tournament.executors.packing import (
+    COMPLETE_MARK,
+    PackError,
+    Shipment,
+    pack_bots,
+    pack_folder,
+    relocate,
+    unpack,
+)
+from arena.tournament.pool import RunSummary
+from arena.tournament.schedule import build_schedule
+from arena.tournament.store import ResultStore
+from tests.tournament.test_tournament_cli import PATIENCE_S, arena, wait_for_matches
+from tests.tournament.test_workers import outcome, seeded_tournament
+
+ROOT = Path(__file__).resolve().parents[2]
+needs_dask = pytest.mark.skipif(
+    __import__("importlib").util.find_spec("distributed") is None,
+    reason="Dask (the cluster extra) is not installed",
+)
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text)
+    return path
+
+
+# -- without Dask ----------------------------------------------------------------------------------
+
+
+def test_the_cluster_field_takes_an_address_or_local_n_and_is_not_in_the_fingerprint(tmp_path):
+    base = seeded_tournament(tmp_path, "c").read_text()
+    plain = load_config(write(tmp_path / "a.toml", base))
+    config = load_config(write(tmp_path / "b.toml", 'cluster = "tcp://10.0.0.5:8786"\n' + base))
+    assert config.cluster == "tcp://10.0.0.5:8786" and config.matches_per_worker is None
+    table = 'cluster = { address = "local:3", matches_per_worker = 2 }\n'
+    config = load_config(write(tmp_path / "c.toml", table + base))
+    assert (config.cluster, config.matches_per_worker) == ("local:3", 2)
+    assert config.fingerprint() == plain.fingerprint()
+    for bad, field in (
+        ('cluster = "http//nowhere"', "cluster: found"),
+        ('cluster = "local:0"', "cluster: found"),
+        ("cluster = 8786", "cluster: found 8786 (an integer)"),
+        ('cluster = { address = "local:2", slots = 2 }', "cluster.slots"),
+        ('cluster = { address = "local:2", matches_per_worker = 0 }', "matches_per_worker"),
+    ):
+        with pytest.raises(ConfigError) as error:
+            load_config(write(tmp_path / "bad.toml", bad + "\n" + base))
+        assert field in str(error.value) and "bad.toml" in str(error.value), str(error.value)
+
+
+def test_without_dask_cluster_says_how_to_install_it_in_one_line(tmp_path):
+    path = seeded_tournament(tmp_path, "nodask")
+    hide = "import sys; sys.modules['distributed'] = None; from arena.cli import main; main()"
+    process = subprocess.run(
+        [sys.executable, "-c", hide, "tournament", str(path), "--cluster", "local:2"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE_S,
+    )
+    assert process.returncode == 2
+    lines = process.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install -e '.[cluster]'" in lines[0], process.stderr
+
+
+def test_a_bad_cluster_option_is_one_line(tmp_path):
+    process = arena("tournament", seeded_tournament(tmp_path, "bad"), "--cluster", "nowhere")
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 2 and "--cluster: found" in err and "local:N" in err
+    assert "Traceback" not in err
+
+
+def bot_folder(tmp_path: Path) -> Path:
+    folder = tmp_path / "src"
+    (folder / "lib").mkdir(parents=True)
+    (folder / "lib" / "data.txt").write_text("payload\n")
+    run = folder / "run.sh"
+    run.write_text("#!/bin/sh\nexec python3 bot.py\n")
+    run.chmod(0o755)
+    os.symlink("lib/data.txt", folder / "link.txt")
+    (folder / "__pycache__").mkdir()
+    (folder / "__pycache__" / "x.pyc").write_bytes(b"junk")
+    return folder
+
+
+def test_a_packed_folder_unpacks_the_same_into_the_cache_checked_against_its_hash(tmp_path):
+    folder = bot_folder(tmp_path)
+    (folder / "out").mkdir()
+    (folder / "out" / "results.sqlite").write_text("not shipped")
+    package = pack_folder(folder, leave_out=[folder / "out"])
+    assert package == pack_folder(folder, leave_out=[folder / "out"])  # same bytes every time
+    assert package.sha256 == hashlib.sha256(package.data).hexdigest()
+
+    cache = tmp_path / "cache"
+    with pytest.raises(PackError, match="hash to"):
+        unpack(cache, package.sha256, package.data[:-1] + b"x")
+    assert not cache.exists() or not any(cache.iterdir())  # nothing written
+    entry = unpack(cache, package.sha256, package.data)
+    assert entry == cache / package.sha256 and (entry / COMPLETE_MARK).is_file()
+    assert (entry / "lib" / "data.txt").read_text() == "payload\n"
+    assert os.access(entry / "run.sh", os.X_OK)
+    assert os.readlink(entry / "link.txt") == "lib/data.txt"
+    assert not (entry / "__pycache__").exists() and not (entry / "out").exists()
+    assert unpack(cache, package.sha256, b"") == entry  # there already: the bytes are not needed
+
+    spec = BotSpec(
+        name="b",
+        argv=(str(folder / "run.sh"), "--data", str(folder / "lib"), "x"),
+        cwd=str(folder),
+        env=(("PYTHONPATH", f"/opt:{folder}/lib"),),
+    )
+    shipments, packages = pack_bots([spec, BotSpec(name="c", argv=("python3",))])
+    assert list(packages) == [shipments[0].package] and shipments[1] == Shipment(shipments[1].spec)
+    moved = relocate(shipments[0], entry)
+    assert moved.cwd == str(entry)
+    assert moved.argv == (str(entry / "run.sh"), "--data", str(entry / "lib"), "x")
+    assert moved.env == (("PYTHONPATH", f"/opt:{entry}/lib"),)
+    assert relocate(shipments[1], None) == shipments[1].spec
+
+
+def test_a_symlink_out_of_a_bot_folder_is_refused_naming_the_bot(tmp_path):
+    folder = bot_folder(tmp_path)
+    os.symlink("/etc/passwd", folder / "escape")
+    with pytest.raises(PackError, match="bot b: .*escape.*points outside"):
+        pack_bots([BotSpec(name="b", argv=("python3",), cwd=str(folder))])
+
+
+# -- on a real Dask cluster ------------------------------------------------------------------------
+
+
+def stored_outcomes(path):
+    with ResultStore.open_read(load_config(path).results) as store:
+        return {m.match_id: outcome(m) for m in store.matches(include_aborted=True)}
+
+
+@needs_dask
+def test_a_tournament_on_a_local_cluster_stores_what_a_local_run_stores(tmp_path):
+    results = {}
+    for name, options in (("here", ("--workers", "1")), ("dask", ("--cluster", "local:2"))):
+        path = seeded_tournament(tmp_path, name)
+        process = arena("tournament", path, *options)
+        out, err = process.communicate(timeout=PATIENCE_S)
+        assert process.returncode == 0, err
+        results[name] = stored_outcomes(path)
+    assert "on the Dask cluster local:2" in out and out.count("  worker tcp://127.0.0.1:") == 2
+    assert "Dask's own time" in out and "Traceback" not in err
+    assert len(results["here"]) == 24 and results["here"] == results["dask"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@needs_dask
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
+    from distributed import Client, LocalCluster
+
+    from arena.tournament.executors.dask_cluster import DaskCluster
+
+    path = seeded_tournament(tmp_path, "kill")
+    path.write_text(path.read_text().replace("deals = 1", "deals = 3"))
+    config = load_config(path)
+    todo = build_schedule(config.seed, [b.name for b in config.bots], config.games)
+    cluster = LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=True,
+        host="127.0.0.1",
+        dashboard_address=None,
+        silence_logs=50,
+    )
+    client = Client(cluster)
+    try:
+        victim = sorted(client.run(os.getpid).values())[0]
+        kept: list[str] = []
+
+        def keep(stored):
+            assert stored.completed, stored.reason
+            kept.append(stored.match_id)
+            if len(kept) == 3:
+                os.kill(victim, signal.SIGKILL)  # mid-batch: batches last about a second
+
+        summary = RunSummary()
+        executor = DaskCluster(cluster.scheduler_address, target_task_s=1.0)
+        trio.run(executor.play, config, todo, [b.name for b in config.bots], keep, summary)
+    finally:
+        client.close()
+        cluster.close()
+    assert Counter(kept) == Counter(m.match_id for m in todo)  # every match, each once
+    assert len(summary.cluster_workers) >= 2  # the victim played some, the others the rest
+
+
+def hidden_mount_works(folder: Path) -> bool:
+    probe = subprocess.run(
+        ["unshare", "-m", "sh", "-c", f"mount -t tmpfs none {folder} && test ! -e {folder}/x"],
+        capture_output=True,
+    )
+    return probe.returncode == 0
+
+
+@needs_dask
+def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
+    """The scheduler and one worker are real ``dask`` processes; the worker runs in its own
+    mount namespace with the bot's folder hidden under an empty tmpfs and its own empty cwd, so
+    the bot can only run from the package shipped into the worker's cache."""
+    source = tmp_path / "botsrc"
+    source.mkdir()
+    shutil.copy(ROOT / "sample_bots" / "python" / "random_bot.py", source / "player.py")
+    (source / "x").write_text("")
+    if shutil.which("unshare") is None or not hidden_mount_works(source):
+        pytest.skip("no mount namespaces here (unshare -m)")
+    cache, cwd = tmp_path / "cache", tmp_path / "worker-cwd"
+    cwd.mkdir()
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TRICK_ARENA_CACHE=str(cache))
+    started = []
+    try:
+        started.append(
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "distributed.cli.dask_scheduler",
+                    "--host",
+                    "127.0.0.1",
+                    "--port",
+                    str(port),
+                    "--no-dashboard",
+                ],
+                env=env,
+                cwd=cwd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        worker = (
+            f"mount -t tmpfs none {source} && exec {sys.executable} -m "
+            f"distributed.cli.dask_worker {address} --nthreads 1 --no-dashboard --no-nanny "
+            f"--local-directory {cwd}"
+        )
+        started.append(
+            subprocess.Popen(
+                ["unshare", "-m", "sh", "-c", worker],
+                env=env,
+                cwd=cwd,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+        )
+        bots = "".join(
+            f'[[bots]]\nname = "p{i}"\nargv = ["{sys.executable}", "player.py", "{i}"]\n'
+            f'cwd = "{source}"\n'
+            for i in range(3)
+        )
+        path = write(
+            tmp_path / "far.toml",
+            f'name = "far"\nseed = 3\noutput = "{tmp_path / "out"}"\nrecords = true\n'
+            f'games = [{{ game = "aon", players = 3 }}]\ndeals = 1\n\n{bots}',
+        )
+        process = arena("tournament", path, "--cluster", address)
+        out, err = process.communicate(timeout=PATIENCE_S)
+        assert process.returncode == 0, (out, err)
+    finally:
+        for process in reversed(started):
+            process.send_signal(signal.SIGINT)
+        for process in reversed(started):
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    with ResultStore.open_read(load_config(path).results) as store:
+        stored = store.matches(include_aborted=True)
+    assert len(stored) == 3 and all(m.completed and not m.faults for m in stored), stored
+    entries = [e for e in cache.iterdir() if e.is_dir() and e.name != "logs"]
+    assert (
+        len(entries) == 1
+        and (entries[0] / "player.py").read_bytes()
+        == (ROOT / "sample_bots" / "python" / "random_bot.py").read_bytes()
+    )
+    for match in stored:  # records came back and sit where a local run puts them
+        record = Path(match.record_path)
+        assert record.parent == tmp_path / "out" / "records" and record.stat().st_size > 0
+
+
+def dask_processes(address: str, port: int, cwd: Path, env: dict) -> list[subprocess.Popen]:
+    """A ``dask scheduler`` and one ``dask worker`` on 127.0.0.1."""
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": cwd, "env": env}
+    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+    worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
+    return [
+        subprocess.Popen([*scheduler, "--port", str(port), "--no-dashboard"], **quiet),
+        subprocess.Popen([*worker, "--no-dashboard", "--local-directory", str(cwd)], **quiet),
+    ]
+
+
+@needs_dask
+def test_a_scheduler_that_goes_away_stops_the_run_in_one_line_and_the_command_resumes(tmp_path):
+    path = seeded_tournament(tmp_path, "gone")
+    path.write_text(path.read_text().replace("deals = 1", "deals = 6"))
+    config = load_config(path)
+    total = len(build_schedule(config.seed, [b.name for b in config.bots], config.games))
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TRICK_ARENA_CACHE=str(tmp_path / "cache"))
+    started = dask_processes(address, port, tmp_path, env)
+    try:
+        process = arena("tournament", path, "--cluster", address)
+        wait_for_matches(process, config.results, 2)
+        started[0].kill()  # the scheduler
+        out, err = process.communicate(timeout=PATIENCE_S)
+    finally:
+        for dask in started:
+            dask.kill()
+            dask.wait(timeout=30)
+    assert process.returncode == 1, (out, err)
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and f"the Dask scheduler at {address} went away" in lines[0], err
+    assert "run the same command again to resume" in lines[0]
+    with ResultStore.open_read(config.results) as store:
+        before = {m.match_id: m for m in store.matches()}
+    assert 2 <= len(before) < total
+
+    again = arena("tournament", path, "--cluster", "local:1")
+    out, err = again.communicate(timeout=PATIENCE_S)
+    assert again.returncode == 0, err
+    assert f"{len(before)} already stored" in out
+    with ResultStore.open_read(config.results) as store:
+        after = {m.match_id: m for m in store.matches()}
+    assert len(after) == total and all(after[k] == v for k, v in before.items())
