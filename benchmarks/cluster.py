@@ -39,6 +39,9 @@ import trio
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Run as root, the arena starts bots as nobody (SPEC.md 7), who cannot read this checkout's
+# Python here; the benchmark measures the executors, so its bots run as root (as the tests do).
+os.environ.setdefault("ARENA_BOT_USER", "root")
 
 from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.runner import Progress, run_tournament
@@ -56,7 +59,14 @@ class Run:
 
 def demo(deals: int) -> TournamentConfig:
     config = load_config(ROOT / "tournaments" / "demo.toml")
-    bots = tuple(dataclasses.replace(b, cwd=str(ROOT)) for b in config.bots)
+    # python3 is this interpreter: the bots' folders travel to cache folders outside the
+    # checkout, where a version manager's python3 (pyenv) could be another Python
+    bots = tuple(
+        dataclasses.replace(
+            b, cwd=str(ROOT), argv=tuple(sys.executable if a == "python3" else a for a in b.argv)
+        )
+        for b in config.bots
+    )
     games = tuple(dataclasses.replace(g, deals=min(g.deals, deals)) for g in config.games)
     return dataclasses.replace(config, bots=bots, games=games, records=False)
 
@@ -107,7 +117,7 @@ def start_loopback(folder: Path) -> tuple[str, list[subprocess.Popen]]:
     threads = max(1, (os.cpu_count() or 1) // 2)
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     scheduler_cwd = folder / "scheduler"
-    scheduler_cwd.mkdir()
+    scheduler_cwd.mkdir(parents=True)
     processes = [
         subprocess.Popen(
             [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]

@@ -11,6 +11,7 @@ from rich.table import Table
 
 from arena.cli.bots import bots_command, submit_command
 from arena.cli.check import check_command
+from arena.cli.compare import compare_command
 from arena.cli.init import init_command
 from arena.cli.match import match_command, replay_command
 from arena.cli.serve import serve_command
@@ -74,6 +75,7 @@ main.add_command(replay_command)
 main.add_command(check_command)
 main.add_command(tournament_command)
 main.add_command(standings_command)
+main.add_command(compare_command)
 main.add_command(submit_command)
 main.add_command(bots_command)
 main.add_command(serve_command)

@@ -29,6 +29,7 @@ from arena.render.terminal import (
     show_progress,
     standings_tables,
 )
+from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import (
     ConfigError,
     TournamentConfig,
@@ -42,8 +43,10 @@ from arena.tournament.runner import (
     PreflightError,
     Progress,
     RunSummary,
+    StopReport,
     TournamentError,
     refresh_current,
+    run_in_rounds,
     run_tournament,
     stored_count,
     unwrapped,
@@ -114,6 +117,12 @@ class InputError(click.ClickException):
 )
 @click.option("--restart", is_flag=True, help="Discard the results file's matches and start again.")
 @click.option(
+    "--until-confident",
+    is_flag=True,
+    help="Play deals in rounds until every game's ranking is separated (the file's stop rule, "
+    "else confidence 0.95, min_deals 8, max_deals 1024; quick form: --deals caps it).",
+)
+@click.option(
     "--web",
     "web_port",
     type=click.IntRange(0, 65535),
@@ -135,6 +144,7 @@ def tournament_command(
     cluster: str | None,
     results_path: str | None,
     restart: bool,
+    until_confident: bool,
     web_port: int | None,
     width: int | None,
 ) -> None:
@@ -142,7 +152,7 @@ def tournament_command(
 
     Running the same command again resumes: finished matches are kept, cut ones replayed.
     """
-    config = _config(file, bots, games, deals, seed, concurrency, results_path)
+    config = _config(file, bots, games, deals, seed, concurrency, results_path, until_confident)
     server = web_server() if web_port is not None else None  # before any match: a missing extra
     if workers is not None:
         config = replace(config, workers=workers)
@@ -173,7 +183,7 @@ def tournament_command(
     console = output_console(width)
     console.print(
         f"tournament {config.name!r}: {len(config.bots)} bots, "
-        f"{len(config.games)} games, {len(schedule)} matches, "
+        f"{len(config.games)} games, {'up to ' if config.stop else ''}{len(schedule)} matches, "
         f"{_where(config)}; "
         f"results in {config.results}",
         highlight=False,
@@ -189,12 +199,16 @@ def tournament_command(
     )
     try:
         with unwrapped(OSError):
-            summary, interrupted = trio.run(
+            summary, interrupted, report = trio.run(
                 _run, config, schedule, full, store, console, server, web_port
             )
         stored = store.matches(include_aborted=True)
         final = compute_standings(
-            stored, [b.name for b in config.bots], [g.label for g in config.games]
+            stored,
+            [b.name for b in config.bots],
+            [g.label for g in config.games],
+            seating=config.seating,
+            confidence=_stop_confidence(config),
         )
         latency = latency_report(stored, config.time_control.margin_ms)
         store.save_note(LATENCY_NOTE, latency.warning)  # in the results, for `arena standings`
@@ -209,7 +223,7 @@ def tournament_command(
     finally:
         store.close()
         output_lock.release()
-    console.print(standings_tables(final, console.width))
+    console.print(standings_tables(final, console.width, with_pairs=True))
     _print_latency(console, latency)
     if interrupted:
         console.print(
@@ -220,6 +234,8 @@ def tournament_command(
             soft_wrap=True,
         )
         sys.exit(EXIT_INTERRUPTED)
+    if report is not None:
+        console.print(report.reason, highlight=False, markup=False, soft_wrap=True)
     aborted = (
         f"{summary.aborted} aborted (run again to replay them)" if summary.aborted else "0 aborted"
     )
@@ -272,11 +288,13 @@ def _cluster_lines(summary: RunSummary) -> list[str]:
             if report.decision_ms
             else "no decisions"
         )
-        referee = (
-            f", referee {statistics.median(report.referee_us):.0f} us per decision"
-            if report.referee_us
-            else ""
-        )
+        referee = ""
+        if report.referee_p50_ms:
+            referee = (
+                f", referee latency median {statistics.median(report.referee_p50_ms):.2f} ms, "
+                f"worst p99 {report.referee_p99_ms} ms, max {report.referee_max_ms} ms, "
+                f"load per core up to {report.max_load_per_core}"
+            )
         lines.append(
             f"  worker {address}: {report.matches} matches, {report.decisions} decisions, "
             f"{median}{referee}, {report.started} bot processes started"
@@ -297,6 +315,7 @@ def _config(
     seed: int | None,
     concurrency: int | None,
     results_path: str | None,
+    until_confident: bool = False,
 ) -> TournamentConfig:
     try:
         if file is None:
@@ -308,17 +327,18 @@ def _config(
             return quick_config(
                 bots,
                 games=games or "all",
-                deals=deals or 2,
+                deals=deals if until_confident else deals or 2,
                 seed=seed or 0,
                 concurrency=concurrency,
                 results=results_path,
+                until_confident=until_confident,
             )
         for flag, value in (("--bot", bots or None), ("--deals", deals), ("--seed", seed)):
             if value is not None:
                 raise InputError(
                     f"{flag} is for a quick tournament without FILE; set it in {file} instead"
                 )
-        config = load_config(file)
+        config = load_config(file, until_confident=until_confident)
     except ConfigError as exc:
         raise InputError(str(exc)) from None
     if concurrency is not None:
@@ -359,11 +379,17 @@ async def _run(
     console: Console,
     server: Any = None,
     web_port: int | None = None,
-) -> tuple[RunSummary, bool]:
+) -> tuple[RunSummary, bool, StopReport | None]:
     """The runner and the display side by side (and the web pages, given a ``server``);
-    SIGINT, SIGTERM and SIGHUP stop it cleanly."""
+    SIGINT, SIGTERM and SIGHUP stop it cleanly. With a stop rule the deals are played in
+    rounds (the report says why it stopped)."""
     progress = Progress(total=len(schedule))
-    fold = StandingsFold([b.name for b in config.bots], [g.label for g in config.games])
+    fold = StandingsFold(
+        [b.name for b in config.bots],
+        [g.label for g in config.games],
+        seating=config.seating,
+        confidence=_stop_confidence(config),
+    )
     stored = sorted(store.matches(include_aborted=True), key=schedule_order)
     for match in stored:
         fold.add(match)  # live ratings then follow the order matches finish in
@@ -388,6 +414,7 @@ async def _run(
 
     interrupted = False
     summary = RunSummary()
+    report: StopReport | None = None
     with (
         trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals,
         unwrapped(TournamentError),
@@ -406,25 +433,90 @@ async def _run(
                 url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
                 say_url(url, with_tournament=True)
             nursery.start_soon(show_progress, progress, fold.standings, console)
-            await run_tournament(
-                config,
-                schedule,
-                store,
-                progress,
-                workers=config.worker_count(),
-                cluster=config.cluster,
-                on_stored=on_stored,
-                summary=summary,
-                definition_matches=full,
-            )
+            workers = config.worker_count()
+            if config.stop is not None:
+                report = await run_in_rounds(
+                    config,
+                    schedule,
+                    store,
+                    progress,
+                    config.stop,
+                    workers=workers,
+                    cluster=config.cluster,
+                    on_stored=on_stored,
+                    summary=summary,
+                    definition_matches=full,
+                )
+            else:
+                await run_tournament(
+                    config,
+                    schedule,
+                    store,
+                    progress,
+                    workers=workers,
+                    cluster=config.cluster,
+                    on_stored=on_stored,
+                    summary=summary,
+                    definition_matches=full,
+                )
             nursery.cancel_scope.cancel()
-    return summary, interrupted
+    return summary, interrupted, report
+
+
+def _stop_confidence(config: TournamentConfig) -> float:
+    return config.stop.confidence if config.stop is not None else CONFIDENCE
+
+
+STANDINGS_CSV_COLUMNS = [  # the first fourteen as before intervals came; new ones after
+    "table",
+    "rank",
+    "bot",
+    "played",
+    "wins",
+    "mean_placing",
+    "mean_score",
+    "duplicate",
+    "mu",
+    "sigma",
+    "ordinal",
+    "faults",
+    "forfeits",
+    "median_ms",
+    "shared_rank",
+    "tied",
+    "deals",
+    "placing_low",
+    "placing_high",
+    "score_low",
+    "score_high",
+    "duplicate_low",
+    "duplicate_high",
+    "rating_low",
+    "rating_high",
+    "p_better_than_next",
+]
+PAIRS_CSV_COLUMNS = ["table", "row", "column", "metric", "deals", "mean", "low", "high", "p_better"]
+
+
+def _csv_row(scope: str, row: dict) -> dict:
+    flat = {key: value for key, value in row.items() if not key.endswith("_interval")}
+    for name in ("placing", "score", "duplicate", "rating"):
+        interval = row.get(f"{name}_interval") or {}
+        flat[f"{name}_low"], flat[f"{name}_high"] = interval.get("low"), interval.get("high")
+    faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
+    return {**flat, "table": scope, "faults": faults}
 
 
 @click.command("standings")
 @click.argument("file", type=click.Path(dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="JSON instead of tables.")
 @click.option("--csv", "as_csv", is_flag=True, help="CSV (one row per bot and table).")
+@click.option(
+    "--pairs/--no-pairs",
+    default=None,
+    help="The pairwise tables after each table [shown]; with --csv, --pairs gives only they, "
+    "one row per ordered pair.",
+)
 @click.option(
     "--bot",
     "bot",
@@ -440,7 +532,13 @@ async def _run(
 )
 @width_option
 def standings_command(
-    file: str, as_json: bool, as_csv: bool, bot: str | None, worst: int, width: int | None
+    file: str,
+    as_json: bool,
+    as_csv: bool,
+    pairs: bool | None,
+    bot: str | None,
+    worst: int,
+    width: int | None,
 ) -> None:
     """Show the standings of a results FILE (or of a tournament file's results), or with --bot
     one bot's report."""
@@ -449,11 +547,13 @@ def standings_command(
     if bot is not None and as_csv:
         raise InputError("--csv is for the standings; give --bot NAME with --json or alone")
     path = Path(file)
+    confidence = CONFIDENCE
     if path.suffix == ".toml":
         try:
-            path = load_config(path).results
+            config = load_config(path)
         except ConfigError as exc:
             raise InputError(str(exc)) from None
+        path, confidence = config.results, _stop_confidence(config)
     try:
         with ResultStore.open_read(path) as store:
             definition = store.definition()
@@ -462,6 +562,8 @@ def standings_command(
                 stored,
                 [b["name"] for b in definition.get("bots", [])],
                 [g["label"] for g in definition.get("games", [])],
+                seating=definition.get("seating", "duplicate"),
+                confidence=confidence,
             )
             if bot is not None:
                 known = [row.bot for row in standings.tables[OVERALL]]
@@ -486,32 +588,20 @@ def standings_command(
         click.echo(json.dumps(data, indent=2))  # tables only: consumers iterate them
     elif as_csv:
         out = io.StringIO()
-        columns = [
-            "table",
-            "rank",
-            "bot",
-            "played",
-            "wins",
-            "mean_placing",
-            "mean_score",
-            "duplicate",
-            "mu",
-            "sigma",
-            "ordinal",
-            "faults",
-            "forfeits",
-            "median_ms",
-        ]
+        columns = PAIRS_CSV_COLUMNS if pairs is True else STANDINGS_CSV_COLUMNS
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
         for scope, table in data.items():  # (the latency is not a table: not in the CSV)
-            for row in table["rows"]:
-                faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
-                writer.writerow({**row, "table": scope, "faults": faults})
+            if pairs is True:
+                for pair in table["pairs"]:
+                    writer.writerow({**pair, "table": scope})
+            else:
+                for row in table["rows"]:
+                    writer.writerow(_csv_row(scope, row))
         click.echo(out.getvalue(), nl=False)
     else:
         console = output_console(width)
-        console.print(standings_tables(standings, console.width))
+        console.print(standings_tables(standings, console.width, with_pairs=pairs is not False))
         _print_latency(console, latency)
 
 

@@ -25,6 +25,7 @@ from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
+from arena.stats.moments import Estimate
 from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, BotReport, BotStanding, Standings
 
@@ -48,6 +49,21 @@ def _number(value: float | None, digits: int = 2, *, signed: bool = False) -> st
     if value is None:
         return "-"
     return f"{value:+.{digits}f}" if signed else f"{value:.{digits}f}"
+
+
+def _with_interval(
+    value: float | None, est: Estimate | None, digits: int, *, signed: bool = False
+) -> str:
+    """``value ±h`` with h the half-width of the by-deal interval (none below two deals)."""
+    text = _number(value, digits, signed=signed)
+    half = None if est is None else est.half_width
+    return text if value is None or half is None else f"{text} ±{half:.{digits}f}"
+
+
+def rank_text(rank: int, row: BotStanding) -> str:
+    """The rank (shared by a run of rows not separated from each other), with ``=`` when the
+    bot is not separated from a neighbour (SPEC 10.6)."""
+    return f"{rank}=" if row.tied else str(rank)
 
 
 def faults_text(row: BotStanding) -> str:
@@ -174,20 +190,87 @@ def standings_table(standings: Standings, scope: str = OVERALL, width: int | Non
         for h in headers
     ]
     cells = []
-    for rank, row in enumerate(rows, start=1):
-        line = [str(rank), row.bot, str(row.played), str(row.wins), _number(row.mean_placing)]
+    for rank, row in zip(standings.shared_ranks(scope), rows):
+        line = [
+            rank_text(rank, row),
+            row.bot,
+            str(row.played),
+            str(row.wins),
+            _with_interval(row.mean_placing, row.placing_estimate, 2),
+        ]
         if with_scores:
-            line += [_number(row.mean_score, 1), _number(row.duplicate, 1, signed=True)]
+            line += [
+                _with_interval(row.mean_score, row.score_estimate, 1),
+                _with_interval(row.duplicate, row.dup_estimate, 1, signed=True),
+            ]
         line += [f"{row.mu:.1f} ± {row.sigma:.1f}", faults_text(row), _number(row.median_ms)]
         cells.append(line)
-    return fitted_table(columns, cells, width=width, title=title)
+    table = fitted_table(columns, cells, width=width, title=title)
+    notes = []
+    if any(
+        r.placing_estimate is not None and r.placing_estimate.half_width is not None for r in rows
+    ):
+        notes.append(f"±: {standings.confidence:.0%} interval by deal")
+    if any(r.tied for r in rows):
+        notes.append(f"=: not separated (P(better) < {standings.confidence:.0%})")
+    if notes:
+        caption = "; ".join(notes)
+        table.caption = f"{table.caption}; {caption}" if table.caption else caption
+        table.caption_justify = "left"
+    return table
 
 
-def standings_tables(standings: Standings, width: int | None = None) -> Group:
-    """Every game's table, then the overall one, each fitted to ``width`` columns."""
-    return Group(
-        *[standings_table(standings, scope, width) for scope in [*standings.games, OVERALL]]
+def pairs_table(standings: Standings, scope: str = OVERALL) -> Group | None:
+    """The pairwise table of one scope: row bot over column bot, the mean per-deal difference
+    (game tables: of ``dup``; overall: of placing) and P(row better); None when no pair met."""
+    pairs = standings.pairs.get(scope, [])
+    if not pairs:
+        return None
+    bots = [r.bot for r in standings.tables.get(scope, [])]
+    met = {(p.row, p.column): p for p in pairs}
+    shown = [b for b in bots if any(b in key for key in met)]
+    what = "dup" if scope != OVERALL else "placing"
+    heading = Text(
+        f"{'Overall' if scope == OVERALL else scope} pairs: row minus column, mean {what} "
+        "difference per deal (P(row better))",
+        style="italic",
     )
+    table = Table(
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    table.add_column("", no_wrap=True)
+    for bot in shown:
+        table.add_column(bot, justify="right", no_wrap=True)
+    digits = 1 if scope != OVERALL else 2
+    for row in shown:
+        cells = [row]
+        for column in shown:
+            pair = met.get((row, column))
+            if pair is None or pair.estimate.mean is None:
+                cells.append("-" if row != column else "")
+                continue
+            p = pair.p_better
+            cells.append(
+                f"{pair.estimate.mean:+.{digits}f} " + ("(?)" if p is None else f"({p:.0%})")
+            )
+        table.add_row(*cells)
+    return Group(heading, table)
+
+
+def standings_tables(
+    standings: Standings, width: int | None = None, *, with_pairs: bool = False
+) -> Group:
+    """Every game's table, then the overall one, each fitted to ``width`` columns
+    (``with_pairs``: each followed by its pairwise table)."""
+    parts: list[RenderableType] = []
+    for scope in [*standings.games, OVERALL]:
+        parts.append(standings_table(standings, scope, width))
+        pairs = pairs_table(standings, scope) if with_pairs else None
+        if pairs is not None:
+            parts.append(pairs)
+    return Group(*parts)
 
 
 def _duration(seconds: float | None) -> str:
@@ -210,6 +293,8 @@ def progress_line(progress: Progress, now: float | None = None) -> str:
     )
     if progress.aborted:
         line += f", {progress.aborted} aborted"
+    if progress.stage:
+        line += f"; {progress.stage}"
     return line
 
 

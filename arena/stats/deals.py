@@ -25,8 +25,9 @@ matches arrive.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.stats.moments import Moments
 
@@ -205,3 +206,68 @@ class DealTally:
     ) -> tuple[dict[str, dict[str, BotMoments]], dict[str, dict[tuple[str, str], PairMoments]]]:
         """Every scope's bot and pair sums at once (open deals folded into copies)."""
         return self._with_open()
+
+    def to_data(self) -> dict[str, Any]:
+        """The whole state as plain JSON-ready data (deal keys must be JSON-ready lists or
+        scalars; tuples come back as lists), for a fold kept between runs."""
+        return {
+            "open": [
+                {
+                    "deal": list(key) if isinstance(key, tuple) else key,
+                    "scopes": list(entry.scopes),
+                    "sign": entry.sign,
+                    "expected": entry.expected,
+                    "rotations": {
+                        str(r): [list(m.bots), list(m.scores), list(m.placings), m.teams]
+                        for r, m in sorted(entry.rotations.items())
+                    },
+                }
+                for key, entry in self._open.items()
+            ],
+            "bots": {
+                scope: {
+                    bot: [m.score.to_data(), m.placing.to_data(), m.dup.to_data()]
+                    for bot, m in sorted(table.items())
+                }
+                for scope, table in self._bots.items()
+            },
+            "pairs": {
+                scope: [
+                    [a, b, m.score.to_data(), m.placing.to_data()]
+                    for (a, b), m in sorted(table.items())
+                ]
+                for scope, table in self._pairs.items()
+            },
+        }
+
+    @classmethod
+    def from_data(cls, data: Mapping[str, Any]) -> DealTally:
+        tally = cls()
+        for entry in data["open"]:
+            deal = entry["deal"]
+            key = tuple(deal) if isinstance(deal, list) else deal
+            tally._open[key] = _OpenDeal(
+                tuple(entry["scopes"]),
+                int(entry["sign"]),
+                int(entry["expected"]),
+                {
+                    int(r): Rotation(
+                        tuple(bots),
+                        tuple(scores),
+                        tuple(placings),
+                        None if teams is None else tuple(teams),
+                    )
+                    for r, (bots, scores, placings, teams) in entry["rotations"].items()
+                },
+            )
+        for scope, table in data["bots"].items():
+            tally._bots[scope] = {
+                bot: BotMoments(*(Moments.from_data(m) for m in sums))
+                for bot, sums in table.items()
+            }
+        for scope, rows in data["pairs"].items():
+            tally._pairs[scope] = {
+                (a, b): PairMoments(Moments.from_data(score), Moments.from_data(placing))
+                for a, b, score, placing in rows
+            }
+        return tally

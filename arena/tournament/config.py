@@ -67,7 +67,9 @@ TOP_FIELDS = (
     "bots",
     "bots_dir",
     "games",
+    "stop",
 )
+STOP_FIELDS = ("confidence", "min_deals", "max_deals")
 BOT_FIELDS = (
     "name",
     "argv",
@@ -90,6 +92,24 @@ CLUSTER_EXPECTED = (
 CLUSTER_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+]*://)?[^\s/:]+:\d{1,5}$")
 LOCAL_CLUSTER = re.compile(r"^local:(\d{1,3})$")
 TIME_FIELDS = ("decision_ms", "bank_ms", "increment_ms", "margin_ms", "startup_ms")
+
+
+@dataclass(frozen=True)
+class StopRule:
+    """Play deals in rounds until every game's ranking is separated (SPEC 10.9)."""
+
+    confidence: float = 0.95
+    min_deals: int = 8
+    max_deals: int = 1024
+
+    def rounds(self, most: int) -> list[int]:
+        """The deal counts after which the rule looks: min_deals, then doubling, up to ``most``
+        (the largest game's deal count, itself at most max_deals)."""
+        targets, target = [], min(self.min_deals, most)
+        while target < most:
+            targets.append(target)
+            target *= 2
+        return [*targets, most]
 
 
 class ConfigError(ValueError):
@@ -124,6 +144,9 @@ class TournamentConfig:
     results: Path = Path("results/results.sqlite")
     records: bool = True  # write a JSONL record of every match
     source: str = "<command line>"  # the file it came from, for messages
+    # deals in rounds until the rankings are separated; not part of the definition: it decides
+    # which deals are played, never what a match is
+    stop: StopRule | None = None
     # per bot name: what its program is, {file or folder: SHA-256} (see program_hashes)
     programs: dict[str, dict[str, str]] = field(default_factory=dict)
 
@@ -672,8 +695,10 @@ def _paths(reader: _Reader, table: Mapping[str, Any], name: str) -> tuple[Path, 
     return output, results, records
 
 
-def load_config(path: str | Path) -> TournamentConfig:
-    """Read and check a tournament file. Raises ConfigError (one line) on any mistake."""
+def load_config(path: str | Path, *, until_confident: bool = False) -> TournamentConfig:
+    """Read and check a tournament file. Raises ConfigError (one line) on any mistake.
+    ``until_confident`` (``--until-confident``) adds ``stop = {}`` (the defaults) if the file
+    has no stop rule."""
     source = str(path)
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -685,6 +710,8 @@ def load_config(path: str | Path) -> TournamentConfig:
         raise ConfigError(f"{source}: cannot read it: {exc}") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    if until_confident:
+        data.setdefault("stop", {})
     return config_from_table(
         data, source=source, default_name=Path(path).stem, base=Path(path).parent
     )
@@ -708,9 +735,11 @@ def config_from_table(
     seed = read(
         lambda: reader.integer("seed", data.get("seed", 0), minimum=0, maximum=2**63 - 1), 0
     )
+    stop = read(lambda: _stop(reader, data["stop"]), None) if "stop" in data else None
+    default_deals = DEFAULT_DEALS if stop is None else stop.max_deals
     deals = read(
-        lambda: reader.integer("deals", data.get("deals", DEFAULT_DEALS), minimum=1),
-        DEFAULT_DEALS,
+        lambda: reader.integer("deals", data.get("deals", default_deals), minimum=1),
+        default_deals,
     )
 
     def seating_mode() -> str:
@@ -788,6 +817,8 @@ def config_from_table(
         games_raw = []
     plans = [(i, _game(reader, f"games[{i}]", raw, deals)) for i, raw in enumerate(games_raw)]
     games = tuple(plan for _, plan in plans if plan is not None)
+    if stop is not None:  # max_deals caps every game's deals
+        games = tuple(replace(g, deals=min(g.deals, stop.max_deals)) for g in games)
     _unique(reader, "games", [(i, g.label) for i, g in plans if g is not None], "label")
 
     output, results, records = _paths(reader, data, name)
@@ -814,8 +845,27 @@ def config_from_table(
         results=results,
         records=records,
         source=source,
+        stop=stop,
         programs=programs,
     )
+
+
+def _stop(reader: _Reader, raw: object) -> StopRule:
+    table = reader.table("stop", raw)
+    reader.only(table, STOP_FIELDS, "stop")
+    defaults = StopRule()
+    confidence = table.get("confidence", defaults.confidence)
+    if isinstance(confidence, bool) or not isinstance(confidence, int | float):
+        reader.fail("stop.confidence", confidence, "a number between 0.5 and 1 (e.g. 0.95)")
+    if not 0.5 < confidence < 1:
+        reader.fail("stop.confidence", confidence, "a number between 0.5 and 1 (e.g. 0.95)")
+    min_deals = reader.integer(
+        "stop.min_deals", table.get("min_deals", defaults.min_deals), minimum=2
+    )
+    max_deals = reader.integer(
+        "stop.max_deals", table.get("max_deals", defaults.max_deals), minimum=min_deals
+    )
+    return StopRule(confidence=float(confidence), min_deals=min_deals, max_deals=max_deals)
 
 
 def parse_bot_option(text: str) -> dict[str, Any]:
@@ -834,20 +884,25 @@ def quick_config(
     bots: Sequence[str],
     *,
     games: str = "all",
-    deals: int = DEFAULT_DEALS,
+    deals: int | None = DEFAULT_DEALS,
     seed: int = 0,
     concurrency: int | None = None,
     results: str | None = None,
+    until_confident: bool = False,
 ) -> TournamentConfig:
     """The tournament of ``arena tournament --bot NAME=CMD ...`` (no file): its results go to
-    ``results/quick-<fingerprint>.sqlite`` unless given, so the same command resumes."""
+    ``results/quick-<fingerprint>.sqlite`` unless given, so the same command resumes.
+    ``until_confident`` adds the default stop rule; ``deals`` (None: max_deals) caps it."""
     data: dict[str, Any] = {
         "name": "quick",
         "seed": seed,
-        "deals": deals,
         "bots": [parse_bot_option(b) for b in bots],
         "games": select_games(games, source="--games"),
     }
+    if deals is not None or not until_confident:
+        data["deals"] = DEFAULT_DEALS if deals is None else deals
+    if until_confident:
+        data["stop"] = {}
     if concurrency is not None:
         data["concurrency"] = concurrency
     config = config_from_table(data, source="--bot", default_name="quick")

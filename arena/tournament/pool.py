@@ -65,26 +65,38 @@ class RunSummary:
 
 @dataclass
 class WorkerReport:
-    """The matches one cluster worker played in a run, and its bots' decision times."""
+    """The matches one cluster worker played in a run, its bots' decision times, and the
+    referee's latency per decision there (the figures each stored match carries, SPEC 5)."""
 
     matches: int = 0
     decisions: int = 0
     decision_ms: list[float] = field(default_factory=list)  # a bounded sample, for the median
-    referee_us: list[float] = field(default_factory=list)  # the referee's latency, the same
+    referee_p50_ms: list[float] = field(default_factory=list)  # per match, bounded the same
+    referee_p99_ms: float | None = None  # the worst match's
+    referee_max_ms: float | None = None  # the worst decision's
+    max_load_per_core: float | None = None
     started: int = 0  # bot processes it started
 
     SAMPLE = 20_000
 
-    def add(self, match: StoredMatch, referee_us: Sequence[float] = ()) -> None:
+    def add(self, match: StoredMatch) -> None:
         self.matches += 1
         for seat in match.decision_ms:
             self.decisions += len(seat)
             room = self.SAMPLE - len(self.decision_ms)
             if room > 0:
                 self.decision_ms.extend(seat[:room])
-        room = self.SAMPLE - len(self.referee_us)
-        if room > 0:
-            self.referee_us.extend(referee_us[:room])
+        figures = match.referee or {}
+        p50 = figures.get("p50_ms")
+        if p50 is not None and len(self.referee_p50_ms) < self.SAMPLE:
+            self.referee_p50_ms.append(p50)
+        self.referee_p99_ms = _worst(self.referee_p99_ms, figures.get("p99_ms"))
+        self.referee_max_ms = _worst(self.referee_max_ms, figures.get("max_ms"))
+        self.max_load_per_core = _worst(self.max_load_per_core, figures.get("load_per_core"))
+
+
+def _worst(known: float | None, new: float | None) -> float | None:
+    return known if new is None else new if known is None else max(known, new)
 
 
 class BotPool:

@@ -29,9 +29,10 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
-from arena.tournament.config import TournamentConfig
+from arena.tournament.config import StopRule, TournamentConfig
 from arena.tournament.executors import Executor
 from arena.tournament.executors.in_process import InProcess
 from arena.tournament.executors.local import WorkerProcesses
@@ -44,15 +45,18 @@ from arena.tournament.pool import (
     unwrapped,
 )
 from arena.tournament.schedule import Schedule, ScheduledMatch
+from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 __all__ = [
     "PreflightError",
     "Progress",
     "RunSummary",
+    "StopReport",
     "TournamentError",
     "pending_matches",
     "refresh_current",
+    "run_in_rounds",
     "run_tournament",
     "stored_count",
 ]
@@ -69,6 +73,7 @@ class Progress:
     started: float = field(default_factory=time.monotonic)
     recent_faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
     faults_seen: int = 0  # how many faults went into recent_faults, ever
+    stage: str = ""  # e.g. the stopping rule's round, shown after the progress line
     # every fault not yet printed, for a display that prints each (None: nobody does)
     unprinted_faults: deque[str] | None = None
 
@@ -229,3 +234,113 @@ def _executor(
     if workers > 1:
         return WorkerProcesses(workers)
     return InProcess(start_bot, play)
+
+
+# -- the stopping rule: deals in rounds -------------------------------------------------------------
+
+
+@dataclass
+class StopReport:
+    """Why a run in rounds stopped, and where."""
+
+    deals: int  # the deal count of the last round looked at
+    settled: bool  # every game's ranking separated at the confidence
+    reason: str  # one line for the organiser
+    standings: Standings | None = None  # those the rule last looked at (deals < ``deals``)
+
+
+def first_deals(schedule: Schedule, deals: int) -> Schedule:
+    """The schedule's matches of deals 0 .. deals-1, in the same order (every match keeps its
+    id, seats and seed: they depend on the table and deal only)."""
+    games = [replace(plan, deals=min(plan.deals, deals)) for plan in schedule.games]
+    return Schedule(schedule.seed, games, schedule.tables, schedule.seating)
+
+
+def standings_of_first_deals(
+    config: TournamentConfig, schedule: Schedule, store: ResultStore, deals: int
+) -> Standings:
+    """The standings of the stored matches of the schedule's first ``deals`` deals."""
+    labels = {plan.label for plan in schedule.games}
+    matches = [
+        m for m in store.matches(include_aborted=True) if m.deal < deals and m.game in labels
+    ]
+    return compute_standings(
+        matches,
+        [b.name for b in config.bots],
+        [plan.label for plan in schedule.games],
+        seating=config.seating,
+        confidence=config.stop.confidence if config.stop else 0.95,
+    )
+
+
+def unsettled_pairs(standings: Standings, games: Sequence[str]) -> list[str]:
+    """The adjacent pairs not separated, as ``game: upper ~ lower (P 0.81)``."""
+    found = []
+    for game in games:
+        rows = standings.tables.get(game, [])
+        for (upper, lower), p in zip(zip(rows, rows[1:]), standings.adjacent.get(game, [])):
+            if p is None or p < standings.confidence:
+                shown = "?" if p is None else f"{p:.2f}"
+                found.append(f"{game}: {upper.bot} ~ {lower.bot} (P {shown})")
+    return found
+
+
+async def run_in_rounds(
+    config: TournamentConfig,
+    schedule: Schedule,
+    store: ResultStore,
+    progress: Progress,
+    stop: StopRule,
+    *,
+    summary: RunSummary | None = None,
+    definition_matches: Sequence[ScheduledMatch] | None = None,
+    **options: Any,
+) -> StopReport:
+    """Play the schedule in rounds of deals (``stop.rounds``: min_deals, then doubling, up to
+    every game's deals) until every game's ranking is separated at ``stop.confidence``.
+
+    After each round the rule looks at the standings of exactly the deals so far, so a resumed
+    run (rounds already stored are skipped) makes the same decisions as one left to run; a round
+    with aborted matches ends the run (they are replayed by the next one). ``summary`` gathers
+    the counts of every round (read it after a Ctrl-C too); ``definition_matches`` is the whole
+    definition's schedule (default ``schedule``: stored matches of later deals stay counted);
+    ``options`` go to :func:`run_tournament`."""
+    total = summary if summary is not None else RunSummary()
+    whole = schedule if definition_matches is None else definition_matches
+    labels = [plan.label for plan in schedule.games]
+    most = max((plan.deals for plan in schedule.games), default=0)
+    before = skipped = started = 0  # matches of the earlier rounds (all completed), counts
+    report = StopReport(0, False, "nothing to play")
+    for deals in stop.rounds(most):
+        part = first_deals(schedule, deals)
+        progress.stage = (
+            f"round to {deals} deals (of at most {most}), stop at {stop.confidence:.0%}"
+        )
+        progress.done = progress.aborted = 0  # each round counts its own (already_done: before)
+        aborted = total.aborted
+        await run_tournament(
+            config, part, store, progress, summary=total, definition_matches=whole, **options
+        )
+        skipped += max(0, total.skipped - before)
+        started += total.started_processes
+        total.skipped, total.started_processes = skipped, started
+        before = len(part)
+        if total.aborted > aborted:
+            reason = f"stopped after {deals} deals: {total.aborted - aborted} aborted (run again)"
+            return StopReport(deals, False, reason)
+        standings = standings_of_first_deals(config, schedule, store, deals)
+        open_pairs = unsettled_pairs(standings, labels)
+        if not open_pairs:
+            reason = (
+                f"stopped after {deals} deals: every game's ranking is separated "
+                f"at {stop.confidence:.0%}"
+            )
+            return StopReport(deals, True, reason, standings)
+        report = StopReport(
+            deals,
+            False,
+            f"stopped at the most deals ({deals}): not separated at {stop.confidence:.0%}: "
+            + "; ".join(open_pairs),
+            standings,
+        )
+    return report

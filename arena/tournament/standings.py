@@ -18,6 +18,12 @@ an aborted match (a bot that could not start) are counted too.
   match (possible only with fewer bots than seats) leaves that match unrated.
 - The median decision time is exact on a 0.01 ms grid (times are counted, not kept).
 - The overall table pools every game; it has no score columns (score scales differ by game).
+- **Intervals** (``arena.stats``): the unit is the deal (one table's deal in its rotations), never
+  the match. Per bot: 95% t-intervals of its per-deal mean placing, score and ``dup``. Per pair
+  of bots that met as opponents: the per-deal paired difference (game tables: of ``dup``, the
+  overall table: of placing) with its interval and P(row bot better). Adjacent rows are
+  **separated** when P(upper better than lower) reaches the confidence; others are tied.
+- The rating's interval is ``mu ± 1.96 sigma`` (OpenSkill's own uncertainty).
 """
 
 from __future__ import annotations
@@ -26,15 +32,18 @@ import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from arena.games import GAMES
+from arena.stats.deals import BotMoments, DealTally, PairMoments, Rotation
+from arena.stats.moments import CONFIDENCE, Estimate, estimate
 from arena.tournament.store import StoredMatch
 
 OVERALL = "overall"
 TIME_RESOLUTION_MS = 0.01  # decision times are counted on this grid for the median
+RATING_Z = 1.96  # the rating's 95% interval: mu ± 1.96 sigma
 
 
 @dataclass(frozen=True)
@@ -50,11 +59,36 @@ class BotStanding:
     faults: Mapping[str, int] = field(default_factory=dict)
     forfeits: int = 0
     median_ms: float | None = None
+    deals: int = 0  # deals (one table's deal, in any of its rotations) the bot played
+    # by-deal estimates (SPEC 10.6); score and dup are None in the overall table
+    placing_estimate: Estimate | None = None
+    score_estimate: Estimate | None = None
+    dup_estimate: Estimate | None = None
+    tied: bool = False  # not separated from the row above or below at the confidence
 
     @property
     def ordinal(self) -> float:
         """A conservative skill estimate (mu - 3 sigma): the sort key of the standings."""
         return self.mu - 3 * self.sigma
+
+    @property
+    def rating_interval(self) -> tuple[float, float]:
+        return (self.mu - RATING_Z * self.sigma, self.mu + RATING_Z * self.sigma)
+
+
+@dataclass(frozen=True)
+class PairStanding:
+    """The per-deal paired difference of ``row`` over ``column`` (positive: ``row`` better):
+    of the duplicate score in a game's table, of placing in the overall table."""
+
+    row: str
+    column: str
+    metric: str  # "dup" or "placing"
+    estimate: Estimate
+
+    @property
+    def p_better(self) -> float | None:
+        return self.estimate.p_positive
 
 
 @dataclass(frozen=True)
@@ -63,10 +97,34 @@ class Standings:
     matches: Mapping[str, int]  # completed matches per game label, and overall
     # completed matches left out of the ratings (one bot on two opposing teams), per label
     unrated: Mapping[str, int] = field(default_factory=dict)
+    # per label: every ordered pair of bots that met as opponents, in rank order of the rows
+    pairs: Mapping[str, list[PairStanding]] = field(default_factory=dict)
+    # per label: for rows i and i+1, P(row i better than row i+1) (None: they never met)
+    adjacent: Mapping[str, list[float | None]] = field(default_factory=dict)
+    confidence: float = CONFIDENCE
 
     @property
     def games(self) -> list[str]:
         return [label for label in self.tables if label != OVERALL]
+
+    def pair(self, scope: str, row: str, column: str) -> PairStanding | None:
+        for pair in self.pairs.get(scope, []):
+            if pair.row == row and pair.column == column:
+                return pair
+        return None
+
+    def shared_ranks(self, scope: str) -> list[int]:
+        """Each row's rank, shared by a run of rows not separated from their neighbours (the
+        first row's rank, as in golf: 1, 2, 2, 4 when rows two and three are tied)."""
+        ranks: list[int] = []
+        for i, p in enumerate([None, *self.adjacent.get(scope, [])]):
+            apart = i == 0 or (p is not None and p >= self.confidence)
+            ranks.append(i + 1 if apart else ranks[-1])
+        return ranks[: len(self.tables.get(scope, []))]
+
+    def settled(self, scope: str) -> bool:
+        """Every adjacent pair of rows of ``scope`` separated at the confidence."""
+        return all(p is not None and p >= self.confidence for p in self.adjacent.get(scope, []))
 
 
 class _Tally:
@@ -92,11 +150,18 @@ def schedule_order(match: StoredMatch) -> tuple:
 
 
 def compute_standings(
-    matches: Iterable[StoredMatch], bots: Sequence[str] = (), games: Sequence[str] = ()
+    matches: Iterable[StoredMatch],
+    bots: Sequence[str] = (),
+    games: Sequence[str] = (),
+    *,
+    seating: str = "duplicate",
+    confidence: float = CONFIDENCE,
 ) -> Standings:
     """Fold completed matches, in schedule order, into standings. ``bots`` lists bots to show
-    even before they play; ``games`` orders the game tables (others follow by name)."""
-    fold = StandingsFold(bots, games)
+    even before they play; ``games`` orders the game tables (others follow by name); ``seating``
+    says how many rotations a deal has (every seat's, or one); ``confidence`` is that of the
+    intervals and of the separation of ranks."""
+    fold = StandingsFold(bots, games, seating=seating, confidence=confidence)
     for match in sorted(matches, key=schedule_order):
         fold.add(match)
     return fold.standings()
@@ -106,13 +171,22 @@ class StandingsFold:
     """The fold, one match at a time: :meth:`add` is cheap (a running tournament calls it as each
     match is stored), :meth:`standings` builds the tables from the running sums."""
 
-    def __init__(self, bots: Sequence[str] = (), games: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        bots: Sequence[str] = (),
+        games: Sequence[str] = (),
+        *,
+        seating: str = "duplicate",
+        confidence: float = CONFIDENCE,
+    ) -> None:
         self._bots = list(bots)
         self._games = list(games)
+        self._single = seating == "single"
+        self.confidence = confidence
         self._model = PlackettLuce()
         self._tallies: dict[str, dict[str, _Tally]] = {}
         self._ratings: dict[str, dict[str, PlackettLuceRating]] = {}
-        self._deals: dict[tuple[str, int, int], list[StoredMatch]] = defaultdict(list)
+        self._deals = DealTally()  # per-deal sums: exact, the same in any order of arrival
         self._counts: Counter[str] = Counter()
         self._unrated: Counter[str] = Counter()
 
@@ -131,7 +205,14 @@ class StandingsFold:
             return
         self._counts[match.game] += 1
         self._counts[OVERALL] += 1
-        self._deals[(match.game, match.table, match.deal)].append(match)
+        self._deals.add(
+            (match.game, match.table, match.deal),
+            match.rotation,
+            Rotation(match.bots, match.scores, match.placings, match.teams),
+            scopes=(match.game, OVERALL),
+            sign=1 if higher_is_better(match.game_id) else -1,
+            expected=1 if self._single else match.players,
+        )
         for scope in (match.game, OVERALL):
             tally = self._scope(scope)
             for seat, bot in enumerate(match.bots):
@@ -154,21 +235,19 @@ class StandingsFold:
         played = [label for label in self._tallies if label != OVERALL]
         labels = [g for g in self._games if g in played] + sorted(set(played) - set(self._games))
         self._scope(OVERALL)
-        dup: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
-        for (label, _table, _deal), group in self._deals.items():
-            sign = 1 if higher_is_better(group[0].game_id) else -1
-            for bot, delta in _duplicate_deltas(group):
-                dup[label][bot].append(sign * delta)
-        tables = {}
+        by_deal, by_pair = self._deals.snapshot()
+        tables, pairs, adjacent = {}, {}, {}
         for scope in [*labels, OVERALL]:
+            with_scores = scope != OVERALL
             rows = [
                 _row(
                     bot,
                     tally,
                     self._ratings[scope].get(bot),
-                    dup[scope].get(bot, []),
-                    with_scores=scope != OVERALL,
+                    by_deal.get(scope, {}).get(bot),
+                    with_scores=with_scores,
                     model=self._model,
+                    confidence=self.confidence,
                 )
                 for bot, tally in self._tallies[scope].items()
             ]
@@ -179,19 +258,75 @@ class StandingsFold:
                     r.bot,
                 )
             )
-            tables[scope] = rows
+            metric = "dup" if with_scores else "placing"
+            pairs[scope] = _pairs(rows, by_pair.get(scope, {}), metric, self.confidence)
+            adjacent[scope] = _adjacent(rows, pairs[scope])
+            tables[scope] = _mark_ties(rows, adjacent[scope], self.confidence)
         matches = {scope: self._counts[scope] for scope in tables}
         unrated = {scope: self._unrated[scope] for scope in tables}
-        return Standings(tables=tables, matches=matches, unrated=unrated)
+        return Standings(
+            tables=tables,
+            matches=matches,
+            unrated=unrated,
+            pairs=pairs,
+            adjacent=adjacent,
+            confidence=self.confidence,
+        )
 
 
-def _duplicate_deltas(group: Sequence[StoredMatch]) -> list[tuple[str, float]]:
-    """(bot, score minus the mean score of the same seat's cards) for every seat of the group."""
-    if len(group) < 2:
-        return []
-    players = group[0].players
-    means = [statistics.fmean(m.scores[seat] for m in group) for seat in range(players)]
-    return [(m.bots[seat], m.scores[seat] - means[seat]) for m in group for seat in range(players)]
+def _pairs(
+    rows: Sequence[BotStanding],
+    sums: Mapping[tuple[str, str], PairMoments],
+    metric: str,
+    confidence: float,
+) -> list[PairStanding]:
+    """Every ordered pair of rows that met as opponents, row-major in rank order."""
+    found = []
+    for row in rows:
+        for column in rows:
+            if row.bot == column.bot:
+                continue
+            flip = row.bot > column.bot  # sums are kept for (a, b) with a < b
+            cell = sums.get((column.bot, row.bot) if flip else (row.bot, column.bot))
+            if cell is None:
+                continue
+            moments = cell.score if metric == "dup" else cell.placing
+            if moments.n == 0:
+                continue
+            est = estimate(moments, confidence)
+            found.append(PairStanding(row.bot, column.bot, metric, _negated(est) if flip else est))
+    return found
+
+
+def _negated(est: Estimate) -> Estimate:
+    def neg(x: float | None) -> float | None:
+        return None if x is None else -x
+
+    return Estimate(
+        n=est.n,
+        mean=neg(est.mean),
+        sd=est.sd,
+        low=neg(est.high),
+        high=neg(est.low),
+        p_positive=None if est.p_positive is None else 1.0 - est.p_positive,
+        confidence=est.confidence,
+    )
+
+
+def _adjacent(rows: Sequence[BotStanding], pairs: Sequence[PairStanding]) -> list[float | None]:
+    p_better = {(p.row, p.column): p.p_better for p in pairs}
+    return [p_better.get((upper.bot, lower.bot)) for upper, lower in zip(rows, rows[1:])]
+
+
+def _mark_ties(
+    rows: list[BotStanding], adjacent: Sequence[float | None], confidence: float
+) -> list[BotStanding]:
+    apart = [p is not None and p >= confidence for p in adjacent]
+    marked = []
+    for i, row in enumerate(rows):
+        tied = (i > 0 and not apart[i - 1]) or (i < len(apart) and not apart[i])
+        marked.append(replace(row, tied=tied) if tied else row)
+    return marked
 
 
 def _rate(model: PlackettLuce, ratings: dict[str, PlackettLuceRating], match: StoredMatch) -> bool:
@@ -222,25 +357,34 @@ def _row(
     bot: str,
     tally: _Tally,
     rating: PlackettLuceRating | None,
-    dup: Sequence[float],
+    by_deal: BotMoments | None,
     *,
     with_scores: bool,
     model: PlackettLuce,
+    confidence: float,
 ) -> BotStanding:
     rating = rating or model.rating(name=bot)
     played = tally.played
+    by_deal = by_deal or BotMoments()
+    dup = by_deal.dup
     return BotStanding(
         bot=bot,
         played=played,
         wins=tally.wins,
         mean_placing=tally.placing_sum / played if played else None,
         mean_score=tally.score_sum / played if played and with_scores else None,
-        duplicate=statistics.fmean(dup) if dup and with_scores else None,
+        duplicate=dup.mean() if dup.n and with_scores else None,
         mu=rating.mu,
         sigma=rating.sigma,
         faults=dict(sorted(tally.faults.items())),
         forfeits=tally.forfeits,
         median_ms=_median(tally.times),
+        deals=by_deal.placing.n,
+        placing_estimate=estimate(by_deal.placing, confidence) if by_deal.placing.n else None,
+        score_estimate=estimate(by_deal.score, confidence)
+        if with_scores and by_deal.score.n
+        else None,
+        dup_estimate=estimate(dup, confidence) if with_scores and dup.n else None,
     )
 
 
@@ -263,32 +407,67 @@ def _median(times: Counter[int]) -> float | None:
     return (found[0] + found[1]) / 2 * TIME_RESOLUTION_MS
 
 
+def _interval(est: Estimate | None) -> dict | None:
+    return None if est is None else {"low": est.low, "high": est.high, "deals": est.n}
+
+
 def standings_as_data(standings: Standings) -> dict:
     """Plain JSON-ready data (for ``arena standings --json``)."""
     return {
         scope: {
             "matches": standings.matches.get(scope, 0),
             "unrated": standings.unrated.get(scope, 0),
+            "confidence": standings.confidence,
+            "settled": standings.settled(scope),
             "rows": [
                 {
                     "rank": i + 1,
                     "bot": r.bot,
+                    "tied": r.tied,
+                    "shared_rank": shared[i],
                     "played": r.played,
+                    "deals": r.deals,
                     "wins": r.wins,
                     "mean_placing": r.mean_placing,
+                    "placing_interval": _interval(r.placing_estimate),
                     "mean_score": r.mean_score,
+                    "score_interval": _interval(r.score_estimate),
                     "duplicate": r.duplicate,
+                    "duplicate_interval": _interval(r.dup_estimate),
                     "mu": r.mu,
                     "sigma": r.sigma,
                     "ordinal": r.ordinal,
+                    "rating_interval": {
+                        "low": r.rating_interval[0],
+                        "high": r.rating_interval[1],
+                    },
+                    "p_better_than_next": (
+                        standings.adjacent[scope][i]
+                        if i < len(standings.adjacent.get(scope, []))
+                        else None
+                    ),
                     "faults": dict(r.faults),
                     "forfeits": r.forfeits,
                     "median_ms": r.median_ms,
                 }
                 for i, r in enumerate(rows)
             ],
+            "pairs": [
+                {
+                    "row": p.row,
+                    "column": p.column,
+                    "metric": p.metric,
+                    "deals": p.estimate.n,
+                    "mean": p.estimate.mean,
+                    "low": p.estimate.low,
+                    "high": p.estimate.high,
+                    "p_better": p.p_better,
+                }
+                for p in standings.pairs.get(scope, [])
+            ],
         }
         for scope, rows in standings.tables.items()
+        for shared in [standings.shared_ranks(scope)]
     }
 
 

@@ -5,6 +5,7 @@ within three standard errors of what the method promises, so a broken method fai
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from fractions import Fraction
@@ -134,6 +135,14 @@ def test_tally_folds_open_and_complete_deals_alike():
     assert in_order.bots("g") == shuffled.bots("g")
     assert in_order.pairs("g") == shuffled.pairs("g")
     assert in_order.bots("g")["a"].dup.n == 6
+    # the whole state survives JSON, open deals included (a fold kept between runs)
+    partial = DealTally()
+    for deal, r, m in matches[:half]:
+        partial.add(("g", 0, deal), r, m, scopes=("g",), expected=3)
+    restored = DealTally.from_data(json.loads(json.dumps(partial.to_data())))
+    for deal, r, m in matches[half:]:
+        restored.add(("g", 0, deal), r, m, scopes=("g",), expected=3)
+    assert restored.bots("g") == in_order.bots("g") and restored.pairs("g") == in_order.pairs("g")
 
 
 # -- simulations -------------------------------------------------------------------------------

@@ -168,6 +168,7 @@ def test_a_tournament_on_a_local_cluster_stores_what_a_local_run_stores(tmp_path
         results[name] = stored_outcomes(path)
     assert "on the Dask cluster local:2" in out and out.count("  worker tcp://127.0.0.1:") == 2
     assert "Dask's own time" in out and "Traceback" not in err
+    assert out.count("referee latency median") == 2  # per worker, from the stored figures
     assert len(results["here"]) == 24 and results["here"] == results["dask"]
 
 

@@ -1,12 +1,16 @@
 """The standings fold over stored matches, and its rendering as rich tables."""
 
 import io
+import random
+from fractions import Fraction
 
 import pytest
 import trio
 from rich.console import Console
 
 from arena.render.terminal import live_view, show_progress, standings_table
+from arena.stats.deals import Rotation, deal_values
+from arena.stats.moments import estimate_values
 from arena.tournament import standings as standings_module
 from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, StandingsFold, compute_standings, standings_as_data
@@ -179,12 +183,13 @@ def render(renderable, width=100):
 GAME_TABLE = """\
 g (3 matches)
 
- #  bot  played  wins  place  score   dup      rating  faults    ms
- ──────────────────────────────────────────────────────────────────
- 1  a         3     2   1.33    7.3  +2.3  30.1 ± 7.8  -       6.50
- 2  b         3     1   2.00    4.7  -0.3  24.9 ± 7.7  -       1.00
- 3  c         3     0   2.67    3.0  -2.0  20.1 ± 7.6  -       2.00
+  #  bot  played  wins  place  score   dup      rating  faults    ms
+ ───────────────────────────────────────────────────────────────────
+ 1=  a         3     2   1.33    7.3  +2.3  30.1 ± 7.8  -       6.50
+ 1=  b         3     1   2.00    4.7  -0.3  24.9 ± 7.7  -       1.00
+ 1=  c         3     0   2.67    3.0  -2.0  20.1 ± 7.6  -       2.00
 
+=: not separated (P(better) < 95%)
 """
 
 
@@ -277,11 +282,91 @@ def test_tables_fit_the_width_by_dropping_expendable_columns_never_the_name():
 
     wide = render(200)
     assert "not shown" not in wide and " ms" in wide and "faults" in wide
-    narrow = render(64)
-    assert all(len(line) <= 64 for line in narrow.splitlines())
+    narrow = render(72)
+    assert all(len(line) <= 72 for line in narrow.splitlines())
     assert long in narrow and "#" in narrow  # the name is whole, the rank is there
     assert "faults" in narrow.split("not shown")[0]  # the most useful column is kept longest
     caption = next(line for line in narrow.splitlines() if "not shown" in line)
     assert "ms" in caption and "played" in caption and "faults" not in caption
     tiny = render(30)  # narrower than the name itself: it folds, no character is lost
     assert "".join(tiny.split()).count(long) == 1
+
+
+# -- intervals by deal, pairs and ties (SPEC 10.6) -------------------------------------------------
+
+
+def many_deals(deals=8, skill=None, seed=4):
+    """Three bots, every deal in its three rotations; seat luck shared by a deal's rotations."""
+    skill = skill or {"a": 6, "b": 0, "c": -6}
+    rng = random.Random(seed)
+    matches = []
+    for deal in range(deals):
+        luck = [rng.randrange(30) for _ in range(3)]
+        for r in range(3):
+            bots = "".join("abc"[(k - r) % 3] for k in range(3))
+            scores = [luck[k] + skill[bots[k]] + rng.randrange(-4, 5) for k in range(3)]
+            placings = [1 + sorted(scores, reverse=True).index(x) for x in scores]
+            matches.append(played(r, bots, scores, placings, deal=deal))
+    return matches
+
+
+def test_intervals_are_by_deal_not_by_match():
+    matches = many_deals()
+    standings = compute_standings(matches)
+    a = rows_by_bot(standings, "g")["a"]
+    assert a.played == 24 and a.deals == 8
+    per_deal = []
+    for deal in range(8):
+        rotations = [Rotation(m.bots, m.scores, m.placings) for m in matches if m.deal == deal]
+        per_deal.append(Fraction(*deal_values(rotations).dup["a"]))
+    expected = estimate_values(per_deal)
+    assert a.dup_estimate == expected and a.duplicate == pytest.approx(float(sum(per_deal) / 8))
+    assert a.dup_estimate.low < a.duplicate < a.dup_estimate.high
+    low, high = a.rating_interval
+    assert low == pytest.approx(a.mu - 1.96 * a.sigma) and high == pytest.approx(
+        a.mu + 1.96 * a.sigma
+    )
+    assert rows_by_bot(standings, OVERALL)["a"].dup_estimate is None
+
+
+def test_pairs_ties_and_shared_ranks():
+    standings = compute_standings(many_deals(12))
+    assert [r.bot for r in standings.tables["g"]] == ["a", "b", "c"]
+    ab, ba = standings.pair("g", "a", "b"), standings.pair("g", "b", "a")
+    assert ab.metric == "dup" and ab.estimate.n == 12
+    assert ab.estimate.mean == pytest.approx(-ba.estimate.mean)
+    assert ab.p_better == pytest.approx(1 - ba.p_better) and ab.p_better > 0.99
+    assert standings.adjacent["g"] == [ab.p_better, standings.pair("g", "b", "c").p_better]
+    assert standings.settled("g") and not any(r.tied for r in standings.tables["g"])
+    assert standings.shared_ranks("g") == [1, 2, 3]
+    assert standings.pair(OVERALL, "a", "b").metric == "placing"
+    # b and c of equal skill: tied, sharing rank 2, and the table is not settled
+    close = compute_standings(many_deals(12, {"a": 9, "b": 0, "c": 0}))
+    rows = rows_by_bot(close, "g")
+    assert not rows["a"].tied and rows["b"].tied and rows["c"].tied
+    assert close.shared_ranks("g") == [1, 2, 2] and not close.settled("g")
+    text = render(standings_table(close, "g"))
+    assert " 2=  " in text and "=: not separated" in text and "±" in text
+
+
+def test_partners_are_never_a_pair():
+    teams = (0, 1, 0, 1)
+    matches = [
+        played(r, s, (14, 6, 14, 6), (1, 3, 1, 3), game="af", game_id="all-fours", teams=teams)
+        for r, s in enumerate(["abcd", "dabc", "cdab", "bcda"])
+    ]
+    standings = compute_standings(matches)
+    met = {(p.row, p.column) for p in standings.pairs["af"]}
+    assert ("a", "c") not in met and ("b", "d") not in met and ("a", "b") in met
+
+
+def test_json_has_intervals_pairs_and_ties():
+    data = standings_as_data(compute_standings(many_deals(12)))
+    row = data["g"]["rows"][0]
+    assert row["duplicate_interval"]["deals"] == 12 and row["shared_rank"] == 1
+    assert row["placing_interval"]["low"] < row["mean_placing"] < row["placing_interval"]["high"]
+    assert row["p_better_than_next"] > 0.95 and data["g"]["settled"] is True
+    assert {"row", "column", "metric", "deals", "mean", "low", "high", "p_better"} <= set(
+        data["g"]["pairs"][0]
+    )
+    assert data["g"]["confidence"] == 0.95

@@ -222,3 +222,46 @@ def test_games_option_with_a_file_plays_only_those_games(tmp_path):
     assert _only_games(schedule, config, "all") == schedule
     with pytest.raises(InputError, match="--games: found 'vingt-down'; expected a game of"):
         _only_games(schedule, config, "vingt-down")
+
+
+def test_until_confident_stops_when_the_ranking_is_separated(tmp_path):
+    """Real bots: the heuristic bot against the random one is told apart after the first round
+    (8 deals); the rerun plays nothing and says the same; standings show the pairwise table."""
+    heuristic = ROOT / "sample_bots" / "heuristic" / "heuristic_bot.py"
+    args = [
+        "tournament",
+        "--bot",
+        f"h={sys.executable} {heuristic} 1",
+        "--bot",
+        f"r={sys.executable} {RANDOM_BOT} 2 {tmp_path}",
+        "--games",
+        "aon",
+        "--until-confident",
+        "--deals",
+        "64",
+        "--concurrency",
+        "2",
+        "--results",
+        tmp_path / "r.sqlite",
+    ]
+    process = arena(*args)
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 0, err
+    assert "stopped after 8 deals: every game's ranking is separated at 95%" in out
+    assert "done: 32 played" in out  # 8 deals of the one table, 4 rotations each
+    rerun = arena(*args)
+    out, err = rerun.communicate(timeout=PATIENCE_S)
+    assert rerun.returncode == 0, err
+    assert "stopped after 8 deals" in out and "done: 0 played, 32 already stored" in out
+    shown = arena("standings", tmp_path / "r.sqlite")
+    out, err = shown.communicate(timeout=PATIENCE_S)
+    assert shown.returncode == 0, err
+    assert (
+        "alles-oder-nichts pairs: row minus column" in out
+        and "mean dup difference" in out
+        and "(100%)" in out
+    )
+    as_csv = arena("standings", tmp_path / "r.sqlite", "--csv", "--pairs")
+    out, _ = as_csv.communicate(timeout=PATIENCE_S)
+    assert out.splitlines()[0] == "table,row,column,metric,deals,mean,low,high,p_better"
+    assert len(out.splitlines()) == 1 + 2 + 2  # h-r and r-h, in aon and overall

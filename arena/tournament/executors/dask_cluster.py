@@ -141,7 +141,7 @@ class DaskCluster:
                     threads_per_worker=max(1, (os.cpu_count() or 1) // count),
                     processes=True,
                     host="127.0.0.1",
-                    dashboard_address=None,
+                    dashboard_address=":0",  # any free port: 8787 may be taken
                     worker_dashboard_address=None,
                     silence_logs=logging.CRITICAL,
                 )
@@ -329,7 +329,7 @@ class _Dispatch:
                 self.mean_match_s = (
                     length if self.mean_match_s is None else 0.8 * self.mean_match_s + 0.2 * length
                 )
-            report.add(stored, played.referee_us)
+            report.add(stored)
             self.keep(stored)
         self.summary.cluster_overhead_s = self.inside_s + _idle_s(self.busy)
 

@@ -36,7 +36,6 @@ from distributed import WorkerPlugin, get_worker
 
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
-from arena.referee.results import MatchResult
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors.packing import Shipment, relocate, unpack
 from arena.tournament.pool import BotPool, play_pooled_match
@@ -64,7 +63,6 @@ class RunSetup:
 class PlayedMatch:
     match: StoredMatch  # record_path as written on the worker (the arena rewrites it)
     record: bytes | None  # the match record's contents, when records are on
-    referee_us: tuple[float, ...] = ()  # per decision, the referee's own latency on the worker
 
 
 @dataclass(frozen=True)
@@ -221,16 +219,9 @@ class ArenaWorkerPlugin(WorkerPlugin):
         played: list[PlayedMatch | None] = [None] * len(matches)
 
         async def play_one(index: int, match: ScheduledMatch) -> None:
-            latency: list[float] = []
-
-            async def play(*args: Any, **kwargs: Any) -> MatchResult:
-                result = await run_match(*args, **kwargs)
-                latency.extend(result.referee_us)
-                return result
-
-            async with run.limiter:
-                stored = await play_pooled_match(run.config, match, run.pool, play)
-            played[index] = PlayedMatch(stored, _take_record(stored), tuple(latency))
+            async with run.limiter:  # the stored match carries the referee's latency here
+                stored = await play_pooled_match(run.config, match, run.pool, run_match)
+            played[index] = PlayedMatch(stored, _take_record(stored))
 
         run.busy += 1
         scope = trio.CancelScope()

@@ -81,7 +81,7 @@ function value(v, key) {
 
 // ---- standings ---------------------------------------------------------------------------------
 const COLUMNS = {
-  rank: ["#", "rank: by rating − 3σ, best first"],
+  rank: ["#", "rank: by rating − 3σ, best first; = : not separated from a neighbour, sharing the first one's rank"],
   bot: ["bot", ""],
   played: ["played", "seats played (completed matches)"],
   wins: ["wins", "placing 1 (shared wins count)"],
@@ -95,23 +95,59 @@ const COLUMNS = {
   forfeits: ["forfeits", "seats forfeited"],
   median_ms: ["ms", "median decision time (ms)"],
 };
+// Shown inside other cells (SPEC 10.6): the by-deal intervals as "±h", ties as "=" on the rank.
+const FOLDED = new Set(["tied", "shared_rank", "p_better_than_next", "placing_interval",
+  "score_interval", "duplicate_interval", "rating_interval"]);
+const INTERVAL_OF = { mean_placing: "placing_interval", mean_score: "score_interval", duplicate: "duplicate_interval" };
+function withInterval(r, k, digits) {
+  const iv = r[INTERVAL_OF[k]];
+  const text = fmt(r[k], digits);
+  if (r[k] === null || !iv || iv.low === null || iv.high === null) return text;
+  return `${text} ±${((iv.high - iv.low) / 2).toFixed(digits)}`;
+}
+function pairsBlock(scope, table) {
+  const pairs = table.pairs || [];
+  if (!pairs.length) return null;
+  const bots = (table.rows || []).map((r) => r.bot).filter((b) => pairs.some((p) => p.row === b || p.column === b));
+  const cell = (a, b) => {
+    const p = pairs.find((x) => x.row === a && x.column === b);
+    if (!p || p.mean === null) return a === b ? "" : "–";
+    const digits = p.metric === "placing" ? 2 : 1;
+    return `${p.mean >= 0 ? "+" : ""}${p.mean.toFixed(digits)} (${p.p_better === null ? "?" : Math.round(100 * p.p_better) + "%"})`;
+  };
+  const what = scope === "overall" ? "placing" : "dup";
+  return h("details", { class: "pairs" },
+    h("summary", {}, `pairs: row minus column, mean ${what} difference per deal (P(row better))`),
+    h("div", { class: "scroll" }, h("table", {},
+      h("tr", {}, h("th", {}), bots.map((b) => h("th", {}, b))),
+      bots.map((a) => h("tr", {}, h("td", { class: "l" }, a), bots.map((b) => h("td", {}, cell(a, b))))))));
+}
 function standingsTable(scope, table) {
   const rows = table.rows || [];
   const keys = [];
-  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k)) keys.push(k);
+  for (const r of rows) for (const k of Object.keys(r)) if (!keys.includes(k) && !FOLDED.has(k)) keys.push(k);
   const cols = keys.filter((k) => !(scope === "overall" && rows.every((r) => r[k] === null)));
   const head = h("tr", {}, cols.map((k) => h("th", { class: k === "bot" ? "l" : "", title: (COLUMNS[k] || [k, k])[1] }, (COLUMNS[k] || [k])[0])));
   const body = rows.map((r) => h("tr", { "data-bot": r.bot },
     cols.map((k) => h("td", { class: k === "bot" || k === "faults" ? "l" : "", "data-col": k },
       k === "bot" ? link(botHref(r.bot), r.bot) :
+      k === "rank" ? `${r.shared_rank ?? r.rank}${r.tied ? "=" : ""}` :
       k === "mu" && "sigma" in r ? `${fmt(r.mu, 1)}` :
+      k in INTERVAL_OF ? withInterval(r, k, k === "mean_placing" ? 2 : 1) :
       fmt(r[k], k === "mean_score" || k === "duplicate" ? 1 : 2)))));
-  const extra = Object.entries(table).filter(([k]) => !["rows", "matches", "unrated"].includes(k));
+  const shown = ["rows", "matches", "unrated", "pairs", "confidence", "settled"];
+  const extra = Object.entries(table).filter(([k]) => !shown.includes(k));
+  const level = table.confidence ? `${Math.round(100 * table.confidence)}%` : "95%";
+  const notes = [];
+  if (rows.some((r) => r.placing_interval && r.placing_interval.low !== null)) notes.push(`±: ${level} interval by deal`);
+  if (rows.some((r) => r.tied)) notes.push(`=: not separated (P(better) < ${level})`);
   return h("section", { class: "panel", "data-scope": scope },
     h("h2", {}, scope === "overall" ? "Overall" : scope, " ",
       h("span", { class: "muted", "data-matches": table.matches }, `(${table.matches} matches`,
         table.unrated ? `, ${table.unrated} unrated: a bot sat on both teams` : "", ")")),
     h("div", { class: "scroll" }, h("table", { class: "standings" }, h("thead", {}, head), h("tbody", {}, body))),
+    notes.length ? h("p", { class: "muted" }, notes.join("; ")) : null,
+    pairsBlock(scope, table),
     extra.map(([k, v]) => genericBlock(k, v)));
 }
 // Fields the standings may grow (intervals, pairwise tables...): shown as they come.
