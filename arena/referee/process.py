@@ -773,6 +773,15 @@ class BotProcess:
             with trio.move_on_after(1):  # what it said on the way out tells why it failed
                 await transport.wait_stderr_drained()
             error.stderr_tail = transport.stderr_lines(3)
+            if user is not None:
+                # As another user a bot may find another interpreter, or none of its modules.
+                hint = (
+                    f" (it ran as user {user[0]}, since the arena runs as root: choose another "
+                    f"with the bot's user or {BOT_USER_VARIABLE}; @arena runs it as root)"
+                )
+                raised = BotStartupError(error.bot, error.reason + hint)
+                raised.stderr_tail = error.stderr_tail
+                raise raised from None
             raise
 
     @classmethod

@@ -26,6 +26,7 @@ from arena.referee.cgroups import join_in_child
 
 BOT_USER_VARIABLE = "ARENA_BOT_USER"  # the arena-wide default user of bots
 ROOT_DEFAULT_USER = "nobody"  # whom bots run as when the arena runs as root and no user is given
+ARENA_OWN_USER = "@arena"  # a bot's user meaning "the arena's own user": for trusted bots only
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -65,6 +66,8 @@ def bot_user(user: str | None) -> tuple[str, int, int] | None:
     (a bot must not run as root: it could read and signal everything). Only root can switch.
     """
     chosen = user or os.environ.get(BOT_USER_VARIABLE) or None
+    if chosen == ARENA_OWN_USER:  # no switch, even as root: the organiser vouches for the bot
+        return None
     if chosen is None and os.geteuid() == 0:
         chosen = ROOT_DEFAULT_USER
     if chosen is None:
