@@ -10,13 +10,14 @@ from functools import partial
 from pathlib import Path
 
 import click
-from rich.console import Console
 from rich.table import Table
 
 from arena.bots.installed import BotsDirError, InstalledBot, installed_versions
 from arena.bots.manifest import BotFolderError, ManifestError
 from arena.bots.submit import SubmitError, arena_check, submit
+from arena.cli.common import width_option
 from arena.cli.tournament import InputError
+from arena.render.terminal import Column, fitted_table, output_console
 
 DEFAULT_BOTS_DIR = "bots"
 
@@ -89,7 +90,8 @@ def submit_command(folder: Path, bots_dir: Path, skip_check: bool, sandbox: str 
 @click.option(
     "--all", "all_versions", is_flag=True, help="Every installed version, not just the latest."
 )
-def bots_command(bots_dir: Path, all_versions: bool) -> None:
+@width_option
+def bots_command(bots_dir: Path, all_versions: bool, width: int | None) -> None:
     """List the bots `arena submit` installed: the latest version of each (what a tournament with
     bots_dir plays), or every version with --all."""
     try:
@@ -97,20 +99,29 @@ def bots_command(bots_dir: Path, all_versions: bool) -> None:
     except BotsDirError as error:
         raise InputError(str(error)) from None
     chosen = [bot for found in versions.values() for bot in (found if all_versions else found[-1:])]
-    Console().print(installed_table(chosen, title=f"Bots in {bots_dir}"))
+    console = output_console(width)
+    console.print(installed_table(chosen, title=f"Bots in {bots_dir}", width=console.width))
 
 
-def installed_table(bots: list[InstalledBot], *, title: str) -> Table:
-    """The installed versions as a table (pure: data in, table out)."""
-    table = Table(title=title)
-    for column in ("bot", "author", "submitted (UTC)", "checked", "folder"):
-        table.add_column(column)
-    for bot in bots:
-        table.add_row(
+INSTALLED_COLUMNS = (
+    Column("bot", justify="left"),
+    Column("author", keep=20, justify="left"),
+    Column("submitted (UTC)", keep=30, justify="left"),
+    Column("checked", keep=40, justify="left"),
+    Column("folder", keep=50, justify="left"),
+)
+
+
+def installed_table(bots: list[InstalledBot], *, title: str, width: int | None = None) -> Table:
+    """The installed versions as a table fitted to ``width`` (pure: data in, table out)."""
+    rows = [
+        [
             f"{bot.manifest.name}@{bot.spec.version}",
             bot.manifest.author,
             bot.submitted_at.replace("+00:00", ""),
             "yes" if bot.checked else "no",
             str(bot.folder),
-        )
-    return table
+        ]
+        for bot in bots
+    ]
+    return fitted_table(INSTALLED_COLUMNS, rows, width=width, title=title)

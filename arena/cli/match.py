@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shlex
 import shutil
@@ -18,10 +19,11 @@ from typing import Any
 
 import click
 import trio
-from rich.console import Console, JustifyMethod
+from rich.console import JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
+from arena.cli.common import width_option
 from arena.games import GameSpec, OptionError, find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
@@ -29,7 +31,9 @@ from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
 from arena.referee.record import ReplayError, replay_record
 from arena.referee.results import MatchResult, match_result_dict
-from arena.render.replay import render_replay
+from arena.render.replay import render_deal, render_replay
+from arena.render.terminal import output_console
+from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 INTERPRETERS = {
     "python",
@@ -83,15 +87,49 @@ def parse_bot_command(text: str) -> tuple[str, ...]:
 
 def bot_name(argv: tuple[str, ...], taken: set[str]) -> str:
     """A readable, unique name: the script or program name without its extension."""
-    words = [a for a in argv if not a.startswith("-")]
+    # not an option, not an environment setting (`env LEVEL=3 ./bot`)
+    words = [a for a in argv if not a.startswith("-") and not re.match(r"^[A-Za-z_]\w*=", a)]
     chosen = next((w for w in words if Path(w).name.split(".")[0] not in INTERPRETERS), argv[0])
-    base = Path(chosen).stem or "bot"
+    return unique_name(Path(chosen).stem or "bot", taken)
+
+
+def unique_name(base: str, taken: set[str]) -> str:
+    """``base``, or ``base-2``, ``base-3``, ... if taken; the name is added to ``taken``."""
     name, n = base, 1
     while name in taken:
         n += 1
         name = f"{base}-{n}"
     taken.add(name)
     return name
+
+
+def parse_env(text: str) -> tuple[tuple[str, str], ...]:
+    """An --env value: ``KEY=VALUE`` settings separated by spaces (quoted like a shell)."""
+    try:
+        words = shlex.split(text)
+    except ValueError as error:
+        raise click.UsageError(f"--env {text!r}: {error}") from None
+    env = []
+    for word in words:
+        key, sep, value = word.partition("=")
+        if not sep or not re.fullmatch(r"[A-Za-z_]\w*", key):
+            raise click.UsageError(
+                f"--env {text!r}: found {word!r}; expected KEY=VALUE settings separated by spaces"
+            )
+        env.append((key, value))
+    return tuple(env)
+
+
+def per_seat(flag: str, values: tuple[str, ...], bots: int, players: int) -> list[str | None]:
+    """--name / --env values, one per --bot in order (or one for every seat with a single
+    --bot); seats without one get None."""
+    if len(values) > max(bots, 1) and not (bots == 1 and len(values) == players):
+        raise click.UsageError(
+            f"{len(values)} {flag} given for {bots} --bot: give at most one per --bot, in order"
+        )
+    if bots == 1 and len(values) == 1:
+        return [values[0]] * players
+    return [*values, *[None] * (players - len(values))]
 
 
 def parse_options(game: GameSpec, given: tuple[str, ...]) -> dict[str, Any]:
@@ -258,6 +296,21 @@ def result_table(result: MatchResult) -> Table:
     default=None,
     help="Where bots' stderr logs go (default: a new temporary directory).",
 )
+@click.option(
+    "--name",
+    "name_items",
+    multiple=True,
+    metavar="NAME",
+    help="The name of each --bot, in order (default: its script's name).",
+)
+@click.option(
+    "--env",
+    "env_items",
+    multiple=True,
+    metavar="'KEY=VALUE ...'",
+    help="Environment settings of each --bot, in order, e.g. --env 'LEVEL=3 DEBUG=1'.",
+)
+@width_option
 def match_command(
     game_name: str,
     bot_commands: tuple[str, ...],
@@ -276,6 +329,9 @@ def match_command(
     cpu_seconds: int | None,
     sandbox: str | None,
     log_dir: Path | None,
+    name_items: tuple[str, ...],
+    env_items: tuple[str, ...],
+    width: int | None,
 ) -> None:
     """Play one match of GAME between bot programs and print the result."""
     try:
@@ -289,6 +345,11 @@ def match_command(
         game.check_players(players)
     except OptionError as error:
         raise click.UsageError(str(error)) from None
+    names = per_seat("--name", name_items, len(argvs), players)
+    envs = [
+        parse_env(e) if e is not None else ()
+        for e in per_seat("--env", env_items, len(argvs), players)
+    ]
     if len(argvs) == 1:
         argvs = argvs * players
     elif len(argvs) != players:
@@ -309,17 +370,27 @@ def match_command(
         startup_ms=startup_ms,
     )
     taken: set[str] = set()
+    shared = len(bot_commands) == 1 and len(name_items) == 1  # one --name for every seat
+    if len(set(name_items)) != len(name_items) or any(not n.strip() for n in name_items):
+        raise click.UsageError(
+            f"--name {' '.join(name_items)}: expected non-empty names, each once"
+        )
+    for seat, name in enumerate(names):
+        if name is not None:
+            names[seat] = unique_name(name, taken) if shared else name
+            taken.add(name)
     # Bots run in the current directory, so relative paths on the command line work.
     specs = [
         BotSpec(
-            bot_name(argv, taken),
+            names[seat] or bot_name(argv, taken),
             argv,
             cwd=os.getcwd(),
+            env=envs[seat],
             memory_mb=memory_mb,
             cpu_seconds=cpu_seconds,
             sandbox=sandbox,
         )
-        for argv in argvs
+        for seat, argv in enumerate(argvs)
     ]
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-logs-"))
     try:
@@ -330,7 +401,7 @@ def match_command(
     if as_json:
         click.echo(json.dumps(match_result_dict(result), indent=2))
         return
-    console = Console()
+    console = output_console(width)
     console.print(result_table(result))
     for fault in result.faults:
         console.print(Text(f"fault ({fault.kind}): {fault.message}", style="yellow"))
@@ -390,7 +461,36 @@ def _play(
 @click.option(
     "--check", "check_only", is_flag=True, help="Only re-derive the record; print one line."
 )
-def replay_command(record: Path, seat: int | None, check_only: bool) -> None:
+@click.option(
+    "--decisions",
+    is_flag=True,
+    help="Show each decision: the legal actions, the choice and the time it took "
+    "(with --seat, only that seat's).",
+)
+@click.option(
+    "--deal",
+    "show_deal",
+    is_flag=True,
+    help="Also show the same deal's other rotations from the results file, side by side: "
+    "who held each seat's cards and what they scored.",
+)
+@click.option(
+    "--results",
+    "results_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="The results file for --deal [the results.sqlite beside the record's records/ folder].",
+)
+@width_option
+def replay_command(
+    record: Path,
+    seat: int | None,
+    check_only: bool,
+    decisions: bool,
+    show_deal: bool,
+    results_path: Path | None,
+    width: int | None,
+) -> None:
     """Re-derive a match RECORD from its header and the rules, line by line (SPEC.md 8), and
     show it trick by trick. Exits 1 at the first line that departs, naming it."""
     try:
@@ -400,9 +500,10 @@ def replay_command(record: Path, seat: int | None, check_only: bool) -> None:
     players = replay.header["players"]
     if seat is not None and not 0 <= seat < players:
         raise click.UsageError(f"--seat {seat}: expected 0..{players - 1}")
-    console = Console()
+    rotations = _deal_rotations(record, replay, results_path) if show_deal else None
+    console = output_console(width)
     if not check_only:
-        console.print(render_replay(replay, seat))
+        console.print(render_replay(replay, seat, decisions))
     console.print(
         Text(
             f"record checked: every line agrees with the rules "
@@ -410,3 +511,23 @@ def replay_command(record: Path, seat: int | None, check_only: bool) -> None:
             style="bold green",
         )
     )
+    if rotations is not None:
+        console.print(render_deal(replay, rotations, console.width))
+
+
+def _deal_rotations(record: Path, replay: Any, results_path: Path | None) -> list[StoredMatch]:
+    """The stored rotations of the record's deal (its own included), from the results file."""
+    path = results_path or record.resolve().parent.parent / "results.sqlite"
+    if not path.is_file():
+        raise click.UsageError(
+            f"--deal: no results file at {path}; give the tournament's results file with --results"
+        )
+    match_id = replay.header.get("match_id", "")
+    try:
+        with ResultStore.open_read(path) as store:
+            stored = store.match(match_id)
+            if stored is None:
+                raise click.UsageError(f"--deal: match {match_id!r} is not in {path}")
+            return store.deal_matches(stored.game, stored.table, stored.deal)
+    except StoreError as error:
+        raise click.UsageError(f"--deal: {error}") from None

@@ -6,6 +6,8 @@ import csv
 import importlib.util
 import io
 import json
+import re
+import shlex
 import signal
 import statistics
 import sys
@@ -17,10 +19,16 @@ import click
 import trio
 from rich.console import Console
 
+from arena.cli.common import width_option
 from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.games import GameError, find_game
 from arena.referee.clock import TimeControl
-from arena.render.terminal import show_progress, standings_tables
+from arena.render.terminal import (
+    bot_report_view,
+    output_console,
+    show_progress,
+    standings_tables,
+)
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import (
     ConfigError,
@@ -44,7 +52,15 @@ from arena.tournament.runner import (
     unwrapped,
 )
 from arena.tournament.schedule import Schedule, build_schedule
-from arena.tournament.standings import LiveStandings, load_fold, standings_as_data
+from arena.tournament.standings import (
+    OVERALL,
+    BotReport,
+    LiveStandings,
+    bot_report,
+    bot_report_as_data,
+    load_fold,
+    standings_as_data,
+)
 from arena.tournament.store import OutputLock, ResultStore, StoredMatch, StoreError
 
 EXIT_INTERRUPTED = 130
@@ -115,6 +131,7 @@ class InputError(click.ClickException):
     metavar="[PORT]",
     help=f"Serve live web pages of the tournament on 127.0.0.1:PORT [{DEFAULT_PORT}] while it runs.",
 )
+@width_option
 def tournament_command(
     file: str | None,
     bots: tuple[str, ...],
@@ -128,6 +145,7 @@ def tournament_command(
     restart: bool,
     until_confident: bool,
     web_port: int | None,
+    width: int | None,
 ) -> None:
     """Run a tournament: FILE (a tournament TOML file), or a quick one from --bot NAME=CMD ...
 
@@ -161,7 +179,7 @@ def tournament_command(
         to_play = len(schedule) - stored_count(schedule, store.completed_ids())
     except StoreError as exc:
         raise InputError(str(exc)) from None
-    console = Console()
+    console = output_console(width)
     console.print(
         f"tournament {config.name!r}: {len(config.bots)} bots, "
         f"{len(config.games)} games, {'up to ' if config.stop else ''}{len(schedule)} matches, "
@@ -206,7 +224,7 @@ def tournament_command(
     finally:
         store.close()
         output_lock.release()
-    console.print(standings_tables(final, with_pairs=True))
+    console.print(standings_tables(final, console.width, with_pairs=True))
     _print_latency(console, latency)
     if interrupted:
         console.print(
@@ -493,10 +511,35 @@ def _csv_row(scope: str, row: dict) -> dict:
     help="The pairwise tables after each table [shown]; with --csv, --pairs gives only they, "
     "one row per ordered pair.",
 )
-def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool | None) -> None:
-    """Show the standings of a results FILE (or of a tournament file's results)."""
+@click.option(
+    "--bot",
+    "bot",
+    metavar="NAME",
+    help="One bot's report: results per game, faults with reasons, decision times, worst matches.",
+)
+@click.option(
+    "--worst",
+    type=click.IntRange(1),
+    default=10,
+    show_default=True,
+    help="With --bot: how many of its worst matches to list.",
+)
+@width_option
+def standings_command(
+    file: str,
+    as_json: bool,
+    as_csv: bool,
+    pairs: bool | None,
+    bot: str | None,
+    worst: int,
+    width: int | None,
+) -> None:
+    """Show the standings of a results FILE (or of a tournament file's results), or with --bot
+    one bot's report."""
     if as_json and as_csv:
         raise InputError("give --json or --csv, not both")
+    if bot is not None and as_csv:
+        raise InputError("--csv is for the standings; give --bot NAME with --json or alone")
     path = Path(file)
     confidence = CONFIDENCE
     if path.suffix == ".toml":
@@ -517,8 +560,22 @@ def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool | None
                 confidence=confidence,
             )
             standings = fold.standings()
+            if bot is not None:
+                known = [row.bot for row in standings.tables[OVERALL]]
+                if bot not in known:
+                    raise InputError(
+                        f"--bot {bot}: no such bot in {path}; expected one of {', '.join(known)}"
+                    )
+                report = bot_report(standings, store.matches_with(bot), bot, worst=worst)
     except StoreError as exc:
         raise InputError(str(exc)) from None
+    if bot is not None:
+        if as_json:
+            click.echo(json.dumps(bot_report_as_data(report), indent=2))
+        else:
+            console = output_console(width)
+            console.print(bot_report_view(report, console.width, _logs_hint(report, bot)))
+        return
     margin_ms = definition.get("time", {}).get("margin_ms", TimeControl().margin_ms)
     latency = latency_report(stored, margin_ms)
     data = standings_as_data(standings)
@@ -538,6 +595,19 @@ def standings_command(file: str, as_json: bool, as_csv: bool, pairs: bool | None
                     writer.writerow(_csv_row(scope, row))
         click.echo(out.getvalue(), nl=False)
     else:
-        console = Console()
-        console.print(standings_tables(standings, with_pairs=pairs is not False))
+        console = output_console(width)
+        console.print(standings_tables(standings, console.width, with_pairs=pairs is not False))
         _print_latency(console, latency)
+
+
+def _logs_hint(report: BotReport, bot: str) -> str:
+    """Where the bot's stderr logs are: ``<output>/logs`` beside the ``records`` folder."""
+    record = next((m.record_path for m in report.worst if m.record_path), None)
+    if record is None:
+        return ""
+    logs = Path(record).parent.parent / "logs"
+    return shlex.quote(str(logs)) + f"/{_safe_log_name(bot)}-*.stderr.log"
+
+
+def _safe_log_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60] or "bot"

@@ -538,6 +538,7 @@ class _Match:
                 )
                 continue
             seat.bot.stats.matches += 1
+            seat.bot.mark_log(f"match {self.match_id} ({self.game.id}, seat {seat.index}) starts")
             seat.pending += encode_line(
                 MatchStart(
                     match_id=self.match_id,

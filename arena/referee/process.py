@@ -24,7 +24,9 @@ What a real bot gets (SPEC.md section 7):
   sockets), its own PID namespace, no capabilities (also when the organiser is root).
 
 Standard error goes to ``<log_dir>/<bot>-<pid>.stderr.log``, capped (``STDERR_CAP_BYTES``); the pipe is
-drained to the end even past the cap, so a bot never blocks on it.
+drained to the end even past the cap, so a bot never blocks on it. The referee marks where each match
+begins (:meth:`BotProcess.mark_log`): the marker line is written just before the first stderr bytes
+that arrive after it, so a log holds markers only for matches in which the bot wrote something.
 """
 
 from __future__ import annotations
@@ -60,6 +62,7 @@ DEFAULT_CPU_SECONDS = 3600
 DEFAULT_FILE_MB = 64
 TMP_SIZE_FACTOR = 4  # the sandbox's private /tmp holds this many times file_mb
 STDERR_CAP_BYTES = 1 << 20
+STDERR_TAIL_LINES = 12  # a crash fault quotes this many of the last stderr lines (a stack trace)
 CLOSE_GRACE_S = 1.0  # after bye, how long a bot may take to exit before it is killed
 BWRAP = "bwrap"
 
@@ -387,6 +390,7 @@ class ProcessTransport:
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()  # set once stderr reached its end (or draining stopped)
         self._tail = b""
+        self._marker = b""  # written to the log before the next stderr bytes
         _LIVE_GROUPS[self.pid] = token
         if cgroup is not None:
             _LIVE_CGROUPS[self.pid] = cgroup
@@ -411,6 +415,9 @@ class ProcessTransport:
                         try:
                             if log is None:
                                 log = open(self.log_path, "ab")
+                            if self._marker:
+                                log.write(self._marker)
+                                self._marker = b""
                             log.write(chunk[:room])
                             log.flush()
                         except OSError:  # an unwritable log must not stop the draining
@@ -430,10 +437,19 @@ class ProcessTransport:
     async def wait_stderr_drained(self) -> None:
         await self._drained.wait()
 
+    def mark(self, text: str) -> None:
+        """Start a new section of the log (a match): ``[arena: text]`` goes before the next
+        stderr bytes, and the tail quoted in faults starts afresh."""
+        line = " ".join(text.split())[:300]
+        self._marker = f"[arena: {line}]\n".encode()
+        self._tail = b""
+
     def stderr_tail(self) -> str:
-        """The last line or so of stderr, for error messages."""
-        lines = self._tail.decode(errors="replace").strip().splitlines()
-        return lines[-1][-200:] if lines else ""
+        """The last few lines of stderr (since the last mark), for error messages: one line,
+        the lines joined by " | "."""
+        lines = [line.strip() for line in self._tail.decode(errors="replace").splitlines()]
+        lines = [line[:200] for line in lines if line][-STDERR_TAIL_LINES:]
+        return " | ".join(lines)
 
     def stderr_lines(self, count: int) -> str:
         """The last error line and last ``count`` lines of stderr joined with `` | `` (one line)."""
@@ -632,6 +648,12 @@ class BotProcess:
             drained = getattr(self.transport, "wait_stderr_drained", None)
             if drained is not None:
                 await drained()
+
+    def mark_log(self, text: str) -> None:
+        """A marker line in the bot's stderr log (see the module's docstring)."""
+        mark = getattr(self.transport, "mark", None)
+        if mark is not None:
+            mark(text)
 
     def exit_reason(self) -> str:
         """Why the bot stopped, for fault messages (exit status and the tail of its stderr)."""

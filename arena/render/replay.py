@@ -5,14 +5,17 @@ Pure: a checked :class:`~arena.referee.record.Replay` in, rich renderables out.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from rich import box
 from rich.console import Group
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
 from arena.referee.record import Replay
+from arena.tournament.store import StoredMatch
 
 
 def _format_event(data: dict[str, Any], played_by: dict[str, int] | None = None) -> str:
@@ -30,34 +33,48 @@ def _format_event(data: dict[str, Any], played_by: dict[str, int] | None = None)
     return f"{kind}: {rest}" if rest else kind
 
 
-def render_replay(replay: Replay, seat: int | None) -> Group:
-    """The match as ``seat`` saw it (its events, its hand) or with all hands (seat None)."""
+def _decision_line(
+    request: dict[str, Any], action: dict[str, Any], ms: float | None, bot: str
+) -> str:
+    """One decision: who, what kind, the legal actions, the choice and the time it took."""
+    legal = request.get("legal", [])
+    shown = " ".join(map(str, legal)) if len(legal) <= 40 else f"{len(legal)} actions"
+    who = f"seat {action['seat']} ({bot})"
+    if action.get("by") == "autopilot":
+        took = "autopilot"
+    elif ms is None:
+        took = "no reply in time"
+    else:
+        took = f"{ms:.2f} ms"
+        if request.get("time_left_ms") is not None:
+            took += f" of {request['time_left_ms']} ms"
+    return f"  {who} {request.get('decision', '?')} [{shown}] -> {action['action']} ({took})"
+
+
+def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> Group:
+    """The match as ``seat`` saw it (its events, every card it was dealt) or with all hands (seat
+    None); ``decisions``: each decision's legal actions, choice and time (only ``seat``'s when
+    given: the others' legal actions would show their hands)."""
     header = replay.header
     names = ", ".join(f"{s['seat']}: {s['bot']}" for s in header["seats"])
     title = f"{header['game']} · {header['players']} players · seed {header['seed']}"
     parts: list[Any] = [
-        Panel(
+        Panel.fit(
             f"seats {names}\noptions {header['options']}"
             + (f"\nas seen by seat {seat}" if seat is not None else "\nall hands shown"),
             title=title,
         )
     ]
     state = replay.spec.new_match(header["players"], header["options"], header["seed"])
+    bots = {s["seat"]: s["bot"] for s in header["seats"]}
     shown_events = 0
     lines: list[Text] = []
 
-    def hands() -> None:
-        if seat is None:
-            all_hands = state.view(None).get("hands")
-            if isinstance(all_hands, list):
-                for n, hand in enumerate(all_hands):
-                    lines.append(
-                        Text(f"  hand of seat {n}: {' '.join(map(str, hand))}", style="cyan")
-                    )
-        else:
-            hand = state.view(seat).get("hand")
-            if isinstance(hand, list):
-                lines.append(Text(f"  your hand: {' '.join(map(str, hand))}", style="cyan"))
+    def dealt(event: dict[str, Any]) -> None:
+        """Every card a seat receives, each deal of a round (later deals, runs) included."""
+        cards = " ".join(map(str, event.get("cards", [])))
+        to = "you" if seat is not None else f"seat {event.get('seat')}"
+        lines.append(Text(f"  dealt to {to}: {cards}", style="cyan"))
 
     previous: dict[str, Any] = {}
     played_by: dict[str, int] = {}  # card -> seat, for the trick being played
@@ -70,8 +87,10 @@ def render_replay(replay: Replay, seat: int | None) -> Group:
             kind = event.data.get("type")
             if kind == "play":
                 played_by[event.data["card"]] = event.data["seat"]
-            if kind in ("play", "deal"):
-                continue  # the trick line shows every card; the hands are shown above
+                continue  # the trick line shows every card
+            if kind == "deal":
+                dealt(event.data)
+                continue
             if seat is None and event.audience is not None:
                 # Seen from above, the others' reduced copy of an event ("bid {seat}" after
                 # "bid {seat, bid}") adds nothing.
@@ -80,7 +99,6 @@ def render_replay(replay: Replay, seat: int | None) -> Group:
                 previous = event.data
             if kind in ("round_start", "hand_start", "deal_start"):
                 lines.append(Text(_format_event(event.data), style="bold"))
-                hands()
             elif kind == "trick":
                 lines.append(Text(_format_event(event.data, played_by), style="green"))
                 played_by.clear()
@@ -89,8 +107,20 @@ def render_replay(replay: Replay, seat: int | None) -> Group:
         shown_events = len(state.events)
 
     flush_events()
+    requests: dict[int, dict[str, Any]] = {}  # seat -> its pending request (or autopilot line)
+    reply_ms: dict[tuple[int, int | None], float] = {}  # (seat, request id) -> its ok reply's ms
     for entry in replay.entries:
+        kind = entry["type"]
+        if kind in ("request", "autopilot"):
+            requests[entry["seat"]] = entry
+        elif kind == "reply" and entry.get("verdict") == "ok" and entry.get("ms") is not None:
+            reply_ms[(entry["seat"], entry.get("id"))] = entry["ms"]
         if entry["type"] == "action":
+            mover = entry["seat"]
+            if decisions and (seat is None or mover == seat) and mover in requests:
+                ms = reply_ms.get((mover, entry.get("id"))) if entry.get("id") is not None else None
+                line = _decision_line(requests[mover], entry, ms, bots.get(mover, "?"))
+                lines.append(Text(line, style="dim" if entry.get("by") == "autopilot" else ""))
             state.apply(entry["action"])
             if entry.get("by") == "autopilot":
                 lines.append(
@@ -101,7 +131,7 @@ def render_replay(replay: Replay, seat: int | None) -> Group:
                 )
             flush_events()
         elif entry["type"] == "fault" and (seat is None or entry["seat"] == seat):
-            lines.append(Text(f"fault ({entry['kind']}): {entry['message']}", style="yellow"))
+            lines.append(Text(f"  fault ({entry['kind']}): {entry['message']}", style="yellow"))
     parts.extend(lines)
     result = replay.result or {}
     table = Table(title="result")
@@ -119,3 +149,33 @@ def render_replay(replay: Replay, seat: int | None) -> Group:
         )
     parts.append(table)
     return Group(*parts)
+
+
+def render_deal(
+    replay: Replay, rotations: Sequence[StoredMatch], width: int | None = None
+) -> Table:
+    """The deal of ``replay`` in every rotation stored: one row per seat's cards (the hand first
+    dealt to that seat), one column per rotation: who held those cards and what they scored
+    (the duplicate comparison, SPEC.md 10.3)."""
+    view: dict[str, Any] = next((e["view"] for e in replay.entries if e["type"] == "deal"), {})
+    hands = view.get("hands") or []
+    this = replay.header.get("match_id")
+    table = Table(
+        title=f"the same deal in {len(rotations)} rotations (score, place; * = this record)",
+        title_justify="left",
+        box=box.SIMPLE_HEAD,
+    )
+    table.add_column("seat's cards", overflow="fold")
+    for match in rotations:
+        mark = "*" if match.match_id == this else ""
+        table.add_column(f"r{match.rotation}{mark}", no_wrap=True)
+    for seat in range(replay.header["players"]):
+        hand = " ".join(map(str, hands[seat])) if seat < len(hands) else "?"
+        cells = [f"{seat}: {hand}"]
+        for match in rotations:
+            forfeit = " forfeit" if seat in match.forfeited else ""
+            cells.append(
+                f"{match.bots[seat]}\n{match.scores[seat]}, {match.placings[seat]}{forfeit}"
+            )
+        table.add_row(*cells)
+    return table

@@ -8,21 +8,26 @@ second, or plain progress lines when the output is not a terminal (CI, a pipe).
 
 from __future__ import annotations
 
+import re
+import shlex
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
 
 import trio
 from rich import box
-from rich.console import Console, Group, RenderableType
+from rich.console import Console, Group, JustifyMethod, RenderableType
 from rich.live import Live
+from rich.measure import Measurement
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
 from arena.stats.moments import Estimate
 from arena.tournament.runner import Progress
-from arena.tournament.standings import OVERALL, BotStanding, Standings
+from arena.tournament.standings import OVERALL, BotReport, BotStanding, Standings
 
 PIPED_WIDTH = 1000  # piped output is as wide as it needs: no table is expanded to this
 
@@ -68,8 +73,99 @@ def faults_text(row: BotStanding) -> str:
     return ", ".join(parts) or "-"
 
 
-def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
-    """One table: a game's label, or ``"overall"``. Rows are best first (by rating ordinal)."""
+FAULTS_SHOWN = 10  # reasons per kind in a bot's report
+_FAULT_PREFIX = re.compile(r"^bot .*? \(seat \d+\)(, request \d+)?: ")  # who and when, not why
+KEEP_ALWAYS = 1_000_000  # a column that is never dropped (the rank, the bot's name)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a table that fits its width. When the table is too wide, the column with the
+    lowest ``keep`` is dropped first (``KEEP_ALWAYS``: never); ``wrap`` columns wrap at spaces
+    before anything is dropped. Cells of other columns are never wrapped or cut: a name too long
+    for the screen folds onto the next line rather than losing characters."""
+
+    header: str
+    keep: int = KEEP_ALWAYS
+    justify: JustifyMethod = "right"
+    wrap: bool = False
+
+
+# The standings' columns, most expendable first when the screen is narrow: a column added later
+# (e.g. a statistic) picks its own ``keep`` among these.
+STANDINGS_KEEP = {
+    "#": KEEP_ALWAYS,
+    "bot": KEEP_ALWAYS,
+    "faults": 90,
+    "rating": 80,
+    "place": 70,
+    "dup": 60,
+    "score": 50,
+    "wins": 40,
+    "played": 30,
+    "ms": 20,
+}
+
+_MEASURE = Console(width=PIPED_WIDTH)
+
+
+def fitted_table(
+    columns: Sequence[Column],
+    rows: Sequence[Sequence[str]],
+    *,
+    width: int | None,
+    title: str | None = None,
+    **style: Any,
+) -> Table:
+    """A table of ``rows`` that fits ``width`` columns (None: as wide as it needs), dropping the
+    lowest-``keep`` columns while it does not fit; a caption names what was dropped."""
+    shown = list(range(len(columns)))
+    dropped: list[str] = []
+
+    def build(squeeze: bool) -> Table:
+        table = Table(title=title, **{**_TABLE_STYLE, **style})
+        for i in shown:
+            column = columns[i]
+            table.add_column(
+                column.header,
+                justify=column.justify,
+                # squeezed (even the kept columns do not fit): fold long cells, lose nothing
+                no_wrap=not (column.wrap or squeeze),
+                overflow="fold",
+            )
+        for row in rows:
+            table.add_row(*[row[i] for i in shown])
+        return table
+
+    while True:
+        table = build(squeeze=False)
+        if width is None or Measurement.get(_MEASURE, _MEASURE.options, table).minimum <= width:
+            break
+        expendable = [i for i in shown if columns[i].keep < KEEP_ALWAYS]
+        if not expendable:
+            table = build(squeeze=True)
+            break
+        drop = min(expendable, key=lambda i: (columns[i].keep, -i))
+        shown.remove(drop)
+        dropped.insert(0, columns[drop].header)
+    if dropped:
+        table.caption = f"not shown at {width} columns: {', '.join(dropped)} (--width N)"
+        table.caption_justify = "left"
+    return table
+
+
+_TABLE_STYLE: dict[str, Any] = dict(
+    title_justify="left",
+    expand=False,
+    box=box.SIMPLE_HEAD,
+    pad_edge=False,
+    collapse_padding=True,
+)
+
+
+def standings_table(standings: Standings, scope: str = OVERALL, width: int | None = None) -> Table:
+    """One table: a game's label, or ``"overall"``. Rows are best first (by rating ordinal).
+    ``width``: the columns to fit (None: every column)."""
     rows = standings.tables.get(scope, [])
     with_scores = scope != OVERALL
     matches = standings.matches.get(scope, 0)
@@ -80,27 +176,22 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
             f" — {'all' if unrated == matches else unrated} unrated: a bot sat on both "
             "teams (ratings unchanged)"
         )
-    table = Table(
-        title=title,
-        title_justify="left",
-        expand=False,
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        collapse_padding=True,
-    )
-    table.add_column("#", justify="right")
-    table.add_column("bot", no_wrap=True)
-    table.add_column("played", justify="right", no_wrap=True)
-    table.add_column("wins", justify="right", no_wrap=True)
-    table.add_column("place", justify="right", no_wrap=True)
+    headers = ["#", "bot", "played", "wins", "place"]
     if with_scores:
-        table.add_column("score", justify="right", no_wrap=True)
-        table.add_column("dup", justify="right", no_wrap=True)
-    table.add_column("rating", justify="right", no_wrap=True)
-    table.add_column("faults")
-    table.add_column("ms", justify="right", no_wrap=True)
+        headers += ["score", "dup"]
+    headers += ["rating", "faults", "ms"]
+    columns = [
+        Column(
+            h,
+            keep=STANDINGS_KEEP[h],
+            justify="left" if h in ("bot", "faults") else "right",
+            wrap=h == "faults",
+        )
+        for h in headers
+    ]
+    cells = []
     for rank, row in zip(standings.shared_ranks(scope), rows):
-        cells = [
+        line = [
             rank_text(rank, row),
             row.bot,
             str(row.played),
@@ -108,13 +199,15 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
             _with_interval(row.mean_placing, row.placing_estimate, 2),
         ]
         if with_scores:
-            cells += [
+            line += [
                 _with_interval(row.mean_score, row.score_estimate, 1),
                 _with_interval(row.duplicate, row.dup_estimate, 1, signed=True),
             ]
-        cells += [f"{row.mu:.1f} ± {row.sigma:.1f}", faults_text(row), _number(row.median_ms)]
-        table.add_row(*cells)
-    notes = []
+        # The rating shown is the sort key itself, so the order never contradicts the numbers.
+        line += [f"{row.ordinal:.1f}", faults_text(row), _number(row.median_ms)]
+        cells.append(line)
+    table = fitted_table(columns, cells, width=width, title=title)
+    notes = ["rating: OpenSkill mu - 3 sigma, the sort key"]
     if any(
         r.placing_estimate is not None and r.placing_estimate.half_width is not None for r in rows
     ):
@@ -122,7 +215,8 @@ def standings_table(standings: Standings, scope: str = OVERALL) -> Table:
     if any(r.tied for r in rows):
         notes.append(f"=: not separated (P(better) < {standings.confidence:.0%})")
     if notes:
-        table.caption = "; ".join(notes)
+        caption = "\n".join(notes)
+        table.caption = f"{table.caption}\n{caption}" if table.caption else caption
         table.caption_justify = "left"
     return table
 
@@ -166,12 +260,14 @@ def pairs_table(standings: Standings, scope: str = OVERALL) -> Group | None:
     return Group(heading, table)
 
 
-def standings_tables(standings: Standings, *, with_pairs: bool = False) -> Group:
-    """Every game's table, then the overall one (``with_pairs``: each followed by its pairwise
-    table)."""
+def standings_tables(
+    standings: Standings, width: int | None = None, *, with_pairs: bool = False
+) -> Group:
+    """Every game's table, then the overall one, each fitted to ``width`` columns
+    (``with_pairs``: each followed by its pairwise table)."""
     parts: list[RenderableType] = []
     for scope in [*standings.games, OVERALL]:
-        parts.append(standings_table(standings, scope))
+        parts.append(standings_table(standings, scope, width))
         pairs = pairs_table(standings, scope) if with_pairs else None
         if pairs is not None:
             parts.append(pairs)
@@ -288,3 +384,121 @@ def _print_new_faults(progress: Progress, console: Console, printed: int) -> int
         line = queue.popleft()
         console.print(f"fault: {line}", highlight=False, soft_wrap=True, markup=False)
     return progress.faults_seen
+
+
+# -- one bot's report ---------------------------------------------------------------------------------
+
+
+def _ms(value: float) -> str:
+    return f"{value:.2f}"
+
+
+def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str = "") -> Group:
+    """``arena standings FILE --bot NAME``: results per game, faults by kind with their reasons,
+    decision-time percentiles, and the worst matches by duplicate score with the command that
+    replays each. ``worst_logs``: where the bot's stderr logs are, for the grep hint."""
+    parts: list[RenderableType] = [
+        Text(f"{report.bot}: {report.matches} completed matches", style="bold")
+    ]
+    columns = [
+        Column("table", justify="left"),
+        Column("rank", keep=95),
+        Column("played", keep=30),
+        Column("wins", keep=40),
+        Column("place", keep=70),
+        Column("score", keep=50),
+        Column("dup", keep=60),
+        Column("rating", keep=80),
+        Column("faults", keep=90, justify="left", wrap=True),
+    ]
+    rows = [
+        [
+            scope,
+            f"{report.ranks[scope][0]}/{report.ranks[scope][1]}",
+            str(row.played),
+            str(row.wins),
+            _number(row.mean_placing),
+            _number(row.mean_score, 1),
+            _number(row.duplicate, 1, signed=True),
+            f"{row.mu:.1f} ± {row.sigma:.1f}",
+            faults_text(row),
+        ]
+        for scope, row in report.rows.items()
+    ]
+    parts.append(fitted_table(columns, rows, width=width, title="Results per game"))
+    if report.times:
+        columns = [
+            Column("table", justify="left"),
+            Column("decisions", keep=10),
+            Column("p50 ms"),
+            Column("p90 ms"),
+            Column("p99 ms", keep=40),
+            Column("max ms", keep=50),
+        ]
+        rows = [
+            [scope, str(t.count), _ms(t.p50), _ms(t.p90), _ms(t.p99), _ms(t.max)]
+            for scope, t in report.times.items()
+        ]
+        parts.append(fitted_table(columns, rows, width=width, title="Decision times"))
+    if report.faults:
+        # kind -> reason -> matches: the same reason in many matches is shown once
+        by_kind: dict[str, dict[str, list[str]]] = {}
+        for fault in report.faults:
+            reason = _FAULT_PREFIX.sub("", fault.message)
+            by_kind.setdefault(fault.kind, {}).setdefault(reason, []).append(
+                f"{fault.match_id} (seat {fault.seat})"
+            )
+        parts.append(Text(f"Faults ({len(report.faults)})", style="bold"))
+        for kind, reasons in by_kind.items():
+            count = sum(len(where) for where in reasons.values())
+            parts.append(Text(f"  {kind}: {count}", style="yellow"))
+            for reason, where in list(reasons.items())[:FAULTS_SHOWN]:
+                more = f" and {len(where) - 3} more" if len(where) > 3 else ""
+                parts.append(
+                    Text(f"    {len(where)}x {reason}\n      in {', '.join(where[:3])}{more}")
+                )
+            if len(reasons) > FAULTS_SHOWN:
+                parts.append(
+                    Text(f"    ... {len(reasons) - FAULTS_SHOWN} other reasons (--json lists all)")
+                )
+    else:
+        parts.append(Text("Faults: none", style="bold"))
+    if report.worst:
+        columns = [
+            Column("match", justify="left"),
+            Column("seat", keep=30),
+            Column("score", keep=40),
+            Column("place", keep=50),
+            Column("dup"),
+            Column("replay it", keep=90, justify="left"),
+        ]
+        rows = [
+            [
+                m.match_id,
+                ",".join(map(str, m.seats)),
+                _number(m.score, 1),
+                _number(m.placing, 1),
+                _number(m.duplicate, 1, signed=True),
+                (
+                    f"arena replay {shlex.quote(m.record_path)} --seat {m.seats[0]} --decisions"
+                    if m.record_path
+                    else "(no record kept)"
+                ),
+            ]
+            for m in report.worst
+        ]
+        parts.append(
+            fitted_table(
+                columns, rows, width=width, title="Worst matches by duplicate score (worst first)"
+            )
+        )
+        if worst_logs:
+            parts.append(
+                Text(
+                    f"its stderr in a match: grep -n -A40 'match {report.worst[0].match_id} ' "
+                    f"{worst_logs}",
+                )
+            )
+    else:
+        parts.append(Text("Worst matches: none (no deal played in two or more rotations)"))
+    return Group(*parts)

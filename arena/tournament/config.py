@@ -409,7 +409,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     before = len(reader.problems)
     reader.only(table, BOT_FIELDS, where)
 
-    def name() -> str:
+    def read_name() -> str:
         if "name" not in table:
             reader.fail(f"{where}.name", "nothing", NAME_EXPECTED, raw=True)
         return reader.name(f"{where}.name", table["name"])
@@ -471,7 +471,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
             reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
         return sandbox
 
-    bot_name = reader.read(name, "")
+    bot_name: str = reader.read(read_name, "")
     argv_tuple: tuple[str, ...] = reader.read(command, ())
     cwd_problems = len(reader.problems)
     cwd = reader.read(directory, None)

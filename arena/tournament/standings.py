@@ -29,6 +29,7 @@ an aborted match (a bot that could not start) are counted too.
 from __future__ import annotations
 
 import bisect
+import math
 import statistics
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -788,4 +789,155 @@ def standings_as_data(standings: Standings) -> dict:
         }
         for scope, rows in standings.tables.items()
         for shared in [standings.shared_ranks(scope)]
+    }
+
+
+# -- one bot's report (``arena standings FILE --bot NAME``) --------------------------------------
+
+
+@dataclass(frozen=True)
+class TimePercentiles:
+    """Decision times in ms (nearest rank: ``p90`` is a time 90 % of decisions did not exceed)."""
+
+    count: int
+    p50: float
+    p90: float
+    p99: float
+    max: float
+
+
+@dataclass(frozen=True)
+class MatchScore:
+    """How a bot did in one match against the same cards in the deal's other rotations."""
+
+    match_id: str
+    game: str
+    seats: tuple[int, ...]
+    score: float  # the bot's mean score over its seats
+    placing: float
+    duplicate: float  # score minus the mean of those seats' cards over the rotations (+ = better)
+    record_path: str | None
+
+
+@dataclass(frozen=True)
+class BotFault:
+    match_id: str
+    seat: int
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True)
+class BotReport:
+    bot: str
+    rows: Mapping[str, BotStanding]  # per game label, then "overall"
+    ranks: Mapping[str, tuple[int, int]]  # label -> (rank, bots in the table)
+    faults: Sequence[BotFault]  # in schedule order
+    times: Mapping[str, TimePercentiles]  # per game label, then "overall"
+    worst: Sequence[MatchScore]  # worst duplicate score first
+    matches: int  # completed matches it played
+
+
+def percentiles(times: Sequence[float]) -> TimePercentiles | None:
+    if not times:
+        return None
+    ordered = sorted(times)
+
+    def rank(q: float) -> float:
+        return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+    return TimePercentiles(len(ordered), rank(0.5), rank(0.9), rank(0.99), ordered[-1])
+
+
+def bot_report(
+    standings: Standings, matches: Iterable[StoredMatch], bot: str, *, worst: int = 10
+) -> BotReport:
+    """``bot``'s rows of ``standings`` and, from ``matches`` (the ones it sat in: every rotation
+    of its deals, as ResultStore.matches_with gives them), its faults, decision-time percentiles
+    and its ``worst`` matches by duplicate score."""
+    rows: dict[str, BotStanding] = {}
+    ranks: dict[str, tuple[int, int]] = {}
+    for scope, table in standings.tables.items():
+        for rank, row in enumerate(table, start=1):
+            if row.bot == bot:
+                rows[scope] = row
+                ranks[scope] = (rank, len(table))
+    faults: list[BotFault] = []
+    times: dict[str, list[float]] = defaultdict(list)
+    deals: dict[tuple[str, int, int], list[StoredMatch]] = defaultdict(list)
+    played = 0
+    for match in sorted(matches, key=schedule_order):
+        faults += [
+            BotFault(match.match_id, f.seat, f.kind, f.message)
+            for f in match.faults
+            if f.bot == bot
+        ]
+        if not match.completed:
+            continue
+        deals[(match.game, match.table, match.deal)].append(match)
+        held = [seat for seat, name in enumerate(match.bots) if name == bot]
+        played += bool(held)
+        for seat in held:
+            if seat < len(match.decision_ms):
+                times[match.game].extend(match.decision_ms[seat])
+                times[OVERALL].extend(match.decision_ms[seat])
+    scored: list[MatchScore] = []
+    for group in deals.values():
+        if len(group) < 2:
+            continue  # one rotation: nothing to compare with
+        sign = 1 if higher_is_better(group[0].game_id) else -1
+        players = group[0].players
+        means = [statistics.fmean(m.scores[seat] for m in group) for seat in range(players)]
+        for match in group:
+            seats = tuple(seat for seat, name in enumerate(match.bots) if name == bot)
+            if not seats:
+                continue
+            scored.append(
+                MatchScore(
+                    match_id=match.match_id,
+                    game=match.game,
+                    seats=seats,
+                    score=statistics.fmean(match.scores[s] for s in seats),
+                    placing=statistics.fmean(match.placings[s] for s in seats),
+                    duplicate=statistics.fmean(sign * (match.scores[s] - means[s]) for s in seats),
+                    record_path=match.record_path,
+                )
+            )
+    scored.sort(key=lambda m: (m.duplicate, m.match_id))
+    order = [*standings.games, OVERALL]
+    found = {scope: percentiles(values) for scope, values in times.items()}
+    return BotReport(
+        bot=bot,
+        rows={scope: rows[scope] for scope in order if scope in rows},
+        ranks=ranks,
+        faults=faults,
+        times={
+            scope: value
+            for scope in [*order, *sorted(set(found) - set(order))]
+            if (value := found.get(scope)) is not None
+        },
+        worst=scored[:worst],
+        matches=played,
+    )
+
+
+def bot_report_as_data(report: BotReport) -> dict:
+    """Plain JSON-ready data (for ``arena standings FILE --bot NAME --json``)."""
+    tables = standings_as_data(
+        Standings(tables={s: [r] for s, r in report.rows.items()}, matches={})
+    )
+    return {
+        "bot": report.bot,
+        "matches": report.matches,
+        "tables": {
+            scope: {
+                **tables[scope]["rows"][0],
+                "rank": report.ranks[scope][0],
+                "of": report.ranks[scope][1],
+            }
+            for scope in report.rows
+        },
+        "faults": [vars(f) for f in report.faults],
+        "decision_ms": {scope: vars(t) for scope, t in report.times.items()},
+        "worst": [{**vars(m), "seats": list(m.seats)} for m in report.worst],
     }

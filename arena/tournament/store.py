@@ -333,6 +333,35 @@ class ResultStore:
             )
         ]
 
+    def matches_with(self, bot: str) -> list[StoredMatch]:
+        """The matches ``bot`` sat in, and the aborted ones it has a fault in (a bot that could
+        not start), in schedule order: what ``arena standings --bot`` reports on."""
+        return [
+            match
+            for _rowid, match in self._select(
+                "WHERE EXISTS (SELECT 1 FROM json_each(matches.bots) WHERE value = ?) "
+                "OR match_id IN (SELECT match_id FROM faults WHERE bot = ?) "
+                "ORDER BY game, table_no, deal, rotation, match_id",
+                (bot, bot),
+            )
+        ]
+
+    def match(self, match_id: str) -> StoredMatch | None:
+        """One stored match by its id (None if it is not stored)."""
+        found = self._select("WHERE match_id = ?", (match_id,))
+        return found[0][1] if found else None
+
+    def deal_matches(self, game: str, table: int, deal: int) -> list[StoredMatch]:
+        """The completed rotations of one deal (game label, table, deal), by rotation."""
+        return [
+            match
+            for _rowid, match in self._select(
+                "WHERE game = ? AND table_no = ? AND deal = ? AND status = 'completed' "
+                "ORDER BY rotation",
+                (game, table, deal),
+            )
+        ]
+
     def matches_after(self, rowid: int) -> list[tuple[int, StoredMatch]]:
         """(rowid, match) of the matches stored after row ``rowid`` (0: all), aborted ones
         included, in the order they were stored: a watcher of a running tournament reads only

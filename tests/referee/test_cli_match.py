@@ -113,11 +113,48 @@ def test_a_real_match_prints_a_table_and_replays(tmp_path):
     assert "random_bot-3" in done.stdout and "score" in done.stdout and "seed 5" in done.stdout
     shown = arena("replay", str(record))
     assert shown.returncode == 0, shown.stderr
-    assert "hand of seat 2" in shown.stdout and "trick:" in shown.stdout
+    assert "dealt to seat 2: " in shown.stdout and "trick:" in shown.stdout
     assert "record checked" in shown.stdout
     seat = arena("replay", str(record), "--seat", "1")
-    assert seat.returncode == 0 and "your hand" in seat.stdout and "hand of seat" not in seat.stdout
+    assert seat.returncode == 0 and "dealt to you: " in seat.stdout
+    assert "dealt to seat" not in seat.stdout
     assert arena("replay", str(record), "--seat", "7").returncode == 2
+
+
+def _recorded(record: Path) -> list[dict]:
+    return [json.loads(line) for line in record.read_text().splitlines()]
+
+
+def test_replay_shows_every_card_dealt_and_each_decision(tmp_path):
+    record = tmp_path / "v.jsonl"
+    done = arena("match", "vingt", "--bot", RANDOM_BOT, "--seed", "3", "--record", str(record))
+    assert done.returncode == 0, done.stderr
+    entries = _recorded(record)
+    shown = arena("replay", str(record), "--decisions").stdout
+    # Vingt-down deals 2 then 3 cards to each seat: both deals are shown, 5 cards a seat.
+    first_deal = shown.split("deal_start: deal=2")[0]
+    for seat in range(4):
+        dealt = [
+            line.split(": ", 1)[1].split()
+            for line in first_deal.splitlines()
+            if line.strip().startswith(f"dealt to seat {seat}:")
+        ]
+        assert [len(cards) for cards in dealt] == [2, 3]
+    # Each decision: the legal actions the record lists, the choice, the time of its ok reply.
+    requests = [e for e in entries if e["type"] == "request"]
+    replies = {(e["seat"], e["id"]): e["ms"] for e in entries if e["type"] == "reply"}
+    actions = {(e["seat"], e["id"]): e["action"] for e in entries if e["type"] == "action"}
+    lines = [line.strip() for line in shown.splitlines() if line.strip().startswith("seat ")]
+    assert len(lines) == len(requests)
+    for line, request in zip(lines, requests, strict=True):
+        key = (request["seat"], request["id"])
+        legal = " ".join(request["legal"]) if len(request["legal"]) <= 40 else "actions"
+        assert line.startswith(f"seat {request['seat']} (") and f"[{legal}" in line
+        assert f"-> {actions[key]} ({replies[key]:.2f} ms of {request['time_left_ms']} ms)" in line
+    own = arena("replay", str(record), "--decisions", "--seat", "2").stdout
+    mine = [line.strip() for line in own.splitlines() if line.strip().startswith("seat ")]
+    assert mine and all(line.startswith("seat 2 (") for line in mine)  # not the others' hands
+    assert len(mine) == sum(r["seat"] == 2 for r in requests)
 
 
 def test_the_temporary_log_folder_stays_only_when_a_bot_wrote_to_stderr(tmp_path):
@@ -249,3 +286,35 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
     pids = [int(p.name) for p in pid_dir.iterdir()]
     assert len(pids) == 6
     assert not [pid for pid in pids if process_running(pid)]
+
+
+def test_names_and_environments_per_bot(tmp_path):
+    three = ["--bot", RANDOM_BOT] * 3
+    named = arena("match", "aon", *three, "--name", "alice", "--name", "bob", "--json")
+    assert named.returncode == 0, named.stderr
+    assert json.loads(named.stdout)["bots"] == ["alice", "bob", "random_bot"]
+    shared = arena("match", "aon", "--bot", RANDOM_BOT, "--players", "3", "--name", "x", "--json")
+    assert json.loads(shared.stdout)["bots"] == ["x", "x-2", "x-3"]
+    # `env KEY=VALUE prog` is named after the program, not after the setting
+    via_env = arena(
+        "match", "aon", "--bot", f"env LEVEL=1 {RANDOM_BOT}", "--players", "3", "--json"
+    )
+    assert json.loads(via_env.stdout)["bots"] == ["random_bot", "random_bot-2", "random_bot-3"]
+    # --env goes to the --bot of the same position, and only to it
+    telling = f"sh -c 'echo LEVEL=$LEVEL MODE=$MODE >&2; exec {RANDOM_BOT}'"
+    logs = tmp_path / "logs"
+    done = arena(
+        "match", "aon", "--bot", telling, "--bot", telling, "--bot", telling,
+        "--name", "a", "--name", "b", "--name", "c",
+        "--env", "LEVEL=3 MODE='fast play'", "--env", "", "--env", "LEVEL=7",
+        "--log-dir", str(logs),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = {p.name.split("-")[0]: p.read_text().splitlines()[0] for p in logs.glob("*.stderr.log")}
+    assert said == {"a": "LEVEL=3 MODE=fast play", "b": "LEVEL= MODE=", "c": "LEVEL=7 MODE="}
+    too_many = arena("match", "aon", *three, *["--name", "n"] * 2, "--name", "m", "--name", "o")
+    assert too_many.returncode == 2 and "4 --name given for 3 --bot" in too_many.stderr
+    twice = arena("match", "aon", *three, "--name", "a", "--name", "a")
+    assert twice.returncode == 2 and "each once" in twice.stderr
+    bad_env = arena("match", "aon", *three, "--env", "LEVEL")
+    assert bad_env.returncode == 2 and "expected KEY=VALUE" in bad_env.stderr

@@ -183,12 +183,13 @@ def render(renderable, width=100):
 GAME_TABLE = """\
 g (3 matches)
 
-  #  bot  played  wins  place  score   dup      rating  faults    ms
- ───────────────────────────────────────────────────────────────────
- 1=  a         3     2   1.33    7.3  +2.3  30.1 ± 7.8  -       6.50
- 1=  b         3     1   2.00    4.7  -0.3  24.9 ± 7.7  -       1.00
- 1=  c         3     0   2.67    3.0  -2.0  20.1 ± 7.6  -       2.00
+  #  bot  played  wins  place  score   dup  rating  faults    ms
+ ───────────────────────────────────────────────────────────────
+ 1=  a         3     2   1.33    7.3  +2.3     6.8  -       6.50
+ 1=  b         3     1   2.00    4.7  -0.3     1.7  -       1.00
+ 1=  c         3     0   2.67    3.0  -2.0    -2.7  -       2.00
 
+rating: OpenSkill mu - 3 sigma, the sort key
 =: not separated (P(better) < 95%)
 """
 
@@ -239,6 +240,57 @@ async def test_without_a_terminal_progress_is_plain_lines_and_every_fault(autoju
     assert "fault: g/t0/d0/r1 a (seat 0) timeout: [no reply] in 1000 ms" in lines
     assert lines[-1].startswith("4/4 matches (100%)")
     assert not any("\x1b" in line for line in lines)
+
+
+def test_a_bots_report_ranks_its_matches_by_duplicate_score():
+    from arena.tournament.standings import bot_report, bot_report_as_data
+
+    fault = StoredFault(seat=1, bot="a", kind="timeout", request_id=3, message="no reply")
+    deal = [DEAL[0], StoredMatch(**{**vars(DEAL[1]), "faults": (fault,)}), DEAL[2]]
+    standings = compute_standings(deal, "abc", ["g"])
+    report = bot_report(standings, deal, "a", worst=2)
+    # seat means over the rotations: 25/3, 14/3, 2; a held seat 0, then 1, then 2
+    assert [(m.match_id, m.seats) for m in report.worst] == [
+        ("g/t0/d0/r0", (0,)),
+        ("g/t0/d0/r2", (2,)),
+    ]
+    assert report.worst[0].duplicate == pytest.approx(10 - 25 / 3)
+    assert report.worst[1].duplicate == pytest.approx(4 - 2)
+    assert [(f.match_id, f.kind, f.message) for f in report.faults] == [
+        ("g/t0/d0/r1", "timeout", "no reply")
+    ]
+    times = report.times["g"]  # a's decisions: 5, 7 (r0), 9 (r1), 6 (r2)
+    assert (times.count, times.p50, times.p90, times.max) == (4, 6.0, 9.0, 9.0)
+    assert list(report.times) == ["g", OVERALL] and list(report.rows) == ["g", OVERALL]
+    assert report.ranks["g"][1] == 3 and report.matches == 3
+    data = bot_report_as_data(report)
+    assert data["tables"]["g"]["bot"] == "a" and data["tables"]["g"]["of"] == 3
+    assert data["worst"][0]["seats"] == [0] and data["decision_ms"]["g"]["p50"] == 6.0
+
+
+def test_tables_fit_the_width_by_dropping_expendable_columns_never_the_name():
+    long = "a-very-long-bot-name@1.2.3+3f9a2c1b7d4e"
+    matches = [
+        played(0, (long, "b", "c"), (10, 4, 1), (1, 2, 3)),
+        played(1, ("c", long, "b"), (6, 8, 1), (2, 1, 3)),
+    ]
+    standings = compute_standings(matches, [long, "b", "c"], ["g"])
+
+    def render(width):
+        console = Console(width=width, file=io.StringIO(), color_system=None)
+        console.print(standings_table(standings, "g", width))
+        return console.file.getvalue()
+
+    wide = render(200)
+    assert "not shown" not in wide and " ms" in wide and "faults" in wide
+    narrow = render(72)
+    assert all(len(line) <= 72 for line in narrow.splitlines())
+    assert long in narrow and "#" in narrow  # the name is whole, the rank is there
+    assert "faults" in narrow.split("not shown")[0]  # the most useful column is kept longest
+    caption = next(line for line in narrow.splitlines() if "not shown" in line)
+    assert "ms" in caption and "played" in caption and "faults" not in caption
+    tiny = render(30)  # narrower than the name itself: it folds, no character is lost
+    assert "".join(tiny.split()).count(long) == 1
 
 
 # -- intervals by deal, pairs and ties (SPEC 10.6) -------------------------------------------------
