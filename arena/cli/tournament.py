@@ -90,6 +90,20 @@ class InputError(click.ClickException):
 )
 @click.option("--deals", type=click.IntRange(min=1), help="Quick form: deals per table [2].")
 @click.option(
+    "--players",
+    "players",
+    multiple=True,
+    metavar="GAME=N",
+    help="Quick form: seats per table of a game (e.g. aon=3) [the game's default].",
+)
+@click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="GAME.KEY=VALUE",
+    help="Quick form: a game option (e.g. vingt-down.max_deals=20); `arena games` lists them.",
+)
+@click.option(
     "--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Quick form: the tournament seed [0]."
 )
 @click.option(
@@ -137,6 +151,8 @@ def tournament_command(
     bots: tuple[str, ...],
     games: str | None,
     deals: int | None,
+    players: tuple[str, ...],
+    options: tuple[str, ...],
     seed: int | None,
     concurrency: int | None,
     workers: int | None,
@@ -151,7 +167,9 @@ def tournament_command(
 
     Running the same command again resumes: finished matches are kept, cut ones replayed.
     """
-    config = _config(file, bots, games, deals, seed, concurrency, results_path, until_confident)
+    config = _config(
+        file, bots, games, deals, seed, concurrency, results_path, until_confident, players, options
+    )
     server = web_server() if web_port is not None else None  # before any match: a missing extra
     if workers is not None:
         config = replace(config, workers=workers)
@@ -317,6 +335,8 @@ def _config(
     concurrency: int | None,
     results_path: str | None,
     until_confident: bool = False,
+    players: tuple[str, ...] = (),
+    options: tuple[str, ...] = (),
 ) -> TournamentConfig:
     try:
         if file is None:
@@ -333,8 +353,16 @@ def _config(
                 concurrency=concurrency,
                 results=results_path,
                 until_confident=until_confident,
+                players=players,
+                options=options,
             )
-        for flag, value in (("--bot", bots or None), ("--deals", deals), ("--seed", seed)):
+        for flag, value in (
+            ("--bot", bots or None),
+            ("--deals", deals),
+            ("--seed", seed),
+            ("--players", players or None),
+            ("--option", options or None),
+        ):
             if value is not None:
                 raise InputError(
                     f"{flag} is for a quick tournament without FILE; set it in {file} instead"

@@ -27,7 +27,7 @@ from typing import Any, NoReturn, TypeVar
 
 from arena.bots.installed import BotsDirError, tournament_bots
 from arena.bots.manifest import BotFolderError, content_hash
-from arena.games import GAMES, GameError, find_game
+from arena.games import GAMES, GameError, GameSpec, find_game
 from arena.referee.bot_spec import SANDBOXES, BotSpec
 from arena.referee.clock import TimeControl
 from arena.tournament.schedule import (
@@ -889,15 +889,19 @@ def quick_config(
     concurrency: int | None = None,
     results: str | None = None,
     until_confident: bool = False,
+    players: Sequence[str] = (),
+    options: Sequence[str] = (),
 ) -> TournamentConfig:
     """The tournament of ``arena tournament --bot NAME=CMD ...`` (no file): its results go to
     ``results/quick-<fingerprint>.sqlite`` unless given, so the same command resumes.
-    ``until_confident`` adds the default stop rule; ``deals`` (None: max_deals) caps it."""
+    ``until_confident`` adds the default stop rule; ``deals`` (None: max_deals) caps it.
+    ``players`` (``GAME=N``) and ``options`` (``GAME.KEY=VALUE``) set a chosen game's seats and
+    options; ConfigError lists every mistake in them."""
     data: dict[str, Any] = {
         "name": "quick",
         "seed": seed,
         "bots": [parse_bot_option(b) for b in bots],
-        "games": select_games(games, source="--games"),
+        "games": _quick_games(select_games(games, source="--games"), players, options),
     }
     if deals is not None or not until_confident:
         data["deals"] = DEFAULT_DEALS if deals is None else deals
@@ -910,6 +914,70 @@ def quick_config(
         return replace(config, output=Path(results).parent, results=Path(results))
     output = Path(f"results/quick-{config.fingerprint()[:10]}")
     return replace(config, output=output, results=output / "results.sqlite")
+
+
+def _quick_games(
+    game_ids: Sequence[str], players: Sequence[str], options: Sequence[str]
+) -> list[dict[str, Any]]:
+    """The quick form's [[games]] entries: each chosen game with its --players and --option."""
+    entries: dict[str, dict[str, Any]] = {game_id: {"game": game_id} for game_id in game_ids}
+    problems: list[str] = []
+
+    def chosen(flag: str, text: str, name: str) -> GameSpec | None:
+        try:
+            spec = find_game(name)
+        except GameError:
+            problems.append(
+                f"{flag} {text}: found game {name.strip()!r}; expected one of {', '.join(GAMES)}"
+            )
+            return None
+        if spec.id not in entries:
+            problems.append(
+                f"{flag} {text}: {spec.id} is not among the games played "
+                f"({', '.join(entries)}); add it to --games"
+            )
+            return None
+        return spec
+
+    for text in players:
+        name, sep, count = text.partition("=")
+        if not sep:
+            problems.append(f"--players {text}: expected GAME=N, e.g. --players aon=3")
+            continue
+        spec = chosen("--players", text, name)
+        if spec is None:
+            continue
+        try:
+            seats = int(count)
+        except ValueError:
+            seats = 0
+        if seats not in spec.player_counts:
+            problems.append(
+                f"--players {text}: expected one of {', '.join(map(str, spec.player_counts))} "
+                f"players for {spec.id}"
+            )
+            continue
+        entries[spec.id]["players"] = seats
+    for text in options:
+        head, sep, value = text.partition("=")
+        name, dot, key = head.partition(".")
+        if not sep or not dot or not key.strip():
+            problems.append(
+                f"--option {text}: expected GAME.KEY=VALUE, e.g. --option vingt-down.max_deals=20"
+            )
+            continue
+        spec = chosen("--option", text, name)
+        if spec is None:
+            continue
+        try:
+            resolved = spec.option(key.strip()).check(spec.id, value)
+        except GameError as exc:
+            problems.append(f"--option {text}: {exc}")
+            continue
+        entries[spec.id].setdefault("options", {})[key.strip()] = resolved
+    if problems:
+        raise ConfigError(*problems)
+    return list(entries.values())
 
 
 def select_games(text: str, *, source: str) -> list[str]:

@@ -300,3 +300,23 @@ def test_the_cli_prints_every_mistake_on_its_own_line(tmp_path):
     assert lines[0] == f"Error: {path}: 2 mistakes"
     assert lines[1].startswith(f"  {path}: seed: found -1") and "games[0].players" in lines[2]
     assert "Traceback" not in done.output
+
+
+def test_the_quick_form_takes_players_and_options_per_game():
+    bots = [f"{n}={sys.executable} bot.py" for n in "abcd"]
+    config = quick_config(
+        bots, games="aon,vingt", players=["aon=3"], options=["vingt.max_deals=2"], deals=1
+    )
+    plans = {g.game_id: g for g in config.games}
+    assert plans["alles-oder-nichts"].players == 3
+    assert plans["vingt-down"].options["max_deals"] == 2
+    with pytest.raises(ConfigError) as error:
+        quick_config(
+            bots, games="aon", players=["eight=4", "aon=9", "aon"], options=["aon.nope=1", "x"]
+        )
+    lines = str(error.value).splitlines()
+    assert any("eight-rounds is not among the games played" in line for line in lines)
+    assert any("--players aon=9: expected one of 3, 4, 5, 6" in line for line in lines)
+    assert any("--players aon: expected GAME=N" in line for line in lines)
+    assert any("unknown option 'nope'" in line for line in lines)
+    assert any("--option x: expected GAME.KEY=VALUE" in line for line in lines)
