@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable
 from typing import Any
 
 import click
+import trio
+
+# Ctrl-C, kill and a closed terminal all stop a run the same way: cleanly, keeping what is stored.
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 width_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
     "--width",
@@ -13,3 +18,16 @@ width_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
     default=None,
     help="Lay tables out for this many columns [the terminal's; piped: as wide as needed].",
 )
+
+
+class StopOnSignal:
+    """Cancels a scope at the first stop signal and remembers that it did."""
+
+    def __init__(self) -> None:
+        self.stopped = False
+
+    async def watch(self, signals: Any, scope: trio.CancelScope) -> None:
+        async for _ in signals:
+            self.stopped = True
+            scope.cancel()
+            return

@@ -6,7 +6,6 @@ argument or file (one line), 130 interrupted (run the same command again to resu
 
 from __future__ import annotations
 
-import signal
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 import click
 import trio
 
+from arena.cli.common import STOP_SIGNALS, StopOnSignal
 from arena.stats.moments import Estimate, estimate
 from arena.stats.sprt import BETTER, NOT_BETTER, SprtSettings, llr, verdict
 from arena.tournament.compare import CompareSchedule, CompareTally, compare_schedule
@@ -266,23 +266,15 @@ async def _run(
     tally = CompareTally(new, old, plan.tables)
     tally.add_all(store.matches())
     total = RunSummary()
-    interrupted = False
+    stop = StopOnSignal()
     value, played, before = 0.0, 0, 0
     differences: dict[str, Estimate] = {}
     with (
-        trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals,
+        trio.open_signal_receiver(*STOP_SIGNALS) as signals,
         unwrapped(TournamentError),
     ):
         async with trio.open_nursery() as nursery:
-
-            async def stop_on_signal() -> None:
-                nonlocal interrupted
-                async for _ in signals:
-                    interrupted = True
-                    nursery.cancel_scope.cancel()
-                    return
-
-            nursery.start_soon(stop_on_signal)
+            nursery.start_soon(stop.watch, signals, nursery.cancel_scope)
             for deals in rounds:
                 part = plan.first_deals(deals)
                 progress = Progress(total=len(part))
@@ -314,4 +306,4 @@ async def _run(
                 if verdict(value, settings) in (BETTER, NOT_BETTER) and len(rounds) > 1:
                     break
             nursery.cancel_scope.cancel()
-    return total, interrupted, value, played, differences
+    return total, stop.stopped, value, played, differences

@@ -8,7 +8,6 @@ import io
 import json
 import re
 import shlex
-import signal
 import statistics
 import sys
 from dataclasses import replace
@@ -19,7 +18,7 @@ import click
 import trio
 from rich.console import Console
 
-from arena.cli.common import width_option
+from arena.cli.common import STOP_SIGNALS, StopOnSignal, width_option
 from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.games import GameError, find_game
 from arena.referee.clock import TimeControl
@@ -434,23 +433,15 @@ async def _run(
             live.add(match)
             source.add(match)
 
-    interrupted = False
+    stop = StopOnSignal()
     summary = RunSummary()
     report: StopReport | None = None
     with (
-        trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals,
+        trio.open_signal_receiver(*STOP_SIGNALS) as signals,
         unwrapped(TournamentError),
     ):
         async with trio.open_nursery() as nursery:
-
-            async def stop_on_signal() -> None:
-                nonlocal interrupted
-                async for _ in signals:
-                    interrupted = True
-                    nursery.cancel_scope.cancel()
-                    return
-
-            nursery.start_soon(stop_on_signal)
+            nursery.start_soon(stop.watch, signals, nursery.cancel_scope)
             if source is not None:
                 url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
                 say_url(url, with_tournament=True)
@@ -482,7 +473,7 @@ async def _run(
                     definition_matches=full,
                 )
             nursery.cancel_scope.cancel()
-    return summary, interrupted, report
+    return summary, stop.stopped, report
 
 
 def _stop_confidence(config: TournamentConfig) -> float:
