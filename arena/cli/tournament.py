@@ -37,7 +37,7 @@ from arena.tournament.config import (
     quick_config,
 )
 from arena.tournament.executors.dask_cluster import INSTALL_LINE
-from arena.tournament.latency import LATENCY_NOTE, LatencyReport, latency_line, latency_report
+from arena.tournament.latency import LATENCY_NOTE, LatencyReport, latency_line
 from arena.tournament.runner import (
     PreflightError,
     Progress,
@@ -220,6 +220,7 @@ def tournament_command(
             [g.label for g in config.games],
             seating=config.seating,
             confidence=_stop_confidence(config),
+            margin_ms=config.time_control.margin_ms,
         )
         with unwrapped(OSError):
             summary, interrupted, report = trio.run(
@@ -227,8 +228,7 @@ def tournament_command(
             )
         live.persist()
         final = live.standings()
-        stored = store.matches(include_aborted=True)
-        latency = latency_report(stored, config.time_control.margin_ms)
+        latency = live.latency()  # folded with the standings: no second reading of the matches
         store.save_note(LATENCY_NOTE, latency.warning)  # in the results, for `arena standings`
     except PreflightError as exc:
         raise InputError(str(exc)) from None
@@ -508,7 +508,31 @@ STANDINGS_CSV_COLUMNS = [  # the first fourteen as before intervals came; new on
     "rating_high",
     "p_better_than_next",
 ]
+# on the overall table's rows (empty on the others): the referee's latency over every match
+LATENCY_CSV = [
+    "referee_matches",
+    "referee_p50_ms",
+    "referee_p99_ms",
+    "referee_max_ms",
+    "max_load_per_core",
+    "margin_ms",
+    "strained",
+    "suspect",
+]
 PAIRS_CSV_COLUMNS = ["table", "row", "column", "metric", "deals", "mean", "low", "high", "p_better"]
+
+
+def _latency_csv(report: LatencyReport) -> dict:
+    return {
+        "referee_matches": report.matches,
+        "referee_p50_ms": report.p50_ms,
+        "referee_p99_ms": report.p99_ms,
+        "referee_max_ms": report.max_ms,
+        "max_load_per_core": report.max_load_per_core,
+        "margin_ms": report.margin_ms,
+        "strained": len(report.strained),
+        "suspect": len(report.suspect),
+    }
 
 
 def _csv_row(scope: str, row: dict) -> dict:
@@ -570,13 +594,13 @@ def standings_command(
     try:
         with ResultStore.open_read(path) as store:
             definition = store.definition()
-            stored = store.matches(include_aborted=True)  # the latency report reads them all
-            fold, _seq = load_fold(
+            fold, _seq = load_fold(  # the cached fold and the rows saved since, latency included
                 store,
                 [b["name"] for b in definition.get("bots", [])],
                 [g["label"] for g in definition.get("games", [])],
                 seating=definition.get("seating", "duplicate"),
                 confidence=confidence,
+                margin_ms=definition.get("time", {}).get("margin_ms", TimeControl().margin_ms),
             )
             standings = fold.standings()
             if bot is not None:
@@ -595,23 +619,25 @@ def standings_command(
             console = output_console(width)
             console.print(bot_report_view(report, console.width, _logs_hint(report, bot)))
         return
-    margin_ms = definition.get("time", {}).get("margin_ms", TimeControl().margin_ms)
-    latency = latency_report(stored, margin_ms)
+    latency = fold.latency()
     data = standings_as_data(standings)
+    # over every completed match: beside the overall table (consumers iterate the tables)
+    data[OVERALL]["referee_latency"] = latency.as_data()
     if as_json:
-        click.echo(json.dumps(data, indent=2))  # tables only: consumers iterate them
+        click.echo(json.dumps(data, indent=2))
     elif as_csv:
         out = io.StringIO()
-        columns = PAIRS_CSV_COLUMNS if pairs is True else STANDINGS_CSV_COLUMNS
+        columns = PAIRS_CSV_COLUMNS if pairs is True else STANDINGS_CSV_COLUMNS + LATENCY_CSV
         writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
         writer.writeheader()
-        for scope, table in data.items():  # (the latency is not a table: not in the CSV)
+        for scope, table in data.items():
             if pairs is True:
                 for pair in table["pairs"]:
                     writer.writerow({**pair, "table": scope})
             else:
+                extra = _latency_csv(latency) if scope == OVERALL else {}
                 for row in table["rows"]:
-                    writer.writerow(_csv_row(scope, row))
+                    writer.writerow({**_csv_row(scope, row), **extra})
         click.echo(out.getvalue(), nl=False)
     else:
         console = output_console(width)

@@ -41,13 +41,16 @@ import msgspec
 from openskill.models import PlackettLuce, PlackettLuceRating
 
 from arena.games import GAMES
+from arena.referee.clock import TimeControl
 from arena.stats.deals import BotMoments, DealTally, PairMoments, Rotation
 from arena.stats.moments import CONFIDENCE, Estimate, estimate
+from arena.tournament.latency import LatencyReport, LatencyTally
 from arena.tournament.store import ResultStore, StoredMatch
 
 OVERALL = "overall"
 TIME_RESOLUTION_MS = 0.01  # decision times are counted on this grid for the median
 RATING_Z = 1.96  # the rating's 95% interval: mu ± 1.96 sigma
+MARGIN_MS = TimeControl().margin_ms  # the margin a fold's latency figures use unless told
 
 
 @dataclass(frozen=True)
@@ -139,7 +142,7 @@ class Standings:
 # types below (its class, if any, marked ``@persisted``). Only those classes are ever created
 # when a state is read back, so a results file from elsewhere cannot run code.
 
-FOLD_FORMAT = 3  # bump when the fold's attributes change meaning; a state of another is refolded
+FOLD_FORMAT = 4  # bump when the fold's attributes change meaning; a state of another is refolded
 _PERSISTED: dict[str, type] = {}
 _INT64 = 2**63
 
@@ -153,6 +156,7 @@ def persisted(cls: type) -> type:
 # the statistics' accumulators (arena.stats, below this layer): DealTally says its own state
 # (to_data/from_data: exact integer sums and the open deals' rotations, order-independent)
 persisted(DealTally)
+persisted(LatencyTally)  # the referee's latency figures (attributes of the types below)
 
 
 _PLAIN = (type(None), bool, int, float, str)  # stored as themselves (ints of 64 bits)
@@ -177,7 +181,11 @@ def _encode(value: Any) -> Any:
     if _PERSISTED.get(name) is kind:
         if hasattr(kind, "from_data"):  # a class that says its own state (arena.stats)
             return {"$x": name, "d": _encode(value.to_data())}
-        return {"$o": name, "a": {k: _encode(v) for k, v in vars(value).items()}}
+        transient = getattr(kind, "TRANSIENT", ())  # caches of derived values: not state
+        return {
+            "$o": name,
+            "a": {k: _encode(v) for k, v in vars(value).items() if k not in transient},
+        }
     raise TypeError(f"the standings fold cannot persist a {name}: mark its class @persisted")
 
 
@@ -299,9 +307,14 @@ class StandingsFold:
     ``RATING_WINDOW`` rated matches are kept for that: one arriving before them raises
     :class:`StaleFold`.
 
+    The referee's latency figures (:meth:`latency`) are folded beside them, with
+    ``margin_ms``, the tournament's margin they are judged against.
+
     The whole object (but its model) is persisted in the results file (:func:`fold_to_bytes`),
     so that standings extend it rather than refold every stored match.
     """
+
+    TRANSIENT = ("_memo",)  # not persisted: the last tables built, until the next match
 
     def __init__(
         self,
@@ -310,6 +323,7 @@ class StandingsFold:
         *,
         seating: str = "duplicate",
         confidence: float = CONFIDENCE,
+        margin_ms: int = MARGIN_MS,
     ) -> None:
         self._bots = list(bots)
         self._games = list(games)
@@ -329,6 +343,9 @@ class StandingsFold:
         self._window: list[list[Any]] = []
         self._window_start: dict[str, dict[str, Rating]] = {}  # ratings before the window
         self._floor: tuple | None = None  # key of the last match that left the window
+        self._latency = LatencyTally(margin_ms)
+        self._changes = 0  # matches added: the tables built are reused until the next one
+        self._memo: tuple[tuple[int, float], Standings] | None = None
 
     def order(self, match: StoredMatch) -> tuple:
         return schedule_order(match, self._games)
@@ -339,7 +356,17 @@ class StandingsFold:
             self._ratings.setdefault(scope, {})
         return self._tallies[scope]
 
+    @property
+    def margin_ms(self) -> int:
+        return self._latency.margin_ms
+
+    def latency(self) -> LatencyReport:
+        """The referee's latency over the completed matches folded (arena.tournament.latency)."""
+        return self._latency.report()
+
     def add(self, match: StoredMatch) -> None:
+        self._changes += 1
+        self._latency.add(match)
         if not match.completed:  # an aborted match counts only its (startup) faults
             for scope in (match.game, OVERALL):
                 self._scope(scope)
@@ -433,6 +460,16 @@ class StandingsFold:
     # -- the tables --------------------------------------------------------------------------
 
     def standings(self) -> Standings:
+        """The tables (built once per state: asking again before another match is free)."""
+        key = (self._changes, self.confidence)
+        memo = getattr(self, "_memo", None)  # (a fold read back from bytes has none)
+        if memo is not None and memo[0] == key:
+            return memo[1]
+        built = self._standings()
+        self._memo = (key, built)
+        return built
+
+    def _standings(self) -> Standings:
         for label, _faults in self._aborted.values():
             self._scope(label)
         played = [label for label in self._tallies if label != OVERALL]
@@ -638,9 +675,10 @@ def refold(
     *,
     seating: str = "duplicate",
     confidence: float = CONFIDENCE,
+    margin_ms: int = MARGIN_MS,
 ) -> StandingsFold:
     """Every stored match folded afresh, in schedule order."""
-    fold = StandingsFold(bots, games, seating=seating, confidence=confidence)
+    fold = StandingsFold(bots, games, seating=seating, confidence=confidence, margin_ms=margin_ms)
     for match in sorted(store.matches(include_aborted=True), key=fold.order):
         fold.add(match)
     return fold
@@ -653,9 +691,11 @@ def load_fold(
     *,
     seating: str = "duplicate",
     confidence: float = CONFIDENCE,
+    margin_ms: int = MARGIN_MS,
 ) -> tuple[StandingsFold, int]:
     """The fold of every stored match and the save number it covers: the cached fold extended
-    with the matches stored since, or (no usable cache) a refold of them all."""
+    with the matches stored since, or (no usable cache, or one of other bots, games, seating or
+    margin) a refold of them all."""
     seq = store.last_seq()
     cached = store.fold_state(FOLD_NAME)
     if cached is not None and not store.unsequenced():
@@ -666,6 +706,7 @@ def load_fold(
             and fold._bots == list(bots)
             and fold._games == list(games)
             and fold._single == (seating == "single")
+            and fold.margin_ms == margin_ms
         ):
             fold.confidence = confidence  # the tables' confidence, not part of the sums
             try:
@@ -676,7 +717,8 @@ def load_fold(
                 return fold, max(seq, covered)
             except Exception:  # StaleFold, or a damaged cache: refolded, never fatal
                 pass
-    return refold(store, bots, games, seating=seating, confidence=confidence), seq
+    fresh = refold(store, bots, games, seating=seating, confidence=confidence, margin_ms=margin_ms)
+    return fresh, seq
 
 
 class LiveStandings:
@@ -692,12 +734,18 @@ class LiveStandings:
         *,
         seating: str = "duplicate",
         confidence: float = CONFIDENCE,
+        margin_ms: int = MARGIN_MS,
     ) -> None:
         self._store = store
         self._bots, self._games = list(bots), list(games)
-        self._seating, self._confidence = seating, confidence
+        self._seating, self._confidence, self._margin_ms = seating, confidence, margin_ms
         self.fold, _seq = load_fold(
-            store, self._bots, self._games, seating=seating, confidence=confidence
+            store,
+            self._bots,
+            self._games,
+            seating=seating,
+            confidence=confidence,
+            margin_ms=margin_ms,
         )
         self._unsaved = 0
 
@@ -714,6 +762,7 @@ class LiveStandings:
                 self._games,
                 seating=self._seating,
                 confidence=self._confidence,
+                margin_ms=self._margin_ms,
             )
             vars(self.fold).update(vars(fresh))
         self._unsaved += 1
@@ -726,6 +775,9 @@ class LiveStandings:
 
     def standings(self) -> Standings:
         return self.fold.standings()
+
+    def latency(self) -> LatencyReport:
+        return self.fold.latency()
 
 
 def _interval(est: Estimate | None) -> dict | None:

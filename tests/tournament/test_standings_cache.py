@@ -8,6 +8,7 @@ import msgspec
 import pytest
 
 from arena.tournament import standings as standings_module
+from arena.tournament.latency import LatencyReport
 from arena.tournament.standings import (
     LiveStandings,
     StaleFold,
@@ -39,7 +40,7 @@ def random_history(rng: random.Random, deals: int) -> list[StoredMatch]:
                     faulty = rng.random() < 0.2
                     out.append(
                         StoredMatch(
-                            match_id=f"{game}/t{table}/d{deal}/r{rotation}",
+                            match_id=f"{game}/r{rotation}/t{table}/d{deal}",  # not in the store order,
                             game=game,
                             game_id=game_id,
                             table=table,
@@ -61,9 +62,60 @@ def random_history(rng: random.Random, deals: int) -> list[StoredMatch]:
                                 for _ in range(players)
                             ),
                             status="aborted" if rng.random() < 0.05 else "completed",
+                            referee=referee_figures(rng),
                         )
                     )
     return out
+
+
+def referee_figures(rng: random.Random) -> dict | None:
+    """The referee's latency in a match: missing (older rows), calm, slow or overloaded."""
+    if rng.random() < 0.1:
+        return None
+    p50 = round(rng.choice((0.02, 0.03, 0.05, 0.08)) * rng.choice((1, 1, 2)), 3)
+    worst = round(rng.choice((0.3, 1.0, 12.0, 26.0, 40.0)), 3)  # half the 50 ms margin: 25
+    return {
+        "p50_ms": p50 if rng.random() < 0.95 else None,
+        "p99_ms": round(min(worst, p50 * rng.uniform(2, 9)), 3),
+        "max_ms": worst,
+        "load_per_core": rng.choice((0.2, 0.7, 0.99, 1.0, 1.6, None)),
+    }
+
+
+def in_store_order(matches) -> list[StoredMatch]:
+    """As ResultStore.matches lists them (the latency report's order of strained matches)."""
+    return sorted(matches, key=lambda m: (m.game, m.table, m.deal, m.rotation, m.match_id))
+
+
+def latency_report(matches, margin_ms: int) -> LatencyReport:
+    """The latency report computed directly from every match (what the fold must equal)."""
+    ordered = in_store_order(m for m in matches if m.completed and m.referee)
+    figures = [m.referee for m in ordered]
+
+    def present(name):
+        return [f[name] for f in figures if f.get(name) is not None]
+
+    strained, details = [], {}
+    for m in ordered:
+        worst, load = m.referee.get("max_ms"), m.referee.get("load_per_core")
+        why = [f"referee latency {worst} ms of a {margin_ms} ms margin"] * (
+            worst is not None and worst >= margin_ms / 2
+        ) + [f"load {load} per core"] * (load is not None and load >= 1)
+        if why:
+            strained.append(m)
+            details[m.match_id] = "; ".join(why)
+    medians = sorted(present("p50_ms"))
+    return LatencyReport(
+        matches=len(ordered),
+        p50_ms=medians[len(medians) // 2] if medians else None,
+        p99_ms=max(present("p99_ms"), default=None),
+        max_ms=max(present("max_ms"), default=None),
+        max_load_per_core=max(present("load_per_core"), default=None),
+        strained=tuple(m.match_id for m in strained),
+        suspect=tuple(m.match_id for m in strained if any(f.kind == "timeout" for f in m.faults)),
+        margin_ms=margin_ms,
+        details=details,
+    )
 
 
 def nearly_in_order(rng: random.Random, matches: list, spread: int) -> list:
@@ -102,6 +154,8 @@ def test_the_fold_in_any_nearby_order_with_reloads_equals_the_refold(seed, monke
             assert fold is not None
         if i % 17 == 0 or i == len(arrivals) - 1:
             assert fold.standings() == compute_standings(stored.values(), BOTS, GAMES)
+            assert fold.latency() == latency_report(stored.values(), 50)
+    assert fold.latency().strained and fold.latency().suspect  # the histories have both
     # only the matches replayed long after being aborted came before the window
     assert stale <= sum(1 for m in history if m.status == "aborted")
 
@@ -164,6 +218,10 @@ def test_the_cached_fold_in_a_real_results_file_equals_the_refold(tmp_path, monk
         fold, seq = load_fold(store, BOTS, GAMES)
         assert seq == store.last_seq()
         assert fold.standings() == compute_standings(everything, BOTS, GAMES)
+        assert fold.latency() == latency_report(everything, 50)
+        # a tournament of another margin judges strained matches otherwise: refolded
+        wider, _seq = load_fold(store, BOTS, GAMES, margin_ms=200)
+        assert wider.latency() == latency_report(everything, 200) != fold.latency()
         # a cache made for another list of bots is not used
         assert load_fold(store, BOTS[:-1], GAMES)[0].standings() == compute_standings(
             everything, BOTS[:-1], GAMES
@@ -237,3 +295,57 @@ def test_the_statistics_survive_the_cache_and_follow_seating_and_confidence(tmp_
         assert load_fold(store, BOTS, GAMES, seating=other)[0].standings() == compute_standings(
             everything, BOTS, GAMES, seating=other
         )
+
+
+def test_arena_standings_reads_only_the_cache_and_the_rows_saved_since(tmp_path, monkeypatch):
+    """`arena standings` (tables, latency line, --json, --csv) from the cached fold plus the
+    rows saved after it: never every stored match; the latency equals the direct report."""
+    import csv
+    import io
+    import json
+
+    from click.testing import CliRunner
+
+    from arena.cli import main
+
+    rng = random.Random(17)
+    history = random_history(rng, deals=5)
+    definition = {
+        "bots": [{"name": b} for b in BOTS],
+        "games": [{"label": g} for g in GAMES],
+        "time": {"margin_ms": 30},
+    }
+    path = tmp_path / "results.sqlite"
+    with ResultStore.open_for_run(path, name="t", fingerprint="f", definition=definition) as store:
+        live = LiveStandings(store, BOTS, GAMES, margin_ms=30)
+        for match in history[:-7]:
+            store.save(match)
+            live.add(match)
+        live.persist()
+        save_all(store, history[-7:])  # saved after the cache: read and folded on top
+        covered = store.fold_state("standings")[1]  # type: ignore[index]
+        everything = store.matches(include_aborted=True)
+    reads: list[int | None] = []
+    real_matches = ResultStore.matches
+
+    def counted(self, *, include_aborted=False, since=None):
+        reads.append(since)
+        return real_matches(self, include_aborted=include_aborted, since=since)
+
+    monkeypatch.setattr(ResultStore, "matches", counted)
+    expected = latency_report(everything, 30)
+    assert expected.strained
+    as_json = CliRunner().invoke(main, ["standings", str(path), "--json"])
+    assert as_json.exit_code == 0, as_json.output
+    data = json.loads(as_json.output)
+    assert data["overall"]["referee_latency"] == json.loads(json.dumps(expected.as_data()))
+    assert set(data) == {*GAMES, "overall"}  # still one entry per table
+    as_csv = CliRunner().invoke(main, ["standings", str(path), "--csv"])
+    rows = list(csv.DictReader(io.StringIO(as_csv.output)))
+    overall = [r for r in rows if r["table"] == "overall"]
+    assert overall and all(r["strained"] == str(len(expected.strained)) for r in overall)
+    assert all(r["referee_p50_ms"] == str(expected.p50_ms) for r in overall)
+    assert all(r["referee_matches"] == "" for r in rows if r["table"] != "overall")
+    shown = CliRunner().invoke(main, ["standings", str(path)])
+    assert f"median {expected.p50_ms} ms" in shown.output and "warning:" in shown.output
+    assert reads and all(since == covered for since in reads)
