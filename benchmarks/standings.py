@@ -1,21 +1,28 @@
 """`arena standings` on a large results file: from the cached fold vs a full refold.
 
-    python benchmarks/standings.py [--matches 10000,100000] [--keep DIR]
+    python benchmarks/standings.py [--matches 10000,100000,1000000] [--keep DIR] [--cached-only]
 
 For each size, fills a results file with that many synthetic matches of four games (4 bots of 6
-at a table, every deal in every rotation, 13 decisions per seat, some faults), as a tournament
-stores them: each saved, folded into the live standings and the fold cached every 1,000
-matches and at the end. Then it runs ``arena standings FILE --json`` in a fresh process, first
-as it is (the cached fold, extended by nothing) and then on a copy whose cache was deleted (the
-refold every standings call paid before the cache), and prints the wall time and peak RSS of
-each, with the file's size per match. Filling a file of 1,000,000 matches takes a while (each
-match is folded once, as in a tournament): the cost of a tournament spread over its run.
+at a table, every deal in every rotation, 13 decisions per seat, some faults, the referee's
+latency figures with a few strained matches), as a tournament stores them: each saved, folded
+into the live standings and the fold cached every 5,000 matches and at the end. Then it runs
+``arena standings FILE --json`` in a fresh process, first as it is (the cached fold, extended
+by the rows saved after it: ``--behind`` of them, 1,000 by default, as when a tournament was
+stopped between two caches) and then on a copy whose cache was deleted (the refold every
+standings call paid before the cache; ``--cached-only`` skips it), and prints the wall time,
+the CPU time and the peak RSS of each, with the file's size per match. Then the same for the
+plain tables (no ``--json``), and the startup alone (``arena --version``).
+
+Filling a file of 1,000,000 matches takes a while (each match is saved and folded once, as in a
+tournament: the cost of a tournament spread over its run); ``--keep DIR`` keeps the files for
+the next run.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import shutil
 import sqlite3
@@ -28,7 +35,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.tournament.standings import LiveStandings
+from arena.tournament.standings import FOLD_NAME, LiveStandings, fold_from_bytes
 from arena.tournament.store import ResultStore, StoredFault, StoredMatch
 
 BOTS = [f"bot{i}" for i in range(6)]
@@ -43,6 +50,12 @@ TABLES = 15  # C(6, 4) groups of bots
 
 def synthetic(count: int, rng: random.Random):
     """``count`` stored matches in schedule order."""
+    # decision times and latency figures drawn from pools (drawing 52 times per match would
+    # cost more than saving it)
+    times = [
+        tuple(tuple(round(rng.lognormvariate(-1.5, 0.8), 2) for _ in range(13)) for _ in range(4))
+        for _ in range(512)
+    ]
     made = 0
     deal = 0
     while True:
@@ -74,11 +87,9 @@ def synthetic(count: int, rng: random.Random):
                         teams=(0, 1, 0, 1) if label == "af" else None,
                         forfeited=(),
                         faults=faults,
-                        decision_ms=tuple(
-                            tuple(round(rng.lognormvariate(-1.5, 0.8), 2) for _ in range(13))
-                            for _ in range(4)
-                        ),
+                        decision_ms=times[rng.getrandbits(9)],
                         duration_s=0.05,
+                        referee=referee_figures(rng),
                     )
                     made += 1
                     if made == count:
@@ -86,7 +97,16 @@ def synthetic(count: int, rng: random.Random):
         deal += 1
 
 
-def fill(path: Path, count: int) -> float:
+def referee_figures(rng: random.Random) -> dict[str, float | None]:
+    """The referee's latency in one match: mostly calm, now and then near the 50 ms margin or
+    the machine overloaded (about 0.3% of matches strained)."""
+    p50 = round(rng.uniform(0.015, 0.06), 3)
+    worst = round(rng.uniform(0.2, 2.0), 3) if rng.random() > 0.002 else 31.5
+    load = round(rng.uniform(0.1, 0.9), 2) if rng.random() > 0.001 else 1.3
+    return {"p50_ms": p50, "p99_ms": round(p50 * 4, 3), "max_ms": worst, "load_per_core": load}
+
+
+def fill(path: Path, count: int, behind: int) -> float:
     definition = {
         "bots": [{"name": b} for b in BOTS],
         "games": [{"label": label, "game": game_id} for label, game_id in GAMES],
@@ -96,16 +116,18 @@ def fill(path: Path, count: int) -> float:
         path, name="bench", fingerprint="x", definition=definition
     ) as store:
         live = LiveStandings(store, BOTS, [label for label, _ in GAMES])
-        for match in synthetic(count, random.Random(count)):
+        for i, match in enumerate(synthetic(count, random.Random(count))):
             store.save(match)
-            live.add(match)
-        live.persist()
+            if i < count - behind:
+                live.add(match)
+                if i == count - behind - 1:
+                    live.persist()  # the last cache: the rows after it are read and folded
     return time.perf_counter() - start
 
 
 CHILD = """
 import resource, runpy, sys, time
-sys.argv = ["arena", "standings", sys.argv[1], "--json"]
+sys.argv = ["arena", *sys.argv[1:]]
 start = time.perf_counter()
 try:
     runpy.run_module("arena", run_name="__main__")
@@ -117,13 +139,12 @@ sys.stderr.write(f"{seconds} {usage.ru_maxrss} {usage.ru_utime + usage.ru_stime}
 """
 
 
-def standings_call(path: Path) -> tuple[float, float, float]:
-    """(seconds, peak RSS in MB, CPU seconds) of ``arena standings PATH --json`` in a fresh
-    process (from the start of the command, imports included; CPU is what to compare on a loaded
-    machine)."""
+def arena_call(*args: str) -> tuple[float, float, float]:
+    """(seconds, peak RSS in MB, CPU seconds) of ``arena ARGS`` in a fresh process (Python's
+    start and the imports included; CPU is what to compare on a loaded machine)."""
     start = time.perf_counter()
     out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path)],
+        [sys.executable, "-c", CHILD, *args],
         check=True,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
@@ -136,42 +157,71 @@ def standings_call(path: Path) -> tuple[float, float, float]:
     return seconds, int(peak_kb) / 1024, float(cpu)
 
 
+def cache_usable(path: Path) -> bool:
+    """A kept file's cache is of this arena's fold (else the file is filled again)."""
+    with ResultStore.open_read(path) as store:
+        cached = store.fold_state(FOLD_NAME)
+    return cached is not None and fold_from_bytes(cached[0]) is not None
+
+
+def row(label: str, count: int, filled: float, size: float, *calls: tuple[float, ...]) -> str:
+    figures = " ".join(f"{c[0]:8.2f} {c[2]:6.2f} {c[1]:6.0f}" for c in calls)
+    return f"{label:>10} {count:9d} {filled:8.1f} {size:8.0f} {figures}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--matches", default="10000,100000")
+    parser.add_argument("--matches", default="10000,100000,1000000")
     parser.add_argument("--keep", type=Path, help="keep the results files in this folder")
+    parser.add_argument("--behind", type=int, default=1000, help="rows saved after the cache")
+    parser.add_argument(
+        "--refold-up-to",
+        type=int,
+        default=100000,
+        help="time the refold (no cache) only up to this many matches (it holds them all)",
+    )
     parser.add_argument("--cached-only", action="store_true", help="skip the refold call")
     args = parser.parse_args()
     folder = args.keep or Path(tempfile.mkdtemp(prefix="arena-standings-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+    startup = arena_call("--version")
     print(
-        f"{'matches':>9} {'fill s':>8} {'B/match':>8} {'cached s':>9} {'MB':>6} {'refold s':>9} {'MB':>6}"
+        f"startup alone (arena --version): {startup[0]:.2f} s wall, {startup[2]:.2f} s CPU, "
+        f"{startup[1]:.0f} MB"
+    )
+    print(
+        f"{'command':>10} {'matches':>9} {'fill s':>8} {'B/match':>8} "
+        f"{'cached s':>8} {'CPU s':>6} {'MB':>6} {'refold s':>8} {'CPU s':>6} {'MB':>6}"
     )
     try:
         for count in (int(c) for c in args.matches.split(",")):
-            path = folder / f"results-{count}.sqlite"
-            if not path.exists():
-                filled = fill(path, count)
-            else:
-                filled = float("nan")
+            path = folder / f"results-{count}-behind{args.behind}.sqlite"
+            filled = math.nan
+            if not path.exists() or not cache_usable(path):
+                path.unlink(missing_ok=True)
+                filled = fill(path, count, min(args.behind, count))
             size = path.stat().st_size / count
-            cached = standings_call(path)
-            bare = folder / f"refold-{count}.sqlite"
-            shutil.copy(path, bare)
-            db = sqlite3.connect(bare)
-            with db:
-                db.execute("DELETE FROM fold_state")
-            db.close()
-            refold = standings_call(bare) if not args.cached_only else (math.nan,) * 3
-            bare.unlink()
-            print(
-                f"{count:9d} {filled:8.1f} {size:8.0f} {cached[0]:9.2f} {cached[2]:6.2f} "
-                f"{cached[1]:6.0f} {refold[0]:9.2f} {refold[2]:6.2f} {refold[1]:6.0f}",
-                flush=True,
-            )
+            cached = arena_call("standings", str(path), "--json")
+            tables = arena_call("standings", str(path))
+            refold = tables_refold = (math.nan,) * 3
+            if not args.cached_only and count <= args.refold_up_to:
+                bare = folder / f"refold-{count}.sqlite"
+                shutil.copy(path, bare)
+                db = sqlite3.connect(bare)
+                with db:
+                    db.execute("DELETE FROM fold_state")
+                db.close()
+                refold = arena_call("standings", str(bare), "--json")
+                bare.unlink()
+            print(row("--json", count, filled, size, cached, refold), flush=True)
+            print(row("tables", count, filled, size, tables, tables_refold), flush=True)
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
+    load = os.getloadavg()
+    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ from typing import Any
 import click
 import trio
 
+from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.pool import unwrapped
 from arena.tournament.store import ResultStore, StoreError
@@ -59,6 +60,7 @@ def serve_command(results: str, port: int, host: str, organiser: bool) -> None:
 
     path = Path(results)
     records_dir = None
+    confidence = CONFIDENCE  # the standings' (as `arena standings` shows them)
     if path.suffix == ".toml":
         try:
             config = load_config(path)
@@ -66,6 +68,8 @@ def serve_command(results: str, port: int, host: str, organiser: bool) -> None:
             raise InputError(str(exc)) from None
         path = config.results
         records_dir = config.records_dir if config.records else None
+        if config.stop is not None:
+            confidence = config.stop.confidence
     try:
         store = ResultStore.open_read(path)
     except StoreError as exc:
@@ -77,6 +81,7 @@ def serve_command(results: str, port: int, host: str, organiser: bool) -> None:
             definition=store.definition(),
             records_dir=records_dir,
             organiser=organiser,
+            confidence=confidence,
         )
 
         async def run() -> None:

@@ -696,29 +696,51 @@ def load_fold(
     """The fold of every stored match and the save number it covers: the cached fold extended
     with the matches stored since, or (no usable cache, or one of other bots, games, seating or
     margin) a refold of them all."""
+    settings: dict[str, Any] = {
+        "seating": seating,
+        "confidence": confidence,
+        "margin_ms": margin_ms,
+    }
     seq = store.last_seq()
+    found = cached_fold(store, bots, games, **settings)
+    if found is not None:
+        return found[0], max(seq, found[1])
+    return refold(store, bots, games, **settings), seq
+
+
+def cached_fold(
+    store: ResultStore,
+    bots: Sequence[str],
+    games: Sequence[str],
+    *,
+    seating: str = "duplicate",
+    confidence: float = CONFIDENCE,
+    margin_ms: int = MARGIN_MS,
+) -> tuple[StandingsFold, int] | None:
+    """The cached fold extended with the matches stored since, and the save number it covers;
+    None when the file has no usable cache (see :func:`load_fold`)."""
     cached = store.fold_state(FOLD_NAME)
-    if cached is not None and not store.unsequenced():
-        state, covered = cached
-        fold = fold_from_bytes(state)
-        if (
-            fold is not None
-            and fold._bots == list(bots)
-            and fold._games == list(games)
-            and fold._single == (seating == "single")
-            and fold.margin_ms == margin_ms
-        ):
-            fold.confidence = confidence  # the tables' confidence, not part of the sums
-            try:
-                newer = store.matches(include_aborted=True, since=covered)
-                for match in sorted(newer, key=fold.order):
-                    fold.add(match)
-                fold.standings()  # a damaged cache fails here, not in front of the reader
-                return fold, max(seq, covered)
-            except Exception:  # StaleFold, or a damaged cache: refolded, never fatal
-                pass
-    fresh = refold(store, bots, games, seating=seating, confidence=confidence, margin_ms=margin_ms)
-    return fresh, seq
+    if cached is None or store.unsequenced():
+        return None
+    state, covered = cached
+    fold = fold_from_bytes(state)
+    if (
+        fold is None
+        or fold._bots != list(bots)
+        or fold._games != list(games)
+        or fold._single != (seating == "single")
+        or fold.margin_ms != margin_ms
+    ):
+        return None
+    fold.confidence = confidence  # the tables' confidence, not part of the sums
+    try:
+        newer = store.matches(include_aborted=True, since=covered)
+        for match in sorted(newer, key=fold.order):
+            fold.add(match)
+        fold.standings()  # a damaged cache fails here, not in front of the reader
+    except Exception:  # StaleFold, or a damaged cache: refolded, never fatal
+        return None
+    return fold, covered
 
 
 class LiveStandings:

@@ -22,11 +22,12 @@ something else, or a tournament definition that changed since the file was fille
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -373,6 +374,19 @@ class ResultStore:
         file was started afresh (``--restart``)."""
         row = self._db.execute("SELECT max(rowid) FROM matches").fetchone()
         return int(row[0] or 0)
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Reads inside see one state of the file, whatever another process commits meanwhile
+        (one read transaction; a reader only)."""
+        if self._db.in_transaction:  # already inside one (or writing): nothing to add
+            yield
+            return
+        self._db.execute("BEGIN")
+        try:
+            yield
+        finally:
+            self._db.rollback()  # nothing was written: ends the read transaction
 
     def data_version(self) -> int:
         """Changes whenever another connection commits to the file: a cheap test for news."""

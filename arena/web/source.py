@@ -6,10 +6,13 @@ tournament --web``: the runner's ``on_stored`` callback) or by :meth:`Tournament
 which polls the SQLite file's ``data_version`` (microseconds) and reads only the rows added since
 (``arena serve`` on a running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
 
-While matches arrive, the standings are the live fold (ratings in the order matches finished,
-like the terminal view); once nothing has arrived for :data:`SETTLE_S` they are recomputed in
-schedule order over every stored match: exactly what ``arena standings`` prints. In-process the
-live fold always serves: the pages end with the run.
+The standings are the tournament's own fold (arena.tournament.standings): in-process the live
+one the runner feeds; watching a file, the fold cached in the file (with the tournament's
+seating, margin and confidence) extended with the rows saved since and with each new one. It
+rates in schedule order, so it is always what ``arena standings`` prints; they are called
+``exact`` once nothing has arrived for :data:`SETTLE_S`. Only when a match arrives too far out
+of order (an aborted match replayed much later) is the fold built again over the stored matches,
+in a worker thread.
 """
 
 from __future__ import annotations
@@ -29,19 +32,22 @@ import trio
 
 from arena.games import find_game
 from arena.referee.record import ReplayError, record_bytes, replay_record
+from arena.stats.moments import CONFIDENCE
 from arena.tournament.runner import Progress
 from arena.tournament.schedule import GamePlan, Schedule, build_schedule
 from arena.tournament.standings import (
+    MARGIN_MS,
+    StaleFold,
     Standings,
     StandingsFold,
-    compute_standings,
+    cached_fold,
     higher_is_better,
     standings_as_data,
 )
 from arena.tournament.store import ResultStore, StoredMatch
 from arena.web.matchview import MatchViewError, first_deal, match_frames, read_entries
 
-SETTLE_S = 3.0  # no new match for this long: recompute the exact (schedule-order) standings
+SETTLE_S = 3.0  # no new match for this long: the standings are called exact (final order)
 POLL_S = 0.5  # how often `arena serve` asks the results file whether anything changed
 RUNNING_FRESH_S = 30.0  # a record file touched this recently, of a match not stored, is running
 LATEST = 20  # finished matches and faults listed on the tournament page
@@ -106,6 +112,7 @@ class TournamentSource:
         progress: Progress | None = None,
         organiser: bool = False,
         fold: StandingsFold | None = None,
+        confidence: float = CONFIDENCE,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.results = Path(results)
@@ -113,6 +120,10 @@ class TournamentSource:
         self.definition = dict(definition)
         self.bots = [b["name"] for b in self.definition.get("bots", [])]
         self.games = [g["label"] for g in self.definition.get("games", [])]
+        # the fold's settings, as the tournament's (``confidence``: its stop rule's, if any)
+        self.seating = str(self.definition.get("seating", "duplicate"))
+        self.margin_ms = int(self.definition.get("time", {}).get("margin_ms", MARGIN_MS))
+        self.confidence = confidence
         self.schedule: Schedule | None
         try:
             self.schedule = schedule_from_definition(self.definition)
@@ -126,12 +137,14 @@ class TournamentSource:
         self.version = 0
         self._arrivals = _Arrivals()
         self._last_arrival = float("-inf")
-        # The live fold: the caller's (``arena tournament --web`` shares its own, which it feeds),
-        # else one made at the first match that arrives while serving (folding what was loaded).
+        # The fold: the caller's (``arena tournament --web`` shares its own, which it feeds),
+        # else the file's cached one, read with the first rows (:meth:`poll_file`), or one made
+        # over the matches given to :meth:`load`.
         self._shared_fold = fold is not None
         self._fold: StandingsFold | None = fold
-        self._exact: Standings | None = None  # schedule-order standings for self._exact_version
-        self._exact_version = -1
+        self._stale = False  # no fold, or a match came too far out of order: see refresh
+        self._pending: list[StoredMatch] = []  # arrived while stale: folded after the refold
+        self._generation = 0  # a file started afresh (--restart) starts a new one
         self._summary: tuple[int, bool, dict[str, Any]] | None = None
         self._changed = trio.Event()
         self._refresh_lock = trio.Lock()
@@ -141,17 +154,33 @@ class TournamentSource:
 
     # -- feeding --------------------------------------------------------------------------------
 
+    def _new_fold(self) -> StandingsFold:
+        return StandingsFold(
+            self.bots,
+            self.games,
+            seating=self.seating,
+            confidence=self.confidence,
+            margin_ms=self.margin_ms,
+        )
+
+    def _fold_in(self, match: StoredMatch) -> None:
+        if self._shared_fold:
+            return
+        if self._stale:
+            self._pending.append(match)
+            return
+        if self._fold is None:
+            self._fold = self._new_fold()
+        try:
+            self._fold.add(match)
+        except StaleFold:  # half added: no longer shown, folded again over self.matches
+            self._stale = True
+
     def add(self, match: StoredMatch) -> None:
         """A match was stored (called by the runner, or by the file watcher)."""
         self.matches.pop(match.match_id, None)  # stored again: it moves to the end
         self.matches[match.match_id] = match
-        if not self._shared_fold:
-            if self._fold is None:
-                self._fold = StandingsFold(self.bots, self.games)
-                for earlier in self.matches.values():
-                    self._fold.add(earlier)
-            else:
-                self._fold.add(match)
+        self._fold_in(match)
         now = self.clock()
         self._arrivals.note(now)
         self._last_arrival = now
@@ -159,22 +188,47 @@ class TournamentSource:
             self.records_dir = Path(match.record_path).parent
         self._bump()
 
-    def load(self, matches: Iterable[StoredMatch]) -> None:
-        """The matches already stored when serving starts (no arrival rate from these)."""
+    def load(self, matches: Iterable[StoredMatch], *, folded: bool = False) -> None:
+        """The matches already stored when serving starts (no arrival rate from these);
+        ``folded``: the fold holds them already (the file's cached fold)."""
+        loaded = []
         for match in matches:
             self.matches.pop(match.match_id, None)
             self.matches[match.match_id] = match
-            if self._fold is not None and not self._shared_fold:
-                self._fold.add(match)
+            loaded.append(match)
             if match.record_path and self.records_dir is None:
                 self.records_dir = Path(match.record_path).parent
+        if not folded:
+            order = (self._fold or self._new_fold()).order
+            for match in sorted(loaded, key=order):  # in schedule order: no re-rating
+                self._fold_in(match)
         self._bump()
 
     def _reset(self) -> None:
         self.matches.clear()
         if not self._shared_fold:
-            self._fold = None
-        self._exact, self._exact_version, self._rowid = None, -1, 0
+            self._fold, self._stale, self._pending = None, False, []
+        self._generation += 1
+        self._rowid = 0
+
+    def _first_rows(self, store: ResultStore) -> list[tuple[int, StoredMatch]]:
+        """Every stored row and, unless the fold is shared, the file's fold of exactly them
+        (its cache and the rows saved since: both read from one state of the file). Without a
+        usable cache the fold is due: :meth:`refresh` makes it in a worker thread."""
+        with store.snapshot():
+            rows = store.matches_after(0)
+            if not self._shared_fold:
+                found = cached_fold(
+                    store,
+                    self.bots,
+                    self.games,
+                    seating=self.seating,
+                    confidence=self.confidence,
+                    margin_ms=self.margin_ms,
+                )
+                self._fold = None if found is None else found[0]
+                self._stale = found is None and bool(rows)
+        return rows
 
     def _bump(self) -> None:
         self.version += 1
@@ -198,19 +252,19 @@ class TournamentSource:
         if self._created and created != self._created or store.last_rowid() < self._rowid:
             self._reset()  # the file was started afresh (--restart)
             self._created = created
-            rows = store.matches_after(0)
-            self.load(m for _, m in rows)
+            rows = self._first_rows(store)
+            self.load((m for _, m in rows), folded=not self._shared_fold)
             self._rowid = max((r for r, _ in rows), default=0)
             return True
         self._created = created
-        rows = store.matches_after(self._rowid)
         first = self._rowid == 0
+        rows = self._first_rows(store) if first else store.matches_after(self._rowid)
         for rowid, match in rows:
             self._rowid = max(self._rowid, rowid)
             if not first:
                 self.add(match)
         if first:
-            self.load(m for _, m in rows)
+            self.load((m for _, m in rows), folded=not self._shared_fold)
         return bool(rows)
 
     async def watch(self, store: ResultStore, poll_s: float = POLL_S) -> None:
@@ -234,28 +288,36 @@ class TournamentSource:
         return self.clock() - self._last_arrival >= SETTLE_S
 
     async def refresh(self) -> None:
-        """Once settled, bring the exact standings up to date (in a worker thread: for a large
-        file the fold takes a while, and the event loop may be playing the tournament)."""
+        """Bring the standings up to date: the fold's tables, or, when a match came too far out
+        of order, a new fold over the stored matches (in a worker thread: for a large file it
+        takes a while, and the event loop may be playing the tournament)."""
         async with self._refresh_lock:  # one fold at a time, however many pages ask
-            if self._settled() and self._exact_version != self.version:
-                version = self.version
-                snapshot = list(self.matches.values())
-                exact = await trio.to_thread.run_sync(
-                    compute_standings, snapshot, self.bots, self.games
-                )
-                if self.version == version:
-                    self._exact, self._exact_version = exact, version
+            if not self._stale or self._shared_fold:
+                return
+            generation, snapshot, self._pending = self._generation, list(self.matches.values()), []
+            fresh = await trio.to_thread.run_sync(self._fold_all, snapshot)
+            if generation != self._generation:
+                return  # the file was started afresh meanwhile
+            self._fold, self._stale = fresh, False
+            arrived, self._pending = self._pending, []
+            for match in arrived:  # stored while the fold was being made
+                self._fold_in(match)
+
+    def _fold_all(self, matches: list[StoredMatch]) -> StandingsFold:
+        fold = self._new_fold()
+        for match in sorted(matches, key=fold.order):
+            fold.add(match)
+        fold.standings()  # built here, in the worker thread
+        return fold
 
     def standings(self) -> tuple[Standings, bool]:
-        """(standings, exact): the exact ones when settled and up to date (see :meth:`refresh`),
-        else the live fold's."""
-        if self._settled() and self._exact is not None and self._exact_version == self.version:
-            return self._exact, True
-        if self._fold is None:  # nothing arrived while serving: only the exact ones exist
-            if self._exact is not None:
-                return self._exact, False
+        """(standings, exact): the fold's, ``exact`` once settled (nothing new for SETTLE_S);
+        none while a fold is due (see :meth:`refresh`)."""
+        if self._stale:
             return Standings(tables={}, matches={}), False  # being computed (``computing``)
-        return self._fold.standings(), False
+        if self._fold is None:
+            self._fold = self._new_fold()  # nothing stored yet
+        return self._fold.standings(), self._settled()
 
     @property
     def computing(self) -> bool:

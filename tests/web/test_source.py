@@ -74,3 +74,80 @@ async def test_a_watched_file_is_followed_across_a_resume_and_a_restart(
     )
     writer.close()
     reader.close()
+
+
+async def test_serve_alone_reads_the_files_cached_fold_with_the_tournaments_settings(
+    tmp_path: Path, monkeypatch
+) -> None:
+    """`arena serve` on a file another process writes: the standings come from the fold cached
+    in the file plus the rows saved since (not a fold of its own), with the tournament's
+    seating, margin and confidence, and equal a full refold at every step; without a cache the
+    stored matches are folded once, in a worker thread."""
+    import random
+    import sqlite3
+
+    from arena.tournament.standings import LiveStandings, StandingsFold
+    from tests.tournament.test_standings_cache import BOTS, GAMES, random_history
+
+    history = random_history(random.Random(23), deals=5)
+    definition = {
+        "bots": [{"name": b} for b in BOTS],
+        "games": [{"label": g} for g in GAMES],
+        "seating": "single",
+        "time": {"margin_ms": 30},
+    }
+    settings = {"seating": "single", "confidence": 0.8}
+    path = tmp_path / "results.sqlite"
+    writer = ResultStore.open_for_run(path, name="t", fingerprint="f", definition=definition)
+    live = LiveStandings(writer, BOTS, GAMES, margin_ms=30, **settings)  # type: ignore[arg-type]
+    half = len(history) // 2
+    for match in history[:half]:
+        writer.save(match)
+        live.add(match)
+    live.persist()
+    for match in history[half : half + 5]:
+        writer.save(match)  # after the cache
+
+    folded: list[str] = []
+    real_add = StandingsFold.add
+    refolding = []  # set while the expected standings are computed (not counted)
+
+    def counted(self: StandingsFold, match) -> None:
+        if not refolding:
+            folded.append(match.match_id)
+        real_add(self, match)
+
+    monkeypatch.setattr(StandingsFold, "add", counted)
+    reader = ResultStore.open_read(path)
+
+    def expected() -> object:
+        refolding.append(True)
+        stored = reader.matches(include_aborted=True)
+        result = compute_standings(stored, BOTS, GAMES, **settings)  # type: ignore[arg-type]
+        refolding.clear()
+        return result
+
+    clock = Clock()
+    source = TournamentSource(path, name="t", definition=definition, clock=clock, confidence=0.8)
+    assert source.poll_file(reader)
+    assert len(folded) == 5  # the rows saved after the cache, nothing else
+    assert source.standings()[0] == expected()
+    for match in history[half + 5 :]:
+        writer.save(match)
+    assert source.poll_file(reader)
+    assert len(folded) == 5 + len(history) - half - 5
+    clock.now += SETTLE_S
+    summary = source.summary()
+    assert summary["exact"] and summary["standings"] == standings_as_data(expected())  # type: ignore[arg-type]
+    writer.close()
+
+    db = sqlite3.connect(path)
+    with db:
+        db.execute("DELETE FROM fold_state")
+    db.close()
+    bare = TournamentSource(path, name="t", definition=definition, clock=clock, confidence=0.8)
+    bare.poll_file(reader)
+    assert bare.standings()[0].tables == {}  # being folded
+    await bare.refresh()
+    assert bare.standings()[0] == expected()
+    reader.close()

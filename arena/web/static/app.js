@@ -183,7 +183,7 @@ function tournamentPage() {
           p.aborted ? h("span", { class: "fault" }, `${p.aborted} aborted (replayed on the next run)`) : null,
           h("span", {}, h("b", {}, "rate "), p.rate ? `${p.rate.toFixed(2)} matches/s` : "–"),
           h("span", {}, h("b", {}, "ETA "), p.running ? duration(p.eta_s) : "–"),
-          h("span", { class: "muted" }, s.exact ? "standings: final order (same as arena standings)" : "standings: live (in finishing order; exact once matches stop arriving)"))),
+          h("span", { class: "muted" }, s.exact ? "standings: final order (same as arena standings)" : "standings: live (matches still arriving; rated in schedule order, as arena standings does)"))),
       h("p", { class: "help" }, "Rating: OpenSkill (Plackett-Luce), μ is the skill estimate and σ its uncertainty; rows are sorted by μ − 3σ, ",
         "a skill the bot very likely has at least. σ shrinks as a bot plays more, so early differences smaller than a few σ mean little. ",
         "dup compares each score with what the same cards scored in the deal's other seat rotations."),
