@@ -5,13 +5,15 @@
 For each size, fills a results file with that many synthetic matches of four games (4 bots of 6
 at a table, every deal in every rotation, 13 decisions per seat, some faults, the referee's
 latency figures with a few strained matches), as a tournament stores them: each saved, folded
-into the live standings and the fold cached every 5,000 matches and at the end. Then it runs
-``arena standings FILE --json`` in a fresh process, first as it is (the cached fold, extended
-by the rows saved after it: ``--behind`` of them, 1,000 by default, as when a tournament was
-stopped between two caches) and then on a copy whose cache was deleted (the refold every
-standings call paid before the cache; ``--cached-only`` skips it), and prints the wall time,
-the CPU time and the peak RSS of each, with the file's size per match. Then the same for the
-plain tables (no ``--json``), and the startup alone (``arena --version``).
+into the live standings and the fold cached every 1,000 matches and at the end. Then it runs
+``arena standings FILE --json`` in a fresh process, first as it is (a finished tournament: the
+cached fold covers every row), then the plain tables, then on a copy whose cache is the one of
+1,000 matches before the end (``mid-run``: a running tournament caches every 1,000, so a reader
+folds at most that many rows on top), and then on a copy whose cache was deleted (the refold
+every standings call paid before the cache; ``--cached-only`` skips it, and it is skipped above
+``--refold-up-to``). It prints the wall time, the CPU time and the peak RSS of each, the file's
+size per match, the CPU time of each step of the command, and the startup alone
+(``arena --version``).
 
 Filling a file of 1,000,000 matches takes a while (each match is saved and folded once, as in a
 tournament: the cost of a tournament spread over its run); ``--keep DIR`` keeps the files for
@@ -21,6 +23,7 @@ the next run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import random
@@ -30,12 +33,19 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.tournament.standings import FOLD_NAME, LiveStandings, fold_from_bytes
+from arena.tournament.standings import (
+    FOLD_NAME,
+    PERSIST_EVERY,
+    LiveStandings,
+    fold_from_bytes,
+    fold_to_bytes,
+)
 from arena.tournament.store import ResultStore, StoredFault, StoredMatch
 
 BOTS = [f"bot{i}" for i in range(6)]
@@ -106,7 +116,10 @@ def referee_figures(rng: random.Random) -> dict[str, float | None]:
     return {"p50_ms": p50, "p99_ms": round(p50 * 4, 3), "max_ms": worst, "load_per_core": load}
 
 
-def fill(path: Path, count: int, behind: int) -> float:
+MIDRUN = "bench-midrun"  # the fold cached 1,000 matches before the end (fold_state's name)
+
+
+def fill(path: Path, count: int) -> float:
     definition = {
         "bots": [{"name": b} for b in BOTS],
         "games": [{"label": label, "game": game_id} for label, game_id in GAMES],
@@ -118,10 +131,10 @@ def fill(path: Path, count: int, behind: int) -> float:
         live = LiveStandings(store, BOTS, [label for label, _ in GAMES])
         for i, match in enumerate(synthetic(count, random.Random(count))):
             store.save(match)
-            if i < count - behind:
-                live.add(match)
-                if i == count - behind - 1:
-                    live.persist()  # the last cache: the rows after it are read and folded
+            live.add(match)
+            if i == count - PERSIST_EVERY - 1:
+                store.save_fold_state(MIDRUN, fold_to_bytes(live.fold), store.last_seq())
+        live.persist()
     return time.perf_counter() - start
 
 
@@ -157,6 +170,66 @@ def arena_call(*args: str) -> tuple[float, float, float]:
     return seconds, int(peak_kb) / 1024, float(cpu)
 
 
+PHASES = """
+import io, json, sys, time
+t0 = time.process_time()
+import arena.cli
+from rich.console import Console
+from arena.render.terminal import standings_tables
+from arena.tournament.standings import cached_fold, standings_as_data
+from arena.tournament.store import ResultStore
+t1 = time.process_time()
+store = ResultStore.open_read(sys.argv[1])
+definition = store.definition()
+t2 = time.process_time()
+fold, _seq = cached_fold(store, [b["name"] for b in definition["bots"]],
+                         [g["label"] for g in definition["games"]])
+t3 = time.process_time()
+data = standings_as_data(fold.standings())
+data["overall"]["referee_latency"] = fold.latency().as_data()
+text = json.dumps(data, indent=2)
+t4 = time.process_time()
+Console(file=io.StringIO(), width=120).print(standings_tables(fold.standings(), 120, with_pairs=True))
+t5 = time.process_time()
+print(f"{t1 - t0:.3f} {t2 - t1:.3f} {t3 - t2:.3f} {t4 - t3:.3f} {t5 - t4:.3f}")
+"""
+
+
+def phases(path: Path) -> str:
+    """CPU seconds of each step of ``arena standings`` in one process: importing the arena's
+    CLI, opening the file, the cached fold with the rows since (the tables built once), the
+    JSON, the rendered tables."""
+    out = subprocess.run(
+        [sys.executable, "-c", PHASES, str(path)],
+        check=True,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    imports, opening, fold, as_json, tables = out.stdout.split()
+    return (
+        f"{'':>10} CPU s by step: imports {imports}, open {opening}, cached fold + rows "
+        f"since {fold}, JSON {as_json}, tables {tables}"
+    )
+
+
+@contextlib.contextmanager
+def altered_copy(path: Path, *statements: str) -> Iterator[Path]:
+    """A copy of the results file with ``statements`` run on it (deleted afterwards)."""
+    copy = path.with_name(f"copy-{path.name}")
+    shutil.copy(path, copy)
+    db = sqlite3.connect(copy)
+    with db:
+        for statement in statements:
+            db.execute(statement)
+    db.close()
+    try:
+        yield copy
+    finally:
+        copy.unlink()
+
+
 def cache_usable(path: Path) -> bool:
     """A kept file's cache is of this arena's fold (else the file is filled again)."""
     with ResultStore.open_read(path) as store:
@@ -173,7 +246,6 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--matches", default="10000,100000,1000000")
     parser.add_argument("--keep", type=Path, help="keep the results files in this folder")
-    parser.add_argument("--behind", type=int, default=1000, help="rows saved after the cache")
     parser.add_argument(
         "--refold-up-to",
         type=int,
@@ -197,26 +269,30 @@ def main() -> None:
     )
     try:
         for count in (int(c) for c in args.matches.split(",")):
-            path = folder / f"results-{count}-behind{args.behind}.sqlite"
+            path = folder / f"results-{count}.sqlite"
             filled = math.nan
             if not path.exists() or not cache_usable(path):
                 path.unlink(missing_ok=True)
-                filled = fill(path, count, min(args.behind, count))
+                filled = fill(path, count)
             size = path.stat().st_size / count
             cached = arena_call("standings", str(path), "--json")
             tables = arena_call("standings", str(path))
-            refold = tables_refold = (math.nan,) * 3
+            nothing = (math.nan,) * 3
+            refold = nothing
             if not args.cached_only and count <= args.refold_up_to:
-                bare = folder / f"refold-{count}.sqlite"
-                shutil.copy(path, bare)
-                db = sqlite3.connect(bare)
-                with db:
-                    db.execute("DELETE FROM fold_state")
-                db.close()
-                refold = arena_call("standings", str(bare), "--json")
-                bare.unlink()
+                with altered_copy(path, "DELETE FROM fold_state") as bare:
+                    refold = arena_call("standings", str(bare), "--json")
             print(row("--json", count, filled, size, cached, refold), flush=True)
-            print(row("tables", count, filled, size, tables, tables_refold), flush=True)
+            print(row("tables", count, filled, size, tables, nothing), flush=True)
+            if count > PERSIST_EVERY:
+                with altered_copy(
+                    path,
+                    f"DELETE FROM fold_state WHERE name = '{FOLD_NAME}'",
+                    f"UPDATE fold_state SET name = '{FOLD_NAME}' WHERE name = '{MIDRUN}'",
+                ) as midrun:
+                    behind = arena_call("standings", str(midrun), "--json")
+                print(row("mid-run", count, filled, size, behind, nothing), flush=True)
+            print(phases(path), flush=True)
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from arena.tournament.store import StoredMatch
 
@@ -83,8 +84,9 @@ class LatencyTally:
         self.p99_ms: float | None = None
         self.max_ms: float | None = None
         self.max_load: float | None = None
-        # match id -> (its place in the store's order, why it was strained, had a timeout)
-        self.strained: dict[str, tuple[tuple, str, bool]] = {}
+        # per strained match, STRAINED_FIELDS plain values in a row (a flat list: when every
+        # match is strained, an overloaded machine's tournament, it is read back at C speed)
+        self.strained: list[Any] = []
 
     def add(self, match: StoredMatch) -> None:
         figures = match.referee
@@ -98,29 +100,40 @@ class LatencyTally:
         self.p99_ms = _larger(self.p99_ms, p99)
         self.max_ms = _larger(self.max_ms, worst)
         self.max_load = _larger(self.max_load, load)
-        reasons = []
-        if worst is not None and worst >= MARGIN_SHARE * self.margin_ms:
-            reasons.append(f"referee latency {worst} ms of a {self.margin_ms} ms margin")
-        if load is not None and load >= OVERLOAD_PER_CORE:
-            reasons.append(f"load {load} per core")
-        if reasons:
-            place = (match.game, match.table, match.deal, match.rotation, match.match_id)
+        if _strained_why(worst, load, self.margin_ms):
             timeout = any(f.kind == "timeout" for f in match.faults)
-            self.strained[match.match_id] = (place, "; ".join(reasons), timeout)
+            place = (match.game, match.table, match.deal, match.rotation, match.match_id)
+            self.strained += (*place, worst, load, timeout)
 
     def report(self) -> LatencyReport:
-        strained = sorted(self.strained.items(), key=lambda item: item[1][0])
+        flat, size = self.strained, STRAINED_FIELDS
+        rows = sorted(tuple(flat[i : i + size]) for i in range(0, len(flat), size))
         return LatencyReport(
             matches=self.matches,
             p50_ms=_middle(self.medians),
             p99_ms=self.p99_ms,
             max_ms=self.max_ms,
             max_load_per_core=self.max_load,
-            strained=tuple(match_id for match_id, _ in strained),
-            suspect=tuple(match_id for match_id, (_, _, timeout) in strained if timeout),
+            strained=tuple(row[4] for row in rows),
+            suspect=tuple(row[4] for row in rows if row[7]),
             margin_ms=self.margin_ms,
-            details={match_id: why for match_id, (_, why, _) in strained},
+            details={row[4]: _strained_why(row[5], row[6], self.margin_ms) for row in rows},
         )
+
+
+# a strained match's row: game, table, deal, rotation, match id (the store's order), its worst
+# latency, its load per core, whether it has a timeout
+STRAINED_FIELDS = 8
+
+
+def _strained_why(worst: float | None, load: float | None, margin_ms: int) -> str:
+    """Why a match is strained ("" when it is not)."""
+    reasons = []
+    if worst is not None and worst >= MARGIN_SHARE * margin_ms:
+        reasons.append(f"referee latency {worst} ms of a {margin_ms} ms margin")
+    if load is not None and load >= OVERLOAD_PER_CORE:
+        reasons.append(f"load {load} per core")
+    return "; ".join(reasons)
 
 
 def _larger(current: float | None, value: float | None) -> float | None:
