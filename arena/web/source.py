@@ -302,6 +302,7 @@ class TournamentSource:
             arrived, self._pending = self._pending, []
             for match in arrived:  # stored while the fold was being made
                 self._fold_in(match)
+            self._bump()  # new standings: the pages' cached summary and streams move on
 
     def _fold_all(self, matches: list[StoredMatch]) -> StandingsFold:
         fold = self._new_fold()

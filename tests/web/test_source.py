@@ -90,6 +90,7 @@ async def test_serve_alone_reads_the_files_cached_fold_with_the_tournaments_sett
     from tests.tournament.test_standings_cache import BOTS, GAMES, random_history
 
     history = random_history(random.Random(23), deals=5)
+    last = history.pop()  # stored while the file is followed without a cache
     definition = {
         "bots": [{"name": b} for b in BOTS],
         "games": [{"label": g} for g in GAMES],
@@ -147,7 +148,13 @@ async def test_serve_alone_reads_the_files_cached_fold_with_the_tournaments_sett
     db.close()
     bare = TournamentSource(path, name="t", definition=definition, clock=clock, confidence=0.8)
     bare.poll_file(reader)
+    writer = ResultStore.open_for_run(path, name="t", fingerprint="f", definition=definition)
+    writer.save(last)
+    assert bare.poll_file(reader)  # arrives while the fold is due
     assert bare.standings()[0].tables == {}  # being folded
+    assert bare.summary()["standings"] == {}
     await bare.refresh()
     assert bare.standings()[0] == expected()
+    assert bare.summary()["standings"] == standings_as_data(expected())  # type: ignore[arg-type]
+    writer.close()
     reader.close()
