@@ -227,7 +227,8 @@ def altered_copy(path: Path, *statements: str) -> Iterator[Path]:
     try:
         yield copy
     finally:
-        copy.unlink()
+        for leftover in (copy, *(copy.with_name(copy.name + end) for end in ("-wal", "-shm"))):
+            leftover.unlink(missing_ok=True)
 
 
 def cache_usable(path: Path) -> bool:
