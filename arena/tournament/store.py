@@ -91,6 +91,9 @@ CREATE TABLE IF NOT EXISTS fold_state (name TEXT PRIMARY KEY, seq INTEGER NOT NU
 """
 
 
+FAULTS_BY_KEY_UP_TO = 20000  # rows read at once up to which their faults are looked up by key
+
+
 class StoreError(Exception):
     """A results file that cannot be used, with one line saying why and what to do."""
 
@@ -415,20 +418,22 @@ class ResultStore:
             params,
         ).fetchall()
         faults: dict[str, list[StoredFault]] = {}
-        if rows:
-            if len(rows) > 500:
-                fault_rows = self._db.execute(
-                    "SELECT match_key, seat, bot, kind, request_id, message FROM faults "
-                    "ORDER BY rowid"
+        columns = "SELECT match_key, seat, bot, kind, request_id, message FROM faults"
+        if len(rows) > FAULTS_BY_KEY_UP_TO:  # most of the file: every fault, in one pass
+            fault_rows: Iterable[Any] = self._db.execute(f"{columns} ORDER BY rowid")
+        else:  # the faults of these rows only (a few since the cached fold, of a large file)
+            keys = [row[1] for row in rows]
+            fault_rows = [
+                found
+                for start in range(0, len(keys), 500)  # SQLite's bound on parameters
+                for chunk in [keys[start : start + 500]]
+                for found in self._db.execute(
+                    f"{columns} WHERE match_key IN ({', '.join('?' * len(chunk))}) ORDER BY rowid",
+                    chunk,
                 )
-            else:
-                fault_rows = self._db.execute(
-                    "SELECT match_key, seat, bot, kind, request_id, message FROM faults "
-                    f"WHERE match_key IN ({', '.join('?' * len(rows))}) ORDER BY rowid",
-                    [row[1] for row in rows],
-                )
-            for row in fault_rows:
-                faults.setdefault(row[0], []).append(StoredFault(*row[1:]))
+            ]
+        for row in fault_rows:
+            faults.setdefault(row[0], []).append(StoredFault(*row[1:]))
         out = []
         for (
             rowid,

@@ -176,3 +176,25 @@ def test_a_failed_write_is_one_line_and_keeps_what_was_stored(tmp_path):
             store.save(match("g/t0/d0/r1", rotation=1, decision_ms=huge))
     with ResultStore.open_read(path) as store:
         assert store.completed_ids() == {"g/t0/d0/r0"}
+
+
+def test_the_rows_saved_since_come_with_their_own_faults_in_order(tmp_path, monkeypatch):
+    """`matches(since=)` of more rows than one query's parameters: every row gets exactly its
+    faults, in the order stored, whether looked up by key (in chunks) or in one pass."""
+    from arena.tournament import store as store_module
+
+    path = tmp_path / "results.sqlite"
+    saved = []
+    with open_store(path) as store:
+        for i in range(1300):
+            faults = tuple(
+                StoredFault(k % 3, "abc"[k % 3], "timeout", k, f"m{i} f{k}") for k in range(i % 3)
+            )
+            saved.append(match(f"g/t0/d{i}/r0", deal=i, faults=faults))
+            store.save(saved[-1])
+        since = store.last_seq() - 1200
+    with ResultStore.open_read(path) as store:
+        for up_to in (20000, 10):  # by key in chunks of 500; every fault in one pass
+            monkeypatch.setattr(store_module, "FAULTS_BY_KEY_UP_TO", up_to)
+            newer = {m.match_id: m.faults for m in store.matches(since=since)}
+            assert newer == {m.match_id: m.faults for m in saved[100:]}
