@@ -27,14 +27,17 @@ every stored match is kept and the same command resumes.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import math
+import multiprocessing
 import os
 import time
 import uuid
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from multiprocessing import forkserver
 from typing import Any
 
 import trio
@@ -105,10 +108,12 @@ class DaskCluster:
         keep: Keep,
         summary: RunSummary,
     ) -> None:
+        begun = time.perf_counter()
+        if LOCAL_CLUSTER.match(self.address) and importlib.util.find_spec("distributed"):
+            _start_forkserver()  # it imports Dask and the arena while this process does
         distributed = _distributed()
         from arena.tournament.executors import dask_worker
 
-        begun = time.perf_counter()
         needed = [b for b in config.bots if b.name in set(bots)]
         try:
             shipments, packages = pack_bots(needed, leave_out=[config.output, config.results])
@@ -376,18 +381,16 @@ def _local_cluster(distributed: Any, count: int) -> Any:
     (:data:`LIGHT_CONFIG`): Dask's own wake-ups, a hundred a second, took the CPU from the
     matches on a small machine. A worker the nanny restarts after a crash is spawned as Dask
     does by default."""
-    import multiprocessing
-
     import dask
 
     settings: dict[str, Any] = dict(LIGHT_CONFIG)
-    if "forkserver" in multiprocessing.get_all_start_methods():  # not on Windows
+    if _start_forkserver():
         settings["distributed.worker.multiprocessing-method"] = "forkserver"
+        # Dask's first forkserver context imports numpy and more into this process, for a
+        # preload list of its own that comes too late here: the server runs with ours
+        if hasattr(distributed.utils, "_forkserver_preload_set"):
+            distributed.utils._forkserver_preload_set = True
     with dask.config.set(settings):
-        if "distributed.worker.multiprocessing-method" in settings:
-            # Dask sets its own preload list on its first call; ours replaces it (the server
-            # starts with the first worker, so this must come first)
-            distributed.utils.get_mp_context().set_forkserver_preload(FORKSERVER_PRELOAD)
         return distributed.LocalCluster(
             n_workers=count,
             threads_per_worker=max(1, (os.cpu_count() or 1) // count),
@@ -398,6 +401,17 @@ def _local_cluster(distributed: Any, count: int) -> Any:
             silence_logs=logging.CRITICAL,
             env=dict(os.environ),
         )
+
+
+def _start_forkserver() -> bool:
+    """Start this process's forkserver, preloading :data:`FORKSERVER_PRELOAD`, unless it runs
+    already (a second local cluster in one process forks from the same one); False where
+    there is no forkserver (Windows)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    multiprocessing.get_context("forkserver").set_forkserver_preload(FORKSERVER_PRELOAD)
+    forkserver.ensure_running()
+    return True
 
 
 def _idle_s(busy: dict[str, list[tuple[float, float]]]) -> float:
