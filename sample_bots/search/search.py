@@ -23,9 +23,11 @@ from typing import Any
 from arena.games.core import GameState
 from arena.games.eight_rounds import penalty_cards
 from arena.games.tricks import trick_winner
-from arena.kit import sample_world
+from arena.kit import clone_world, sample_world
 
-ROLLOUT_RANDOMNESS = 0.15  # the share of rollout moves played at random (keeps rollouts varied)
+CLOCK = time.perf_counter  # wall clock: the referee's limit is wall clock
+ROLLOUT_RANDOMNESS = 0.15
+PRIOR_Z = 1.0  # the share of rollout moves played at random (keeps rollouts varied)
 
 
 def choose(
@@ -36,36 +38,53 @@ def choose(
     budget_s: float,
     rng: random.Random,
     stats: dict[str, Any] | None = None,
+    max_worlds: int = 1 << 30,
+    prior: str | None = None,
 ) -> str:
-    """The action with the best mean rollout value found within ``budget_s`` seconds."""
+    """The action with the best mean rollout value found within ``budget_s`` seconds; with a
+    ``prior`` action (a rule of thumb's choice), that one unless the best beats it clearly."""
     legal = candidates(view, legal)
+    if prior is not None and prior not in legal:
+        legal.append(prior)
     if len(legal) == 1:
         return legal[0]
-    start = time.perf_counter()
+    start = CLOCK()
     deadline = start + budget_s
     seat = view["seat"]
     totals = {action: 0.0 for action in legal}
+    squares = {action: 0.0 for action in legal}  # of the difference from the prior's value
     worlds = 0
     while True:
-        world_seed, rollout_seed = rng.getrandbits(63), rng.getrandbits(63)
+        world = sample_world(view, events, rng, options)
+        rollout_seed = rng.getrandbits(63)
         values = {}
-        for action in legal:
-            world = sample_world(view, events, random.Random(world_seed), options)
-            values[action] = _value_after(world, seat, action, random.Random(rollout_seed))
-            if worlds and time.perf_counter() >= deadline:
+        for index, action in enumerate(legal):
+            # Every action in the same world, each on its own copy (the last one on the world).
+            copy = world if index == len(legal) - 1 else clone_world(world)
+            values[action] = _value_after(copy, seat, action, random.Random(rollout_seed))
+            if worlds and CLOCK() >= deadline:
                 break  # a world not tried with every action is left out (it would bias)
         else:
             for action, value in values.items():
                 totals[action] += value
+                if prior is not None:
+                    squares[action] += (value - values[prior]) ** 2
             worlds += 1
-            if time.perf_counter() < deadline:
+            if CLOCK() < deadline and worlds < max_worlds:
                 continue
         break
     if stats is not None:
         stats["worlds"] = stats.get("worlds", 0) + worlds
         stats["rollouts"] = stats.get("rollouts", 0) + worlds * len(legal)
     best = max(totals.values())
-    return next(a for a in legal if totals[a] == best)
+    chosen = next(a for a in legal if totals[a] == best)
+    if prior is None or chosen == prior or worlds < 2:
+        return chosen if prior is None or worlds >= 2 else prior
+    # Paired over the worlds (the same worlds and rollout luck): play the search's choice only if
+    # its mean gain over the prior is PRIOR_Z standard errors above 0.
+    gain = (totals[chosen] - totals[prior]) / worlds
+    spread = max(squares[chosen] / worlds - gain * gain, 0.0) * worlds / (worlds - 1)
+    return chosen if gain > PRIOR_Z * (spread / worlds) ** 0.5 else prior
 
 
 def candidates(view: dict[str, Any], legal: Sequence[str]) -> list[str]:
@@ -123,8 +142,14 @@ def rollout_action(world: GameState, rng: random.Random) -> str:
         cards = [c for c in legal if c != "pass"] or legal
         others = [c for c in cards if c[:-1] != "7"] or cards
         return others[rng.randrange(len(others))]
+    if world.SPEC.id == "all-fours" and world.decision in ("beg", "give"):
+        return _all_fours_trump_call(world)
+    if world.decision == "exchange" and VINGT_EXCHANGE:
+        return _vingt_exchange(world, legal)
     if world.decision != "play" or rng.random() < ROLLOUT_RANDOMNESS:
         return legal[rng.randrange(len(legal))]
+    if world.SPEC.id == "all-fours" and ALL_FOURS_POLICY:
+        return _all_fours_play(world, legal)
     seat = world.seat_to_move
     trump = getattr(world, "trump", None)
     rank = world.DECK.rank
@@ -145,6 +170,74 @@ def rollout_action(world: GameState, rng: random.Random) -> str:
         if dangerous:
             return max(dangerous, key=strength)
     return max(losers, key=strength) if losers else max(legal, key=strength)
+
+
+VINGT_EXCHANGE = True
+PIQUET_ORDER = "7 8 9 10 J Q K A".split()
+
+
+def _vingt_exchange(world: GameState, legal: list[str]) -> str:
+    """Vingt-down's exchange as the heuristic bot makes it: discard the side cards below the
+    king, at most three, weakest first (trumps and high cards take the tricks)."""
+    trump = world.trump
+    weak = sorted(
+        (c for c in world.hands[world.seat_to_move] if c[-1] != trump and c[:-1] not in "KA"),
+        key=lambda c: PIQUET_ORDER.index(c[:-1]),
+    )[:3]
+    action = "discard:" + ",".join(world.DECK.sorted(weak)) if weak else "discard:none"
+    return action if action in legal else "discard:none"
+
+
+ALL_FOURS_POLICY = True
+CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}  # All Fours' Game points
+
+
+def _all_fours_trump_call(world: GameState) -> str:
+    """Stand (as beggar) or give (as dealer) with a hand of trumps in the kick's suit (as the
+    heuristic bot does), else beg or run."""
+    kick_suit = world.kick[-1]
+    trumps = [c for c in world.hands[world.seat_to_move] if c[-1] == kick_suit]
+    strong = len(trumps) + 0.75 * sum(1 for c in trumps if c[:-1] in ("A", "K", "Q", "J")) >= 3
+    if world.decision == "beg":
+        return "stand" if strong else "beg"
+    return "give" if strong else "run"
+
+
+def _all_fours_play(world: GameState, legal: list[str]) -> str:
+    """All Fours card play for rollouts, after the heuristic bot's ideas: keep the 10s, honours
+    and trumps (the trump jack above all) away from tricks the other side wins, feed points to
+    a partner who is winning, win tricks worth something as cheaply as possible."""
+    seat, trump, rank = world.seat_to_move, world.trump, world.DECK.rank
+    jack = "J" + trump
+
+    def cost(card: str) -> float:  # what giving the card up costs
+        points = CARD_POINTS.get(card[:-1], 0)
+        return 30 * (card == jack) + 8 * (card[-1] == trump) + points + 0.3 * rank[card]
+
+    trick = world.trick
+    if not trick:
+        aces = [c for c in legal if c[:-1] == "A" and c[-1] != trump]
+        return aces[0] if aces else min(legal, key=cost)
+    winner = trick_winner(trick, trump, rank)
+    top = next(c for s, c in trick if s == winner)
+    stake = sum(CARD_POINTS.get(c[:-1], 0) for _, c in trick) + 3 * any(c == jack for _, c in trick)
+    last = len(trick) == 3
+    if winner == (seat + 2) % 4:
+        safe = last or (top[-1] == trump and rank[top] >= rank["Q" + trump]) or top[:-1] == "A"
+        if safe:  # feed the partner: the biggest point card that is not a trump
+            feed = [c for c in legal if c[-1] != trump and c in CARD_POINTS_CARDS]
+            if feed:
+                return max(feed, key=lambda c: CARD_POINTS[c[:-1]])
+        return min(legal, key=cost)
+    winners = [c for c in legal if trick_winner([*trick, (seat, c)], trump, rank) == seat]
+    if winners:
+        best = min(winners, key=cost)
+        if best[-1] != trump or stake > 0:
+            return best
+    return min(legal, key=cost)
+
+
+CARD_POINTS_CARDS = {r + s for r in CARD_POINTS for s in "CDHS"}
 
 
 def _wants_trick(world: GameState, seat: int) -> bool:

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 try:
-    from arena.kit import sample_world  # noqa: F401  (checks that the kit is importable)
+    from arena.kit import clone_world, sample_world  # noqa: F401  (checks the kit is there)
     from protocol.bot import Bot, run
 except ImportError:  # not installed: find the arena checkout this bot sits in
     for folder in Path(__file__).resolve().parents:
