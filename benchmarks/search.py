@@ -117,7 +117,7 @@ def main() -> None:
     with ResultStore.open_read(out / "results.sqlite") as store:
         matches = [m for m in store.matches() if m.completed]
     print(f"{len(matches)} matches in {wall:.0f} s, {args.deals} deals per table, concurrency "
-          f"{args.concurrency}; search thinks 0.3 x time_left_ms - 40 ms; limit 1000 ms")  # fmt: skip
+          f"{args.concurrency}; search thinks 0.35 x time_left_ms - 40 ms; limit 1000 ms")  # fmt: skip
     header = (
         f"{'game':18} {'deals':>5} {'dup search-heuristic':>22} {'95% interval':>18}"
         f" {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'faults':>6} {'worlds/s':>9}"

@@ -1,16 +1,23 @@
 """Determinized Monte Carlo search (perfect-information Monte Carlo) on sampled worlds.
 
 For one decision: again and again until the time budget is spent, draw a world consistent with
-everything the seat knows (``arena.kit.sample_world``), and in that same world try every legal
-action, each followed by a fast rollout to the end of the current deal (the same rollout seed for
-every action, so the actions are compared on equal luck). The action with the best mean value over
-the worlds is played. The value is what the deal brings the seat: its own points (Alles oder
-Nichts, Eight Rounds), minus its points (Vingt-down, where low wins), or its team's points minus
-the other team's (All Fours).
+everything the seat knows (``arena.kit.sample_world``), and in that same world (a copy of it per
+action, ``arena.kit.clone_world``) try every legal action, each followed by a fast rollout to the
+end of the current deal (the same rollout seed for every action, so the actions are compared on
+equal luck). The action with the best mean value over the worlds is played. The value is what the
+deal brings the seat: its own points (Alles oder Nichts, Eight Rounds), minus its points
+(Vingt-down, where low wins), or its team's points minus the other team's (All Fours).
+
+With a ``prior`` (the search bot passes the heuristic bot's choice in the games of
+``PRIOR_GAMES``) the search overrules it only when its best action beats the prior's by more than
+``PRIOR_Z`` standard errors of the paired differences over the worlds: where the rule of thumb is
+already good, the search's noise and the rollouts' blind spots cost less.
 
 Needs the arena package (``arena.kit`` and ``arena.games``): installed (``pip install -e .``) or on
 ``PYTHONPATH``. The rollout policy is a cheap rule of thumb with some randomness: win a trick with
-the cheapest card that wins when the seat wants tricks, else duck with the dearest card that loses.
+the cheapest card that wins when the seat wants tricks, else duck with the dearest card that loses;
+in All Fours the heuristic bot's ideas (keep 10s, honours and the trump jack from the other side,
+feed a winning partner, stand or give with a hand of trumps), in Vingt-down its exchange.
 """
 
 from __future__ import annotations
@@ -20,6 +27,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from arena.games.cards import STANDARD_52
 from arena.games.core import GameState
 from arena.games.eight_rounds import penalty_cards
 from arena.games.tricks import trick_winner
@@ -27,7 +35,11 @@ from arena.kit import clone_world, sample_world
 
 CLOCK = time.perf_counter  # wall clock: the referee's limit is wall clock
 ROLLOUT_RANDOMNESS = 0.15
-PRIOR_Z = 1.0  # the share of rollout moves played at random (keeps rollouts varied)
+PRIOR_Z = 1.0  # how many standard errors the search's choice must gain over the prior's
+PRIOR_GAMES = {
+    "all-fours",
+    "vingt-down",
+}  # the games where the bot is given a prior  # the share of rollout moves played at random (keeps rollouts varied)
 
 
 def choose(
@@ -78,13 +90,21 @@ def choose(
         stats["rollouts"] = stats.get("rollouts", 0) + worlds * len(legal)
     best = max(totals.values())
     chosen = next(a for a in legal if totals[a] == best)
-    if prior is None or chosen == prior or worlds < 2:
-        return chosen if prior is None or worlds >= 2 else prior
-    # Paired over the worlds (the same worlds and rollout luck): play the search's choice only if
-    # its mean gain over the prior is PRIOR_Z standard errors above 0.
-    gain = (totals[chosen] - totals[prior]) / worlds
-    spread = max(squares[chosen] / worlds - gain * gain, 0.0) * worlds / (worlds - 1)
-    return chosen if gain > PRIOR_Z * (spread / worlds) ** 0.5 else prior
+    if prior is None or chosen == prior:
+        return chosen
+    gains = (totals[chosen] - totals[prior], squares[chosen])
+    return chosen if overrules(*gains, worlds, PRIOR_Z) else prior
+
+
+def overrules(gain_sum: float, gain_squares: float, worlds: int, z: float) -> bool:
+    """Whether the search's choice beats the prior: its mean gain over the prior's value, paired
+    over the worlds (same worlds, same rollout luck), is above ``z`` standard errors, and above 0
+    (a tie keeps the prior). Never on fewer than two worlds."""
+    if worlds < 2:
+        return False
+    gain = gain_sum / worlds
+    variance = max(gain_squares / worlds - gain * gain, 0.0) * worlds / (worlds - 1)
+    return gain > 0 and gain > z * (variance / worlds) ** 0.5
 
 
 def candidates(view: dict[str, Any], legal: Sequence[str]) -> list[str]:
@@ -207,29 +227,26 @@ def _all_fours_play(world: GameState, legal: list[str]) -> str:
     """All Fours card play for rollouts, after the heuristic bot's ideas: keep the 10s, honours
     and trumps (the trump jack above all) away from tricks the other side wins, feed points to
     a partner who is winning, win tricks worth something as cheaply as possible."""
-    seat, trump, rank = world.seat_to_move, world.trump, world.DECK.rank
-    jack = "J" + trump
-
-    def cost(card: str) -> float:  # what giving the card up costs
-        points = CARD_POINTS.get(card[:-1], 0)
-        return 30 * (card == jack) + 8 * (card[-1] == trump) + points + 0.3 * rank[card]
-
+    seat, trump = world.seat_to_move, world.trump
+    cost = _ALL_FOURS_COST[trump].__getitem__
     trick = world.trick
     if not trick:
         aces = [c for c in legal if c[:-1] == "A" and c[-1] != trump]
         return aces[0] if aces else min(legal, key=cost)
-    winner = trick_winner(trick, trump, rank)
-    top = next(c for s, c in trick if s == winner)
-    stake = sum(CARD_POINTS.get(c[:-1], 0) for _, c in trick) + 3 * any(c == jack for _, c in trick)
-    last = len(trick) == 3
+    winner, top = trick[0]
+    stake = 0
+    for who, card in trick:
+        stake += _ALL_FOURS_STAKE[trump][card]
+        if _beats(card, top, trump):
+            winner, top = who, card
     if winner == (seat + 2) % 4:
-        safe = last or (top[-1] == trump and rank[top] >= rank["Q" + trump]) or top[:-1] == "A"
+        safe = len(trick) == 3 or top[:-1] == "A" or (top[-1] == trump and _RANK[top] >= 10)
         if safe:  # feed the partner: the biggest point card that is not a trump
             feed = [c for c in legal if c[-1] != trump and c in CARD_POINTS_CARDS]
             if feed:
-                return max(feed, key=lambda c: CARD_POINTS[c[:-1]])
+                return max(feed, key=_POINTS.__getitem__)
         return min(legal, key=cost)
-    winners = [c for c in legal if trick_winner([*trick, (seat, c)], trump, rank) == seat]
+    winners = [c for c in legal if _beats(c, top, trump)]
     if winners:
         best = min(winners, key=cost)
         if best[-1] != trump or stake > 0:
@@ -237,7 +254,29 @@ def _all_fours_play(world: GameState, legal: list[str]) -> str:
     return min(legal, key=cost)
 
 
-CARD_POINTS_CARDS = {r + s for r in CARD_POINTS for s in "CDHS"}
+def _beats(card: str, top: str, trump: str) -> bool:
+    """Whether ``card`` beats ``top``, the card winning the trick so far."""
+    if card[-1] == top[-1]:
+        return _RANK[card] > _RANK[top]
+    return card[-1] == trump
+
+
+_RANK = STANDARD_52.rank
+_POINTS = {c: CARD_POINTS.get(c[:-1], 0) for c in STANDARD_52.cards}
+CARD_POINTS_CARDS = {c for c, points in _POINTS.items() if points}
+# What giving a card up costs, by trump: the trump jack most, then trumps, then points and rank.
+_ALL_FOURS_COST = {
+    trump: {
+        c: 30 * (c == "J" + trump) + 8 * (c[-1] == trump) + _POINTS[c] + 0.3 * _RANK[c]
+        for c in STANDARD_52.cards
+    }
+    for trump in STANDARD_52.suits
+}
+# What a card in a trick is worth to whoever takes it: its points, 3 more for the trump jack.
+_ALL_FOURS_STAKE = {
+    trump: {c: _POINTS[c] + 3 * (c == "J" + trump) for c in STANDARD_52.cards}
+    for trump in STANDARD_52.suits
+}
 
 
 def _wants_trick(world: GameState, seat: int) -> bool:
