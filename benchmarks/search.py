@@ -2,6 +2,9 @@
 
     python3 benchmarks/search.py [--deals N] [--games aon,vingt,...] [--concurrency N] [--out DIR]
 
+(as root, set ``ARENA_BOT_USER=root``: the bots run as ``nobody`` otherwise, and need the Python
+packages installed for root).
+
 Plays ``arena tournament`` (real bot processes, the default time control: 1000 ms a decision,
 50 ms margin) with four bots: search (sample_bots/search), heuristic (sample_bots/heuristic) and
 two random bots, at every game's default player count, duplicate seating (every deal in every seat
