@@ -101,6 +101,7 @@ async def measure(
     figures: dict[str, dict[str, list[float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
+        folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
         echo = build_c_echo(folder)
         if echo is None:
             raise SystemExit("benchmarks/limit.py needs a C compiler (cc) for the echo child")

@@ -17,8 +17,10 @@ per request costs about 14 us); only a timeout ends the scope, and a new one is 
 costs about 2 us, so the deadline is only moved when it is not already where it may be: from the
 request's deadline to DEADLINE_SLACK_S later (never early, at most that late; whether a reply was in
 time is the clock's call, not the scope's). Requests come tens of microseconds apart, so most reuse
-the deadline the last one set. It is checked before the write (a bot that does not read its input
-blocks the write) and again after it (the bot's time starts once the request is written).
+the deadline the last one set. A request that fits in the bot's pipe is written without waiting
+and the deadline set once, from then (the bot's time starts once the request is written); one that
+does not fit sets it before the write too (a bot that does not read its input blocks the write).
+An ordinary quick reply is read without a scheduler pass (ProcessTransport's quick read).
 
 A scope that expired in the scheduler pass that also brought the awaited reply stays cancelled
 (moving its deadline does not undo that): the reply is still used, and the scope is replaced before
@@ -87,12 +89,10 @@ class _Seat:
 _CRASHED = "\0crashed"  # read_reply's answer when the bot's output ended
 encode_event = msgspec.json.Encoder().encode
 assert Event.__struct_fields__[-1] == "event", "route_events builds event lines from a prefix"
-
-
-def _move_deadline(scope: trio.CancelScope, deadline: float) -> None:
-    """Let ``scope`` expire between ``deadline`` and DEADLINE_SLACK_S later (see the docstring)."""
-    if not deadline <= scope.deadline <= deadline + DEADLINE_SLACK_S:
-        scope.deadline = deadline + DEADLINE_SLACK_S
+# ask() builds request lines from a prefix and this template: byte for byte what encode_line
+# writes for a Request (tests/referee/test_fast_paths.py compares them).
+_REQUEST_LINE = b'%s%d,"decision":%s,"view":%s,"legal":%s,"time_left_ms":%d}\n'
+assert Request.__struct_fields__[-5:] == ("id", "decision", "view", "legal", "time_left_ms")
 
 
 class _Match:
@@ -131,9 +131,45 @@ class _Match:
         # Every event line of the match starts the same: encode that envelope once (this needs
         # "event" to stay the last field of the Event message, which the module checks at import).
         self.event_prefix = encode_line(Event(match_id=match_id, event={}))[: -len(b"{}}\n")]
+        # Request lines likewise (the module checks the field order at import).
+        empty = encode_line(
+            Request(match_id=match_id, id=0, decision="", view={}, legal=[], time_left_ms=0)
+        )
+        self.request_prefix = empty[: empty.index(b',"decision":""')][: -len(b"0")]
         # The request being waited for, so a timeout knows what it interrupted.
         self.mark = time.perf_counter()  # when the referee's own work began (for referee_us)
+        # trio.current_time() without its two layers of lookups (the same clock, mock or not)
+        self.now = trio.lowlevel.current_clock().current_time
         self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
+        self.new_scope()
+
+    # -- the match's cancel scope (see the module docstring) --------------------------------------
+
+    # Reading ``scope.deadline`` and ``scope.cancel_called`` costs more than comparing floats, so
+    # the match keeps the deadline it last set, and the earliest time at which the scope can have
+    # expired since it was last seen not cancelled (only a deadline ever cancels it).
+
+    def new_scope(self) -> None:
+        self.scope_deadline = math.inf
+        self.expiry_check_from = math.inf
+
+    def move_deadline(self, scope: trio.CancelScope, deadline: float) -> None:
+        """Let ``scope`` expire between ``deadline`` and DEADLINE_SLACK_S later."""
+        if not deadline <= self.scope_deadline <= deadline + DEADLINE_SLACK_S:
+            self.scope_deadline = scope.deadline = deadline + DEADLINE_SLACK_S
+            self.expiry_check_from = min(self.expiry_check_from, self.scope_deadline)
+
+    def clear_deadline(self, scope: trio.CancelScope) -> None:
+        self.scope_deadline = scope.deadline = math.inf  # an expiry before this still counts
+
+    def scope_expired(self, scope: trio.CancelScope) -> bool:
+        """Whether the scope's deadline has cancelled it (``scope.cancel_called``)."""
+        if self.now() < self.expiry_check_from:
+            return False  # no deadline set since it was last seen not cancelled has passed
+        if scope.cancel_called:
+            return True
+        self.expiry_check_from = self.scope_deadline
+        return False
 
     # -- routing what seats may see ----------------------------------------------------------------
 
@@ -232,15 +268,13 @@ class _Match:
         request_id = bot.next_request_id()
         bot.stats.requests += 1
         time_left = seat.clock.allowed_ms()
-        line = encode_line(
-            Request(
-                match_id=self.match_id,
-                id=request_id,
-                decision=state.decision,
-                view=state.view(seat.index),
-                legal=legal,
-                time_left_ms=time_left,
-            )
+        line = _REQUEST_LINE % (
+            self.request_prefix,
+            request_id,
+            encode_event(state.decision),
+            encode_event(state.view(seat.index)),
+            encode_event(legal),
+            time_left,
         )
         pending = seat.pending
         if pending:
@@ -261,14 +295,19 @@ class _Match:
                 }
             )
         deadline_s = seat.clock.deadline_ms() / 1000
-        before = trio.current_time()
-        self.waiting = (seat, request_id, before, False)
-        _move_deadline(scope, before + deadline_s)
         try:
-            await bot.send(data)
+            # Most requests fit in the pipe at once: then the bot's time starts now and one
+            # deadline move suffices. Otherwise the rest waits for the bot to read, under the
+            # deadline counted from before the write (a bot that does not read is timed too).
+            written = bot.send_nowait(data)
+            if written < len(data):
+                before = self.now()
+                self.waiting = (seat, request_id, before, False)
+                self.move_deadline(scope, before + deadline_s)
+                await bot.send(data[written:] if written else data)
         except BotGone:
             self.waiting = None
-            scope.deadline = math.inf
+            self.clear_deadline(scope)
             self.fault(
                 seat,
                 FaultKind.CRASH,
@@ -276,10 +315,11 @@ class _Match:
                 f"cannot be written to any more: {bot.exit_reason()}",
             )
             return self.autopilot_move(legal), "autopilot"
-        sent_at = trio.current_time()
-        self.sent_times[(seat.index, request_id)] = sent_at
+        sent_at = self.now()
+        if self.record.enabled:
+            self.sent_times[(seat.index, request_id)] = sent_at  # only the record's "ms" needs it
         self.waiting = (seat, request_id, sent_at, True)
-        _move_deadline(scope, sent_at + deadline_s)
+        self.move_deadline(scope, sent_at + deadline_s)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         action = await self.read_reply(seat, request_id, legal, sent_at)
         self.mark = time.perf_counter()
@@ -287,7 +327,7 @@ class _Match:
         # The scope's deadline is left as it is: nothing awaits before the next request moves it
         # (play() applies the action without yielding), except the waits for a crash just below.
         if action is _CRASHED:
-            scope.deadline = math.inf
+            self.clear_deadline(scope)
             # The exit status and the last of its stderr arrive a little after the end of its
             # output on a busy machine; wait for them (bounded) so the fault message quotes both.
             # This happens at most once per seat and match: the seat then forfeits. Shielded: the
@@ -324,7 +364,7 @@ class _Match:
                 too_long, line = error, error.head
             if line is None:
                 return _CRASHED
-            used_ms = (trio.current_time() - sent_at) * 1000
+            used_ms = (self.now() - sent_at) * 1000
             message: object = None
             problem = ""
             if too_long is not None:
@@ -555,11 +595,12 @@ class _Match:
         state = self.state
         while not state.is_over:
             with trio.CancelScope() as scope:
+                self.new_scope()
                 while not state.is_over:
                     seat = self.seats[state.mover]
                     action, chosen_by = await self.ask(seat, scope)
                     self.apply(seat, action, chosen_by)
-                    if scope.cancel_called:
+                    if self.scope_expired(scope):
                         # It expired in the pass that brought this reply: moving its deadline
                         # does not undo that, and the next seat's wait would end at once.
                         break
