@@ -681,13 +681,6 @@ class BotProcess:
         self.name = spec.name
         self.version = spec.version
         self.transport = transport
-        # Only a transport whose own class writes without waiting (not a wrapper that forwards
-        # attributes: it may change what is written in send_all).
-        self._write_nowait = (
-            transport.write_nowait  # type: ignore[attr-defined]
-            if hasattr(type(transport), "write_nowait")
-            else None
-        )
         self.reader = LineReader(transport.receive_some, max_line_bytes)
         self.max_line_bytes = max_line_bytes
         self.reported_name = ""
@@ -765,11 +758,13 @@ class BotProcess:
     def send_nowait(self, data: bytes) -> int:
         """Write what the bot's input takes now without waiting (0 for a transport that cannot
         tell); the number of bytes written. Raises BotGone like :meth:`send`."""
-        write = self._write_nowait
-        if write is None:
+        transport = self.transport
+        # Only the real transport itself: a wrapper (arena check swaps one in) may change what
+        # is written in its send_all.
+        if type(transport) is not ProcessTransport:
             return 0
         try:
-            return write(data)
+            return transport.write_nowait(data)
         except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
             raise BotGone(str(error) or type(error).__name__) from None
 
