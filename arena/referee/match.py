@@ -115,6 +115,13 @@ class _Match:
         self.control = control
         self.max_faults = max_faults
         self.record = record
+        self.recording = record.enabled
+        self.compact_record = record.enabled and record.compact
+        self.full_record = record.enabled and not record.compact
+        # A compact record's decision in progress (see the record's section below).
+        self.unwritten_request: tuple[int, int, str, list[str], int] | None = None
+        self.ok_reply: tuple[float | None, int | None, str] | None = None
+        self.autopilot_decision = False
         self.resolved = game.resolve_options(options)
         self.dealer = RecordingDealer(Rng(seed))
         self.state = game.new_match(len(bots), self.resolved, seed, self.dealer)
@@ -174,11 +181,13 @@ class _Match:
     # -- routing what seats may see ----------------------------------------------------------------
 
     def route_events(self) -> None:
-        """Queue each new event for the seats in its audience, and record it."""
+        """Queue each new event for the seats in its audience, and record it (a compact record
+        keeps only the shuffles: the events follow from the rules)."""
         events = self.state.events
-        recording = self.record.enabled
+        recording = self.full_record
         for n in range(self.events_routed, len(events)):
-            self.record_shuffles(n)  # a shuffle comes before the events it led to
+            if recording:
+                self.record_shuffles(n)  # a shuffle comes before the events it led to
             event = events[n]
             line = b"".join((self.event_prefix, encode_event(event.data), b"}\n"))
             targets = (
@@ -193,7 +202,8 @@ class _Match:
                     {"type": "event", "n": n, "audience": audience, "data": event.data}
                 )
         self.events_routed = len(events)
-        self.record_shuffles(len(events))
+        if self.recording:
+            self.record_shuffles(len(events))
 
     def record_shuffles(self, before_event: int) -> None:
         """Record every shuffle not yet written that happened before event ``before_event``."""
@@ -202,6 +212,60 @@ class _Match:
             n = self.shuffles_recorded
             self.record.write({"type": "shuffle", "n": n + 1, "cards": decks[n]})
             self.shuffles_recorded = n + 1
+
+    # -- the record (SPEC.md section 8) -----------------------------------------------------------
+    #
+    # A full record gets every line as it happens. A compact one (RecordWriter.compact) gets the
+    # same lines less what the rules derive from the header and the actions: no deal or event
+    # lines; an ordinary decision (a request answered in time by one valid reply) is one array
+    # line [seat, id, time_left_ms, ms, charged_ms, text, action], and a forfeited seat's
+    # autopilot decision [seat, action]. Any other decision is written in full, its request line
+    # first (kept back until then: unwritten_request). arena.referee.record expands it again.
+
+    def write(self, entry: dict) -> None:
+        """Write a record line, after the request it belongs to if that is still kept back."""
+        if self.unwritten_request is not None:
+            self.write_request()
+        self.record.write(entry)
+
+    def write_request(self) -> None:
+        assert self.unwritten_request is not None
+        seat, request_id, decision, legal, time_left = self.unwritten_request
+        self.unwritten_request = None
+        self.record.write(
+            {
+                "type": "request",
+                "seat": seat,
+                "id": request_id,
+                "decision": decision,
+                "legal": legal,
+                "time_left_ms": time_left,
+            }
+        )
+
+    def record_action(self, seat: _Seat, action: str, chosen_by: str) -> None:
+        if self.compact_record:
+            ok = self.ok_reply
+            if ok is not None and chosen_by == "bot" and self.unwritten_request is not None:
+                seat_index, asked, _, _, time_left = self.unwritten_request
+                self.unwritten_request = self.ok_reply = None
+                self.record.write([seat_index, asked, time_left, *ok, action])
+                return
+            self.ok_reply = None
+            if self.autopilot_decision:
+                self.autopilot_decision = False
+                self.record.write([seat.index, action])
+                return
+        request_id = seat.bot.last_request_id if chosen_by == "bot" else None
+        self.write(
+            {
+                "type": "action",
+                "seat": seat.index,
+                "action": action,
+                "by": chosen_by,
+                "id": request_id,
+            }
+        )
 
     # -- faults -----------------------------------------------------------------------------------
 
@@ -223,7 +287,7 @@ class _Match:
             )
         record = FaultRecord(seat.index, seat.bot.name, kind, request_id, message)
         self.faults.append(record)
-        self.record.write(
+        self.write(
             {
                 "type": "fault",
                 "seat": seat.index,
@@ -256,14 +320,17 @@ class _Match:
         legal = state.legal_actions()
         if seat.forfeited:
             # No request is sent; the record still lists what the autopilot chose from.
-            self.record.write(
-                {
-                    "type": "autopilot",
-                    "seat": seat.index,
-                    "decision": state.decision,
-                    "legal": legal,
-                }
-            )
+            if self.compact_record:
+                self.autopilot_decision = True  # one short line, with the action (apply)
+            else:
+                self.record.write(
+                    {
+                        "type": "autopilot",
+                        "seat": seat.index,
+                        "decision": state.decision,
+                        "legal": legal,
+                    }
+                )
             return self.autopilot_move(legal), "autopilot"
         request_id = bot.next_request_id()
         bot.stats.requests += 1
@@ -283,17 +350,10 @@ class _Match:
             pending.clear()
         else:
             data = line
-        if self.record.enabled:
-            self.record.write(
-                {
-                    "type": "request",
-                    "seat": seat.index,
-                    "id": request_id,
-                    "decision": state.decision,
-                    "legal": legal,
-                    "time_left_ms": time_left,
-                }
-            )
+        if self.recording:
+            self.unwritten_request = (seat.index, request_id, state.decision, legal, time_left)
+            if self.full_record:
+                self.write_request()
         deadline_s = seat.clock.deadline_ms() / 1000
         try:
             # Most requests fit in the pipe at once: then the bot's time starts now and one
@@ -316,7 +376,7 @@ class _Match:
             )
             return self.autopilot_move(legal), "autopilot"
         sent_at = self.now()
-        if self.record.enabled:
+        if self.recording:
             self.sent_times[(seat.index, request_id)] = sent_at  # only the record's "ms" needs it
         self.waiting = (seat, request_id, sent_at, True)
         self.move_deadline(scope, sent_at + deadline_s)
@@ -410,11 +470,20 @@ class _Match:
             else:
                 action, kind, problem = self.check_action(message, legal, line)
                 verdict = str(kind) if problem else "ok"
-            # The reply line comes first, then the fault it caused (the order things happened).
-            self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
             if problem:
+                # The reply line comes first, then the fault it caused (the order things happened).
+                self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
                 self.fault(seat, kind, request_id, problem)
                 return None
+            if self.compact_record and self.unwritten_request is not None:
+                # An ordinary decision: its reply goes into the decision's one line (record_action).
+                self.ok_reply = (
+                    round(used_ms, 3),
+                    None if seat.clock.bank_left_ms is None else charge.charged_ms,
+                    line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace"),
+                )
+            elif self.recording:
+                self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
             return action
 
     def check_action(
@@ -469,24 +538,24 @@ class _Match:
         request that id names (None when it names no request sent in this match); ``pending`` is
         the request the line was read for and charged to; ``charged_ms`` what the bank lost.
         """
-        if not self.record.enabled:
+        if not self.recording:
             return
         if written_id == pending_id:
             ms = used_ms
         else:
             sent = None if written_id is None else self.sent_times.get((seat.index, written_id))
-            ms = None if sent is None else (trio.current_time() - sent) * 1000
-        self.record.write(
+            ms = None if sent is None else (self.now() - sent) * 1000
+        charged = None if charge is None or seat.clock.bank_left_ms is None else charge.charged_ms
+        text = line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace")
+        self.write(
             {
                 "type": "reply",
                 "seat": seat.index,
                 "id": written_id,
                 "ms": None if ms is None else round(ms, 3),
                 "pending": pending_id,
-                "charged_ms": None
-                if charge is None or seat.clock.bank_left_ms is None
-                else charge.charged_ms,
-                "text": line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace"),
+                "charged_ms": charged,
+                "text": text,
                 "verdict": verdict,
             }
         )
@@ -564,10 +633,12 @@ class _Match:
                 "time_control": self.control.as_dict(),
                 "max_faults": self.max_faults,
                 "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                **({"compact": True} if self.compact_record else {}),
             }
         )
         self.record_shuffles(0)
-        self.record.write({"type": "deal", "view": self.state.view(None)})
+        if self.full_record:
+            self.record.write({"type": "deal", "view": self.state.view(None)})
         for seat in self.seats:
             if seat.bot.startup_error is not None:
                 # Its process could not be started: the seat forfeits and the autopilot plays it.
@@ -610,17 +681,8 @@ class _Match:
                 self.apply(seat, self.timed_out(), "autopilot")
 
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        if self.record.enabled:
-            request_id = seat.bot.last_request_id if chosen_by == "bot" else None
-            self.record.write(
-                {
-                    "type": "action",
-                    "seat": seat.index,
-                    "action": action,
-                    "by": chosen_by,
-                    "id": request_id,
-                }
-            )
+        if self.recording:
+            self.record_action(seat, action, chosen_by)
         self.state.apply(action)
         self.route_events()
 
@@ -665,9 +727,7 @@ class _Match:
             )
         )
 
-        async def deliver(seat: _Seat) -> None:
-            data = bytes(seat.pending) + end
-            seat.pending.clear()
+        async def deliver(seat: _Seat, data: bytes) -> None:
             with trio.move_on_after(MATCH_END_TIMEOUT_S) as scope:
                 try:
                     await seat.bot.send(data)
@@ -676,10 +736,23 @@ class _Match:
             if scope.cancelled_caught:
                 seat.bot.mark_broken("did not read its input (match_end)")
 
-        async with trio.open_nursery() as nursery:
-            for seat in self.seats:
-                if seat.writable:
-                    nursery.start_soon(deliver, seat)
+        # Mostly it fits in each bot's pipe at once; only what does not waits (in parallel).
+        rest: list[tuple[_Seat, bytes]] = []
+        for seat in self.seats:
+            if seat.writable:
+                data = bytes(seat.pending) + end
+                seat.pending.clear()
+                try:
+                    written = seat.bot.send_nowait(data)
+                except BotGone:
+                    seat.bot.mark_broken("could not take match_end")
+                    continue
+                if written < len(data):
+                    rest.append((seat, data[written:]))
+        if rest:
+            async with trio.open_nursery() as nursery:
+                for seat, data in rest:
+                    nursery.start_soon(deliver, seat, data)
 
 
 async def run_match(
