@@ -1,23 +1,26 @@
 """The demo tournament on this machine's worker processes against a Dask cluster, in one run.
 
-    python benchmarks/cluster.py [--deals 8] [--repeat 1] [--setups local,local:1,local:2,loopback]
+    python benchmarks/cluster.py [--deals 64] [--repeat 1] [--setups local,local:1,local:2,loopback]
 
-Plays tournaments/demo.toml (``--deals`` shortens it; its bots: heuristic, Python, JavaScript,
-helper) once per setup, interleaved over ``--repeat`` rounds, each into a fresh results file:
+Plays tournaments/demo.toml (``--deals`` shortens it; by default the whole demo, 1056 matches,
+about 25 s on 2 quiet cores, so that the few seconds of start-up are not the whole run; its bots:
+heuristic, Python, JavaScript, helper) once per setup, interleaved over ``--repeat`` rounds, each
+run in a fresh Python process (as ``arena tournament`` runs) into a fresh results file:
 
 - ``local``: the default executor, one worker process per core (``--workers``);
 - ``local:1``, ``local:2``: ``--cluster local:N``, a Dask LocalCluster of N worker processes;
 - ``loopback``: a "multi-machine" cluster on 127.0.0.1: a ``dask scheduler`` and two
   ``dask worker`` processes (``--nthreads`` = cores / 2) started here, each with its own bot cache
   folder (``TRICK_ARENA_CACHE``) and its own empty working directory, so the bots reach them
-  only as shipped packages.
+  only as shipped packages (unpacked in the first round, found in the cache afterwards).
 
-For each it prints matches/s over the whole run (connecting, shipping and warm-up included) and
-over the matches alone (less the executor's start-up), the ratio to ``local``, the start-up
-seconds, and Dask's own time per match (per worker: the time between its tasks plus the time in a
-task outside its matches, summed, divided by the matches). Goals on 2 cores: the cluster at 2
-workers >= 0.9x the local workers, Dask's own time per match under 1 ms. The machine is shared:
-compare figures from one run only.
+For each it prints matches/s over the whole run (start-up included), the ratio to ``local``, the
+same less the start-up (the time until the first match began: starting the worker processes or
+the cluster, shipping the bots, the warm-up), the start-up seconds, Dask's own time per match (per
+worker: the time between its tasks plus the time in a task outside its matches, summed, divided
+by the matches) and the 1-minute load average at the end of the runs. Goals on 2 cores: the
+cluster at 2 workers >= 0.9x the local workers, Dask's own time per match under 1 ms. The machine
+is shared: compare figures from one run only, and mind the load.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import json
 import os
 import signal
 import socket
@@ -46,7 +50,9 @@ os.environ.setdefault("ARENA_BOT_USER", "root")
 from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.runner import Progress, run_tournament
 from arena.tournament.schedule import build_schedule
-from arena.tournament.store import ResultStore
+from arena.tournament.store import ResultStore, StoredMatch
+
+DEFAULT_DEALS = 64  # the whole demo: 1056 matches, about 25 s on 2 quiet cores
 
 
 @dataclasses.dataclass
@@ -82,6 +88,12 @@ def play(config: TournamentConfig, setup: str, address: str | None, folder: Path
         definition=config.definition(),
         restart=True,
     )
+    first_began: list[float] = []
+
+    def on_stored(stored: StoredMatch) -> None:
+        if not first_began:  # the first match stored began its duration before now
+            first_began.append(time.perf_counter() - start - stored.duration_s)
+
     try:
         start = time.perf_counter()
         summary = trio.run(
@@ -93,6 +105,7 @@ def play(config: TournamentConfig, setup: str, address: str | None, folder: Path
                 Progress(total=0),
                 workers=config.worker_count(),
                 cluster=cluster,
+                on_stored=on_stored,
             )
         )
         elapsed = time.perf_counter() - start
@@ -100,7 +113,7 @@ def play(config: TournamentConfig, setup: str, address: str | None, folder: Path
         store.close()
     assert summary.played == len(schedule), (summary.played, len(schedule))
     overhead = 1000 * summary.cluster_overhead_s / summary.played if cluster is not None else None
-    return Run(summary.played, elapsed, summary.cluster_startup_s, overhead)
+    return Run(summary.played, elapsed, max(0.0, first_began[0]), overhead)
 
 
 def free_port() -> int:
@@ -153,15 +166,35 @@ def stop(processes: list[subprocess.Popen]) -> None:
             process.kill()
 
 
+def play_apart(
+    args: argparse.Namespace, setup: str, address: str | None, folder: Path
+) -> tuple[Run, float]:
+    """One run in a fresh Python process, as ``arena tournament`` runs: nothing one run started
+    or imported (a LocalCluster's forkserver, Dask itself) is there for the next one. Returns
+    the run and the machine's load average (1 minute) at its end."""
+    command = [sys.executable, __file__, "--one", setup, "--deals", str(args.deals)]
+    command += ["--folder", str(folder)] + (["--address", address] if address else [])
+    output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+    run = Run(**json.loads(output.strip().splitlines()[-1]))
+    return run, os.getloadavg()[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--deals", type=int, default=8, help="deals per table, at most [8]")
+    parser.add_argument("--deals", type=int, default=DEFAULT_DEALS, help="deals per table, at most")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--setups", default="local,local:1,local:2,loopback")
+    parser.add_argument("--one", help=argparse.SUPPRESS)  # a single run, in its own process
+    parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--address", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one:
+        run = play(demo(args.deals), args.one, args.address, args.folder)
+        print(json.dumps(dataclasses.asdict(run)))
+        return
     setups = args.setups.split(",")
-    config = demo(args.deals)
     runs: dict[str, list[Run]] = {s: [] for s in setups}
+    loads: dict[str, list[float]] = {s: [] for s in setups}
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
         address, processes = (
@@ -171,22 +204,25 @@ def main() -> None:
             for round_ in range(args.repeat):
                 for setup in setups:
                     where = folder / f"{setup.replace(':', '')}-{round_}"
-                    run = play(config, setup, address if setup == "loopback" else None, where)
+                    run, load = play_apart(
+                        args, setup, address if setup == "loopback" else None, where
+                    )
                     runs[setup].append(run)
+                    loads[setup].append(load)
                     print(
                         f"  round {round_ + 1} {setup}: {run.matches} matches in "
-                        f"{run.elapsed_s:.1f} s",
+                        f"{run.elapsed_s:.1f} s (load average {load:.2f})",
                         flush=True,
                     )
         finally:
             stop(processes)
     print(
         f"\ndemo, {args.deals} deals per table at most, {os.cpu_count()} cores, medians of "
-        f"{args.repeat}"
+        f"{args.repeat}; load: the 1-minute load average at the end of each run"
     )
     print(
         f"{'setup':<10} {'matches':>7} {'matches/s':>10} {'vs local':>9} {'no start-up':>12} "
-        f"{'vs local':>9} {'start-up s':>11} {'Dask ms/match':>14}"
+        f"{'vs local':>9} {'start-up s':>11} {'Dask ms/match':>14} {'load':>6}"
     )
     base_all = base_steady = None
     for setup in setups:
@@ -203,7 +239,8 @@ def main() -> None:
         print(
             f"{setup:<10} {runs[setup][0].matches:>7} {rate:>10.1f} {rate / base_all:>8.2f}x "
             f"{steady:>12.1f} {steady / base_steady:>8.2f}x {startup:>11.2f} "
-            f"{(f'{statistics.median(overheads):.2f}' if overheads else '-'):>14}"
+            f"{(f'{statistics.median(overheads):.2f}' if overheads else '-'):>14} "
+            f"{statistics.median(loads[setup]):>6.2f}"
         )
 
 

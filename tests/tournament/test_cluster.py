@@ -152,6 +152,58 @@ def test_a_symlink_out_of_a_bot_folder_is_refused_naming_the_bot(tmp_path):
 # -- on a real Dask cluster ------------------------------------------------------------------------
 
 
+def test_batches_shrink_to_single_matches_at_the_end_so_the_workers_finish_together():
+    from arena.tournament.executors.dask_cluster import TAIL_SPLIT, DaskCluster, _Dispatch
+
+    matches = list(range(5000))  # what a batch holds does not matter to its size
+    dispatch = _Dispatch(DaskCluster("local:2"), None, None, None, iter(matches), None, None)
+    threads = 2
+    assert dispatch._more(threads) and len(dispatch._take(threads)) == 1  # no length known yet
+    dispatch.mean_match_s = 0.02  # a 3 s task: 150 matches
+    sizes, left = [], len(matches) - 1
+    while dispatch._more(threads):
+        batch = dispatch._take(threads)
+        assert len(batch) <= max(1, -(-left // (TAIL_SPLIT * threads)))  # its share of the rest
+        sizes.append(len(batch))
+        left -= len(batch)
+    assert left == 0 and sum(sizes) == len(matches) - 1
+    assert sizes[0] == 150 and sizes == sorted(sizes, reverse=True) and sizes[-4:] == [1] * 4
+
+
+@needs_dask
+def test_the_worker_plugin_pauses_dasks_profiler_and_slows_its_tick_until_it_goes():
+    from arena.tournament.executors.dask_worker import TICK_MS, _lighten, _restore
+
+    class Callback:
+        def __init__(self, ms: float) -> None:
+            self.callback_time, self.running = ms, True
+
+        def is_running(self) -> bool:
+            return self.running
+
+        def stop(self) -> None:
+            self.running = False
+
+        def start(self) -> None:
+            self.running = True
+
+    class Worker:
+        periodic_callbacks = {
+            "profile": Callback(10),
+            "profile-cycle": Callback(1000),
+            "tick": Callback(20),
+            "heartbeat": Callback(1000),
+        }
+
+    callbacks = Worker.periodic_callbacks
+    undo = _lighten(Worker())
+    assert not callbacks["profile"].running and not callbacks["profile-cycle"].running
+    assert callbacks["tick"].callback_time == TICK_MS and callbacks["heartbeat"].running
+    _restore(undo)
+    assert callbacks["profile"].running and callbacks["profile-cycle"].running
+    assert callbacks["tick"].callback_time == 20
+
+
 def stored_outcomes(path):
     with ResultStore.open_read(load_config(path).results) as store:
         return {m.match_id: outcome(m) for m in store.matches(include_aborted=True)}

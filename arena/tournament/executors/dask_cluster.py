@@ -27,14 +27,17 @@ every stored match is kept and the same command resumes.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import logging
 import math
+import multiprocessing
 import os
 import time
 import uuid
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
+from multiprocessing import forkserver
 from typing import Any
 
 import trio
@@ -63,6 +66,16 @@ THREADS_RECOUNT_S = 5.0
 CONNECT_TIMEOUT_S = 20.0
 WORKER_WAIT_S = 60.0
 CLOSE_TIMEOUT_S = 30.0
+TAIL_SPLIT = 2 * TASKS_PER_THREAD  # near the end, a batch is at most 1/(this * threads) of it
+# Dask settings for the workers of ``local:N`` and its scheduler (see _local_cluster)
+LIGHT_CONFIG = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.admin.system-monitor.interval": "2s",
+}
+# what a local worker's forkserver imports once, for every worker it forks: the arena's main
+# module (the ``arena`` command), Dask, and the worker's side of the arena
+FORKSERVER_PRELOAD = ["__main__", "distributed", "arena.tournament.executors.dask_worker"]
 
 
 def _distributed() -> Any:
@@ -95,10 +108,12 @@ class DaskCluster:
         keep: Keep,
         summary: RunSummary,
     ) -> None:
+        begun = time.perf_counter()
+        if LOCAL_CLUSTER.match(self.address) and importlib.util.find_spec("distributed"):
+            _start_forkserver()  # it imports Dask and the arena while this process does
         distributed = _distributed()
         from arena.tournament.executors import dask_worker
 
-        begun = time.perf_counter()
         needed = [b for b in config.bots if b.name in set(bots)]
         try:
             shipments, packages = pack_bots(needed, leave_out=[config.output, config.results])
@@ -135,16 +150,7 @@ class DaskCluster:
         local = LOCAL_CLUSTER.match(self.address)
         try:
             if local:
-                count = int(local.group(1))
-                cluster = distributed.LocalCluster(
-                    n_workers=count,
-                    threads_per_worker=max(1, (os.cpu_count() or 1) // count),
-                    processes=True,
-                    host="127.0.0.1",
-                    dashboard_address=":0",  # any free port: 8787 may be taken
-                    worker_dashboard_address=None,
-                    silence_logs=logging.CRITICAL,
-                )
+                cluster = _local_cluster(distributed, int(local.group(1)))
                 client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT_S)
             else:
                 client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT_S)
@@ -282,7 +288,7 @@ class _Dispatch:
     def _more(self, threads: int) -> bool:
         """Whether anything is left to send; reads ahead of the batch size, so that the end of
         the schedule is known in time to shrink the last batches."""
-        want = self._size() * TASKS_PER_THREAD * threads
+        want = self._size() * TAIL_SPLIT * threads
         while not self.exhausted and len(self.ahead) < want:
             match = next(self.todo, None)
             if match is None:
@@ -292,13 +298,14 @@ class _Dispatch:
         return bool(self.ahead or self.handed_back)
 
     def _take(self, threads: int) -> list[ScheduledMatch]:
-        """The next batch: about TARGET_TASK_S of matches, fewer near the end so that every
-        worker thread gets a share of what is left."""
+        """The next batch: about TARGET_TASK_S of matches, and never more than a
+        ``1 / (TAIL_SPLIT * threads)`` share of what is left to send (guided self-scheduling),
+        so the batches shrink towards the end and the workers finish together: a batch waits
+        on its worker behind the one playing there, and the last ones are single matches."""
         if self.handed_back:
             return self.handed_back.popleft()
-        size = self._size()
-        if self.exhausted:
-            size = max(1, min(size, math.ceil(len(self.ahead) / (TASKS_PER_THREAD * threads))))
+        share = math.ceil(len(self.ahead) / (TAIL_SPLIT * threads))  # ahead: all that is left,
+        size = max(1, min(self._size(), share))  # or more than TAIL_SPLIT batches per thread
         return [self.ahead.popleft() for _ in range(min(size, len(self.ahead)))]
 
     def _submit(self, batch: list[ScheduledMatch], *, alone: bool = False) -> None:
@@ -359,6 +366,52 @@ class _Dispatch:
             f"a Dask worker failed on matches {batch[0].match_id}..: "
             f"{type(error).__name__}: {_short(error)}"
         )
+
+
+def _local_cluster(distributed: Any, count: int) -> Any:
+    """A LocalCluster of ``count`` worker processes, started the quick way.
+
+    Dask spawns each worker as a fresh interpreter, which imports Dask and the arena again (and
+    reruns the ``arena`` command's module): about a second of CPU per worker, the whole start-up
+    of a short tournament. Forked instead from one forkserver that imported them once, the
+    workers are up in a fraction of that. A forked worker sees the environment the forkserver
+    started with, so the arena's is handed to each (the bot cache, the bot user). The
+    workers also run without Dask's statistical profiler (an arena task only waits for the
+    worker's trio loop: nothing to profile) and with a slower event-loop tick
+    (:data:`LIGHT_CONFIG`): Dask's own wake-ups, a hundred a second, took the CPU from the
+    matches on a small machine. A worker the nanny restarts after a crash is spawned as Dask
+    does by default."""
+    import dask
+
+    settings: dict[str, Any] = dict(LIGHT_CONFIG)
+    if _start_forkserver():
+        settings["distributed.worker.multiprocessing-method"] = "forkserver"
+        # Dask's first forkserver context imports numpy and more into this process, for a
+        # preload list of its own that comes too late here: the server runs with ours
+        if hasattr(distributed.utils, "_forkserver_preload_set"):
+            distributed.utils._forkserver_preload_set = True
+    with dask.config.set(settings):
+        return distributed.LocalCluster(
+            n_workers=count,
+            threads_per_worker=max(1, (os.cpu_count() or 1) // count),
+            processes=True,
+            host="127.0.0.1",
+            dashboard_address=":0",  # any free port: 8787 may be taken
+            worker_dashboard_address=None,
+            silence_logs=logging.CRITICAL,
+            env=dict(os.environ),
+        )
+
+
+def _start_forkserver() -> bool:
+    """Start this process's forkserver, preloading :data:`FORKSERVER_PRELOAD`, unless it runs
+    already (a second local cluster in one process forks from the same one); False where
+    there is no forkserver (Windows)."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    multiprocessing.get_context("forkserver").set_forkserver_preload(FORKSERVER_PRELOAD)
+    forkserver.ensure_running()
+    return True
 
 
 def _idle_s(busy: dict[str, list[tuple[float, float]]]) -> float:

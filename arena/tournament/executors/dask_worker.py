@@ -33,6 +33,7 @@ from typing import Any
 
 import trio
 from distributed import WorkerPlugin, get_worker
+from distributed.core import Status
 
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
@@ -47,6 +48,12 @@ CACHE_VARIABLE = "TRICK_ARENA_CACHE"  # the worker's bot cache folder, if not th
 IDLE_CLOSE_S = 300.0  # a run with no task for this long is closed (its arena is gone)
 IDLE_CHECK_S = 10.0
 LOOP_START_S = 30.0
+# Dask's statistical profiler samples a worker's busy task threads 100 times a second; an arena
+# task's thread only waits for the trio loop, so there is nothing to learn, and on a small
+# machine those wake-ups (and the event-loop tick's 50 a second) take CPU and the GIL from the
+# referee. The plugin pauses the one and slows the other while it is set up on a worker.
+PAUSED_CALLBACKS = ("profile", "profile-cycle")
+TICK_MS = 500.0
 
 
 @dataclass(frozen=True)
@@ -117,8 +124,11 @@ class ArenaWorkerPlugin(WorkerPlugin):
         self._thread.start()
         if not self._ready.wait(LOOP_START_S):
             raise RuntimeError("trick-arena: the worker's trio loop did not start")
+        self._lightened = _lighten(worker)
 
     def teardown(self, worker: Any) -> None:
+        if worker.status == Status.running:  # unregistered: the worker goes on without us
+            _restore(self._lightened)
         if self._token is not None:
             try:
                 trio.from_thread.run_sync(self._stop.set, trio_token=self._token)
@@ -248,6 +258,31 @@ class ArenaWorkerPlugin(WorkerPlugin):
             scope.cancel()
         await run.pool.close_all()
         return run.pool.started
+
+
+def _lighten(worker: Any) -> list[tuple[Any, float | None]]:
+    """Pause the worker's profiler and slow its tick (in Dask's event loop, where plugins are
+    set up); returns what to undo: (callback, its old interval, or None if it was stopped)."""
+    changed: list[tuple[Any, float | None]] = []
+    callbacks = getattr(worker, "periodic_callbacks", {})
+    for name in PAUSED_CALLBACKS:
+        callback = callbacks.get(name)
+        if callback is not None and callback.is_running():
+            callback.stop()
+            changed.append((callback, None))
+    tick = callbacks.get("tick")
+    if tick is not None and tick.callback_time < TICK_MS:
+        changed.append((tick, tick.callback_time))
+        tick.callback_time = TICK_MS
+    return changed
+
+
+def _restore(changed: list[tuple[Any, float | None]]) -> None:
+    for callback, interval in changed:
+        if interval is None:
+            callback.start()
+        else:
+            callback.callback_time = interval
 
 
 def _take_record(stored: StoredMatch) -> bytes | None:
