@@ -2,6 +2,9 @@
 
     python3 benchmarks/search.py [--deals N] [--games aon,vingt,...] [--concurrency N] [--out DIR]
 
+(as root, set ``ARENA_BOT_USER=root``: the bots run as ``nobody`` otherwise, and need the Python
+packages installed for root).
+
 Plays ``arena tournament`` (real bot processes, the default time control: 1000 ms a decision,
 50 ms margin) with four bots: search (sample_bots/search), heuristic (sample_bots/heuristic) and
 two random bots, at every game's default player count, duplicate seating (every deal in every seat
@@ -117,7 +120,7 @@ def main() -> None:
     with ResultStore.open_read(out / "results.sqlite") as store:
         matches = [m for m in store.matches() if m.completed]
     print(f"{len(matches)} matches in {wall:.0f} s, {args.deals} deals per table, concurrency "
-          f"{args.concurrency}; search thinks 0.3 x time_left_ms - 40 ms; limit 1000 ms")  # fmt: skip
+          f"{args.concurrency}; search thinks 0.35 x time_left_ms - 40 ms; limit 1000 ms")  # fmt: skip
     header = (
         f"{'game':18} {'deals':>5} {'dup search-heuristic':>22} {'95% interval':>18}"
         f" {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'faults':>6} {'worlds/s':>9}"

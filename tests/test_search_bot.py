@@ -41,6 +41,33 @@ def test_search_answers_a_legal_action_at_every_kind_of_decision(game) -> None:
     assert stats["worlds"] > 0  # it did search (one world per decision with a zero budget)
 
 
+@pytest.mark.parametrize("game", list(GAMES))
+def test_with_an_impossible_margin_the_prior_is_played(game, monkeypatch) -> None:
+    monkeypatch.setattr(search, "PRIOR_Z", 1e9)
+    spec = GAMES[game]
+    rng = random.Random(game)
+    state = spec.new_match(spec.default_players, {}, seed=4)
+    for _ in range(8):
+        seat = state.seat_to_move
+        legal = list(state.legal_actions())
+        view, events = state.view(seat), [e.data for e in state.events if e.visible_to(seat)]
+        prior = rng.choice(legal)
+        args = (view, legal, events, state.options, 5.0, random.Random(1), None, 8)
+        assert search.choose(*args, prior=prior) == prior
+        state.apply(rng.choice(legal))
+
+
+def test_the_search_overrules_the_prior_only_by_a_clear_margin() -> None:
+    # 10 worlds, gains of 1 in each: a clear gain with no spread at all.
+    assert search.overrules(10.0, 10.0, 10, 1.0)
+    # A mean gain of 0.1 with a spread of about 1: 0.3 standard errors, not enough for 1...
+    assert not search.overrules(1.0, 10.0, 10, 1.0)
+    assert search.overrules(1.0, 10.0, 10, 0.2)  # ...enough for 0.2
+    assert not search.overrules(0.0, 0.0, 10, -5.0)  # a tie keeps the prior
+    assert not search.overrules(-5.0, 2.5, 10, -5.0)  # so does a loss
+    assert not search.overrules(5.0, 25.0, 1, 0.0)  # one world proves nothing
+
+
 def test_a_value_is_what_the_deal_brings_the_seat() -> None:
     state = GAMES["vingt-down"].new_match(4, {}, seed=5)
     seat = state.seat_to_move

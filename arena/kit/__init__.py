@@ -17,11 +17,13 @@ that uses it needs the arena package installed (``pip install -e .``) or on ``PY
 
 from __future__ import annotations
 
+from .clone import clone_world
 from .deal import InconsistentDeal, count_deals, deal_uniform
 from .worlds import InconsistentView, current_deal_events, sample_world
 
 __all__ = [
     "sample_world",
+    "clone_world",
     "InconsistentView",
     "current_deal_events",
     "deal_uniform",

@@ -56,7 +56,15 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.cgroups import BotCgroup
 from arena.referee.clock import TimeControl
 from arena.referee.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
-from arena.referee.spawn import BOT_USER_VARIABLE, BotChild, UserError, bot_user, spawn
+from arena.referee.spawn import (
+    BOT_USER_VARIABLE,
+    BotChild,
+    BotUser,
+    UidLease,
+    UserError,
+    bot_user,
+    spawn,
+)
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 
@@ -443,9 +451,11 @@ class ProcessTransport:
         stderr_cap: int = STDERR_CAP_BYTES,
         token: str | None = None,
         cgroup: BotCgroup | None = None,
+        lease: UidLease | None = None,
     ) -> None:
         self.process = process
         self.cgroup = cgroup
+        self.lease = lease  # the bot's own user id (@own), given back once it is gone
         self.pid = process.pid
         self.token = token
         self.log_path = log_path
@@ -620,6 +630,9 @@ class ProcessTransport:
                     while not self.cgroup.remove():
                         await trio.sleep(0.01)
                 _LIVE_CGROUPS.pop(self.pid, None)
+            if self.lease is not None:
+                # Anything still running as the bot's own user dies before the id is reused.
+                await trio.to_thread.run_sync(self.lease.release)
             # stderr reaches EOF once every holder of the pipe is dead; don't wait on stragglers.
             with trio.move_on_after(1):
                 await self._drained.wait()
@@ -806,15 +819,43 @@ class BotProcess:
         if spec.cwd and not os.path.isdir(spec.cwd):
             raise BotStartupError(spec.name, f"working directory {spec.cwd} does not exist")
         try:
-            user = bot_user(spec.user)
+            # In a thread: leasing an @own user id runs kill(1) once, which must not hold up
+            # the other matches of this process.
+            user = await trio.to_thread.run_sync(bot_user, spec.user)
         except UserError as error:
             raise BotStartupError(spec.name, str(error)) from None
+        lease = None if user is None else user.lease
+        try:
+            return await cls._start_as(
+                spec,
+                user,
+                time_control=time_control,
+                log_dir=log_dir,
+                max_line_bytes=max_line_bytes,
+            )
+        except BaseException:
+            if lease is not None:
+                with trio.CancelScope(shield=True):
+                    await trio.to_thread.run_sync(lease.release)
+            raise
+
+    @classmethod
+    async def _start_as(
+        cls,
+        spec: BotSpec,
+        user: BotUser | None,
+        *,
+        time_control: TimeControl,
+        log_dir: Path,
+        max_line_bytes: int,
+    ) -> BotProcess:
+        """:meth:`start` once the user is chosen (and its lease held, which the caller owns)."""
         private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
         os.makedirs(os.path.join(private, "home"))
         os.makedirs(os.path.join(private, "tmp"))
         if user is not None:
             for folder in (private, os.path.join(private, "home"), os.path.join(private, "tmp")):
-                os.chown(folder, user[1], user[2])  # its own HOME and TMPDIR
+                os.chown(folder, user.uid, user.gid)  # its own HOME and TMPDIR
         workdir = os.path.abspath(spec.cwd) if spec.cwd else private
         argv = list(spec.argv)
         if spec.sandbox == "bwrap":
@@ -854,7 +895,7 @@ class BotProcess:
                 env=env,
                 start_new_session=True,
                 preexec=limits,
-                run_as=None if user is None else (user[1], user[2]),
+                run_as=None if user is None else (user.uid, user.gid),
                 cgroup_procs=None if cgroup is None else cgroup.procs,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as error:
@@ -866,12 +907,19 @@ class BotProcess:
             reason = getattr(error, "strerror", None) or str(error)
             if user is not None:
                 reason += (
-                    f" (run as user {user[0]}, who must be able to read the program and its "
+                    f" (run as user {user.name}, who must be able to read the program and its "
                     f"folder; choose another with the bot's user or {BOT_USER_VARIABLE})"
                 )
             raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
         log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
-        transport = ProcessTransport(process, log_path, private, token=token, cgroup=cgroup)
+        transport = ProcessTransport(
+            process,
+            log_path,
+            private,
+            token=token,
+            cgroup=cgroup,
+            lease=None if user is None else user.lease,
+        )
         try:
             return await cls.connect(
                 spec, transport, time_control=time_control, max_line_bytes=max_line_bytes
@@ -883,7 +931,7 @@ class BotProcess:
             if user is not None:
                 # As another user a bot may find another interpreter, or none of its modules.
                 hint = (
-                    f" (it ran as user {user[0]}, since the arena runs as root: choose another "
+                    f" (it ran as user {user.name}, since the arena runs as root: choose another "
                     f"with the bot's user or {BOT_USER_VARIABLE}; @arena runs it as root)"
                 )
                 raised = BotStartupError(error.bot, error.reason + hint)

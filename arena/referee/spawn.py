@@ -11,22 +11,32 @@ and the wait are done here as ``trio.lowlevel.open_process`` would.
 from __future__ import annotations
 
 import ctypes
+import errno
+import fcntl
 import os
 import pwd
 import queue
+import random
 import signal
+import stat
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 import trio
 
 from arena.referee.cgroups import join_in_child
 
 BOT_USER_VARIABLE = "ARENA_BOT_USER"  # the arena-wide default user of bots
-ROOT_DEFAULT_USER = "nobody"  # whom bots run as when the arena runs as root and no user is given
 ARENA_OWN_USER = "@arena"  # a bot's user meaning "the arena's own user": for trusted bots only
+OWN_UID_USER = "@own"  # a bot's user meaning "a user id of its own, which no other process has"
+ROOT_DEFAULT_USER = OWN_UID_USER  # whom bots run as when the arena runs as root and none is given
+OWN_UIDS_VARIABLE = "ARENA_OWN_UIDS"  # FIRST-LAST: the user ids @own hands out
+# No account has these (each is checked), far above the ones systems and containers allocate.
+DEFAULT_OWN_UIDS = (1_800_000_000, 1_800_065_535)
+LEASE_FOLDER = "arena-own-uids"  # root-only folder of one lock file per user id in use
 
 PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
@@ -59,11 +69,22 @@ class UserError(Exception):
     """A bot's user cannot be used (unknown, or the arena may not switch to it)."""
 
 
-def bot_user(user: str | None) -> tuple[str, int, int] | None:
-    """(name, uid, gid) to run a bot as, or None to run it as the arena's own user.
+class BotUser(NamedTuple):
+    """Whom a bot runs as; ``lease`` holds an ``@own`` user id until :meth:`UidLease.release`."""
 
-    The bot's own ``user``, else ``ARENA_BOT_USER``, else ``nobody`` when the arena runs as root
-    (a bot must not run as root: it could read and signal everything). Only root can switch.
+    name: str
+    uid: int
+    gid: int
+    lease: UidLease | None = None
+
+
+def bot_user(user: str | None) -> BotUser | None:
+    """Whom to run a bot as, or None to run it as the arena's own user.
+
+    The bot's own ``user``, else ``ARENA_BOT_USER``, else ``@own`` when the arena runs as root (a
+    bot must not run as root: it could read and signal everything). ``@own`` leases a user id
+    that no account and no other bot has (:class:`UidLease`), so that the bot can signal nobody
+    but itself; the caller releases the lease when the bot is gone. Only root can switch.
     """
     chosen = user or os.environ.get(BOT_USER_VARIABLE) or None
     if chosen == ARENA_OWN_USER:  # no switch, even as root: the organiser vouches for the bot
@@ -72,6 +93,13 @@ def bot_user(user: str | None) -> tuple[str, int, int] | None:
         chosen = ROOT_DEFAULT_USER
     if chosen is None:
         return None
+    if chosen == OWN_UID_USER:
+        if os.geteuid() != 0:
+            raise UserError(
+                f"user {chosen!r}: only an arena running as root can start bots as another user"
+            )
+        lease = UidLease.acquire()
+        return BotUser(f"uid {lease.uid}", lease.uid, lease.uid, lease)
     try:
         entry = pwd.getpwuid(int(chosen)) if chosen.isdigit() else pwd.getpwnam(chosen)
         name, uid, gid = entry.pw_name, entry.pw_uid, entry.pw_gid
@@ -85,7 +113,125 @@ def bot_user(user: str | None) -> tuple[str, int, int] | None:
         raise UserError(
             f"user {chosen!r}: only an arena running as root can start bots as another user"
         )
-    return name, uid, gid
+    return BotUser(name, uid, gid)
+
+
+def own_uid_range() -> tuple[int, int]:
+    """The user ids ``@own`` hands out: ``ARENA_OWN_UIDS`` (FIRST-LAST) or the default."""
+    text = os.environ.get(OWN_UIDS_VARIABLE)
+    if not text:
+        return DEFAULT_OWN_UIDS
+    first, _, last = text.partition("-")
+    if not (first.strip().isdigit() and last.strip().isdigit()):
+        raise UserError(f"{OWN_UIDS_VARIABLE}={text!r}: expected FIRST-LAST, two user ids")
+    low, high = int(first), int(last)
+    if not 0 < low <= high < 2**32 - 1:
+        raise UserError(f"{OWN_UIDS_VARIABLE}={text!r}: expected 0 < FIRST <= LAST < 4294967295")
+    return low, high
+
+
+def _lease_folder() -> str:
+    """The root-only folder of the lease files (made on first use; refused if anyone else could
+    write in it, since a lease file removed by someone else would let two bots share a user)."""
+    folder = os.path.join(
+        "/run" if os.access("/run", os.W_OK) else tempfile.gettempdir(), LEASE_FOLDER
+    )
+    try:
+        os.mkdir(folder, 0o700)
+    except FileExistsError:
+        pass
+    except OSError as error:
+        raise UserError(f"user '@own': cannot make {folder}: {error.strerror}") from None
+    info = os.lstat(folder)
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.geteuid() or info.st_mode & 0o022:
+        raise UserError(
+            f"user '@own': {folder} must be a folder of the arena's user that nobody else may write"
+        )
+    return folder
+
+
+class UidLease:
+    """A user id held for one bot process, by an exclusive lock on a file named after it.
+
+    The lock is shared by every arena process on the machine (workers, parallel tournaments), and
+    dies with the process that holds it, so a crashed arena leaks no user id. Before a user id is
+    handed out and again when it is given back, every process still running under it is killed
+    (:func:`kill_every_process_of`): nothing a previous bot left behind meets the next one, even
+    where there are no cgroups.
+    """
+
+    def __init__(self, uid: int, fd: int, path: str) -> None:
+        self.uid = uid
+        self._fd: int | None = fd
+        self._path = path
+
+    @classmethod
+    def acquire(cls) -> UidLease:
+        low, high = own_uid_range()
+        folder = _lease_folder()
+        count = high - low + 1
+        start = random.randrange(count)  # spread out: a just-released id is not the next one
+        for step in range(count):
+            uid = low + (start + step) % count
+            try:
+                pwd.getpwuid(uid)
+                continue  # an account has it: not ours to give
+            except KeyError:
+                pass
+            path = os.path.join(folder, str(uid))
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError as error:
+                os.close(fd)
+                if error.errno in (errno.EWOULDBLOCK, errno.EAGAIN):
+                    continue  # another bot has it
+                raise UserError(f"user '@own': cannot lock in {folder}: {error.strerror}") from None
+            try:
+                current = os.stat(path).st_ino
+            except FileNotFoundError:
+                current = None
+            if current != os.fstat(fd).st_ino:
+                os.close(fd)  # locked a file its holder removed on release: it was not free
+                continue
+            lease = cls(uid, fd, path)
+            kill_every_process_of(uid)
+            return lease
+        raise UserError(
+            f"user '@own': every user id in {low}-{high} is in use ({OWN_UIDS_VARIABLE})"
+        )
+
+    def release(self) -> None:
+        """Kill whatever still runs as this user id, then give it back (idempotent)."""
+        if self._fd is None:
+            return
+        kill_every_process_of(self.uid)
+        fd, self._fd = self._fd, None
+        try:
+            os.unlink(self._path)  # while still locked: a waiter that locked it sees it is gone
+        except OSError:
+            pass
+        os.close(fd)  # closing the last descriptor drops the lock
+
+
+def kill_every_process_of(uid: int) -> None:
+    """SIGKILL every process whose user id is ``uid``: ``kill -KILL -1`` run as that user reaches
+    exactly the processes that user may signal (its own), and never the one sending it."""
+    try:
+        subprocess.run(
+            ["kill", "-KILL", "-1"],
+            user=uid,
+            group=uid,
+            extra_groups=[],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin"},
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        pass  # no kill(1) here: the process group, session and cgroup kills still apply
 
 
 class BotChild:

@@ -1,16 +1,23 @@
 """Determinized Monte Carlo search (perfect-information Monte Carlo) on sampled worlds.
 
 For one decision: again and again until the time budget is spent, draw a world consistent with
-everything the seat knows (``arena.kit.sample_world``), and in that same world try every legal
-action, each followed by a fast rollout to the end of the current deal (the same rollout seed for
-every action, so the actions are compared on equal luck). The action with the best mean value over
-the worlds is played. The value is what the deal brings the seat: its own points (Alles oder
-Nichts, Eight Rounds), minus its points (Vingt-down, where low wins), or its team's points minus
-the other team's (All Fours).
+everything the seat knows (``arena.kit.sample_world``), and in that same world (a copy of it per
+action, ``arena.kit.clone_world``) try every legal action, each followed by a fast rollout to the
+end of the current deal (the same rollout seed for every action, so the actions are compared on
+equal luck). The action with the best mean value over the worlds is played. The value is what the
+deal brings the seat: its own points (Alles oder Nichts, Eight Rounds), minus its points
+(Vingt-down, where low wins), or its team's points minus the other team's (All Fours).
+
+With a ``prior`` (the search bot passes the heuristic bot's choice in the games of
+``PRIOR_GAMES``) the search overrules it only when its best action beats the prior's by more than
+``PRIOR_Z`` standard errors of the paired differences over the worlds: where the rule of thumb is
+already good, the search's noise and the rollouts' blind spots cost less.
 
 Needs the arena package (``arena.kit`` and ``arena.games``): installed (``pip install -e .``) or on
 ``PYTHONPATH``. The rollout policy is a cheap rule of thumb with some randomness: win a trick with
-the cheapest card that wins when the seat wants tricks, else duck with the dearest card that loses.
+the cheapest card that wins when the seat wants tricks, else duck with the dearest card that loses;
+in All Fours the heuristic bot's ideas (keep 10s, honours and the trump jack from the other side,
+feed a winning partner, stand or give with a hand of trumps), in Vingt-down its exchange.
 """
 
 from __future__ import annotations
@@ -20,12 +27,19 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from arena.games.cards import STANDARD_52
 from arena.games.core import GameState
 from arena.games.eight_rounds import penalty_cards
 from arena.games.tricks import trick_winner
-from arena.kit import sample_world
+from arena.kit import clone_world, sample_world
 
-ROLLOUT_RANDOMNESS = 0.15  # the share of rollout moves played at random (keeps rollouts varied)
+CLOCK = time.perf_counter  # wall clock: the referee's limit is wall clock
+ROLLOUT_RANDOMNESS = 0.15
+PRIOR_Z = 1.0  # how many standard errors the search's choice must gain over the prior's
+PRIOR_GAMES = {
+    "all-fours",
+    "vingt-down",
+}  # the games where the bot is given a prior  # the share of rollout moves played at random (keeps rollouts varied)
 
 
 def choose(
@@ -36,36 +50,61 @@ def choose(
     budget_s: float,
     rng: random.Random,
     stats: dict[str, Any] | None = None,
+    max_worlds: int = 1 << 30,
+    prior: str | None = None,
 ) -> str:
-    """The action with the best mean rollout value found within ``budget_s`` seconds."""
+    """The action with the best mean rollout value found within ``budget_s`` seconds; with a
+    ``prior`` action (a rule of thumb's choice), that one unless the best beats it clearly."""
     legal = candidates(view, legal)
+    if prior is not None and prior not in legal:
+        legal.append(prior)
     if len(legal) == 1:
         return legal[0]
-    start = time.perf_counter()
+    start = CLOCK()
     deadline = start + budget_s
     seat = view["seat"]
     totals = {action: 0.0 for action in legal}
+    squares = {action: 0.0 for action in legal}  # of the difference from the prior's value
     worlds = 0
     while True:
-        world_seed, rollout_seed = rng.getrandbits(63), rng.getrandbits(63)
+        world = sample_world(view, events, rng, options)
+        rollout_seed = rng.getrandbits(63)
         values = {}
-        for action in legal:
-            world = sample_world(view, events, random.Random(world_seed), options)
-            values[action] = _value_after(world, seat, action, random.Random(rollout_seed))
-            if worlds and time.perf_counter() >= deadline:
+        for index, action in enumerate(legal):
+            # Every action in the same world, each on its own copy (the last one on the world).
+            copy = world if index == len(legal) - 1 else clone_world(world)
+            values[action] = _value_after(copy, seat, action, random.Random(rollout_seed))
+            if worlds and CLOCK() >= deadline:
                 break  # a world not tried with every action is left out (it would bias)
         else:
             for action, value in values.items():
                 totals[action] += value
+                if prior is not None:
+                    squares[action] += (value - values[prior]) ** 2
             worlds += 1
-            if time.perf_counter() < deadline:
+            if CLOCK() < deadline and worlds < max_worlds:
                 continue
         break
     if stats is not None:
         stats["worlds"] = stats.get("worlds", 0) + worlds
         stats["rollouts"] = stats.get("rollouts", 0) + worlds * len(legal)
     best = max(totals.values())
-    return next(a for a in legal if totals[a] == best)
+    chosen = next(a for a in legal if totals[a] == best)
+    if prior is None or chosen == prior:
+        return chosen
+    gains = (totals[chosen] - totals[prior], squares[chosen])
+    return chosen if overrules(*gains, worlds, PRIOR_Z) else prior
+
+
+def overrules(gain_sum: float, gain_squares: float, worlds: int, z: float) -> bool:
+    """Whether the search's choice beats the prior: its mean gain over the prior's value, paired
+    over the worlds (same worlds, same rollout luck), is above ``z`` standard errors, and above 0
+    (a tie keeps the prior). Never on fewer than two worlds."""
+    if worlds < 2:
+        return False
+    gain = gain_sum / worlds
+    variance = max(gain_squares / worlds - gain * gain, 0.0) * worlds / (worlds - 1)
+    return gain > 0 and gain > z * (variance / worlds) ** 0.5
 
 
 def candidates(view: dict[str, Any], legal: Sequence[str]) -> list[str]:
@@ -123,8 +162,14 @@ def rollout_action(world: GameState, rng: random.Random) -> str:
         cards = [c for c in legal if c != "pass"] or legal
         others = [c for c in cards if c[:-1] != "7"] or cards
         return others[rng.randrange(len(others))]
+    if world.SPEC.id == "all-fours" and world.decision in ("beg", "give"):
+        return _all_fours_trump_call(world)
+    if world.decision == "exchange" and VINGT_EXCHANGE:
+        return _vingt_exchange(world, legal)
     if world.decision != "play" or rng.random() < ROLLOUT_RANDOMNESS:
         return legal[rng.randrange(len(legal))]
+    if world.SPEC.id == "all-fours" and ALL_FOURS_POLICY:
+        return _all_fours_play(world, legal)
     seat = world.seat_to_move
     trump = getattr(world, "trump", None)
     rank = world.DECK.rank
@@ -145,6 +190,93 @@ def rollout_action(world: GameState, rng: random.Random) -> str:
         if dangerous:
             return max(dangerous, key=strength)
     return max(losers, key=strength) if losers else max(legal, key=strength)
+
+
+VINGT_EXCHANGE = True
+PIQUET_ORDER = "7 8 9 10 J Q K A".split()
+
+
+def _vingt_exchange(world: GameState, legal: list[str]) -> str:
+    """Vingt-down's exchange as the heuristic bot makes it: discard the side cards below the
+    king, at most three, weakest first (trumps and high cards take the tricks)."""
+    trump = world.trump
+    weak = sorted(
+        (c for c in world.hands[world.seat_to_move] if c[-1] != trump and c[:-1] not in "KA"),
+        key=lambda c: PIQUET_ORDER.index(c[:-1]),
+    )[:3]
+    action = "discard:" + ",".join(world.DECK.sorted(weak)) if weak else "discard:none"
+    return action if action in legal else "discard:none"
+
+
+ALL_FOURS_POLICY = True
+CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}  # All Fours' Game points
+
+
+def _all_fours_trump_call(world: GameState) -> str:
+    """Stand (as beggar) or give (as dealer) with a hand of trumps in the kick's suit (as the
+    heuristic bot does), else beg or run."""
+    kick_suit = world.kick[-1]
+    trumps = [c for c in world.hands[world.seat_to_move] if c[-1] == kick_suit]
+    strong = len(trumps) + 0.75 * sum(1 for c in trumps if c[:-1] in ("A", "K", "Q", "J")) >= 3
+    if world.decision == "beg":
+        return "stand" if strong else "beg"
+    return "give" if strong else "run"
+
+
+def _all_fours_play(world: GameState, legal: list[str]) -> str:
+    """All Fours card play for rollouts, after the heuristic bot's ideas: keep the 10s, honours
+    and trumps (the trump jack above all) away from tricks the other side wins, feed points to
+    a partner who is winning, win tricks worth something as cheaply as possible."""
+    seat, trump = world.seat_to_move, world.trump
+    cost = _ALL_FOURS_COST[trump].__getitem__
+    trick = world.trick
+    if not trick:
+        aces = [c for c in legal if c[:-1] == "A" and c[-1] != trump]
+        return aces[0] if aces else min(legal, key=cost)
+    winner, top = trick[0]
+    stake = 0
+    for who, card in trick:
+        stake += _ALL_FOURS_STAKE[trump][card]
+        if _beats(card, top, trump):
+            winner, top = who, card
+    if winner == (seat + 2) % 4:
+        safe = len(trick) == 3 or top[:-1] == "A" or (top[-1] == trump and _RANK[top] >= 10)
+        if safe:  # feed the partner: the biggest point card that is not a trump
+            feed = [c for c in legal if c[-1] != trump and c in CARD_POINTS_CARDS]
+            if feed:
+                return max(feed, key=_POINTS.__getitem__)
+        return min(legal, key=cost)
+    winners = [c for c in legal if _beats(c, top, trump)]
+    if winners:
+        best = min(winners, key=cost)
+        if best[-1] != trump or stake > 0:
+            return best
+    return min(legal, key=cost)
+
+
+def _beats(card: str, top: str, trump: str) -> bool:
+    """Whether ``card`` beats ``top``, the card winning the trick so far."""
+    if card[-1] == top[-1]:
+        return _RANK[card] > _RANK[top]
+    return card[-1] == trump
+
+
+_RANK = STANDARD_52.rank
+_POINTS = {c: CARD_POINTS.get(c[:-1], 0) for c in STANDARD_52.cards}
+CARD_POINTS_CARDS = {c for c, points in _POINTS.items() if points}
+# What giving a card up costs, by trump: the trump jack most, then trumps, then points and rank.
+_ALL_FOURS_COST = {
+    trump: {
+        c: 30 * (c == "J" + trump) + 8 * (c[-1] == trump) + _POINTS[c] + 0.3 * _RANK[c]
+        for c in STANDARD_52.cards
+    }
+    for trump in STANDARD_52.suits
+}
+# What a card in a trick is worth to whoever takes it: its points, 3 more for the trump jack.
+_ALL_FOURS_STAKE = {
+    trump: {c: _POINTS[c] + 3 * (c == "J" + trump) for c in STANDARD_52.cards}
+    for trump in STANDARD_52.suits
+}
 
 
 def _wants_trick(world: GameState, seat: int) -> bool:

@@ -9,7 +9,7 @@ Needs the arena package: ``pip install -e PATH_TO_ARENA`` (or PYTHONPATH), for `
 ``arena.games`` and the bot helper ``protocol/``; run from a checkout it finds them itself.
 
 Run it:   python3 search_bot.py [SEED] [--fraction F]
-Time: it thinks for F (default 0.3) of the request's ``time_left_ms``, less a safety margin of
+Time: it thinks for F (default 0.35) of the request's ``time_left_ms``, less a safety margin of
 40 ms for the pipes and its own start-up of each decision, and never longer; a decision with one
 legal action is answered at once. Each decision costs about that much CPU time too, so give it
 ``cpu_seconds`` to match in a long tournament (SPEC.md section 7).
@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 try:
-    from arena.kit import sample_world  # noqa: F401  (checks that the kit is importable)
+    from arena.kit import clone_world, sample_world  # noqa: F401  (checks the kit is there)
     from protocol.bot import Bot, run
 except ImportError:  # not installed: find the arena checkout this bot sits in
     for folder in Path(__file__).resolve().parents:
@@ -40,11 +40,18 @@ except ImportError:  # not installed: find the arena checkout this bot sits in
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import search
 
+HEURISTIC = Path(__file__).resolve().parents[1] / "heuristic"  # the heuristic bot's tactics
+if (HEURISTIC / "tactics").is_dir():
+    sys.path.insert(0, str(HEURISTIC))
+    import tactics
+else:
+    tactics = None  # this folder copied alone: no prior, the search decides everything
+
 SAFETY_MS = 40
 
 
 def _arguments(argv):
-    seed, fraction = int(os.environ.get("BOT_SEED", "0")), 0.3
+    seed, fraction = int(os.environ.get("BOT_SEED", "0")), 0.35
     args = list(argv)
     while args:
         arg = args.pop(0)
@@ -72,8 +79,17 @@ class SearchBot(Bot):
         budget_ms = request.time_left_ms * FRACTION - SAFETY_MS
         if budget_ms <= 0:
             return rng.choice(request.legal)
+        prior = None
+        if tactics is not None and request.view.get("game") in search.PRIOR_GAMES:
+            prior = tactics.choose(request.view, list(request.legal), match.events, rng)
         return search.choose(
-            request.view, request.legal, match.events, match.options, budget_ms / 1000, rng
+            request.view,
+            request.legal,
+            match.events,
+            match.options,
+            budget_ms / 1000,
+            rng,
+            prior=prior,
         )
 
 

@@ -10,7 +10,7 @@ process group and session, resource limits, effective capabilities, whether it c
 parent's memory, whether it could connect to 127.0.0.1:PORT, for each PATH whether it could create
 a file there (a PATH ending in ``.sock`` is a Unix socket to connect to instead) and whether it
 could read it, whether it could write in TMPDIR, what /tmp holds, its user id, and whether it
-could signal its parent or read the parent's environment.
+could signal its parent (or the process PROBE_OTHER_PID names) or read the parent's environment.
 """
 
 import json
@@ -109,6 +109,12 @@ def report(args):
         "parent_memory_readable": can_read_parent_memory(),
         "parent_environ_readable": can_read(f"/proc/{os.getppid()}/environ"),
         "parent_signalable": can_signal(os.getppid()),
+        # PROBE_OTHER_PID: a neighbouring bot's process, which it should not be able to signal
+        "other_signalable": (
+            can_signal(int(os.environ["PROBE_OTHER_PID"]))
+            if "PROBE_OTHER_PID" in os.environ
+            else None
+        ),
         "uid": os.getuid(),
         "readable": {path: can_read(path) for path in args[1:]},
     }

@@ -6,7 +6,13 @@ import os
 
 import pytest
 
-from arena.referee.spawn import ARENA_OWN_USER, BOT_USER_VARIABLE, ROOT_DEFAULT_USER, bot_user
+from arena.referee.spawn import (
+    ARENA_OWN_USER,
+    BOT_USER_VARIABLE,
+    OWN_UID_USER,
+    ROOT_DEFAULT_USER,
+    bot_user,
+)
 from arena.tournament.config import load_config
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -19,11 +25,17 @@ def test_at_arena_never_switches(monkeypatch):
     assert bot_user(None) is None
 
 
-@pytest.mark.skipif(os.geteuid() != 0, reason="the nobody default applies only to root")
-def test_root_still_defaults_to_nobody(monkeypatch):
+@pytest.mark.skipif(os.geteuid() != 0, reason="the @own default applies only to root")
+def test_root_defaults_to_a_user_id_of_its_own(monkeypatch):
     monkeypatch.delenv(BOT_USER_VARIABLE, raising=False)
+    assert ROOT_DEFAULT_USER == OWN_UID_USER
     chosen = bot_user(None)
-    assert chosen is not None and chosen[0] == ROOT_DEFAULT_USER
+    assert chosen is not None and chosen.lease is not None
+    try:
+        assert chosen.uid == chosen.gid == chosen.lease.uid
+        assert chosen.name == f"uid {chosen.uid}"
+    finally:
+        chosen.lease.release()
 
 
 def test_the_demo_runs_its_trusted_samples_as_the_arena_user():
