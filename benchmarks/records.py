@@ -3,16 +3,18 @@ with the gzip records tournaments write, and the bytes per match on disk.
 
     python benchmarks/records.py [--seconds 1.5] [--repeat 5] [--game ID] [--bot c|python]
 
-For each game, in interleaved rounds (off, plain, gzip, one after the other, so the neighbours'
-noise hits all three alike), it plays whole matches with the C starter bot (or the Python random
-bot) in every seat for ``--seconds`` and counts matches/s and the arena process's CPU per match.
-It prints the medians, each mode's matches/s and CPU relative to "off" (goal: records cost at
-most 5%), and the mean record size per match (goal: at most 10 kB).
+For each game, one set of bots (the C starter bot, or the Python random bot, in every seat) plays
+whole matches for ``--seconds``, the mode changing with every match (off, plain, gzip, off, ...)
+so that the neighbours' noise on a shared machine falls on the three alike. It prints, per mode,
+matches/s and the arena process's CPU per match and per decision (time.process_time: the bots
+are other processes), each relative to "off" (goal: records cost at most 5%), and the record's
+mean size per match (goal: at most 10 kB; "gzip" is the compact record tournaments write).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import sys
@@ -37,10 +39,14 @@ from arena.referee.process import BotProcess
 MODES = {"off": None, "plain": ".jsonl", "gzip": ".jsonl.gz"}
 
 
-async def play_for(
-    game_id: str, argv: list[str], seconds: float, seed: int, records: Path, suffix: str | None
-) -> tuple[float, float, float]:
-    """(matches/s, CPU ms per match, record bytes per match) over whole matches."""
+async def play_modes(
+    game_id: str, argv: list[str], seconds: float, seed: int, records: Path
+) -> dict[str, tuple[float, float, float, float]]:
+    """{mode: (matches/s, CPU ms per match, CPU us per decision, record bytes per match)}.
+
+    One set of bots plays match after match, the mode changing with every match (off, plain,
+    gzip, off, ...), so that the neighbours' noise falls on all modes alike; each mode's figures
+    are sums over its own matches."""
     game = find_game(game_id)
     control = TimeControl(decision_ms=5000)
     logs = Path(tempfile.mkdtemp(prefix="arena-bench-logs-"))
@@ -53,41 +59,51 @@ async def play_for(
     ]
     shutil.rmtree(records, ignore_errors=True)
     records.mkdir(parents=True)
-    matches = 0
+    totals = {mode: [0, 0.0, 0.0, 0, 0] for mode in MODES}  # matches, wall, CPU, decisions, bytes
     try:
-        start, cpu = time.perf_counter(), time.process_time()
-        while True:
-            path = None if suffix is None else records / f"{game_id}-{seed + matches}{suffix}"
-            await run_match(
+        began = time.perf_counter()
+        number = 0
+        while number < 3 * len(MODES) or time.perf_counter() - began < seconds:
+            mode = list(MODES)[number % len(MODES)]
+            suffix = MODES[mode]
+            path = None if suffix is None else records / f"{game_id}-{seed + number}{suffix}"
+            wall, cpu = time.perf_counter(), time.process_time()
+            result = await run_match(
                 game,
                 bots,
-                seed=seed + matches,
-                match_id=f"m{matches}",
+                seed=seed + number,
+                match_id=f"m{number}",
                 time_control=control,
                 record_path=path,
             )
-            matches += 1
-            if time.perf_counter() - start >= seconds:
-                break
-        elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+            row = totals[mode]
+            row[0] += 1
+            row[1] += time.perf_counter() - wall
+            row[2] += time.process_time() - cpu
+            row[3] += sum(len(times) for times in result.decision_ms)
+            if path is not None:
+                row[4] += path.stat().st_size
+                path.unlink()
+            number += 1
     finally:
         for bot in bots:
             await bot.close()
         shutil.rmtree(logs, ignore_errors=True)
-    size = sum(p.stat().st_size for p in records.iterdir())
-    return matches / elapsed, cpu / matches * 1e3, size / matches
+    return {
+        mode: (n / wall, cpu / n * 1e3, cpu / decisions * 1e6, size / n)
+        for mode, (n, wall, cpu, decisions, size) in totals.items()
+    }
 
 
 async def measure(games: list[str], argv: list[str], seconds: float, repeat: int, folder: Path):
-    figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
+    figures: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
     for round_number in range(repeat):
         for game_id in games:
-            for mode, suffix in MODES.items():
-                figures.setdefault((game_id, mode), []).append(
-                    await play_for(
-                        game_id, argv, seconds, 1000 * round_number, folder / "records", suffix
-                    )
-                )
+            modes = await play_modes(
+                game_id, argv, seconds, 1000 * round_number, folder / "records"
+            )
+            for mode, row in modes.items():
+                figures.setdefault((game_id, mode), []).append(row)
         print(f"  round {round_number + 1}/{repeat} done", file=sys.stderr)
     return figures
 
@@ -105,22 +121,26 @@ def main() -> None:
         folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
         argv = build_c_bot(folder) if args.bot == "c" else [sys.executable, str(PY_BOT)]
         figures = trio.run(measure, games, argv, args.seconds, args.repeat, folder)
-    print(f"median of {args.repeat} interleaved rounds, {args.seconds:g} s each, {args.bot} bots")
+    print(
+        f"median of {args.repeat} rounds of {args.seconds:g} s per game, {args.bot} bots, the "
+        f"mode changing every match; load average {os.getloadavg()[0]:.1f}"
+    )
     print(
         f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'CPU ms/m':>9} "
-        f"{'vs off':>7} {'kB/match':>9}"
+        f"{'vs off':>7} {'CPU us/d':>9} {'kB/match':>9}"
     )
     for game_id in games:
         off = figures[(game_id, "off")]
         for mode in MODES:
             runs = figures[(game_id, mode)]
-            # per round against the "off" run just before it, then the median
+            # per round against the "off" matches of the same round, then the median
             rate = statistics.median(r[0] / o[0] for r, o in zip(runs, off))
-            cpu = statistics.median(r[1] / o[1] for r, o in zip(runs, off))
+            cpu = statistics.median(r[2] / o[2] for r, o in zip(runs, off))
             print(
                 f"  {game_id:<18} {mode:<6} {statistics.median(r[0] for r in runs):>9.1f} "
                 f"{rate:>7.3f} {statistics.median(r[1] for r in runs):>9.2f} {cpu:>7.3f} "
-                f"{statistics.median(r[2] for r in runs) / 1000:>9.1f}"
+                f"{statistics.median(r[2] for r in runs):>9.1f} "
+                f"{statistics.median(r[3] for r in runs) / 1000:>9.1f}"
             )
 
 

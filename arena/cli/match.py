@@ -29,7 +29,7 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
-from arena.referee.record import ReplayError, replay_record
+from arena.referee.record import ReplayError, record_bytes, replay_record
 from arena.referee.results import MatchResult, match_result_dict
 from arena.render.replay import render_deal, render_replay
 from arena.render.terminal import output_console
@@ -462,6 +462,13 @@ def _play(
     "--check", "check_only", is_flag=True, help="Only re-derive the record; print one line."
 )
 @click.option(
+    "--lines",
+    "print_lines",
+    is_flag=True,
+    help="Print the record's full JSON lines (a compact record written out in full, SPEC 8) "
+    "and nothing else.",
+)
+@click.option(
     "--decisions",
     is_flag=True,
     help="Show each decision: the legal actions, the choice and the time it took "
@@ -486,6 +493,7 @@ def replay_command(
     record: Path,
     seat: int | None,
     check_only: bool,
+    print_lines: bool,
     decisions: bool,
     show_deal: bool,
     results_path: Path | None,
@@ -493,6 +501,15 @@ def replay_command(
 ) -> None:
     """Re-derive a match RECORD from its header and the rules, line by line (SPEC.md 8), and
     show it trick by trick. Exits 1 at the first line that departs, naming it."""
+    if print_lines:
+        try:
+            data = record_bytes(record)
+        except ReplayError as error:
+            raise click.ClickException(str(error)) from None
+        except OSError as error:
+            raise click.ClickException(f"{record}: cannot read: {error.strerror}") from None
+        click.get_binary_stream("stdout").write(data)
+        return
     try:
         replay = replay_record(record)
     except ReplayError as error:

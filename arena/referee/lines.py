@@ -37,6 +37,15 @@ class LineReader:
         self.at_eof = False
 
     async def read_line(self) -> bytes | None:
+        if not self._buffer and not self._skipping and not self.at_eof:
+            # The usual case: nothing buffered, and the bot's next write is one whole line.
+            chunk = await self._receive_some(CHUNK_BYTES)
+            if not chunk:
+                self.at_eof = True
+            elif chunk.find(b"\n") == len(chunk) - 1 and len(chunk) <= self.max_line_bytes:
+                return chunk[:-1]
+            else:
+                self._buffer += chunk
         while True:
             newline = self._buffer.find(b"\n", self._scanned)
             if newline >= 0:

@@ -17,8 +17,10 @@ per request costs about 14 us); only a timeout ends the scope, and a new one is 
 costs about 2 us, so the deadline is only moved when it is not already where it may be: from the
 request's deadline to DEADLINE_SLACK_S later (never early, at most that late; whether a reply was in
 time is the clock's call, not the scope's). Requests come tens of microseconds apart, so most reuse
-the deadline the last one set. It is checked before the write (a bot that does not read its input
-blocks the write) and again after it (the bot's time starts once the request is written).
+the deadline the last one set. A request that fits in the bot's pipe is written without waiting
+and the deadline set once, from then (the bot's time starts once the request is written); one that
+does not fit sets it before the write too (a bot that does not read its input blocks the write).
+An ordinary quick reply is read without a scheduler pass (ProcessTransport's quick read).
 
 A scope that expired in the scheduler pass that also brought the awaited reply stays cancelled
 (moving its deadline does not undo that): the reply is still used, and the scope is replaced before
@@ -87,12 +89,10 @@ class _Seat:
 _CRASHED = "\0crashed"  # read_reply's answer when the bot's output ended
 encode_event = msgspec.json.Encoder().encode
 assert Event.__struct_fields__[-1] == "event", "route_events builds event lines from a prefix"
-
-
-def _move_deadline(scope: trio.CancelScope, deadline: float) -> None:
-    """Let ``scope`` expire between ``deadline`` and DEADLINE_SLACK_S later (see the docstring)."""
-    if not deadline <= scope.deadline <= deadline + DEADLINE_SLACK_S:
-        scope.deadline = deadline + DEADLINE_SLACK_S
+# ask() builds request lines from a prefix and this template: byte for byte what encode_line
+# writes for a Request (tests/referee/test_fast_paths.py compares them).
+_REQUEST_LINE = b'%s%d,"decision":%s,"view":%s,"legal":%s,"time_left_ms":%d}\n'
+assert Request.__struct_fields__[-5:] == ("id", "decision", "view", "legal", "time_left_ms")
 
 
 class _Match:
@@ -115,6 +115,13 @@ class _Match:
         self.control = control
         self.max_faults = max_faults
         self.record = record
+        self.recording = record.enabled
+        self.compact_record = record.enabled and record.compact
+        self.full_record = record.enabled and not record.compact
+        # A compact record's decision in progress (see the record's section below).
+        self.unwritten_request: tuple[int, int, str, list[str], int] | None = None
+        self.ok_reply: tuple[float | None, int | None, str] | None = None
+        self.autopilot_decision = False
         self.resolved = game.resolve_options(options)
         self.dealer = RecordingDealer(Rng(seed))
         self.state = game.new_match(len(bots), self.resolved, seed, self.dealer)
@@ -131,18 +138,56 @@ class _Match:
         # Every event line of the match starts the same: encode that envelope once (this needs
         # "event" to stay the last field of the Event message, which the module checks at import).
         self.event_prefix = encode_line(Event(match_id=match_id, event={}))[: -len(b"{}}\n")]
+        # Request lines likewise (the module checks the field order at import).
+        empty = encode_line(
+            Request(match_id=match_id, id=0, decision="", view={}, legal=[], time_left_ms=0)
+        )
+        self.request_prefix = empty[: empty.index(b',"decision":""')][: -len(b"0")]
         # The request being waited for, so a timeout knows what it interrupted.
         self.mark = time.perf_counter()  # when the referee's own work began (for referee_us)
+        # trio.current_time() without its two layers of lookups (the same clock, mock or not)
+        self.now = trio.lowlevel.current_clock().current_time
         self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
+        self.new_scope()
+
+    # -- the match's cancel scope (see the module docstring) --------------------------------------
+
+    # Reading ``scope.deadline`` and ``scope.cancel_called`` costs more than comparing floats, so
+    # the match keeps the deadline it last set, and the earliest time at which the scope can have
+    # expired since it was last seen not cancelled (only a deadline ever cancels it).
+
+    def new_scope(self) -> None:
+        self.scope_deadline = math.inf
+        self.expiry_check_from = math.inf
+
+    def move_deadline(self, scope: trio.CancelScope, deadline: float) -> None:
+        """Let ``scope`` expire between ``deadline`` and DEADLINE_SLACK_S later."""
+        if not deadline <= self.scope_deadline <= deadline + DEADLINE_SLACK_S:
+            self.scope_deadline = scope.deadline = deadline + DEADLINE_SLACK_S
+            self.expiry_check_from = min(self.expiry_check_from, self.scope_deadline)
+
+    def clear_deadline(self, scope: trio.CancelScope) -> None:
+        self.scope_deadline = scope.deadline = math.inf  # an expiry before this still counts
+
+    def scope_expired(self, scope: trio.CancelScope) -> bool:
+        """Whether the scope's deadline has cancelled it (``scope.cancel_called``)."""
+        if self.now() < self.expiry_check_from:
+            return False  # no deadline set since it was last seen not cancelled has passed
+        if scope.cancel_called:
+            return True
+        self.expiry_check_from = self.scope_deadline
+        return False
 
     # -- routing what seats may see ----------------------------------------------------------------
 
     def route_events(self) -> None:
-        """Queue each new event for the seats in its audience, and record it."""
+        """Queue each new event for the seats in its audience, and record it (a compact record
+        keeps only the shuffles: the events follow from the rules)."""
         events = self.state.events
-        recording = self.record.enabled
+        recording = self.full_record
         for n in range(self.events_routed, len(events)):
-            self.record_shuffles(n)  # a shuffle comes before the events it led to
+            if recording:
+                self.record_shuffles(n)  # a shuffle comes before the events it led to
             event = events[n]
             line = b"".join((self.event_prefix, encode_event(event.data), b"}\n"))
             targets = (
@@ -157,7 +202,8 @@ class _Match:
                     {"type": "event", "n": n, "audience": audience, "data": event.data}
                 )
         self.events_routed = len(events)
-        self.record_shuffles(len(events))
+        if self.recording:
+            self.record_shuffles(len(events))
 
     def record_shuffles(self, before_event: int) -> None:
         """Record every shuffle not yet written that happened before event ``before_event``."""
@@ -166,6 +212,60 @@ class _Match:
             n = self.shuffles_recorded
             self.record.write({"type": "shuffle", "n": n + 1, "cards": decks[n]})
             self.shuffles_recorded = n + 1
+
+    # -- the record (SPEC.md section 8) -----------------------------------------------------------
+    #
+    # A full record gets every line as it happens. A compact one (RecordWriter.compact) gets the
+    # same lines less what the rules derive from the header and the actions: no deal or event
+    # lines; an ordinary decision (a request answered in time by one valid reply) is one array
+    # line [seat, id, time_left_ms, ms, charged_ms, text, action], and a forfeited seat's
+    # autopilot decision [seat, action]. Any other decision is written in full, its request line
+    # first (kept back until then: unwritten_request). arena.referee.record expands it again.
+
+    def write(self, entry: dict) -> None:
+        """Write a record line, after the request it belongs to if that is still kept back."""
+        if self.unwritten_request is not None:
+            self.write_request()
+        self.record.write(entry)
+
+    def write_request(self) -> None:
+        assert self.unwritten_request is not None
+        seat, request_id, decision, legal, time_left = self.unwritten_request
+        self.unwritten_request = None
+        self.record.write(
+            {
+                "type": "request",
+                "seat": seat,
+                "id": request_id,
+                "decision": decision,
+                "legal": legal,
+                "time_left_ms": time_left,
+            }
+        )
+
+    def record_action(self, seat: _Seat, action: str, chosen_by: str) -> None:
+        if self.compact_record:
+            ok = self.ok_reply
+            if ok is not None and chosen_by == "bot" and self.unwritten_request is not None:
+                seat_index, asked, _, _, time_left = self.unwritten_request
+                self.unwritten_request = self.ok_reply = None
+                self.record.write([seat_index, asked, time_left, *ok, action])
+                return
+            self.ok_reply = None
+            if self.autopilot_decision:
+                self.autopilot_decision = False
+                self.record.write([seat.index, action])
+                return
+        request_id = seat.bot.last_request_id if chosen_by == "bot" else None
+        self.write(
+            {
+                "type": "action",
+                "seat": seat.index,
+                "action": action,
+                "by": chosen_by,
+                "id": request_id,
+            }
+        )
 
     # -- faults -----------------------------------------------------------------------------------
 
@@ -187,7 +287,7 @@ class _Match:
             )
         record = FaultRecord(seat.index, seat.bot.name, kind, request_id, message)
         self.faults.append(record)
-        self.record.write(
+        self.write(
             {
                 "type": "fault",
                 "seat": seat.index,
@@ -220,27 +320,28 @@ class _Match:
         legal = state.legal_actions()
         if seat.forfeited:
             # No request is sent; the record still lists what the autopilot chose from.
-            self.record.write(
-                {
-                    "type": "autopilot",
-                    "seat": seat.index,
-                    "decision": state.decision,
-                    "legal": legal,
-                }
-            )
+            if self.compact_record:
+                self.autopilot_decision = True  # one short line, with the action (apply)
+            else:
+                self.record.write(
+                    {
+                        "type": "autopilot",
+                        "seat": seat.index,
+                        "decision": state.decision,
+                        "legal": legal,
+                    }
+                )
             return self.autopilot_move(legal), "autopilot"
         request_id = bot.next_request_id()
         bot.stats.requests += 1
         time_left = seat.clock.allowed_ms()
-        line = encode_line(
-            Request(
-                match_id=self.match_id,
-                id=request_id,
-                decision=state.decision,
-                view=state.view(seat.index),
-                legal=legal,
-                time_left_ms=time_left,
-            )
+        line = _REQUEST_LINE % (
+            self.request_prefix,
+            request_id,
+            encode_event(state.decision),
+            encode_event(state.view(seat.index)),
+            encode_event(legal),
+            time_left,
         )
         pending = seat.pending
         if pending:
@@ -249,26 +350,24 @@ class _Match:
             pending.clear()
         else:
             data = line
-        if self.record.enabled:
-            self.record.write(
-                {
-                    "type": "request",
-                    "seat": seat.index,
-                    "id": request_id,
-                    "decision": state.decision,
-                    "legal": legal,
-                    "time_left_ms": time_left,
-                }
-            )
+        if self.recording:
+            self.unwritten_request = (seat.index, request_id, state.decision, legal, time_left)
+            if self.full_record:
+                self.write_request()
         deadline_s = seat.clock.deadline_ms() / 1000
-        before = trio.current_time()
-        self.waiting = (seat, request_id, before, False)
-        _move_deadline(scope, before + deadline_s)
         try:
-            await bot.send(data)
+            # Most requests fit in the pipe at once: then the bot's time starts now and one
+            # deadline move suffices. Otherwise the rest waits for the bot to read, under the
+            # deadline counted from before the write (a bot that does not read is timed too).
+            written = bot.send_nowait(data)
+            if written < len(data):
+                before = self.now()
+                self.waiting = (seat, request_id, before, False)
+                self.move_deadline(scope, before + deadline_s)
+                await bot.send(data[written:] if written else data)
         except BotGone:
             self.waiting = None
-            scope.deadline = math.inf
+            self.clear_deadline(scope)
             self.fault(
                 seat,
                 FaultKind.CRASH,
@@ -276,10 +375,11 @@ class _Match:
                 f"cannot be written to any more: {bot.exit_reason()}",
             )
             return self.autopilot_move(legal), "autopilot"
-        sent_at = trio.current_time()
-        self.sent_times[(seat.index, request_id)] = sent_at
+        sent_at = self.now()
+        if self.recording:
+            self.sent_times[(seat.index, request_id)] = sent_at  # only the record's "ms" needs it
         self.waiting = (seat, request_id, sent_at, True)
-        _move_deadline(scope, sent_at + deadline_s)
+        self.move_deadline(scope, sent_at + deadline_s)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         action = await self.read_reply(seat, request_id, legal, sent_at)
         self.mark = time.perf_counter()
@@ -287,7 +387,7 @@ class _Match:
         # The scope's deadline is left as it is: nothing awaits before the next request moves it
         # (play() applies the action without yielding), except the waits for a crash just below.
         if action is _CRASHED:
-            scope.deadline = math.inf
+            self.clear_deadline(scope)
             # The exit status and the last of its stderr arrive a little after the end of its
             # output on a busy machine; wait for them (bounded) so the fault message quotes both.
             # This happens at most once per seat and match: the seat then forfeits. Shielded: the
@@ -324,7 +424,7 @@ class _Match:
                 too_long, line = error, error.head
             if line is None:
                 return _CRASHED
-            used_ms = (trio.current_time() - sent_at) * 1000
+            used_ms = (self.now() - sent_at) * 1000
             message: object = None
             problem = ""
             if too_long is not None:
@@ -370,11 +470,20 @@ class _Match:
             else:
                 action, kind, problem = self.check_action(message, legal, line)
                 verdict = str(kind) if problem else "ok"
-            # The reply line comes first, then the fault it caused (the order things happened).
-            self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
             if problem:
+                # The reply line comes first, then the fault it caused (the order things happened).
+                self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
                 self.fault(seat, kind, request_id, problem)
                 return None
+            if self.compact_record and self.unwritten_request is not None:
+                # An ordinary decision: its reply goes into the decision's one line (record_action).
+                self.ok_reply = (
+                    round(used_ms, 3),
+                    None if seat.clock.bank_left_ms is None else charge.charged_ms,
+                    line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace"),
+                )
+            elif self.recording:
+                self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
             return action
 
     def check_action(
@@ -429,24 +538,24 @@ class _Match:
         request that id names (None when it names no request sent in this match); ``pending`` is
         the request the line was read for and charged to; ``charged_ms`` what the bank lost.
         """
-        if not self.record.enabled:
+        if not self.recording:
             return
         if written_id == pending_id:
             ms = used_ms
         else:
             sent = None if written_id is None else self.sent_times.get((seat.index, written_id))
-            ms = None if sent is None else (trio.current_time() - sent) * 1000
-        self.record.write(
+            ms = None if sent is None else (self.now() - sent) * 1000
+        charged = None if charge is None or seat.clock.bank_left_ms is None else charge.charged_ms
+        text = line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace")
+        self.write(
             {
                 "type": "reply",
                 "seat": seat.index,
                 "id": written_id,
                 "ms": None if ms is None else round(ms, 3),
                 "pending": pending_id,
-                "charged_ms": None
-                if charge is None or seat.clock.bank_left_ms is None
-                else charge.charged_ms,
-                "text": line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace"),
+                "charged_ms": charged,
+                "text": text,
                 "verdict": verdict,
             }
         )
@@ -524,10 +633,12 @@ class _Match:
                 "time_control": self.control.as_dict(),
                 "max_faults": self.max_faults,
                 "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                **({"compact": True} if self.compact_record else {}),
             }
         )
         self.record_shuffles(0)
-        self.record.write({"type": "deal", "view": self.state.view(None)})
+        if self.full_record:
+            self.record.write({"type": "deal", "view": self.state.view(None)})
         for seat in self.seats:
             if seat.bot.startup_error is not None:
                 # Its process could not be started: the seat forfeits and the autopilot plays it.
@@ -555,11 +666,12 @@ class _Match:
         state = self.state
         while not state.is_over:
             with trio.CancelScope() as scope:
+                self.new_scope()
                 while not state.is_over:
                     seat = self.seats[state.mover]
                     action, chosen_by = await self.ask(seat, scope)
                     self.apply(seat, action, chosen_by)
-                    if scope.cancel_called:
+                    if self.scope_expired(scope):
                         # It expired in the pass that brought this reply: moving its deadline
                         # does not undo that, and the next seat's wait would end at once.
                         break
@@ -569,17 +681,8 @@ class _Match:
                 self.apply(seat, self.timed_out(), "autopilot")
 
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        if self.record.enabled:
-            request_id = seat.bot.last_request_id if chosen_by == "bot" else None
-            self.record.write(
-                {
-                    "type": "action",
-                    "seat": seat.index,
-                    "action": action,
-                    "by": chosen_by,
-                    "id": request_id,
-                }
-            )
+        if self.recording:
+            self.record_action(seat, action, chosen_by)
         self.state.apply(action)
         self.route_events()
 
@@ -624,9 +727,7 @@ class _Match:
             )
         )
 
-        async def deliver(seat: _Seat) -> None:
-            data = bytes(seat.pending) + end
-            seat.pending.clear()
+        async def deliver(seat: _Seat, data: bytes) -> None:
             with trio.move_on_after(MATCH_END_TIMEOUT_S) as scope:
                 try:
                     await seat.bot.send(data)
@@ -635,10 +736,23 @@ class _Match:
             if scope.cancelled_caught:
                 seat.bot.mark_broken("did not read its input (match_end)")
 
-        async with trio.open_nursery() as nursery:
-            for seat in self.seats:
-                if seat.writable:
-                    nursery.start_soon(deliver, seat)
+        # Mostly it fits in each bot's pipe at once; only what does not waits (in parallel).
+        rest: list[tuple[_Seat, bytes]] = []
+        for seat in self.seats:
+            if seat.writable:
+                data = bytes(seat.pending) + end
+                seat.pending.clear()
+                try:
+                    written = seat.bot.send_nowait(data)
+                except BotGone:
+                    seat.bot.mark_broken("could not take match_end")
+                    continue
+                if written < len(data):
+                    rest.append((seat, data[written:]))
+        if rest:
+            async with trio.open_nursery() as nursery:
+                for seat, data in rest:
+                    nursery.start_soon(deliver, seat, data)
 
 
 async def run_match(

@@ -1,5 +1,8 @@
 """Match records: one self-contained JSONL file per match (SPEC.md section 8), and their replay.
 
+Plain records hold the full lines; compressed ones (``.gz``) the compact lines, which
+:func:`record_bytes` (and so every reader here) expands to the full lines by the rules.
+
 The referee writes a record through :class:`RecordWriter` while it plays. :func:`replay_record`
 re-runs a record through the rules and raises :class:`ReplayError` naming the first line where the
 record and the rules disagree (a deal, an event, a request's legal actions, an action, the result).
@@ -47,9 +50,11 @@ class RecordingDealer(Dealer):
         return deck
 
 
-GZIP_LEVEL = (
-    1  # the fastest; level 6 takes 3x its CPU for files 30% smaller (benchmarks/records.py)
-)
+# The fastest level, with a 4 kB window and little memory: such a compressor starts in a
+# microsecond where the defaults take ~100 us (per match), for files ~6% larger.
+GZIP_LEVEL = 1
+GZIP_WBITS = 12
+GZIP_MEMLEVEL = 4
 GZIP_CHUNK = 64 * 1024  # record bytes compressed and written at a time
 GZIP_FLUSH_S = 1.0  # at most this long before written lines reach the file (a live match view)
 GZIP_MAGIC = b"\x1f\x8b"
@@ -63,8 +68,9 @@ def compressed(path: Path) -> bool:
 class RecordWriter:
     """Appends record lines to a file (or keeps nothing when ``path`` is None).
 
-    A path ending in ``.gz`` gets a gzip file of the same lines (what tournaments write: a
-    seventh of the size; ``gzip -dc`` reads it). Lines are compressed and written as each 64 kB
+    A path ending in ``.gz`` gets a gzip file of the compact lines (what tournaments write:
+    ``compact`` tells the referee so; SPEC.md section 8), which :func:`record_bytes` writes out
+    in full again. Lines are compressed and written as each 64 kB
     of them is complete (or a second has passed, for whoever watches the running match), and
     the rest at :meth:`close`, so a record costs about one compression call per 64 kB, not
     one per line.
@@ -74,28 +80,33 @@ class RecordWriter:
         self.path = path
         self._file = open(path, "wb") if path is not None else None
         self._zip = (
-            zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+            zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + GZIP_WBITS, GZIP_MEMLEVEL)
             if path is not None and compressed(path)
             else None
         )
-        self._pending: list[bytes] = []
-        self._pending_bytes = 0
+        self._pending = bytearray()
         self._flushed = time.monotonic()
 
     @property
     def enabled(self) -> bool:
         return self._file is not None
 
-    def write(self, entry: dict[str, Any]) -> None:
+    @property
+    def compact(self) -> bool:
+        """Whether the referee writes this record's compact lines (SPEC.md section 8): the
+        compressed records tournaments write."""
+        return self._zip is not None
+
+    def write(self, entry: Any) -> None:
         if self._file is None:
             return
-        line = _encoder.encode(entry) + b"\n"
         if self._zip is None:
-            self._file.write(line)
+            self._file.write(_encoder.encode(entry) + b"\n")
             return
-        self._pending.append(line)
-        self._pending_bytes += len(line)
-        if self._pending_bytes >= GZIP_CHUNK:
+        pending = self._pending
+        _encoder.encode_into(entry, pending, -1)
+        pending += b"\n"
+        if len(pending) >= GZIP_CHUNK:
             self._compress()
         elif time.monotonic() - self._flushed >= GZIP_FLUSH_S:
             self._compress()  # a slow match: let readers of the running match see its lines
@@ -105,9 +116,8 @@ class RecordWriter:
 
     def _compress(self) -> None:
         assert self._file is not None and self._zip is not None
-        self._file.write(self._zip.compress(b"".join(self._pending)))
+        self._file.write(self._zip.compress(self._pending))
         self._pending.clear()
-        self._pending_bytes = 0
 
     def close(self) -> None:
         if self._file is not None:
@@ -128,7 +138,7 @@ def record_bytes(path: Path, *, partial: bool = False) -> bytes:
     (unless ``partial``) cut, compressed file."""
     raw = Path(path).read_bytes()
     if raw[:2] != GZIP_MAGIC:
-        return raw
+        return _expand_if_compact(Path(path), raw, partial)
     out = []
     try:
         while raw:
@@ -141,7 +151,160 @@ def record_bytes(path: Path, *, partial: bool = False) -> bytes:
             raw = unzip.unused_data
     except zlib.error as error:
         raise ReplayError(f"{path}: a damaged gzip record: {error}") from None
-    return b"".join(out)
+    return _expand_if_compact(Path(path), b"".join(out), partial)
+
+
+COMPACT_MARK = b',"compact":true}'  # how a compact record's header line ends
+
+
+def _expand_if_compact(path: Path, data: bytes, partial: bool) -> bytes:
+    """``data`` itself, or for a compact record (SPEC.md section 8) the full lines it stands for."""
+    first = data.split(b"\n", 1)[0]
+    if not first.endswith(COMPACT_MARK) or not first.startswith(b'{"type":"header"'):
+        return data
+    lines = data.split(b"\n")
+    if lines[-1] == b"":
+        lines.pop()
+    elif partial:
+        lines.pop()  # the cut line of a record still being written: the lines up to it
+    return b"".join(line + b"\n" for line in _Expander(path).run(lines))
+
+
+class _Expander:
+    """Writes out a compact record's lines in full: the lines it holds, and between them what the
+    rules derive from its header and actions (the shuffles, the deal, every event, each ordinary
+    decision's request, reply and action), in the order the referee writes a full record."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.out: list[bytes] = []
+        self.number = 1
+
+    def fail(self, message: str) -> NoReturn:
+        raise ReplayError(f"{self.path} line {self.number}: {message} (a compact record)")
+
+    def emit(self, entry: dict[str, Any]) -> None:
+        self.out.append(_encoder.encode(entry))
+
+    def run(self, lines: list[bytes]) -> list[bytes]:
+        header = lines[0]
+        self.out.append(header[: -len(COMPACT_MARK)] + b"}")
+        try:
+            fields = msgspec.json.decode(header)
+            spec = find_game(fields["game"])
+            self.dealer = RecordingDealer(Rng(fields["seed"]))
+            self.state = spec.new_match(
+                fields["players"],
+                spec.resolve_options(fields["options"]),
+                fields["seed"],
+                self.dealer,
+            )
+        except (msgspec.DecodeError, KeyError, TypeError, ValueError, GameError) as error:
+            self.fail(f"the header cannot start the match: {error}")
+        self.dealer.watch(self.state.events)
+        self.shuffles = 0
+        self.routed = 0
+        self.started = False  # the events of the deal routed (after any startup fault)
+        self.emit_shuffles(0)
+        self.emit({"type": "deal", "view": self.state.view(None)})
+        for self.number, line in enumerate(lines[1:], 2):
+            try:
+                value = msgspec.json.decode(line)
+            except msgspec.DecodeError as error:
+                self.fail(f"not JSON: {error}")
+            try:
+                self.line(value, line)
+            except (GameError, KeyError, TypeError, ValueError, IndexError) as error:
+                self.fail(f"the rules cannot follow it: {error}")
+        return self.out
+
+    def line(self, value: Any, raw: bytes) -> None:
+        if isinstance(value, dict):
+            kind = value.get("type")
+            if kind == "shuffle":  # kept for readers without the rules; derived here too
+                if value.get("n", 0) > self.shuffles:
+                    self.start()
+                n = value.get("n")
+                if not (_is_int(n) and 1 <= n <= self.shuffles):
+                    self.fail(f"shuffle {_short(n)} where the rules have shuffled {self.shuffles}")
+                if value.get("cards") != self.dealer.decks[n - 1]:
+                    self.fail(f"shuffle {n} differs from the rules' (seed and dealing order)")
+                return
+            if kind != "fault" or self.started:
+                self.start()
+            if kind not in ("fault", "request", "reply", "autopilot", "action", "result"):
+                self.fail(f"a {_short(kind)} line")
+            self.out.append(raw)
+            if kind == "action":
+                self.state.apply(value["action"])
+                self.route()
+            return
+        if not isinstance(value, list) or len(value) not in (2, 7):
+            self.fail(f"expected an object or a decision array, got {_short(value)}")
+        self.start()
+        state = self.state
+        seat, action = value[0], value[-1]
+        if seat != state.mover:
+            self.fail(f"a decision of seat {_short(seat)}, but seat {state.mover} is to move")
+        legal = state.legal_actions()
+        if len(value) == 2:
+            self.emit(
+                {"type": "autopilot", "seat": seat, "decision": state.decision, "legal": legal}
+            )
+            self.emit(
+                {"type": "action", "seat": seat, "action": action, "by": "autopilot", "id": None}
+            )
+        else:
+            _, request_id, time_left, ms, charged, text, _ = value
+            self.emit(
+                {
+                    "type": "request",
+                    "seat": seat,
+                    "id": request_id,
+                    "decision": state.decision,
+                    "legal": legal,
+                    "time_left_ms": time_left,
+                }
+            )
+            self.emit(
+                {
+                    "type": "reply",
+                    "seat": seat,
+                    "id": request_id,
+                    "ms": ms,
+                    "pending": request_id,
+                    "charged_ms": charged,
+                    "text": text,
+                    "verdict": "ok",
+                }
+            )
+            self.emit(
+                {"type": "action", "seat": seat, "action": action, "by": "bot", "id": request_id}
+            )
+        state.apply(action)
+        self.route()
+
+    def start(self) -> None:
+        if not self.started:
+            self.started = True
+            self.route()
+
+    def emit_shuffles(self, before_event: int) -> None:
+        decks, marks = self.dealer.decks, self.dealer.marks
+        while self.shuffles < len(decks) and marks[self.shuffles] <= before_event:
+            self.emit({"type": "shuffle", "n": self.shuffles + 1, "cards": decks[self.shuffles]})
+            self.shuffles += 1
+
+    def route(self) -> None:
+        """The lines of the events since the last action, as run_match writes them."""
+        events = self.state.events
+        for n in range(self.routed, len(events)):
+            self.emit_shuffles(n)
+            event = events[n]
+            audience = None if event.audience is None else list(event.audience)
+            self.emit({"type": "event", "n": n, "audience": audience, "data": event.data})
+        self.routed = len(events)
+        self.emit_shuffles(len(events))
 
 
 def record_lines(path: Path) -> Iterator[bytes]:

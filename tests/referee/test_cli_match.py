@@ -121,6 +121,19 @@ def test_a_real_match_prints_a_table_and_replays(tmp_path):
     assert arena("replay", str(record), "--seat", "7").returncode == 2
 
 
+def test_replay_lines_writes_a_compact_record_out_in_full(tmp_path):
+    record = tmp_path / "m.jsonl.gz"
+    done = arena("match", "aon", "--bot", RANDOM_BOT, "--players", "3", "--record", str(record))
+    assert done.returncode == 0, done.stderr
+    printed = arena("replay", "--lines", str(record))
+    assert printed.returncode == 0, printed.stderr
+    lines = [json.loads(line) for line in printed.stdout.splitlines()]
+    assert [entry["type"] for entry in lines[:3]] == ["header", "shuffle", "deal"]
+    assert lines[-1]["type"] == "result" and "compact" not in lines[0]
+    assert sum(entry["type"] == "event" for entry in lines) > 50
+    assert "record checked" in arena("replay", "--check", str(record)).stdout
+
+
 def _recorded(record: Path) -> list[dict]:
     return [json.loads(line) for line in record.read_text().splitlines()]
 

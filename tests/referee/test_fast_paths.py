@@ -1,30 +1,39 @@
 """The shortcuts of the referee's per-decision path (benchmarks/limit.py) change no byte and no rule.
 
-- event lines are built from a per-match prefix: byte for byte what the protocol encoder writes;
+- event and request lines are built from per-match prefixes: byte for byte what the protocol
+  encoder writes;
 - the match's cancel scope keeps a deadline from an earlier request when it is at most
   DEADLINE_SLACK_S later than this one's: never early, so a reply just inside the limit is in time,
   and one just outside it is still a timeout;
 - ProcessTransport writes and reads the raw pipe fds: a write larger than the pipe waits for the
-  bot to read it, and once the transport is closed writes fail and reads see end of file.
+  bot to read it, and once the transport is closed writes fail and reads see end of file;
+- the quick read (a reply taken in one poll, without a scheduler pass) is taken only when no
+  other task is ready and gives way as soon as anything trio watches is ready; it changes no
+  move of a real match.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+import time
 
 import pytest
 import trio
 
+import arena.referee.process as process_module
 from arena.games import find_game
+from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import DEADLINE_SLACK_S, run_match
-from arena.referee.process import ProcessTransport
+from arena.referee.process import BotProcess, ProcessTransport, _QuickRead
+from arena.referee.record import read_record
 from arena.referee.results import FaultKind
 from arena.referee.testing import FakeBot, connect_fake
 from protocol.codec import encode_line
-from protocol.messages import Event
+from protocol.messages import Event, Request
 
 READ_ALL_THEN_COUNT = (
     "import sys; data = sys.stdin.buffer.read(1 << 20); "
@@ -46,6 +55,22 @@ async def test_event_lines_are_exactly_what_the_protocol_encoder_writes(autojump
         message = json.loads(line)
         expected = encode_line(Event(match_id=message["match_id"], event=message["event"]))
         assert line + b"\n" == expected
+
+
+async def test_request_lines_are_exactly_what_the_protocol_encoder_writes(autojump_clock):
+    bots = [FakeBot(name) for name in "abcd"]
+    async with trio.open_nursery() as nursery:
+        procs = [await connect_fake(nursery, bot) for bot in bots]
+        for game in ("vingt-down", "all-fours"):
+            await run_match(find_game(game), procs, seed=5, match_id='t/r\u00e9q"uest 1')
+        for proc in procs:
+            await proc.close()
+    lines = [line for bot in bots for line in bot.raw if json.loads(line)["type"] == "request"]
+    assert len(lines) > 100
+    for line in lines:
+        fields = json.loads(line)
+        del fields["type"]
+        assert line + b"\n" == encode_line(Request(**fields))
 
 
 async def test_a_write_larger_than_the_pipe_waits_for_the_reader(tmp_path):
@@ -112,3 +137,117 @@ async def test_reused_deadlines_are_never_early(autojump_clock, offset_s, in_tim
     else:
         assert result.faults and {f.kind for f in result.faults} == {FaultKind.TIMEOUT}
         assert {f.seat for f in result.faults} == {0}
+
+
+@pytest.fixture
+def pipes():
+    """(ours: read end, write end), (another task's: read end, write end), non-blocking reads."""
+    ours, other = os.pipe(), os.pipe()
+    for fd in (ours[0], other[0]):
+        os.set_blocking(fd, False)
+    yield ours, other
+    for fd in (*ours, *other):
+        os.close(fd)
+
+
+async def test_the_quick_read_takes_a_ready_reply_without_a_scheduler_pass(pipes):
+    (ours, ours_w), _ = pipes
+    quick = _QuickRead.for_fd(ours)
+    assert quick is not None, "the installed trio no longer offers what the quick read uses"
+    _QuickRead.passed()
+    os.write(ours_w, b"reply\n")
+    assert quick.read(ours, 100) == b"reply\n"
+    assert quick.read(ours, 100) is None  # nothing came within QUICK_WAIT_MS: trio's path
+    os.write(ours_w, b"late\n")
+    _QuickRead.last_pass = 0.0  # QUICK_SPAN_S without a real pass: trio's path even when ready
+    assert quick.read(ours, 100) is None
+
+
+async def test_the_quick_read_gives_way_to_any_other_task(pipes, monkeypatch):
+    (ours, ours_w), (other, other_w) = pipes
+    quick = _QuickRead.for_fd(ours)
+    assert quick is not None
+    monkeypatch.setattr(process_module, "QUICK_WAIT_MS", 20_000)  # a wait that would show
+    got = []
+
+    async def other_task() -> None:
+        await trio.lowlevel.wait_readable(other)
+        got.append(os.read(other, 10))
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(other_task)
+        # Another task is ready to run: no quick read, even with the reply there.
+        os.write(ours_w, b"reply\n")
+        _QuickRead.passed()
+        assert quick.read(ours, 100) is None
+        assert os.read(ours, 100) == b"reply\n"
+        await trio.sleep(0.01)  # the other task now waits for its pipe in trio's epoll
+        # What it waits for arrives: the quick wait ends at once and trio's path follows.
+        os.write(other_w, b"o")
+        start = time.perf_counter()
+        _QuickRead.passed()
+        assert quick.read(ours, 100) is None
+        assert time.perf_counter() - start < 10  # not the 20 s the quick wait allows
+    assert got == [b"o"]
+
+
+async def test_no_quick_read_under_a_mock_clock(pipes, autojump_clock):
+    (ours, _), _ = pipes
+    assert _QuickRead.for_fd(ours) is None
+
+
+async def test_real_bots_take_the_quick_read_and_play_the_same_match(tmp_path, monkeypatch):
+    """The same match (a deterministic bot) with and without the quick read: the same record,
+    times aside; and the quick read was taken."""
+    bot = tmp_path / "first_legal.py"
+    bot.write_text(FIRST_LEGAL_BOT)
+    bot.chmod(0o755)
+    records = []
+    for quick in (True, False):
+        if not quick:
+            monkeypatch.setattr(_QuickRead, "for_fd", classmethod(lambda cls, fd: None))
+        taken = _QuickRead.taken
+        control = TimeControl(decision_ms=5000)
+        procs = [
+            await BotProcess.start(
+                BotSpec(f"b{i}", (sys.executable, str(bot)), user="@arena"),
+                time_control=control,
+                log_dir=tmp_path,
+            )
+            for i in range(4)
+        ]
+        try:
+            path = tmp_path / f"m-{quick}.jsonl"
+            await run_match(
+                find_game("aon"),
+                procs,
+                seed=8,
+                match_id="q",
+                time_control=control,
+                record_path=path,
+            )
+        finally:
+            for proc in procs:
+                await proc.close()
+        assert (_QuickRead.taken > taken) == quick
+        records.append([_timeless(entry) for entry in read_record(path)])
+    assert records[0] == records[1]
+
+
+FIRST_LEGAL_BOT = """
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "first", "version": "1"}), flush=True)
+    elif message["type"] == "request":
+        print(json.dumps({"type": "action", "id": message["id"], "index": 0}), flush=True)
+"""
+
+
+def _timeless(entry: dict) -> dict:
+    return {
+        key: value
+        for key, value in entry.items()
+        if key not in ("ms", "started", "duration_s", "referee_ms", "load_per_core", "_line")
+    }

@@ -1,5 +1,5 @@
-"""Compressed records (what tournaments write): the same lines as a plain record, read back by
-``record_lines`` and ``arena replay`` alike, and a cut file reported, not a traceback."""
+"""Compressed records (what tournaments write): read back by ``record_lines`` and ``arena replay``
+as the same lines as a plain record, and a cut file reported, not a traceback."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ async def test_a_gzip_record_holds_the_lines_of_a_plain_one(tmp_path, monkeypatc
     plain = (tmp_path / "m.jsonl").read_bytes().splitlines()
     packed = (tmp_path / "m.jsonl.gz").read_bytes()
     assert packed[:2] == b"\x1f\x8b" and len(packed) * 4 < len(b"\n".join(plain))
-    assert gzip.decompress(packed).splitlines() == list(record_lines(tmp_path / "m.jsonl.gz"))
+    # It holds the compact lines (tests/referee/test_record_compact.py), read back in full.
+    assert len(gzip.decompress(packed).splitlines()) * 2 < len(plain)
     assert list(record_lines(tmp_path / "m.jsonl")) == plain
     assert without_times(record_lines(tmp_path / "m.jsonl.gz")) == without_times(plain)
     assert replay_record(tmp_path / "m.jsonl.gz").result is not None

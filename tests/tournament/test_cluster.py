@@ -376,7 +376,7 @@ def dask_processes(address: str, port: int, cwd: Path, env: dict) -> list[subpro
 @needs_dask
 def test_a_scheduler_that_goes_away_stops_the_run_in_one_line_and_the_command_resumes(tmp_path):
     path = seeded_tournament(tmp_path, "gone")
-    path.write_text(path.read_text().replace("deals = 1", "deals = 6"))
+    path.write_text(path.read_text().replace("deals = 1", "deals = 3"))
     config = load_config(path)
     total = len(build_schedule(config.seed, [b.name for b in config.bots], config.games))
     port = free_port()

@@ -1,0 +1,180 @@
+"""Compact records (the ``.jsonl.gz`` files tournaments write, SPEC.md section 8): they hold only
+what the rules cannot derive, and read back as exactly the lines a full record of the same match
+holds, whatever the bots did (stale, malformed, illegal and late replies, timeouts, crashes,
+forfeits, a bot that did not start, a bank of time).
+
+Each match is played twice under the autojump clock (so its times are the same too), once to a
+plain ``.jsonl`` (full lines) and once to ``.jsonl.gz`` (compact)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+import trio
+
+from arena.games import find_game
+from arena.referee.bot_spec import BotSpec
+from arena.referee.clock import TimeControl
+from arena.referee.match import run_match
+from arena.referee.process import BotProcess
+from arena.referee.record import ReplayError, record_bytes, record_lines, replay_record
+from arena.referee.testing import FakeBot, connect_fake
+
+# What differs between two plays of one match even under the autojump clock (wall clock).
+WALL_CLOCK_FIELDS = ("started", "duration_s", "referee_ms", "load_per_core")
+
+
+class Scripted(FakeBot):
+    """Request number k (1-based, its own count) is answered by ``script[k]``; others properly."""
+
+    def __init__(self, name: str, script: dict) -> None:
+        super().__init__(name)
+        self.script = script
+        self.asked = 0
+
+    async def on_request(self, request):
+        self.asked += 1
+        step = self.script.get(self.asked)
+        legal, rid = request["legal"], request["id"]
+        if step is None:
+            await self.send({"type": "action", "id": rid, "index": self.asked % len(legal)})
+        elif step == "garbage":
+            await self.send(b"not json at all\n")
+        elif step == "stale":
+            await self.send({"type": "action", "id": rid - 1, "index": 0})
+            await self.send({"type": "action", "id": rid, "action": legal[-1]})
+        elif step == "illegal":
+            await self.send({"type": "action", "id": rid, "action": "no such card"})
+        elif step == "both":
+            await self.send({"type": "action", "id": rid, "action": legal[0], "index": 0})
+        elif step == "slow":
+            await trio.sleep(0.3)  # past the 200 + 20 ms of CONTROL: a timeout, then stale
+            await self.send({"type": "action", "id": rid, "index": 0})
+        elif step == "late":
+            await trio.sleep(0.21)  # past the limit, inside the margin: in time, charged 200
+            await self.send({"type": "action", "id": rid, "index": 0})
+        elif step == "crash":
+            self.exit(3)
+        elif step == "text":
+            await self.send({"type": "action", "id": rid, "action": legal[0], "note": "é\u2028\n"})
+
+
+CONTROL = TimeControl(decision_ms=200, margin_ms=20)
+BANK = TimeControl(decision_ms=200, bank_ms=900, increment_ms=30, margin_ms=20)
+
+SCENARIOS = {
+    "ordinary": ("vingt-down", 4, CONTROL, {}),
+    "every kind of fault": (
+        "alles-oder-nichts",
+        3,
+        CONTROL,
+        {0: {1: "garbage", 3: "stale", 4: "illegal", 6: "both", 8: "text"}, 1: {2: "slow"}},
+    ),
+    "forfeit after max faults": (
+        "eight-rounds",
+        4,
+        CONTROL,
+        {2: {1: "garbage", 2: "garbage", 3: "garbage"}},
+    ),
+    "crash in a team game": ("all-fours", 4, CONTROL, {1: {5: "crash"}}),
+    "a bank of time": ("vingt-down", 4, BANK, {3: {1: "late", 2: "slow", 4: "late"}}),
+}
+
+
+async def play(game_id, players, control, scripts, path, *, absent_seat=None):
+    bots = [Scripted(f"p{i}", scripts.get(i, {})) for i in range(players)]
+    async with trio.open_nursery() as nursery:
+        procs = []
+        for i, bot in enumerate(bots):
+            if i == absent_seat:
+                procs.append(BotProcess.absent(BotSpec(bot.name, ("gone",)), "no such program"))
+            else:
+                procs.append(await connect_fake(nursery, bot, time_control=control))
+        try:
+            return await run_match(
+                find_game(game_id),
+                procs,
+                seed=11,
+                match_id=f"t/{game_id}/1/1/0",
+                time_control=control,
+                max_faults=3,
+                record_path=path,
+            )
+        finally:
+            for proc in procs:
+                await proc.close()
+
+
+def comparable(lines):
+    out = []
+    for line in lines:
+        entry = json.loads(line)
+        if entry["type"] in ("header", "result"):
+            for key in WALL_CLOCK_FIELDS:
+                entry.pop(key, None)
+        out.append(entry)
+    return out
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+async def test_a_compact_record_reads_as_the_full_lines_of_the_same_match(
+    autojump_clock, tmp_path, scenario
+):
+    game_id, players, control, scripts = SCENARIOS[scenario]
+    full = await play(game_id, players, control, scripts, tmp_path / "m.jsonl")
+    compact = await play(game_id, players, control, scripts, tmp_path / "m.jsonl.gz")
+    assert full.faults == compact.faults and full.scores == compact.scores
+    expected = comparable((tmp_path / "m.jsonl").read_bytes().splitlines())
+    assert comparable(record_lines(tmp_path / "m.jsonl.gz")) == expected
+    replay_record(tmp_path / "m.jsonl.gz")  # and the rules agree with every expanded line
+    stored = gzip.decompress((tmp_path / "m.jsonl.gz").read_bytes()).splitlines()
+    assert json.loads(stored[0])["compact"] is True
+    assert len(stored) * 2 < len(expected)  # only what the rules cannot derive is stored
+    kinds = {json.loads(line)["type"] for line in stored if line.startswith(b"{")}
+    assert not kinds & {"event", "deal"}
+    if scenario != "ordinary":
+        assert full.faults  # the scenario did what it is named for
+
+
+async def test_a_seat_that_did_not_start_compact_and_full_alike(autojump_clock, tmp_path):
+    for name in ("m.jsonl", "m.jsonl.gz"):
+        await play("alles-oder-nichts", 3, CONTROL, {}, tmp_path / name, absent_seat=1)
+    expected = comparable((tmp_path / "m.jsonl").read_bytes().splitlines())
+    assert any(e["type"] == "autopilot" for e in expected)
+    assert comparable(record_lines(tmp_path / "m.jsonl.gz")) == expected
+    stored = gzip.decompress((tmp_path / "m.jsonl.gz").read_bytes()).splitlines()
+    assert sum(line.count(b"autopilot") for line in stored) == 0  # [seat, action] lines
+
+
+async def test_older_records_of_full_lines_still_read_as_they_are(autojump_clock, tmp_path):
+    await play("vingt-down", 4, CONTROL, {}, tmp_path / "m.jsonl")
+    plain = (tmp_path / "m.jsonl").read_bytes()
+    (tmp_path / "old.jsonl.gz").write_bytes(gzip.compress(plain))  # a gzip record of full lines
+    assert list(record_lines(tmp_path / "old.jsonl.gz")) == plain.splitlines()
+    assert list(record_lines(tmp_path / "m.jsonl")) == plain.splitlines()
+    replay_record(tmp_path / "old.jsonl.gz")
+
+
+async def test_a_running_compact_record_shows_the_full_lines_so_far(autojump_clock, tmp_path):
+    await play("alles-oder-nichts", 3, CONTROL, {}, tmp_path / "m.jsonl.gz")
+    full = record_bytes(tmp_path / "m.jsonl.gz").splitlines()
+    stored = gzip.decompress((tmp_path / "m.jsonl.gz").read_bytes())
+    cut = stored[: stored.index(b"\n", len(stored) // 2) + 5]  # mid-match, within a line
+    (tmp_path / "live.jsonl").write_bytes(cut)
+    shown = record_bytes(tmp_path / "live.jsonl", partial=True).splitlines()
+    assert 10 < len(shown) < len(full) and shown == full[: len(shown)]
+
+
+async def test_a_damaged_compact_line_is_one_clear_error(autojump_clock, tmp_path):
+    await play("alles-oder-nichts", 3, CONTROL, {}, tmp_path / "m.jsonl.gz")
+    lines = gzip.decompress((tmp_path / "m.jsonl.gz").read_bytes()).splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith(b"["))
+    first = json.loads(lines[at])
+    wrong_seat = json.dumps([(first[0] + 1) % 3, *first[1:]]).encode()
+    wrong_action = json.dumps([*first[:-1], "no such card"]).encode()
+    for bad in (b"[0, 1", b'["x"]', wrong_seat, wrong_action, b'{"type":"nonsense"}'):
+        (tmp_path / "bad.jsonl").write_bytes(b"\n".join([*lines[:at], bad, *lines[at + 1 :]]))
+        with pytest.raises(ReplayError, match=rf"bad.jsonl line {at + 1}: .*compact record"):
+            record_bytes(tmp_path / "bad.jsonl")
