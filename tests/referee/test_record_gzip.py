@@ -11,16 +11,28 @@ import trio
 
 from arena.games import find_game
 from arena.referee import record as record_module
+from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
 from arena.referee.record import ReplayError, record_bytes, record_lines, replay_record
 from arena.referee.testing import FakeBot, connect_fake
 
+# Fake bots answer at once, but on a loaded machine "at once" can take over a second: with the
+# default time control a stall would be a timeout in one play and not in the other.
+PATIENT = TimeControl(decision_ms=600_000, startup_ms=600_000)
+
 
 async def play_to(path, game_id="vingt-down"):
     async with trio.open_nursery() as nursery:
-        procs = [await connect_fake(nursery, FakeBot(n)) for n in "abcd"]
+        procs = [await connect_fake(nursery, FakeBot(n), time_control=PATIENT) for n in "abcd"]
         try:
-            await run_match(find_game(game_id), procs, seed=5, match_id="m", record_path=path)
+            await run_match(
+                find_game(game_id),
+                procs,
+                seed=5,
+                match_id="m",
+                record_path=path,
+                time_control=PATIENT,
+            )
         finally:
             for proc in procs:
                 await proc.close()
