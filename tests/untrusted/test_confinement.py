@@ -258,7 +258,10 @@ async def test_the_sandbox_ends_a_daemon_that_cleared_its_environment(bwrap, tmp
 # -- the referee goes away ----------------------------------------------------------------------
 
 REFEREE = textwrap.dedent("""
-    import sys, trio
+    import signal, sys, trio
+    # A shell without job control starts background jobs with SIGINT ignored, and children
+    # inherit that: Ctrl-C must reach this referee however the test suite was started.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path[:0] = [{root!r}, {bots!r}]
     from arena.referee.process import BotProcess
     from arena.referee.clock import TimeControl
