@@ -285,7 +285,10 @@ def _print_latency(console: Console, report: LatencyReport) -> None:
 
 
 def _processes(workers: int) -> str:
-    return "1 process" if workers == 1 else f"{workers} worker processes"
+    if workers == 1:
+        return "1 process"
+    others = workers - 1  # the arena process plays the first share itself (SPEC 10.4)
+    return f"{workers} processes (this one and {others} worker process{'es' if others > 1 else ''})"
 
 
 def _where(config: TournamentConfig) -> str:

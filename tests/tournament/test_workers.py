@@ -201,7 +201,7 @@ def test_workers_store_the_same_results_as_one_process(tmp_path):
         process = arena("tournament", path, *options)
         out, err = process.communicate(timeout=PATIENCE_S)
         assert process.returncode == 0, err
-        expected = "1 process" if name == "one" else "2 worker processes"
+        expected = "1 process" if name == "one" else "2 processes (this one and 1 worker process)"
         assert expected in out
         with ResultStore.open_read(load_config(path).results) as store:
             results[name] = {m.match_id: outcome(m) for m in store.matches(include_aborted=True)}
@@ -221,12 +221,18 @@ def test_sigkill_of_the_parent_ends_workers_and_bots_and_a_rerun_completes(tmp_p
         m.match_id for m in build_schedule(config.seed, [b.name for b in config.bots], config.games)
     }
     process = arena("tournament", path, "--workers", "2")
-    workers = workers_of(process, 2)
+    workers = workers_of(process, 1)  # the arena process plays the other share itself
     wait_for_matches(process, config.results, 4)
     assert bot_processes(tmp_path)
+    own_bots = [pid for pid in children(process.pid) if pid not in workers]
+    assert own_bots and all(RANDOM_BOT.name.encode() in cmdline(pid) for pid in own_bots)
+    deadline = time.monotonic() + PATIENCE_S  # the worker's bots come once it has imported
+    while not [p for p in children(workers[0]) if RANDOM_BOT.name.encode() in cmdline(p)]:
+        assert time.monotonic() < deadline and process.poll() is None, "the worker has no bots"
+        time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=PATIENCE_S)
-    wait_until_dead(workers)  # they see the end of their input and close their bots
+    wait_until_dead(workers)  # it sees the end of its input and closes its bots
     wait_until_no_bots(tmp_path)
     with ResultStore.open_read(config.results) as store:
         before = {m.match_id: m for m in store.matches()}
@@ -251,7 +257,7 @@ def test_ctrl_c_with_workers_stops_cleanly(tmp_path):
     path = tournament_file(tmp_path, deals=30, concurrency=2)
     config = load_config(path)
     process = arena("tournament", path, "--workers", "2")
-    workers = workers_of(process, 2)
+    workers = workers_of(process, 1)
     wait_for_matches(process, config.results, 2)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=PATIENCE_S)
@@ -349,7 +355,8 @@ def test_matches_cut_by_the_time_limit_in_workers_are_stored_as_aborted(tmp_path
     process = arena("tournament", path)
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 0, err
-    assert "2 worker processes" in out and "0 played" in out and "3 aborted" in out
+    assert "2 processes (this one and 1 worker process)" in out
+    assert "0 played" in out and "3 aborted" in out
     with ResultStore.open_read(load_config(path).results) as store:
         stored = store.matches(include_aborted=True)
     assert len(stored) == 3 and not any(m.completed for m in stored)
