@@ -42,6 +42,7 @@ def test_standings_imports_no_trio_referee_or_runner():
         "arena.cli.tournament",
         "arena.cli.match",
         "importlib.metadata",
+        "rich",  # only to draw tables
     ):
         assert heavy not in loaded, heavy
 

@@ -1,7 +1,8 @@
 """``arena standings``: the standings of a results file, read from its cached fold.
 
-Imports only what reading and printing standings needs (no trio, no referee, no runner): the
-``arena`` group imports this module alone for ``arena standings`` (arena/cli/__init__.py)."""
+Imports only what reading and printing standings needs (no trio, no referee, no runner; rich only
+to draw tables, not for --json or --csv): the ``arena`` group imports this module alone for
+``arena standings`` (arena/cli/__init__.py)."""
 
 from __future__ import annotations
 
@@ -14,11 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
-from rich.console import Console
 
 from arena.cli.common import InputError, width_option
 from arena.referee.clock import TimeControl
-from arena.render.terminal import bot_report_view, output_console, standings_tables
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.latency import LatencyReport, latency_line
 from arena.tournament.standings import (
@@ -32,6 +31,8 @@ from arena.tournament.standings import (
 from arena.tournament.store import ResultStore, StoreError
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from arena.tournament.config import TournamentConfig
 
 
@@ -184,6 +185,8 @@ def standings_command(
         if as_json:
             click.echo(json.dumps(bot_report_as_data(report), indent=2))
         else:
+            from arena.render.terminal import bot_report_view, output_console
+
             console = output_console(width)
             console.print(bot_report_view(report, console.width, _logs_hint(report, bot)))
         return
@@ -208,6 +211,8 @@ def standings_command(
                     writer.writerow({**_csv_row(scope, row), **extra})
         click.echo(out.getvalue(), nl=False)
     else:
+        from arena.render.terminal import output_console, standings_tables  # rich: tables only
+
         console = output_console(width)
         console.print(standings_tables(standings, console.width, with_pairs=pairs is not False))
         print_latency(console, latency)
