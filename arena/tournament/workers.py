@@ -4,7 +4,8 @@ The parent (``run_tournament`` with ``workers`` > 1) keeps the store, the schedu
 and the live view, and plays the first share of ``concurrency`` itself: the same worker loop
 (:func:`worker_loop`) in its own trio loop, over memory channels instead of pipes, so the first
 match starts as soon as its bots are up (no interpreter to start, nothing to import: a worker
-process spends ~0.2 s of CPU on that, side by side with the bots' start-ups on the same cores).
+process spends ~0.2 s of CPU on that). The worker processes are started once the parent's own
+bots are up (``SPAWN_WAIT_S`` at the latest), so those start-ups do not share the cores.
 Each other share is a worker process, ``python -m arena.tournament.workers``: one trio loop with
 its own :class:`BotPool` and the referee, playing up to its share of matches at once.
 
@@ -61,6 +62,9 @@ HEADER_BYTES = 4
 EXIT_GRACE_S = CLOSE_GRACE_S + 5.0  # a worker closing its bots, then exiting
 EXIT_STATUS_WAIT_S = 2.0
 PREFETCH = 1  # matches queued in a worker beyond those it plays at once
+# The worker processes are started once the arena process's own bots are up, or after this long
+# (a bot slow to start must not delay them much)
+SPAWN_WAIT_S = 0.5
 
 
 class Setup(msgspec.Struct, tag=True):
@@ -231,6 +235,7 @@ class _InProcessWorker:
         self.started = 0
         self.cpu_s = 0.0  # its CPU time is the parent's own
         self.given_up: dict[str, str] = {}
+        self.warmed = trio.Event()  # its warm-up ended (its bots are up, or the preflight failed)
 
     async def run(self) -> None:
         async def next_message() -> ToWorker | None:
@@ -240,6 +245,7 @@ class _InProcessWorker:
                 return None
 
         async def send(message: FromWorker) -> None:
+            self.warmed.set()  # the first message ends the warm-up, whatever it says
             try:
                 self._out_send.send_nowait(message)
             except (trio.BrokenResourceError, trio.ClosedResourceError):
@@ -248,6 +254,7 @@ class _InProcessWorker:
         try:
             await worker_loop(next_message, send, cpu_s=lambda: 0.0)
         finally:
+            self.warmed.set()
             self._out_send.close()
 
     async def send(self, message: ToWorker) -> None:
@@ -307,8 +314,9 @@ async def play_in_workers(
         here.start_soon(local.run)
         started: list[_Worker | _InProcessWorker] = [local]
         try:
-            setup = Setup(config, list(bots), slots[0])
-            await local.send(setup)
+            await local.send(Setup(config, list(bots), slots[0]))
+            with trio.move_on_after(SPAWN_WAIT_S):  # its bots start first, not beside imports
+                await local.warmed.wait()
             for index in range(1, len(slots)):  # a fork and exec each: they import meanwhile
                 worker = await _start_worker(index)
                 started.append(worker)

@@ -13,10 +13,14 @@ import pytest
 import trio
 import trio.testing
 
+from arena.referee.bot_spec import BotSpec
+from arena.tournament import workers
 from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.pool import RunSummary, TournamentError
 from arena.tournament.schedule import build_schedule
 from arena.tournament.store import ResultStore, StoredFault, StoredMatch
 from arena.tournament.workers import (
+    SPAWN_WAIT_S,
     Finished,
     FrameReader,
     Play,
@@ -366,3 +370,41 @@ def test_matches_cut_by_the_time_limit_in_workers_are_stored_as_aborted(tmp_path
         for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
         if str(tmp_path).encode() in cmdline(pid) and alive(pid)
     ]  # no bot of ours
+
+
+class _StartedBot:
+    """What the pool keeps of a started bot (a fake: no process)."""
+
+    def __init__(self, spec):
+        self.spec, self.alive = spec, True
+
+    async def close(self):
+        self.alive = False
+
+
+@pytest.mark.parametrize(("bot_start_s", "spawned_at"), [(0.2, 0.2), (30.0, SPAWN_WAIT_S)])
+async def test_worker_processes_start_once_this_process_has_its_bots(
+    tmp_path, monkeypatch, autojump_clock, bot_start_s, spawned_at
+):
+    """The arena process's own bots start first, not beside a worker's interpreter start and
+    imports; a bot slow to start delays the workers by SPAWN_WAIT_S at most."""
+    spawned = []
+
+    async def start_bot(spec, **_options):
+        await trio.sleep(bot_start_s)
+        return _StartedBot(spec)
+
+    async def start_worker(index):
+        spawned.append((index, trio.current_time()))
+        raise TournamentError("no worker process in this test")
+
+    monkeypatch.setattr(workers.BotProcess, "start", start_bot)
+    monkeypatch.setattr(workers, "_start_worker", start_worker)
+    bots = tuple(BotSpec(f"b{i}", ("unused",)) for i in range(3))
+    config = TournamentConfig(name="t", seed=0, bots=bots, games=(), concurrency=2, output=tmp_path)
+    with pytest.raises(TournamentError, match="no worker process"):
+        with workers.unwrapped(TournamentError):
+            await workers.play_in_workers(
+                config, [], [b.name for b in bots], 2, lambda _m: None, RunSummary()
+            )
+    assert spawned == [(1, pytest.approx(spawned_at))]
