@@ -489,7 +489,9 @@ class _Match:
                 # writer makes the line of them: RecordWriter); apply() records nothing more.
                 self.unwritten_request = None
                 self.action_recorded = True
-                self.record_entries.append((request, used_ms, charge.charged_ms, line, action))
+                self.record_entries.append(
+                    (request[0], request_id, request[4], used_ms, charge.charged_ms, line, action)
+                )
             elif self.recording:
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
             return action
