@@ -42,7 +42,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -381,7 +380,12 @@ class _QuickRead:
     6 us of CPU per decision) the referee waits for it in one ``poll`` of the bot's output *and*
     trio's own epoll descriptor.
 
-    Taken only when no other task is ready to run, so nobody waits behind it; the wait ends as
+    Taken only when nobody waits behind it: no task in trio's run queue, none left in the batch
+    of tasks the current scheduler step belongs to (trio runs a batch one task after the other;
+    those after this one wait until its step ends, which with quick reads only may be a whole
+    match: they are looked for once per step), and no cancellation pending for this task (a
+    deadline that expired in the pass that also brought data: trio's path delivers it, or a bot
+    that writes without end would keep the referee reading past its deadline). The wait ends as
     soon as anything trio watches becomes ready (another bot's output, a stderr drain, a signal,
     a thread's result), after which the caller takes trio's ordinary path. Timers cannot wake a
     poll, so the poll never outlasts trio's next deadline (the match's own cancel scope, another
@@ -394,6 +398,10 @@ class _QuickRead:
     """
 
     taken = 0  # quick reads so far in this process (benchmarks and tests look)
+    # The scheduler step last looked at (task, its count of schedule points), and whether any
+    # other task was runnable in it.
+    step: tuple[object, int] | None = None
+    step_shared = False
 
     def __init__(self, runner: object, poller: select.poll) -> None:
         self.runner = runner
@@ -410,7 +418,10 @@ class _QuickRead:
             runq = runner.runq  # type: ignore[attr-defined]
             clock = runner.clock  # type: ignore[attr-defined]
             next_deadline = runner.deadlines.next_deadline  # type: ignore[attr-defined]
-        except AttributeError:
+            task = trio_run.GLOBAL_RUN_CONTEXT.task
+            task._schedule_points, task._next_send_fn, task._cancel_status.effectively_cancelled  # noqa: B018  # what read() looks at
+            iter(runner.tasks)  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):
             return None
         if (
             type(clock) is not trio_run.SystemClock
@@ -428,6 +439,18 @@ class _QuickRead:
         loop; None: take the ordinary path."""
         if self.runq:
             return None
+        task = trio_run.GLOBAL_RUN_CONTEXT.task
+        step = (task, task._schedule_points)
+        if step != _QuickRead.step:
+            # A new scheduler step: is another task of its batch still to run? (_next_send_fn:
+            # what trio sets when it makes a task runnable and clears when the task runs.)
+            _QuickRead.step = step
+            _QuickRead.step_shared = any(
+                other._next_send_fn is not None and other is not task
+                for other in self.runner.tasks  # type: ignore[attr-defined]
+            )
+        if _QuickRead.step_shared or task._cancel_status.effectively_cancelled:
+            return None  # another task's turn, or a cancellation to deliver (trio's path does)
         wait_s = self.next_deadline() - self.now()
         if wait_s < 0.001:
             return None  # a deadline is (nearly) due: trio's path handles it
