@@ -446,6 +446,7 @@ class _Match:
             used_ms = (self.now() - sent_at) * 1000
             message: object = None
             problem = ""
+            charge: Charge | None = None
             if too_long is not None:
                 problem = (
                     f"sent a line longer than {too_long.limit} bytes (starting {shorten(line, 60)})"
@@ -455,6 +456,22 @@ class _Match:
                     message = decode_from_bot(line)
                 except (msgspec.DecodeError, msgspec.ValidationError) as error:
                     problem = f"sent {shorten(line)}, which is not a valid message: {error}"
+                else:
+                    # The ordinary reply (the pending id, one valid choice, no record to write)
+                    # takes this shortcut when in time; anything else the full checks below.
+                    if type(message) is Action and message.id == request_id and not self.recording:
+                        index, named = message.index, message.action
+                        chosen: str | None = None
+                        if isinstance(named, str):
+                            if index is UNSET and named in legal:
+                                chosen = named
+                        elif index is not UNSET and 0 <= index < len(legal):
+                            chosen = legal[index]
+                        if chosen is not None:
+                            seat.times_ms.append(used_ms)
+                            charge = seat.clock.charge(used_ms)
+                            if charge.in_time:
+                                return chosen
             written_id = message.id if isinstance(message, Action) else None
             if written_id is not None and written_id < request_id:
                 # A late answer to an earlier request: never applied to this one. Only the first
@@ -463,8 +480,9 @@ class _Match:
                 if stale <= RECORDED_STALE_REPLIES:
                     self.reply_entry(seat, line, "stale", written_id, request_id, None, None)
                 continue
-            seat.times_ms.append(used_ms)
-            charge = seat.clock.charge(used_ms)
+            if charge is None:  # (else booked by the shortcut above, and late)
+                seat.times_ms.append(used_ms)
+                charge = seat.clock.charge(used_ms)
             if not charge.in_time:
                 self.reply_entry(seat, line, "late", written_id, request_id, used_ms, charge)
                 self.fault(
