@@ -446,7 +446,9 @@ class _Match:
         while True:
             too_long: LineTooLong | None = None
             try:
-                line = await bot.reader.read_line()
+                line = bot.reader.line_now()
+                if line is None:
+                    line = await bot.reader.read_line()
             except LineTooLong as error:
                 too_long, line = error, error.head
             if line is None:

@@ -596,16 +596,23 @@ class ProcessTransport:
         except OSError as error:  # EPIPE: the bot closed its input or exited
             raise trio.BrokenResourceError(str(error)) from error
 
+    def receive_now(self, max_bytes: int) -> bytes | None:
+        """The bot's output by the quick read (b"" at end of file), or None: then receive_some
+        (trio's path). No checkpoint: the caller that gets None awaits receive_some."""
+        if self._streams_closed:
+            return None
+        quick = self._quick
+        if quick is None or quick.runner is not _current_runner():
+            quick = self._quick = _QuickRead.for_fd(self._stdout_fd)
+            if quick is None:
+                return None
+        return quick.read(self._stdout_fd, max_bytes)
+
     async def receive_some(self, max_bytes: int) -> bytes:
         fd = self._stdout_fd
-        if not self._streams_closed:
-            quick = self._quick
-            if quick is None or quick.runner is not _current_runner():
-                quick = self._quick = _QuickRead.for_fd(fd)
-            if quick is not None:
-                data = quick.read(fd, max_bytes)
-                if data is not None:
-                    return data
+        data = self.receive_now(max_bytes)
+        if data is not None:
+            return data
         while not self._streams_closed:
             try:
                 await trio.lowlevel.wait_readable(fd)
@@ -709,7 +716,10 @@ class BotProcess:
         self.name = spec.name
         self.version = spec.version
         self.transport = transport
-        self.reader = LineReader(transport.receive_some, max_line_bytes)
+        # The quick read only from the real transport itself (like send_nowait; arena check
+        # swaps wrappers in, which read through receive_some).
+        quick = transport.receive_now if type(transport) is ProcessTransport else None
+        self.reader = LineReader(transport.receive_some, max_line_bytes, quick)
         self.max_line_bytes = max_line_bytes
         self.reported_name = ""
         self.reported_version = ""
