@@ -13,7 +13,8 @@ folds at most that many rows on top), and then on a copy whose cache was deleted
 every standings call paid before the cache; ``--cached-only`` skips it, and it is skipped above
 ``--refold-up-to``). It prints the wall time, the CPU time and the peak RSS of each, the file's
 size per match, the CPU time of each step of the command, and the startup alone
-(``arena --version``).
+(``arena --version`` and ``arena standings --help``: the group imports a command's module only
+when that command runs).
 
 Filling a file of 1,000,000 matches takes a while (each match is saved and folded once, as in a
 tournament: the cost of a tournament spread over its run); ``--keep DIR`` keeps the files for
@@ -174,6 +175,7 @@ PHASES = """
 import io, json, sys, time
 t0 = time.process_time()
 import arena.cli
+import arena.cli.standings  # what `arena standings` imports (the group imports it lazily)
 from rich.console import Console
 from arena.render.terminal import standings_tables
 from arena.tournament.standings import cached_fold, standings_as_data
@@ -259,11 +261,12 @@ def main() -> None:
     folder.mkdir(parents=True, exist_ok=True)
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
-    startup = arena_call("--version")
-    print(
-        f"startup alone (arena --version): {startup[0]:.2f} s wall, {startup[2]:.2f} s CPU, "
-        f"{startup[1]:.0f} MB"
-    )
+    for args_ in (("--version",), ("standings", "--help")):
+        startup = arena_call(*args_)
+        print(
+            f"startup alone (arena {' '.join(args_)}): {startup[0]:.2f} s wall, "
+            f"{startup[2]:.2f} s CPU, {startup[1]:.0f} MB"
+        )
     print(
         f"{'command':>10} {'matches':>9} {'fill s':>8} {'B/match':>8} "
         f"{'cached s':>8} {'CPU s':>6} {'MB':>6} {'refold s':>8} {'CPU s':>6} {'MB':>6}"

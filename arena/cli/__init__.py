@@ -1,25 +1,34 @@
-"""The ``arena`` command line: parse, call, print. No game logic lives here."""
+"""The ``arena`` command line: parse, call, print. No game logic lives here.
+
+Each command's module is imported only when that command runs (or when ``arena --help`` lists
+them all): ``arena standings`` must not pay for trio, the referee and the runner at every start.
+"""
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 
 import click
-from rich.console import Console
-from rich.table import Table
 
-from arena.cli.bots import bots_command, submit_command
-from arena.cli.check import check_command
-from arena.cli.compare import compare_command
-from arena.cli.init import init_command
-from arena.cli.match import match_command, replay_command
-from arena.cli.serve import serve_command
-from arena.cli.tournament import standings_command, tournament_command
-from arena.games import GAMES
-from arena.referee.process import protect_referee
+from arena.referee.protect import protect_referee
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a reader that went away
+
+# command name -> "module:attribute" of its click command, imported when needed
+LAZY_COMMANDS = {
+    "init": "arena.cli.init:init_command",
+    "match": "arena.cli.match:match_command",
+    "replay": "arena.cli.match:replay_command",
+    "check": "arena.cli.check:check_command",
+    "tournament": "arena.cli.tournament:tournament_command",
+    "standings": "arena.cli.standings:standings_command",
+    "compare": "arena.cli.compare:compare_command",
+    "submit": "arena.cli.bots:submit_command",
+    "bots": "arena.cli.bots:bots_command",
+    "serve": "arena.cli.serve:serve_command",
+}
 
 
 def _only_broken_pipes(error: BaseException) -> bool:
@@ -32,7 +41,18 @@ def _only_broken_pipes(error: BaseException) -> bool:
 
 class ArenaGroup(click.Group):
     """``arena ... | head``: when the reader of our output goes away, stop quietly (the running
-    tournament's bots are closed and its stored matches kept on the way out)."""
+    tournament's bots are closed and its stored matches kept on the way out). Commands of
+    :data:`LAZY_COMMANDS` are imported when they are looked up."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*self.commands, *LAZY_COMMANDS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in self.commands and cmd_name in LAZY_COMMANDS:
+            module, _, attribute = LAZY_COMMANDS[cmd_name].partition(":")
+            command = getattr(importlib.import_module(module), attribute)
+            self.add_command(command, cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
@@ -57,6 +77,11 @@ def main() -> None:
 @main.command("games")
 def games_command() -> None:
     """List the games, their player counts and options."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from arena.games import GAMES
+
     table = Table(title="Games")
     for column in ("id", "aliases", "players", "options (default)"):
         table.add_column(column)
@@ -67,15 +92,3 @@ def games_command() -> None:
             players += f" (default {spec.default_players})"
         table.add_row(spec.id, ", ".join(spec.aliases), players, options)
     Console().print(table)
-
-
-main.add_command(init_command)
-main.add_command(match_command)
-main.add_command(replay_command)
-main.add_command(check_command)
-main.add_command(tournament_command)
-main.add_command(standings_command)
-main.add_command(compare_command)
-main.add_command(submit_command)
-main.add_command(bots_command)
-main.add_command(serve_command)

@@ -15,8 +15,7 @@ from rich.table import Table
 from arena.bots.installed import BotsDirError, InstalledBot, installed_versions
 from arena.bots.manifest import BotFolderError, ManifestError
 from arena.bots.submit import SubmitError, arena_check, submit
-from arena.cli.common import width_option
-from arena.cli.tournament import InputError
+from arena.cli.common import InputError, width_option
 from arena.render.terminal import Column, fitted_table, output_console
 
 DEFAULT_BOTS_DIR = "bots"

@@ -1,13 +1,17 @@
-"""What several commands share: the --width option and the one-line input error."""
+"""What several commands share: the --width option and the one-line input error.
+
+Light on purpose: every command imports it, and ``arena standings`` must not pay for trio."""
 
 from __future__ import annotations
 
 import signal
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-import trio
+
+if TYPE_CHECKING:
+    import trio
 
 # Ctrl-C, kill and a closed terminal all stop a run the same way: cleanly, keeping what is stored.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
@@ -18,6 +22,12 @@ width_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
     default=None,
     help="Lay tables out for this many columns [the terminal's; piped: as wide as needed].",
 )
+
+
+class InputError(click.ClickException):
+    """A bad file or argument: one line, exit status 2 like click's usage errors."""
+
+    exit_code = 2
 
 
 class StopOnSignal:

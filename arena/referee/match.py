@@ -47,7 +47,14 @@ from arena.games.cards import Rng, derive_seed
 from arena.referee.clock import Charge, SeatClock, TimeControl
 from arena.referee.lines import LineTooLong, shorten
 from arena.referee.process import BotGone, BotProcess
-from arena.referee.record import RECORD_FORMAT, RecordingDealer, RecordWriter
+from arena.referee.record import (
+    GZIP_FLUSH_S,
+    RECORD_FORMAT,
+    RECORDED_LINE_CHARS,
+    RecordingDealer,
+    RecordWriter,
+    ms3,
+)
 from arena.referee.results import (
     FaultKind,
     FaultRecord,
@@ -69,7 +76,6 @@ from protocol.messages import (
 
 DEADLINE_SLACK_S = 0.001  # see the module docstring: a deadline may fire this much late
 MATCH_END_TIMEOUT_S = 2.0  # how long delivering match_end to one bot may take
-RECORDED_LINE_CHARS = 1000  # how much of a bot's raw reply the record keeps
 RECORDED_STALE_REPLIES = 5  # stale answers recorded per request (the rest are skipped unrecorded)
 
 
@@ -84,6 +90,8 @@ class _Seat:
     crashed: bool = False
     writable: bool = True  # False once its input is closed or holds a cut-off write
     times_ms: list[float] = field(default_factory=list)
+    # request id -> when it was written (trio time), kept only for a record's reply "ms"
+    sent_at: dict[int, float] = field(default_factory=dict)
 
 
 _CRASHED = "\0crashed"  # read_reply's answer when the bot's output ended
@@ -120,8 +128,11 @@ class _Match:
         self.full_record = record.enabled and not record.compact
         # A compact record's decision in progress (see the record's section below).
         self.unwritten_request: tuple[int, int, str, list[str], int] | None = None
-        self.ok_reply: tuple[float | None, int | None, str] | None = None
+        self.action_recorded = False  # the decision's array line, action included, is kept
         self.autopilot_decision = False
+        self.record_entries = record.entries  # where a compact decision's array goes
+        self.banked = record.banked = control.bank_ms is not None  # else charged_ms is null
+        self.record_due = 0.0  # (trio time) kept record lines are written at a request after it
         self.resolved = game.resolve_options(options)
         self.dealer = RecordingDealer(Rng(seed))
         self.state = game.new_match(len(bots), self.resolved, seed, self.dealer)
@@ -133,7 +144,6 @@ class _Match:
         self.faults: list[FaultRecord] = []
         self.referee_us: list[float] = []
         self.events_routed = 0
-        self.sent_times: dict[tuple[int, int], float] = {}  # (seat, request id) -> written at
         self.shuffles_recorded = 0
         # Every event line of the match starts the same: encode that envelope once (this needs
         # "event" to stay the last field of the Event message, which the module checks at import).
@@ -148,6 +158,7 @@ class _Match:
         # trio.current_time() without its two layers of lookups (the same clock, mock or not)
         self.now = trio.lowlevel.current_clock().current_time
         self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
+        self.record_due = self.now() + GZIP_FLUSH_S
         self.new_scope()
 
     # -- the match's cancel scope (see the module docstring) --------------------------------------
@@ -202,7 +213,7 @@ class _Match:
                     {"type": "event", "n": n, "audience": audience, "data": event.data}
                 )
         self.events_routed = len(events)
-        if self.recording:
+        if self.recording and self.shuffles_recorded < len(self.dealer.decks):
             self.record_shuffles(len(events))
 
     def record_shuffles(self, before_event: int) -> None:
@@ -221,6 +232,8 @@ class _Match:
     # line [seat, id, time_left_ms, ms, charged_ms, text, action], and a forfeited seat's
     # autopilot decision [seat, action]. Any other decision is written in full, its request line
     # first (kept back until then: unwritten_request). arena.referee.record expands it again.
+    # An ordinary decision costs one tuple appended to the writer's entries (read_reply): the
+    # writer encodes what it keeps in one call, at least every GZIP_FLUSH_S (ask) and at the end.
 
     def write(self, entry: dict) -> None:
         """Write a record line, after the request it belongs to if that is still kept back."""
@@ -244,18 +257,10 @@ class _Match:
         )
 
     def record_action(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        if self.compact_record:
-            ok = self.ok_reply
-            if ok is not None and chosen_by == "bot" and self.unwritten_request is not None:
-                seat_index, asked, _, _, time_left = self.unwritten_request
-                self.unwritten_request = self.ok_reply = None
-                self.record.write([seat_index, asked, time_left, *ok, action])
-                return
-            self.ok_reply = None
-            if self.autopilot_decision:
-                self.autopilot_decision = False
-                self.record.write([seat.index, action])
-                return
+        if self.compact_record and self.autopilot_decision:
+            self.autopilot_decision = False
+            self.record.write([seat.index, action])
+            return
         request_id = seat.bot.last_request_id if chosen_by == "bot" else None
         self.write(
             {
@@ -377,7 +382,10 @@ class _Match:
             return self.autopilot_move(legal), "autopilot"
         sent_at = self.now()
         if self.recording:
-            self.sent_times[(seat.index, request_id)] = sent_at  # only the record's "ms" needs it
+            seat.sent_at[request_id] = sent_at
+            if sent_at >= self.record_due:  # a slow match: let its watchers see the lines so far
+                self.record_due = sent_at + GZIP_FLUSH_S
+                self.record.flush()
         self.waiting = (seat, request_id, sent_at, True)
         self.move_deadline(scope, sent_at + deadline_s)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
@@ -475,13 +483,13 @@ class _Match:
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
                 self.fault(seat, kind, request_id, problem)
                 return None
-            if self.compact_record and self.unwritten_request is not None:
-                # An ordinary decision: its reply goes into the decision's one line (record_action).
-                self.ok_reply = (
-                    round(used_ms, 3),
-                    None if seat.clock.bank_left_ms is None else charge.charged_ms,
-                    line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace"),
-                )
+            request = self.unwritten_request  # only a compact record keeps it back this long
+            if request is not None:
+                # An ordinary decision: its one array line, kept as the values at hand (the
+                # writer makes the line of them: RecordWriter); apply() records nothing more.
+                self.unwritten_request = None
+                self.action_recorded = True
+                self.record_entries.append((request, used_ms, charge.charged_ms, line, action))
             elif self.recording:
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
             return action
@@ -543,16 +551,16 @@ class _Match:
         if written_id == pending_id:
             ms = used_ms
         else:
-            sent = None if written_id is None else self.sent_times.get((seat.index, written_id))
+            sent = None if written_id is None else seat.sent_at.get(written_id)
             ms = None if sent is None else (self.now() - sent) * 1000
-        charged = None if charge is None or seat.clock.bank_left_ms is None else charge.charged_ms
+        charged = None if charge is None or not self.banked else charge.charged_ms
         text = line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace")
         self.write(
             {
                 "type": "reply",
                 "seat": seat.index,
                 "id": written_id,
-                "ms": None if ms is None else round(ms, 3),
+                "ms": None if ms is None else ms3(ms),
                 "pending": pending_id,
                 "charged_ms": charged,
                 "text": text,
@@ -681,7 +689,9 @@ class _Match:
                 self.apply(seat, self.timed_out(), "autopilot")
 
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        if self.recording:
+        if self.action_recorded:  # an ordinary decision's compact line (read_reply)
+            self.action_recorded = False
+        elif self.recording:
             self.record_action(seat, action, chosen_by)
         self.state.apply(action)
         self.route_events()

@@ -32,7 +32,6 @@ that arrive after it, so a log holds markers only for matches in which the bot w
 from __future__ import annotations
 
 import atexit
-import ctypes
 import os
 import re
 import resource
@@ -56,6 +55,7 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.cgroups import BotCgroup
 from arena.referee.clock import TimeControl
 from arena.referee.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
+from arena.referee.protect import protect_referee
 from arena.referee.spawn import (
     BOT_USER_VARIABLE,
     BotChild,
@@ -217,20 +217,6 @@ def _kill_leftovers() -> None:
     for cgroup in list(_LIVE_CGROUPS.values()):
         cgroup.kill()
         cgroup.remove()
-
-
-PR_SET_DUMPABLE = 4
-
-
-def protect_referee() -> None:
-    """Make this process non-dumpable, so that processes of the same user (bots run without the
-    sandbox) cannot read its memory (every hand is there) or its environment through /proc or
-    ptrace. Root keeps that power (CAP_SYS_PTRACE): run untrusted bots as an ordinary user or in
-    the sandbox. Bots are not affected: exec makes a process dumpable again."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    except (OSError, AttributeError):  # not Linux: nothing to protect this way
-        pass
 
 
 def _spawn_problem(argv: Sequence[str], env: Mapping[str, str]) -> str | None:

@@ -14,20 +14,20 @@ import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import trio
 from rich import box
 from rich.console import Console, Group, JustifyMethod, RenderableType
-from rich.live import Live
 from rich.measure import Measurement
 from rich.progress_bar import ProgressBar
 from rich.table import Table
 from rich.text import Text
 
 from arena.stats.moments import Estimate
-from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, BotReport, BotStanding, Standings
+
+if TYPE_CHECKING:  # only the live view needs them, imported there: `arena standings` does not
+    from arena.tournament.runner import Progress
 
 PIPED_WIDTH = 1000  # piped output is as wide as it needs: no table is expanded to this
 
@@ -343,6 +343,9 @@ async def _live_loop(
     progress: Progress, standings: Callable[[], Standings], console: Console
 ) -> None:
     """Transient: the caller prints the final standings (in schedule order) when it ends."""
+    import trio  # here, not at the top: the commands that only print tables never need trio
+    from rich.live import Live
+
     shown: Standings | None = None
     folded_at, folded_done = -1e9, -1
     with Live(
@@ -358,6 +361,8 @@ async def _live_loop(
 
 
 async def _plain_loop(progress: Progress, console: Console) -> None:
+    import trio
+
     progress.unprinted_faults = deque()  # from now on every fault is kept until printed
     printed_faults = 0
     last_line, last_at = "", 0.0

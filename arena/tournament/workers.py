@@ -1,8 +1,13 @@
 """Worker processes: the tournament's matches played on several cores, stored by the parent.
 
 The parent (``run_tournament`` with ``workers`` > 1) keeps the store, the schedule, the standings
-and the live view. Each worker is ``python -m arena.tournament.workers``: one trio loop with its
-own :class:`BotPool` and the referee, playing up to its share of ``concurrency`` matches at once.
+and the live view, and plays the first share of ``concurrency`` itself: the same worker loop
+(:func:`worker_loop`) in its own trio loop, over memory channels instead of pipes, so the first
+match starts as soon as its bots are up (no interpreter to start, nothing to import: a worker
+process spends ~0.2 s of CPU on that). The worker processes are started once the parent's own
+bots are up (``SPAWN_WAIT_S`` at the latest), so those start-ups do not share the cores.
+Each other share is a worker process, ``python -m arena.tournament.workers``: one trio loop with
+its own :class:`BotPool` and the referee, playing up to its share of matches at once.
 
 The pipe protocol, both ways: frames of a 4-byte big-endian length and a msgpack message.
 
@@ -30,7 +35,7 @@ import resource
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +62,9 @@ HEADER_BYTES = 4
 EXIT_GRACE_S = CLOSE_GRACE_S + 5.0  # a worker closing its bots, then exiting
 EXIT_STATUS_WAIT_S = 2.0
 PREFETCH = 1  # matches queued in a worker beyond those it plays at once
+# The worker processes are started once the arena process's own bots are up, or after this long
+# (a bot slow to start must not delay them much)
+SPAWN_WAIT_S = 0.5
 
 
 class Setup(msgspec.Struct, tag=True):
@@ -154,6 +162,8 @@ def slots_per_worker(concurrency: int, workers: int) -> list[int]:
 
 
 class _Worker:
+    """A worker process, as the parent sees it."""
+
     def __init__(self, index: int, process: trio.Process) -> None:
         self.index = index
         self.process = process
@@ -184,12 +194,9 @@ class _Worker:
         message = await self.frames.next()
         if message is None:
             raise TournamentError(await self.gone())
-        self.started = message.started
-        if isinstance(message, Failed):
-            raise (PreflightError if message.preflight else TournamentError)(message.message)
         if isinstance(message, Closed):  # only ever asked for before closing it
             raise TournamentError(await self.gone())
-        return message
+        return _checked(self, message)
 
     async def shut(self) -> None:
         """Close its input, read what it still says until it exits; kill it if it hangs."""
@@ -208,6 +215,71 @@ class _Worker:
             if self.process.returncode is None:
                 self.process.kill()
                 await self.process.wait()
+
+
+def _checked(worker: _Worker | _InProcessWorker, message: Any) -> Any:
+    worker.started = message.started
+    if isinstance(message, Failed):
+        raise (PreflightError if message.preflight else TournamentError)(message.message)
+    return message
+
+
+class _InProcessWorker:
+    """The parent's own share: :func:`worker_loop` run by :meth:`run` in the parent's trio loop,
+    with the same messages as a worker process, passed over memory channels."""
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self._in_send, self._in_receive = trio.open_memory_channel[ToWorker](math.inf)
+        self._out_send, self._out_receive = trio.open_memory_channel[FromWorker](math.inf)
+        self.started = 0
+        self.cpu_s = 0.0  # its CPU time is the parent's own
+        self.given_up: dict[str, str] = {}
+        self.warmed = trio.Event()  # its warm-up ended (its bots are up, or the preflight failed)
+
+    async def run(self) -> None:
+        async def next_message() -> ToWorker | None:
+            try:
+                return await self._in_receive.receive()
+            except (trio.EndOfChannel, trio.ClosedResourceError):
+                return None
+
+        async def send(message: FromWorker) -> None:
+            self.warmed.set()  # the first message ends the warm-up, whatever it says
+            try:
+                self._out_send.send_nowait(message)
+            except (trio.BrokenResourceError, trio.ClosedResourceError):
+                pass  # the parent no longer listens: it is ending
+
+        try:
+            await worker_loop(next_message, send, cpu_s=lambda: 0.0)
+        finally:
+            self.warmed.set()
+            self._out_send.close()
+
+    async def send(self, message: ToWorker) -> None:
+        self._in_send.send_nowait(message)
+
+    async def receive(self) -> Any:
+        try:
+            message = await self._out_receive.receive()
+        except trio.EndOfChannel:
+            message = None
+        if message is None or isinstance(message, Closed):
+            raise TournamentError(
+                "the arena process's own worker loop stopped unexpectedly; finished matches "
+                "are kept"
+            )
+        return _checked(self, message)
+
+    async def shut(self) -> None:
+        """End its input and read what it still says until its loop has closed its bots."""
+        with trio.CancelScope(shield=True):
+            self._in_send.close()
+            async for message in self._out_receive:
+                self.started = message.started
+                if isinstance(message, Closed):
+                    self.given_up = message.given_up
 
 
 async def _start_worker(index: int) -> _Worker:
@@ -237,25 +309,31 @@ async def play_in_workers(
     end); ``summary`` gets the bot processes they started and their own CPU seconds. Every worker
     has exited on return, whatever happened (cancellation included)."""
     slots = slots_per_worker(config.concurrency, workers)
-    started: list[_Worker] = []
-    try:
-        for index in range(len(slots)):  # a fork and exec each: they import and warm up at once
-            started.append(await _start_worker(index))
-        for worker, count in zip(started, slots):
-            await worker.send(Setup(config, list(bots), count))
-        await _dispatch(todo, started, slots, keep)
-    finally:
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as nursery:
-                for worker in started:
-                    nursery.start_soon(worker.shut)
-        summary.started_processes = sum(worker.started for worker in started)
-        summary.workers_cpu_s = sum(worker.cpu_s for worker in started)
-        for worker in started:
-            summary.given_up.update(worker.given_up)
+    async with trio.open_nursery() as here:
+        local = _InProcessWorker(0)  # this process's share: its bots start at once
+        here.start_soon(local.run)
+        started: list[_Worker | _InProcessWorker] = [local]
+        try:
+            await local.send(Setup(config, list(bots), slots[0]))
+            with trio.move_on_after(SPAWN_WAIT_S):  # its bots start first, not beside imports
+                await local.warmed.wait()
+            for index in range(1, len(slots)):  # a fork and exec each: they import meanwhile
+                worker = await _start_worker(index)
+                started.append(worker)
+                await worker.send(Setup(config, list(bots), slots[index]))
+            await _dispatch(todo, started, slots, keep)
+        finally:
+            with trio.CancelScope(shield=True):
+                async with trio.open_nursery() as nursery:
+                    for each in started:
+                        nursery.start_soon(each.shut)
+            summary.started_processes = sum(worker.started for worker in started)
+            summary.workers_cpu_s = sum(worker.cpu_s for worker in started)
+            for each in started:
+                summary.given_up.update(each.given_up)
 
 
-async def _expect_ready(worker: _Worker) -> None:
+async def _expect_ready(worker: _Worker | _InProcessWorker) -> None:
     message = await worker.receive()
     if not isinstance(message, Ready):
         raise TournamentError(
@@ -265,21 +343,21 @@ async def _expect_ready(worker: _Worker) -> None:
 
 async def _dispatch(
     todo: Iterable[ScheduledMatch],
-    workers: Sequence[_Worker],
+    workers: Sequence[_Worker | _InProcessWorker],
     slots: Sequence[int],
     keep: Callable[[StoredMatch], None],
 ) -> None:
     """Hand each match to a worker with a free slot (or a free place in its queue), in schedule
     order, from the moment that worker is ready (the first ready one does not wait for the
     others' warm-ups); store results as they come back."""
-    free_send, free_receive = trio.open_memory_channel[_Worker](math.inf)
+    free_send, free_receive = trio.open_memory_channel[_Worker | _InProcessWorker](math.inf)
     outstanding = 0
     all_sent = False
     all_back = trio.Event()
 
-    ready: list[_Worker] = []
+    ready: list[_Worker | _InProcessWorker] = []
 
-    async def listen(worker: _Worker, count: int) -> None:
+    async def listen(worker: _Worker | _InProcessWorker, count: int) -> None:
         nonlocal outstanding
         await _expect_ready(worker)
         for _ in range(count):
@@ -320,12 +398,12 @@ async def _dispatch(
 
 
 async def serve(receive_fd: int, send_fd: int) -> None:
-    """One worker: read Setup, warm the pool up, play each Play, until end of input."""
+    """One worker process: :func:`worker_loop` over its pipes, stopped by a signal too."""
     frames = FrameReader(trio.lowlevel.FdStream(receive_fd), _to_worker)
     out = trio.lowlevel.FdStream(send_fd)
     send_lock = trio.Lock()
 
-    async def send(message: msgspec.Struct) -> None:
+    async def send(message: FromWorker) -> None:
         async with send_lock:
             with trio.CancelScope(shield=True):  # never half a frame
                 try:
@@ -333,7 +411,32 @@ async def serve(receive_fd: int, send_fd: int) -> None:
                 except (trio.BrokenResourceError, trio.ClosedResourceError):
                     pass  # the parent is gone; we are ending
 
-    setup = await frames.next()
+    def own_cpu_s() -> float:
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        return usage.ru_utime + usage.ru_stime
+
+    async with trio.open_nursery() as nursery:
+
+        async def stop_on_signal() -> None:  # e.g. SIGTERM sent to the worker itself
+            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    return
+
+        nursery.start_soon(stop_on_signal)
+        await worker_loop(frames.next, send, cpu_s=own_cpu_s)
+        nursery.cancel_scope.cancel()
+
+
+async def worker_loop(
+    next_message: Callable[[], Awaitable[ToWorker | None]],
+    send: Callable[[FromWorker], Awaitable[None]],
+    *,
+    cpu_s: Callable[[], float],
+) -> None:
+    """Read Setup, warm the pool up, play each Play, until end of input (``None``); then close
+    every bot and say Closed. The same in a worker process and in the parent."""
+    setup = await next_message()
     if not isinstance(setup, Setup):
         return
     config = setup.config
@@ -349,14 +452,6 @@ async def serve(receive_fd: int, send_fd: int) -> None:
     try:
         async with trio.open_nursery() as nursery:
 
-            async def stop_on_signal() -> None:  # e.g. SIGTERM sent to the worker itself
-                with trio.open_signal_receiver(
-                    signal.SIGINT, signal.SIGTERM, signal.SIGHUP
-                ) as signals:
-                    async for _ in signals:
-                        nursery.cancel_scope.cancel()
-                        return
-
             async def play_one(match: ScheduledMatch) -> None:
                 try:
                     stored = await play_pooled_match(config, match, pool, run_match)
@@ -370,7 +465,6 @@ async def serve(receive_fd: int, send_fd: int) -> None:
                 async for match in queue_out:
                     await play_one(match)
 
-            nursery.start_soon(stop_on_signal)
             try:
                 with unwrapped(TournamentError):
                     await pool.warm_up()
@@ -382,14 +476,13 @@ async def serve(receive_fd: int, send_fd: int) -> None:
             await send(Ready(pool.started))
             for _ in range(setup.slots):
                 nursery.start_soon(play_in_order)
-            while (message := await frames.next()) is not None:
+            while (message := await next_message()) is not None:
                 if isinstance(message, Play):
                     queue_in.send_nowait(message.match)
             nursery.cancel_scope.cancel()  # end of input: stop, whatever runs
     finally:
         await pool.close_all()
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        await send(Closed(pool.started, usage.ru_utime + usage.ru_stime, dict(pool.given_up)))
+        await send(Closed(pool.started, cpu_s(), dict(pool.given_up)))
 
 
 def main() -> None:

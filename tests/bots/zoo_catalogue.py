@@ -22,9 +22,8 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.record import ReplayError, replay_record
 from arena.referee.results import FaultKind, MatchResult
-from arena.render.terminal import Progress
 from arena.tournament.config import TournamentConfig
-from arena.tournament.runner import RunSummary, run_tournament
+from arena.tournament.runner import Progress, RunSummary, run_tournament
 from arena.tournament.schedule import GamePlan, build_schedule
 from arena.tournament.store import ResultStore, StoredMatch
 

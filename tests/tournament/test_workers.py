@@ -13,10 +13,14 @@ import pytest
 import trio
 import trio.testing
 
+from arena.referee.bot_spec import BotSpec
+from arena.tournament import workers
 from arena.tournament.config import TournamentConfig, load_config
+from arena.tournament.pool import RunSummary, TournamentError
 from arena.tournament.schedule import build_schedule
 from arena.tournament.store import ResultStore, StoredFault, StoredMatch
 from arena.tournament.workers import (
+    SPAWN_WAIT_S,
     Finished,
     FrameReader,
     Play,
@@ -201,7 +205,7 @@ def test_workers_store_the_same_results_as_one_process(tmp_path):
         process = arena("tournament", path, *options)
         out, err = process.communicate(timeout=PATIENCE_S)
         assert process.returncode == 0, err
-        expected = "1 process" if name == "one" else "2 worker processes"
+        expected = "1 process" if name == "one" else "2 processes (this one and 1 worker process)"
         assert expected in out
         with ResultStore.open_read(load_config(path).results) as store:
             results[name] = {m.match_id: outcome(m) for m in store.matches(include_aborted=True)}
@@ -221,12 +225,18 @@ def test_sigkill_of_the_parent_ends_workers_and_bots_and_a_rerun_completes(tmp_p
         m.match_id for m in build_schedule(config.seed, [b.name for b in config.bots], config.games)
     }
     process = arena("tournament", path, "--workers", "2")
-    workers = workers_of(process, 2)
+    workers = workers_of(process, 1)  # the arena process plays the other share itself
     wait_for_matches(process, config.results, 4)
     assert bot_processes(tmp_path)
+    own_bots = [pid for pid in children(process.pid) if pid not in workers]
+    assert own_bots and all(RANDOM_BOT.name.encode() in cmdline(pid) for pid in own_bots)
+    deadline = time.monotonic() + PATIENCE_S  # the worker's bots come once it has imported
+    while not [p for p in children(workers[0]) if RANDOM_BOT.name.encode() in cmdline(p)]:
+        assert time.monotonic() < deadline and process.poll() is None, "the worker has no bots"
+        time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=PATIENCE_S)
-    wait_until_dead(workers)  # they see the end of their input and close their bots
+    wait_until_dead(workers)  # it sees the end of its input and closes its bots
     wait_until_no_bots(tmp_path)
     with ResultStore.open_read(config.results) as store:
         before = {m.match_id: m for m in store.matches()}
@@ -251,7 +261,7 @@ def test_ctrl_c_with_workers_stops_cleanly(tmp_path):
     path = tournament_file(tmp_path, deals=30, concurrency=2)
     config = load_config(path)
     process = arena("tournament", path, "--workers", "2")
-    workers = workers_of(process, 2)
+    workers = workers_of(process, 1)
     wait_for_matches(process, config.results, 2)
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=PATIENCE_S)
@@ -349,7 +359,8 @@ def test_matches_cut_by_the_time_limit_in_workers_are_stored_as_aborted(tmp_path
     process = arena("tournament", path)
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 0, err
-    assert "2 worker processes" in out and "0 played" in out and "3 aborted" in out
+    assert "2 processes (this one and 1 worker process)" in out
+    assert "0 played" in out and "3 aborted" in out
     with ResultStore.open_read(load_config(path).results) as store:
         stored = store.matches(include_aborted=True)
     assert len(stored) == 3 and not any(m.completed for m in stored)
@@ -359,3 +370,41 @@ def test_matches_cut_by_the_time_limit_in_workers_are_stored_as_aborted(tmp_path
         for pid in map(int, filter(str.isdigit, os.listdir("/proc")))
         if str(tmp_path).encode() in cmdline(pid) and alive(pid)
     ]  # no bot of ours
+
+
+class _StartedBot:
+    """What the pool keeps of a started bot (a fake: no process)."""
+
+    def __init__(self, spec):
+        self.spec, self.alive = spec, True
+
+    async def close(self):
+        self.alive = False
+
+
+@pytest.mark.parametrize(("bot_start_s", "spawned_at"), [(0.2, 0.2), (30.0, SPAWN_WAIT_S)])
+async def test_worker_processes_start_once_this_process_has_its_bots(
+    tmp_path, monkeypatch, autojump_clock, bot_start_s, spawned_at
+):
+    """The arena process's own bots start first, not beside a worker's interpreter start and
+    imports; a bot slow to start delays the workers by SPAWN_WAIT_S at most."""
+    spawned = []
+
+    async def start_bot(spec, **_options):
+        await trio.sleep(bot_start_s)
+        return _StartedBot(spec)
+
+    async def start_worker(index):
+        spawned.append((index, trio.current_time()))
+        raise TournamentError("no worker process in this test")
+
+    monkeypatch.setattr(workers.BotProcess, "start", start_bot)
+    monkeypatch.setattr(workers, "_start_worker", start_worker)
+    bots = tuple(BotSpec(f"b{i}", ("unused",)) for i in range(3))
+    config = TournamentConfig(name="t", seed=0, bots=bots, games=(), concurrency=2, output=tmp_path)
+    with pytest.raises(TournamentError, match="no worker process"):
+        with workers.unwrapped(TournamentError):
+            await workers.play_in_workers(
+                config, [], [b.name for b in bots], 2, lambda _m: None, RunSummary()
+            )
+    assert spawned == [(1, pytest.approx(spawned_at))]

@@ -1,0 +1,231 @@
+"""``arena standings``: the standings of a results file, read from its cached fold.
+
+Imports only what reading and printing standings needs (no trio, no referee, no runner; rich only
+to draw tables, not for --json or --csv): the ``arena`` group imports this module alone for
+``arena standings`` (arena/cli/__init__.py)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from arena.cli.common import InputError, width_option
+from arena.referee.clock import TimeControl
+from arena.stats.moments import CONFIDENCE
+from arena.tournament.latency import LatencyReport, latency_line
+from arena.tournament.standings import (
+    OVERALL,
+    BotReport,
+    bot_report,
+    bot_report_as_data,
+    load_fold,
+    standings_as_data,
+)
+from arena.tournament.store import ResultStore, StoreError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from arena.tournament.config import TournamentConfig
+
+
+def stop_confidence(config: TournamentConfig) -> float:
+    return config.stop.confidence if config.stop is not None else CONFIDENCE
+
+
+def print_latency(console: Console, report: LatencyReport) -> None:
+    console.print(latency_line(report), highlight=False, markup=False, soft_wrap=True)
+    if report.warning:
+        console.print(report.warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
+
+
+STANDINGS_CSV_COLUMNS = [  # the first fourteen as before intervals came; new ones after
+    "table",
+    "rank",
+    "bot",
+    "played",
+    "wins",
+    "mean_placing",
+    "mean_score",
+    "duplicate",
+    "mu",
+    "sigma",
+    "ordinal",
+    "faults",
+    "forfeits",
+    "median_ms",
+    "shared_rank",
+    "tied",
+    "deals",
+    "placing_low",
+    "placing_high",
+    "score_low",
+    "score_high",
+    "duplicate_low",
+    "duplicate_high",
+    "rating_low",
+    "rating_high",
+    "p_better_than_next",
+]
+# on the overall table's rows (empty on the others): the referee's latency over every match
+LATENCY_CSV = [
+    "referee_matches",
+    "referee_p50_ms",
+    "referee_p99_ms",
+    "referee_max_ms",
+    "max_load_per_core",
+    "margin_ms",
+    "strained",
+    "suspect",
+]
+PAIRS_CSV_COLUMNS = ["table", "row", "column", "metric", "deals", "mean", "low", "high", "p_better"]
+
+
+def _latency_csv(report: LatencyReport) -> dict:
+    return {
+        "referee_matches": report.matches,
+        "referee_p50_ms": report.p50_ms,
+        "referee_p99_ms": report.p99_ms,
+        "referee_max_ms": report.max_ms,
+        "max_load_per_core": report.max_load_per_core,
+        "margin_ms": report.margin_ms,
+        "strained": len(report.strained),
+        "suspect": len(report.suspect),
+    }
+
+
+def _csv_row(scope: str, row: dict) -> dict:
+    flat = {key: value for key, value in row.items() if not key.endswith("_interval")}
+    for name in ("placing", "score", "duplicate", "rating"):
+        interval = row.get(f"{name}_interval") or {}
+        flat[f"{name}_low"], flat[f"{name}_high"] = interval.get("low"), interval.get("high")
+    faults = " ".join(f"{kind}:{n}" for kind, n in row["faults"].items())
+    return {**flat, "table": scope, "faults": faults}
+
+
+@click.command("standings")
+@click.argument("file", type=click.Path(dir_okay=False))
+@click.option("--json", "as_json", is_flag=True, help="JSON instead of tables.")
+@click.option("--csv", "as_csv", is_flag=True, help="CSV (one row per bot and table).")
+@click.option(
+    "--pairs/--no-pairs",
+    default=None,
+    help="The pairwise tables after each table [shown]; with --csv, --pairs gives only they, "
+    "one row per ordered pair.",
+)
+@click.option(
+    "--bot",
+    "bot",
+    metavar="NAME",
+    help="One bot's report: results per game, faults with reasons, decision times, worst matches.",
+)
+@click.option(
+    "--worst",
+    type=click.IntRange(1),
+    default=10,
+    show_default=True,
+    help="With --bot: how many of its worst matches to list.",
+)
+@width_option
+def standings_command(
+    file: str,
+    as_json: bool,
+    as_csv: bool,
+    pairs: bool | None,
+    bot: str | None,
+    worst: int,
+    width: int | None,
+) -> None:
+    """Show the standings of a results FILE (or of a tournament file's results), or with --bot
+    one bot's report."""
+    if as_json and as_csv:
+        raise InputError("give --json or --csv, not both")
+    if bot is not None and as_csv:
+        raise InputError("--csv is for the standings; give --bot NAME with --json or alone")
+    path = Path(file)
+    confidence = CONFIDENCE
+    if path.suffix == ".toml":
+        # only for a tournament file: the config module brings the games and the bots' folders
+        from arena.tournament.config import ConfigError, load_config
+
+        try:
+            config = load_config(path)
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
+        path, confidence = config.results, stop_confidence(config)
+    try:
+        with ResultStore.open_read(path) as store:
+            definition = store.definition()
+            fold, _seq = load_fold(  # the cached fold and the rows saved since, latency included
+                store,
+                [b["name"] for b in definition.get("bots", [])],
+                [g["label"] for g in definition.get("games", [])],
+                seating=definition.get("seating", "duplicate"),
+                confidence=confidence,
+                margin_ms=definition.get("time", {}).get("margin_ms", TimeControl().margin_ms),
+            )
+            standings = fold.standings()
+            if bot is not None:
+                known = [row.bot for row in standings.tables[OVERALL]]
+                if bot not in known:
+                    raise InputError(
+                        f"--bot {bot}: no such bot in {path}; expected one of {', '.join(known)}"
+                    )
+                report = bot_report(standings, store.matches_with(bot), bot, worst=worst)
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
+    if bot is not None:
+        if as_json:
+            click.echo(json.dumps(bot_report_as_data(report), indent=2))
+        else:
+            from arena.render.terminal import bot_report_view, output_console
+
+            console = output_console(width)
+            console.print(bot_report_view(report, console.width, _logs_hint(report, bot)))
+        return
+    latency = fold.latency()
+    data = standings_as_data(standings)
+    # over every completed match: beside the overall table (consumers iterate the tables)
+    data[OVERALL]["referee_latency"] = latency.as_data()
+    if as_json:
+        click.echo(json.dumps(data, indent=2))
+    elif as_csv:
+        out = io.StringIO()
+        columns = PAIRS_CSV_COLUMNS if pairs is True else STANDINGS_CSV_COLUMNS + LATENCY_CSV
+        writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        for scope, table in data.items():
+            if pairs is True:
+                for pair in table["pairs"]:
+                    writer.writerow({**pair, "table": scope})
+            else:
+                extra = _latency_csv(latency) if scope == OVERALL else {}
+                for row in table["rows"]:
+                    writer.writerow({**_csv_row(scope, row), **extra})
+        click.echo(out.getvalue(), nl=False)
+    else:
+        from arena.render.terminal import output_console, standings_tables  # rich: tables only
+
+        console = output_console(width)
+        console.print(standings_tables(standings, console.width, with_pairs=pairs is not False))
+        print_latency(console, latency)
+
+
+def _logs_hint(report: BotReport, bot: str) -> str:
+    """Where the bot's stderr logs are: ``<output>/logs`` beside the ``records`` folder."""
+    record = next((m.record_path for m in report.worst if m.record_path), None)
+    if record is None:
+        return ""
+    logs = Path(record).parent.parent / "logs"
+    return shlex.quote(str(logs)) + f"/{_safe_log_name(bot)}-*.stderr.log"
+
+
+def _safe_log_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60] or "bot"
