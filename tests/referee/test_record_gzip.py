@@ -40,11 +40,13 @@ async def play_to(path, game_id="vingt-down"):
 
 
 def without_times(lines):
-    """Lines without what depends on the wall clock (reply times, start, duration, latency)."""
+    """Lines without what depends on the wall clock or the machine (reply times, start, duration,
+    latency, load)."""
     out = []
+    wall = ("ms", "charged_ms", "time_left_ms", "started", "duration_s", "referee_ms")
     for line in lines:
         entry = json.loads(line)
-        for key in ("ms", "charged_ms", "time_left_ms", "started", "duration_s", "referee_ms"):
+        for key in (*wall, "load_per_core"):
             entry.pop(key, None)
         out.append(entry)
     return out
