@@ -153,6 +153,7 @@ class _Match:
             Request(match_id=match_id, id=0, decision="", view={}, legal=[], time_left_ms=0)
         )
         self.request_prefix = empty[: empty.index(b',"decision":""')][: -len(b"0")]
+        self.decision_json: dict[str, bytes] = {}  # each decision's text as JSON, encoded once
         # The request being waited for, so a timeout knows what it interrupted.
         self.mark = time.perf_counter()  # when the referee's own work began (for referee_us)
         # trio.current_time() without its two layers of lookups (the same clock, mock or not)
@@ -195,24 +196,36 @@ class _Match:
         """Queue each new event for the seats in its audience, and record it (a compact record
         keeps only the shuffles: the events follow from the rules)."""
         events = self.state.events
+        first, end = self.events_routed, len(events)
+        if first == end and not self.recording:
+            return
         recording = self.full_record
-        for n in range(self.events_routed, len(events)):
+        seats, prefix = self.seats, self.event_prefix
+        for n in range(first, end):
             if recording:
                 self.record_shuffles(n)  # a shuffle comes before the events it led to
-            event = events[n]
-            line = b"".join((self.event_prefix, encode_event(event.data), b"}\n"))
-            targets = (
-                self.seats if event.audience is None else [self.seats[s] for s in event.audience]
-            )
-            for seat in targets:
-                if seat.writable:  # a seat that can no longer be written to gets nothing
-                    seat.pending += line
+            audience, data = events[n]
+            line = b"".join((prefix, encode_event(data), b"}\n"))
+            # A seat that can no longer be written to gets nothing.
+            if audience is None:
+                for seat in seats:
+                    if seat.writable:
+                        seat.pending += line
+            else:
+                for index in audience:
+                    seat = seats[index]
+                    if seat.writable:
+                        seat.pending += line
             if recording:
-                audience = None if event.audience is None else list(event.audience)
                 self.record.write(
-                    {"type": "event", "n": n, "audience": audience, "data": event.data}
+                    {
+                        "type": "event",
+                        "n": n,
+                        "audience": None if audience is None else list(audience),
+                        "data": data,
+                    }
                 )
-        self.events_routed = len(events)
+        self.events_routed = end
         if self.recording and self.shuffles_recorded < len(self.dealer.decks):
             self.record_shuffles(len(events))
 
@@ -339,19 +352,23 @@ class _Match:
             return self.autopilot_move(legal), "autopilot"
         request_id = bot.next_request_id()
         bot.stats.requests += 1
-        time_left = seat.clock.allowed_ms()
+        clock = seat.clock
+        time_left = clock.allowed_ms()
+        decision = state.decision
+        decision_json = self.decision_json.get(decision)
+        if decision_json is None:
+            decision_json = self.decision_json[decision] = encode_event(decision)
         line = _REQUEST_LINE % (
             self.request_prefix,
             request_id,
-            encode_event(state.decision),
+            decision_json,
             encode_event(state.view(seat.index)),
             encode_event(legal),
             time_left,
         )
         pending = seat.pending
         if pending:
-            pending += line
-            data = bytes(pending)
+            data = b"".join((pending, line))
             pending.clear()
         else:
             data = line
@@ -359,7 +376,7 @@ class _Match:
             self.unwritten_request = (seat.index, request_id, state.decision, legal, time_left)
             if self.full_record:
                 self.write_request()
-        deadline_s = seat.clock.deadline_ms() / 1000
+        deadline_s = (time_left + clock.margin_ms) / 1000  # clock.deadline_ms(), known already
         try:
             # Most requests fit in the pipe at once: then the bot's time starts now and one
             # deadline move suffices. Otherwise the rest waits for the bot to read, under the
@@ -387,7 +404,9 @@ class _Match:
                 self.record_due = sent_at + GZIP_FLUSH_S
                 self.record.flush()
         self.waiting = (seat, request_id, sent_at, True)
-        self.move_deadline(scope, sent_at + deadline_s)
+        deadline = sent_at + deadline_s
+        if not deadline <= self.scope_deadline <= deadline + DEADLINE_SLACK_S:
+            self.move_deadline(scope, deadline)  # (the same test inside: this saves a call)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         action = await self.read_reply(seat, request_id, legal, sent_at)
         self.mark = time.perf_counter()
@@ -427,7 +446,9 @@ class _Match:
         while True:
             too_long: LineTooLong | None = None
             try:
-                line = await bot.reader.read_line()
+                line = bot.reader.line_now()
+                if line is None:
+                    line = await bot.reader.read_line()
             except LineTooLong as error:
                 too_long, line = error, error.head
             if line is None:
@@ -435,6 +456,7 @@ class _Match:
             used_ms = (self.now() - sent_at) * 1000
             message: object = None
             problem = ""
+            charge: Charge | None = None
             if too_long is not None:
                 problem = (
                     f"sent a line longer than {too_long.limit} bytes (starting {shorten(line, 60)})"
@@ -444,6 +466,22 @@ class _Match:
                     message = decode_from_bot(line)
                 except (msgspec.DecodeError, msgspec.ValidationError) as error:
                     problem = f"sent {shorten(line)}, which is not a valid message: {error}"
+                else:
+                    # The ordinary reply (the pending id, one valid choice, no record to write)
+                    # takes this shortcut when in time; anything else the full checks below.
+                    if type(message) is Action and message.id == request_id and not self.recording:
+                        index, named = message.index, message.action
+                        chosen: str | None = None
+                        if isinstance(named, str):
+                            if index is UNSET and named in legal:
+                                chosen = named
+                        elif index is not UNSET and 0 <= index < len(legal):
+                            chosen = legal[index]
+                        if chosen is not None:
+                            seat.times_ms.append(used_ms)
+                            charge = seat.clock.charge(used_ms)
+                            if charge.in_time:
+                                return chosen
             written_id = message.id if isinstance(message, Action) else None
             if written_id is not None and written_id < request_id:
                 # A late answer to an earlier request: never applied to this one. Only the first
@@ -452,8 +490,9 @@ class _Match:
                 if stale <= RECORDED_STALE_REPLIES:
                     self.reply_entry(seat, line, "stale", written_id, request_id, None, None)
                 continue
-            seat.times_ms.append(used_ms)
-            charge = seat.clock.charge(used_ms)
+            if charge is None:  # (else booked by the shortcut above, and late)
+                seat.times_ms.append(used_ms)
+                charge = seat.clock.charge(used_ms)
             if not charge.in_time:
                 self.reply_entry(seat, line, "late", written_id, request_id, used_ms, charge)
                 self.fault(
@@ -675,8 +714,9 @@ class _Match:
         while not state.is_over:
             with trio.CancelScope() as scope:
                 self.new_scope()
-                while not state.is_over:
-                    seat = self.seats[state.mover]
+                seats = self.seats
+                while state.seat_to_move is not None:  # (not state.is_over: a property call)
+                    seat = seats[state.seat_to_move]
                     action, chosen_by = await self.ask(seat, scope)
                     self.apply(seat, action, chosen_by)
                     if self.scope_expired(scope):
