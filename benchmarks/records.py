@@ -114,8 +114,17 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--game", action="append", help="one game (repeatable); default: all")
     parser.add_argument("--bot", choices=("c", "python"), default="c")
+    parser.add_argument(
+        "--modes", default=",".join(MODES), help="the modes to alternate (default: all three)"
+    )
     args = parser.parse_args()
     games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
+    chosen = args.modes.split(",")
+    if "off" not in chosen or not set(chosen) <= set(MODES):
+        parser.error(f"--modes: a list of {', '.join(MODES)} with off among them")
+    for mode in list(MODES):
+        if mode not in chosen:
+            del MODES[mode]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program

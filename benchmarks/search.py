@@ -1,9 +1,11 @@
 """The searching sample bot against the heuristic one (and random bots): a real duplicate tournament.
 
-    python3 benchmarks/search.py [--deals N] [--games aon,vingt,...] [--concurrency N] [--out DIR]
+    python3 benchmarks/search.py [--deals N] [--deals-for GAME=N ...] [--games aon,vingt,...]
+        [--concurrency N] [--out DIR]
 
-(as root, set ``ARENA_BOT_USER=root``: the bots run as ``nobody`` otherwise, and need the Python
-packages installed for root).
+(as root, set ``ARENA_BOT_USER=@arena``: the bots run as ``nobody`` otherwise, and need the Python
+packages installed for root). ``--deals-for vingt-down=48`` gives one game its own deal count
+(Vingt-down's scores swing by tens of points a match, so its interval needs many more deals).
 
 Plays ``arena tournament`` (real bot processes, the default time control: 1000 ms a decision,
 50 ms margin) with four bots: search (sample_bots/search), heuristic (sample_bots/heuristic) and
@@ -38,7 +40,7 @@ sys.path.insert(0, str(ROOT))
 from arena.games import GAMES, find_game
 from arena.kit import sample_world
 from arena.stats.moments import estimate_values
-from arena.tournament.store import ResultStore
+from arena.tournament.store import ResultStore, StoreError
 
 
 def interval(values: list[float]) -> tuple[float, float]:
@@ -49,7 +51,8 @@ def interval(values: list[float]) -> tuple[float, float]:
     return found.mean, (found.high - found.low) / 2
 
 
-def tournament_file(path: Path, games: list[str], deals: int, out: Path) -> None:
+def tournament_file(path: Path, games: dict[str, int], deals: int, out: Path) -> None:
+    """The tournament: ``games`` maps each game to its deal count (``deals``: the default)."""
     bots = [
         ("search", "python3 sample_bots/search/search_bot.py 1", 200000),
         ("heuristic", "python3 sample_bots/heuristic/heuristic_bot.py 1", None),
@@ -70,9 +73,15 @@ def tournament_file(path: Path, games: list[str], deals: int, out: Path) -> None
         if cpu:
             lines.append(f"cpu_seconds = {cpu}")  # it thinks hard on every decision
         lines.append("")
-    for game in games:
-        lines += ["[[games]]", f'game = "{game}"', ""]
+    for game, count in games.items():
+        lines += ["[[games]]", f'game = "{game}"', f"deals = {count}", ""]
     path.write_text("\n".join(lines))
+
+
+def _names(game: str) -> set[str]:
+    """A game's id and aliases, lower case (what --deals-for accepts)."""
+    spec = find_game(game)
+    return {spec.id, *(alias.lower() for alias in spec.aliases)}
 
 
 def sampler_rate(game: str, seconds: float = 2.0) -> float:
@@ -99,16 +108,26 @@ def sampler_rate(game: str, seconds: float = 2.0) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=10)
+    parser.add_argument(
+        "--deals-for", action="append", default=[], metavar="GAME=N", help="one game's deals"
+    )
     parser.add_argument("--games", default="all")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--out", default="results/bench-search")
     parser.add_argument("--report-only", action="store_true", help="read an earlier run's results")
     args = parser.parse_args()
     games = list(GAMES) if args.games == "all" else [find_game(g).id for g in args.games.split(",")]
+    deals = {game: args.deals for game in games}
+    for item in args.deals_for:
+        name, _, count = item.partition("=")
+        game = next((g for g in games if name.strip().lower() in _names(g)), None)
+        if game is None or not count.isdigit() or int(count) < 1:
+            parser.error(f"--deals-for {item}: expected GAME=N with one of {', '.join(games)}")
+        deals[game] = int(count)
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     toml = out / "bench-search.toml"
-    tournament_file(toml, games, args.deals, out)
+    tournament_file(toml, deals, args.deals, out)
     started = time.time()
     if not args.report_only:
         subprocess.run(
@@ -117,9 +136,13 @@ def main() -> None:
             cwd=ROOT, check=True, stdout=subprocess.DEVNULL,
         )  # fmt: skip
     wall = time.time() - started
-    with ResultStore.open_read(out / "results.sqlite") as store:
-        matches = [m for m in store.matches() if m.completed]
-    print(f"{len(matches)} matches in {wall:.0f} s, {args.deals} deals per table, concurrency "
+    try:
+        with ResultStore.open_read(out / "results.sqlite") as store:
+            matches = [m for m in store.matches() if m.completed]
+    except StoreError as error:
+        sys.exit(f"search.py: {error}")
+    counts = ", ".join(f"{game} {count}" for game, count in deals.items())
+    print(f"{len(matches)} matches in {wall:.0f} s, deals per table: {counts}; concurrency "
           f"{args.concurrency}; search thinks 0.35 x time_left_ms - 40 ms; limit 1000 ms")  # fmt: skip
     header = (
         f"{'game':18} {'deals':>5} {'dup search-heuristic':>22} {'95% interval':>18}"

@@ -69,13 +69,66 @@ def test_the_search_overrules_the_prior_only_by_a_clear_margin() -> None:
     assert not search.overrules(5.0, 25.0, 1, 0.0)  # one world proves nothing
 
 
-def test_a_value_is_what_the_deal_brings_the_seat() -> None:
+def test_a_value_is_what_the_deal_brings_the_seat_against_the_table() -> None:
     state = GAMES["vingt-down"].new_match(4, {}, seed=5)
     seat = state.seat_to_move
-    before = state.totals[seat]
+    before = list(state.totals)
     value = search._value_after(state, seat, state.legal_actions()[0], random.Random(1))
     assert state.deal == 2 or state.is_over
-    assert value == before - state.totals[seat]  # low is good in Vingt-down
+    change = [after - was for after, was in zip(state.totals, before, strict=True)]
+    others = (sum(change) - change[seat]) / 3
+    assert value == pytest.approx(others - change[seat])  # low is good in Vingt-down
+    assert value != pytest.approx(-change[seat])  # (this deal tells the two apart)
+
+
+def test_an_all_fours_rollout_stops_at_the_end_of_the_hand(monkeypatch) -> None:
+    from arena.kit import clone_world
+
+    for seed in range(6):
+        state = GAMES["all-fours"].new_match(4, {}, seed=seed)
+        seat, action = state.seat_to_move, state.legal_actions()[0]
+        before = state.team_scores[seat % 2] - state.team_scores[1 - seat % 2]
+        dealt_on = clone_world(state)
+        monkeypatch.setattr(search, "ALL_FOURS_HAND_STOP", False)
+        search._value_after(dealt_on, seat, action, random.Random(seed))
+        monkeypatch.setattr(search, "ALL_FOURS_HAND_STOP", True)
+        value = search._value_after(state, seat, action, random.Random(seed))
+        hand_ends = [e.data for e in state.events if e.data["type"] == "hand_end"]
+        if hand_ends:  # the match went on: nothing after the hand's scores, no next deal
+            assert state.events[-1].data["type"] == "hand_end"
+            scores = hand_ends[-1]["scores"]
+            assert value == scores[seat % 2] - scores[1 - seat % 2] - before
+            assert len(dealt_on.events) > len(state.events)  # the other went on dealing
+        else:  # a team reached 14: the match ended as it does without the stop
+            assert state.is_over and dealt_on.is_over
+            assert state.team_scores == dealt_on.team_scores
+        assert state.actions == dealt_on.actions[: len(state.actions)]  # the same rollout
+
+
+def test_vingt_rollouts_win_with_the_cheapest_sure_card_else_throw_the_cheapest() -> None:
+    state = GAMES["vingt-down"].new_match(4, {}, seed=1)
+    while state.decision != "play":
+        state.apply(state.legal_actions()[0])
+    state.trump = "S"
+    leader = state.seat_to_move
+    second, third, fourth = [(leader + i) % 4 for i in (1, 2, 3)]
+    state.hands[leader] = ["AH", "KH", "7C", "8S"]
+    state.hands[second] = ["QH", "9D"]
+    state.hands[third] = ["10H", "7D"]
+    state.hands[fourth] = ["9C", "JS"]  # void in hearts: must trump a heart lead
+    legal = list(state.hands[leader])
+    # No card surely wins (fourth trumps hearts, beats 8S with JS, follows clubs higher with 9C)
+    # -> the cheapest card, a low side card: 7C.
+    assert search._vingt_play(state, legal) == "7C"
+    state.hands[fourth] = ["9C", "7D"]  # no trump: AH and KH now surely win, KH is cheaper
+    assert search._vingt_play(state, legal) == "KH"
+    state.trick = [(leader, "QH")]  # following: KH and AH beat QH; nobody behind has a trump
+    state.hands[second] = ["AH", "KH", "7C", "8S"]
+    state.hands[third], state.hands[fourth] = ["10H", "7D"], ["9C", "7D"]
+    state.seat_to_move = second
+    assert search._vingt_play(state, ["AH", "KH"]) == "KH"
+    state.hands[third] = ["JH", "7D"]
+    assert search._vingt_play(state, ["AH", "KH"]) == "KH"  # JH cannot beat KH
 
 
 def not_the_machines(faults) -> list[str]:

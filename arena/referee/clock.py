@@ -57,11 +57,16 @@ class Charge(NamedTuple):  # one per decision: a NamedTuple builds ~1 us faster 
 class SeatClock:
     """One seat's clock for one match."""
 
-    __slots__ = ("control", "bank_left_ms")
+    __slots__ = ("control", "bank_left_ms", "margin_ms", "_in_time_limit_ms")
 
     def __init__(self, control: TimeControl) -> None:
         self.control = control
         self.bank_left_ms: int | None = control.bank_ms
+        self.margin_ms = control.margin_ms
+        # Without a bank every decision has the same limit: charge() checks it first.
+        self._in_time_limit_ms = (
+            control.decision_ms + control.margin_ms if control.bank_ms is None else -1.0
+        )
 
     def allowed_ms(self) -> int:
         """The time this decision may take (sent to the bot as ``time_left_ms``)."""
@@ -75,6 +80,12 @@ class SeatClock:
 
     def charge(self, used_ms: float | None) -> Charge:
         """Book a decision that took ``used_ms`` (None: no reply in time)."""
+        if used_ms is not None and used_ms <= self._in_time_limit_ms:
+            # The usual case, no bank and in time: what the general case below gives.
+            allowed = self.control.decision_ms
+            return Charge(
+                True, used_ms, allowed, 0, used_ms - allowed if used_ms > allowed else 0.0
+            )
         allowed = self.allowed_ms()
         in_time = used_ms is not None and used_ms <= allowed + self.control.margin_ms
         if used_ms is None:

@@ -28,13 +28,33 @@ class LineReader:
         self,
         receive_some: Callable[[int], Awaitable[bytes]],
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        receive_now: Callable[[int], bytes | None] | None = None,
     ) -> None:
         self._receive_some = receive_some
+        self._receive_now = receive_now  # what has come already, or None (see line_now)
         self.max_line_bytes = max_line_bytes
         self._buffer = bytearray()
         self._scanned = 0  # bytes of _buffer already known to hold no newline
         self._skipping = False  # inside an over-long line: drop bytes up to its newline
         self.at_eof = False
+
+    def line_now(self) -> bytes | None:
+        """The next line if it is at hand without waiting (``receive_now`` brought exactly one
+        whole line), else None: then ``await read_line()``, which keeps what was read. Saves the
+        usual reply two coroutines."""
+        receive_now = self._receive_now
+        if receive_now is None or self._buffer or self._skipping or self.at_eof:
+            return None
+        chunk = receive_now(CHUNK_BYTES)
+        if chunk is None:
+            return None
+        if not chunk:
+            self.at_eof = True  # read_line() then answers None
+        elif chunk.find(b"\n") == len(chunk) - 1 and len(chunk) <= self.max_line_bytes:
+            return chunk[:-1]
+        else:
+            self._buffer += chunk
+        return None
 
     async def read_line(self) -> bytes | None:
         if not self._buffer and not self._skipping and not self.at_eof:

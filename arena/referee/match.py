@@ -47,7 +47,14 @@ from arena.games.cards import Rng, derive_seed
 from arena.referee.clock import Charge, SeatClock, TimeControl
 from arena.referee.lines import LineTooLong, shorten
 from arena.referee.process import BotGone, BotProcess
-from arena.referee.record import RECORD_FORMAT, RecordingDealer, RecordWriter
+from arena.referee.record import (
+    GZIP_FLUSH_S,
+    RECORD_FORMAT,
+    RECORDED_LINE_CHARS,
+    RecordingDealer,
+    RecordWriter,
+    ms3,
+)
 from arena.referee.results import (
     FaultKind,
     FaultRecord,
@@ -69,7 +76,6 @@ from protocol.messages import (
 
 DEADLINE_SLACK_S = 0.001  # see the module docstring: a deadline may fire this much late
 MATCH_END_TIMEOUT_S = 2.0  # how long delivering match_end to one bot may take
-RECORDED_LINE_CHARS = 1000  # how much of a bot's raw reply the record keeps
 RECORDED_STALE_REPLIES = 5  # stale answers recorded per request (the rest are skipped unrecorded)
 
 
@@ -84,6 +90,8 @@ class _Seat:
     crashed: bool = False
     writable: bool = True  # False once its input is closed or holds a cut-off write
     times_ms: list[float] = field(default_factory=list)
+    # request id -> when it was written (trio time), kept only for a record's reply "ms"
+    sent_at: dict[int, float] = field(default_factory=dict)
 
 
 _CRASHED = "\0crashed"  # read_reply's answer when the bot's output ended
@@ -120,8 +128,11 @@ class _Match:
         self.full_record = record.enabled and not record.compact
         # A compact record's decision in progress (see the record's section below).
         self.unwritten_request: tuple[int, int, str, list[str], int] | None = None
-        self.ok_reply: tuple[float | None, int | None, str] | None = None
+        self.action_recorded = False  # the decision's array line, action included, is kept
         self.autopilot_decision = False
+        self.record_entries = record.entries  # where a compact decision's array goes
+        self.banked = record.banked = control.bank_ms is not None  # else charged_ms is null
+        self.record_due = 0.0  # (trio time) kept record lines are written at a request after it
         self.resolved = game.resolve_options(options)
         self.dealer = RecordingDealer(Rng(seed))
         self.state = game.new_match(len(bots), self.resolved, seed, self.dealer)
@@ -133,7 +144,6 @@ class _Match:
         self.faults: list[FaultRecord] = []
         self.referee_us: list[float] = []
         self.events_routed = 0
-        self.sent_times: dict[tuple[int, int], float] = {}  # (seat, request id) -> written at
         self.shuffles_recorded = 0
         # Every event line of the match starts the same: encode that envelope once (this needs
         # "event" to stay the last field of the Event message, which the module checks at import).
@@ -143,11 +153,13 @@ class _Match:
             Request(match_id=match_id, id=0, decision="", view={}, legal=[], time_left_ms=0)
         )
         self.request_prefix = empty[: empty.index(b',"decision":""')][: -len(b"0")]
+        self.decision_json: dict[str, bytes] = {}  # each decision's text as JSON, encoded once
         # The request being waited for, so a timeout knows what it interrupted.
         self.mark = time.perf_counter()  # when the referee's own work began (for referee_us)
         # trio.current_time() without its two layers of lookups (the same clock, mock or not)
         self.now = trio.lowlevel.current_clock().current_time
         self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
+        self.record_due = self.now() + GZIP_FLUSH_S
         self.new_scope()
 
     # -- the match's cancel scope (see the module docstring) --------------------------------------
@@ -184,25 +196,37 @@ class _Match:
         """Queue each new event for the seats in its audience, and record it (a compact record
         keeps only the shuffles: the events follow from the rules)."""
         events = self.state.events
+        first, end = self.events_routed, len(events)
+        if first == end and not self.recording:
+            return
         recording = self.full_record
-        for n in range(self.events_routed, len(events)):
+        seats, prefix = self.seats, self.event_prefix
+        for n in range(first, end):
             if recording:
                 self.record_shuffles(n)  # a shuffle comes before the events it led to
-            event = events[n]
-            line = b"".join((self.event_prefix, encode_event(event.data), b"}\n"))
-            targets = (
-                self.seats if event.audience is None else [self.seats[s] for s in event.audience]
-            )
-            for seat in targets:
-                if seat.writable:  # a seat that can no longer be written to gets nothing
-                    seat.pending += line
+            audience, data = events[n]
+            line = b"".join((prefix, encode_event(data), b"}\n"))
+            # A seat that can no longer be written to gets nothing.
+            if audience is None:
+                for seat in seats:
+                    if seat.writable:
+                        seat.pending += line
+            else:
+                for index in audience:
+                    seat = seats[index]
+                    if seat.writable:
+                        seat.pending += line
             if recording:
-                audience = None if event.audience is None else list(event.audience)
                 self.record.write(
-                    {"type": "event", "n": n, "audience": audience, "data": event.data}
+                    {
+                        "type": "event",
+                        "n": n,
+                        "audience": None if audience is None else list(audience),
+                        "data": data,
+                    }
                 )
-        self.events_routed = len(events)
-        if self.recording:
+        self.events_routed = end
+        if self.recording and self.shuffles_recorded < len(self.dealer.decks):
             self.record_shuffles(len(events))
 
     def record_shuffles(self, before_event: int) -> None:
@@ -221,6 +245,8 @@ class _Match:
     # line [seat, id, time_left_ms, ms, charged_ms, text, action], and a forfeited seat's
     # autopilot decision [seat, action]. Any other decision is written in full, its request line
     # first (kept back until then: unwritten_request). arena.referee.record expands it again.
+    # An ordinary decision costs one tuple appended to the writer's entries (read_reply): the
+    # writer encodes what it keeps in one call, at least every GZIP_FLUSH_S (ask) and at the end.
 
     def write(self, entry: dict) -> None:
         """Write a record line, after the request it belongs to if that is still kept back."""
@@ -244,18 +270,10 @@ class _Match:
         )
 
     def record_action(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        if self.compact_record:
-            ok = self.ok_reply
-            if ok is not None and chosen_by == "bot" and self.unwritten_request is not None:
-                seat_index, asked, _, _, time_left = self.unwritten_request
-                self.unwritten_request = self.ok_reply = None
-                self.record.write([seat_index, asked, time_left, *ok, action])
-                return
-            self.ok_reply = None
-            if self.autopilot_decision:
-                self.autopilot_decision = False
-                self.record.write([seat.index, action])
-                return
+        if self.compact_record and self.autopilot_decision:
+            self.autopilot_decision = False
+            self.record.write([seat.index, action])
+            return
         request_id = seat.bot.last_request_id if chosen_by == "bot" else None
         self.write(
             {
@@ -334,19 +352,23 @@ class _Match:
             return self.autopilot_move(legal), "autopilot"
         request_id = bot.next_request_id()
         bot.stats.requests += 1
-        time_left = seat.clock.allowed_ms()
+        clock = seat.clock
+        time_left = clock.allowed_ms()
+        decision = state.decision
+        decision_json = self.decision_json.get(decision)
+        if decision_json is None:
+            decision_json = self.decision_json[decision] = encode_event(decision)
         line = _REQUEST_LINE % (
             self.request_prefix,
             request_id,
-            encode_event(state.decision),
+            decision_json,
             encode_event(state.view(seat.index)),
             encode_event(legal),
             time_left,
         )
         pending = seat.pending
         if pending:
-            pending += line
-            data = bytes(pending)
+            data = b"".join((pending, line))
             pending.clear()
         else:
             data = line
@@ -354,7 +376,7 @@ class _Match:
             self.unwritten_request = (seat.index, request_id, state.decision, legal, time_left)
             if self.full_record:
                 self.write_request()
-        deadline_s = seat.clock.deadline_ms() / 1000
+        deadline_s = (time_left + clock.margin_ms) / 1000  # clock.deadline_ms(), known already
         try:
             # Most requests fit in the pipe at once: then the bot's time starts now and one
             # deadline move suffices. Otherwise the rest waits for the bot to read, under the
@@ -377,9 +399,14 @@ class _Match:
             return self.autopilot_move(legal), "autopilot"
         sent_at = self.now()
         if self.recording:
-            self.sent_times[(seat.index, request_id)] = sent_at  # only the record's "ms" needs it
+            seat.sent_at[request_id] = sent_at
+            if sent_at >= self.record_due:  # a slow match: let its watchers see the lines so far
+                self.record_due = sent_at + GZIP_FLUSH_S
+                self.record.flush()
         self.waiting = (seat, request_id, sent_at, True)
-        self.move_deadline(scope, sent_at + deadline_s)
+        deadline = sent_at + deadline_s
+        if not deadline <= self.scope_deadline <= deadline + DEADLINE_SLACK_S:
+            self.move_deadline(scope, deadline)  # (the same test inside: this saves a call)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         action = await self.read_reply(seat, request_id, legal, sent_at)
         self.mark = time.perf_counter()
@@ -419,7 +446,9 @@ class _Match:
         while True:
             too_long: LineTooLong | None = None
             try:
-                line = await bot.reader.read_line()
+                line = bot.reader.line_now()
+                if line is None:
+                    line = await bot.reader.read_line()
             except LineTooLong as error:
                 too_long, line = error, error.head
             if line is None:
@@ -427,6 +456,7 @@ class _Match:
             used_ms = (self.now() - sent_at) * 1000
             message: object = None
             problem = ""
+            charge: Charge | None = None
             if too_long is not None:
                 problem = (
                     f"sent a line longer than {too_long.limit} bytes (starting {shorten(line, 60)})"
@@ -436,6 +466,22 @@ class _Match:
                     message = decode_from_bot(line)
                 except (msgspec.DecodeError, msgspec.ValidationError) as error:
                     problem = f"sent {shorten(line)}, which is not a valid message: {error}"
+                else:
+                    # The ordinary reply (the pending id, one valid choice, no record to write)
+                    # takes this shortcut when in time; anything else the full checks below.
+                    if type(message) is Action and message.id == request_id and not self.recording:
+                        index, named = message.index, message.action
+                        chosen: str | None = None
+                        if isinstance(named, str):
+                            if index is UNSET and named in legal:
+                                chosen = named
+                        elif index is not UNSET and 0 <= index < len(legal):
+                            chosen = legal[index]
+                        if chosen is not None:
+                            seat.times_ms.append(used_ms)
+                            charge = seat.clock.charge(used_ms)
+                            if charge.in_time:
+                                return chosen
             written_id = message.id if isinstance(message, Action) else None
             if written_id is not None and written_id < request_id:
                 # A late answer to an earlier request: never applied to this one. Only the first
@@ -444,8 +490,9 @@ class _Match:
                 if stale <= RECORDED_STALE_REPLIES:
                     self.reply_entry(seat, line, "stale", written_id, request_id, None, None)
                 continue
-            seat.times_ms.append(used_ms)
-            charge = seat.clock.charge(used_ms)
+            if charge is None:  # (else booked by the shortcut above, and late)
+                seat.times_ms.append(used_ms)
+                charge = seat.clock.charge(used_ms)
             if not charge.in_time:
                 self.reply_entry(seat, line, "late", written_id, request_id, used_ms, charge)
                 self.fault(
@@ -475,13 +522,13 @@ class _Match:
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
                 self.fault(seat, kind, request_id, problem)
                 return None
-            if self.compact_record and self.unwritten_request is not None:
-                # An ordinary decision: its reply goes into the decision's one line (record_action).
-                self.ok_reply = (
-                    round(used_ms, 3),
-                    None if seat.clock.bank_left_ms is None else charge.charged_ms,
-                    line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace"),
-                )
+            request = self.unwritten_request  # only a compact record keeps it back this long
+            if request is not None:
+                # An ordinary decision: its one array line, kept as the values at hand (the
+                # writer makes the line of them: RecordWriter); apply() records nothing more.
+                self.unwritten_request = None
+                self.action_recorded = True
+                self.record_entries.append((request, used_ms, charge.charged_ms, line, action))
             elif self.recording:
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
             return action
@@ -543,16 +590,16 @@ class _Match:
         if written_id == pending_id:
             ms = used_ms
         else:
-            sent = None if written_id is None else self.sent_times.get((seat.index, written_id))
+            sent = None if written_id is None else seat.sent_at.get(written_id)
             ms = None if sent is None else (self.now() - sent) * 1000
-        charged = None if charge is None or seat.clock.bank_left_ms is None else charge.charged_ms
+        charged = None if charge is None or not self.banked else charge.charged_ms
         text = line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace")
         self.write(
             {
                 "type": "reply",
                 "seat": seat.index,
                 "id": written_id,
-                "ms": None if ms is None else round(ms, 3),
+                "ms": None if ms is None else ms3(ms),
                 "pending": pending_id,
                 "charged_ms": charged,
                 "text": text,
@@ -667,8 +714,9 @@ class _Match:
         while not state.is_over:
             with trio.CancelScope() as scope:
                 self.new_scope()
-                while not state.is_over:
-                    seat = self.seats[state.mover]
+                seats = self.seats
+                while state.seat_to_move is not None:  # (not state.is_over: a property call)
+                    seat = seats[state.seat_to_move]
                     action, chosen_by = await self.ask(seat, scope)
                     self.apply(seat, action, chosen_by)
                     if self.scope_expired(scope):
@@ -681,7 +729,9 @@ class _Match:
                 self.apply(seat, self.timed_out(), "autopilot")
 
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        if self.recording:
+        if self.action_recorded:  # an ordinary decision's compact line (read_reply)
+            self.action_recorded = False
+        elif self.recording:
             self.record_action(seat, action, chosen_by)
         self.state.apply(action)
         self.route_events()

@@ -41,7 +41,6 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -365,24 +364,37 @@ class _QuickRead:
     """The fast path for an ordinary reply: the bot answers within microseconds of its request,
     so instead of a trio scheduler pass (epoll registration, the run loop, a task switch: about
     6 us of CPU per decision) the referee waits for it in one ``poll`` of the bot's output *and*
-    trio's own epoll descriptor, for at most QUICK_WAIT_MS.
+    trio's own epoll descriptor.
 
-    Taken only when no other task is ready to run, so nobody waits behind it; the wait ends as
+    Taken only when nobody waits behind it: no task in trio's run queue, none left in the batch
+    of tasks the current scheduler step belongs to (trio runs a batch one task after the other;
+    those after this one wait until its step ends, which with quick reads only may be a whole
+    match: they are looked for once per step), and no cancellation pending for this task (a
+    deadline that expired in the pass that also brought data: trio's path delivers it, or a bot
+    that writes without end would keep the referee reading past its deadline). The wait ends as
     soon as anything trio watches becomes ready (another bot's output, a stderr drain, a signal,
     a thread's result), after which the caller takes trio's ordinary path. Timers cannot wake a
-    poll, so a real scheduler pass is forced once QUICK_SPAN_S has passed since the last one: a
-    timer (another match's deadline, a sleep) is never more than that late. Only with trio's
-    system clock (not under a test's mock clock) and where trio's run state is what it was
-    written for (trio 0.35, epoll); otherwise every read takes the ordinary path.
+    poll, so the poll never outlasts trio's next deadline (the match's own cancel scope, another
+    match's, a sleep): it waits at most up to it, rounded down to the millisecond, and when that
+    is under a millisecond away the caller takes trio's path at once. A timer is therefore never
+    late because of a quick read. (A fixed 1 ms poll timeout cost ~2 us of CPU per decision
+    more: a timer that short is armed in the hardware at every poll that sleeps.) Only with
+    trio's system clock (not under a test's mock clock) and where trio's run state is what it
+    was written for (trio 0.35, epoll); otherwise every read takes the ordinary path.
     """
 
-    last_pass = 0.0  # perf_counter of the last ordinary (trio) read, across transports
     taken = 0  # quick reads so far in this process (benchmarks and tests look)
+    # The scheduler step last looked at (task, its count of schedule points), and whether any
+    # other task was runnable in it.
+    step: tuple[object, int] | None = None
+    step_shared = False
 
     def __init__(self, runner: object, poller: select.poll) -> None:
         self.runner = runner
         self.poller = poller
         self.runq: object = runner.runq  # type: ignore[attr-defined]  # checked in for_fd
+        self.next_deadline = runner.deadlines.next_deadline  # type: ignore[attr-defined]
+        self.now = runner.clock.current_time  # type: ignore[attr-defined]
 
     @classmethod
     def for_fd(cls, fd: int) -> _QuickRead | None:
@@ -391,27 +403,46 @@ class _QuickRead:
             epoll = runner.io_manager._epoll  # type: ignore[attr-defined]  # trio's internals
             runq = runner.runq  # type: ignore[attr-defined]
             clock = runner.clock  # type: ignore[attr-defined]
-        except AttributeError:
+            next_deadline = runner.deadlines.next_deadline  # type: ignore[attr-defined]
+            task = trio_run.GLOBAL_RUN_CONTEXT.task
+            task._schedule_points, task._next_send_fn, task._cancel_status.effectively_cancelled  # noqa: B018  # what read() looks at
+            iter(runner.tasks)  # type: ignore[attr-defined]
+        except (AttributeError, TypeError):
             return None
-        if type(clock) is not trio_run.SystemClock or not hasattr(runq, "__len__"):
+        if (
+            type(clock) is not trio_run.SystemClock
+            or not hasattr(runq, "__len__")
+            or not callable(next_deadline)
+        ):
             return None
         poller = select.poll()
         poller.register(fd, select.POLLIN)
         poller.register(epoll.fileno(), select.POLLIN)
         return cls(runner, poller)
 
-    @classmethod
-    def passed(cls) -> None:
-        cls.last_pass = time.perf_counter()
-
     def read(self, fd: int, max_bytes: int) -> bytes | None:
-        """The bot's output if it comes within QUICK_WAIT_MS and nothing else needs the loop;
-        None: take the ordinary path."""
-        if self.runq or time.perf_counter() - _QuickRead.last_pass > QUICK_SPAN_S:
+        """The bot's output if it comes before trio's next deadline and nothing else needs the
+        loop; None: take the ordinary path."""
+        if self.runq:
             return None
-        ready = self.poller.poll(QUICK_WAIT_MS)
+        task = trio_run.GLOBAL_RUN_CONTEXT.task
+        step = (task, task._schedule_points)
+        if step != _QuickRead.step:
+            # A new scheduler step: is another task of its batch still to run? (_next_send_fn:
+            # what trio sets when it makes a task runnable and clears when the task runs.)
+            _QuickRead.step = step
+            _QuickRead.step_shared = any(
+                other._next_send_fn is not None and other is not task
+                for other in self.runner.tasks  # type: ignore[attr-defined]
+            )
+        if _QuickRead.step_shared or task._cancel_status.effectively_cancelled:
+            return None  # another task's turn, or a cancellation to deliver (trio's path does)
+        wait_s = self.next_deadline() - self.now()
+        if wait_s < 0.001:
+            return None  # a deadline is (nearly) due: trio's path handles it
+        ready = self.poller.poll(int(wait_s * 1000) if wait_s < QUICK_WAIT_MAX_S else None)
         if len(ready) != 1 or ready[0][0] != fd:
-            return None  # nothing yet, or trio has something to do: its ordinary path
+            return None  # nothing before the deadline, or trio has something to do: its path
         try:
             data = os.read(fd, max_bytes)
         except BlockingIOError:
@@ -422,8 +453,7 @@ class _QuickRead:
         return data
 
 
-QUICK_WAIT_MS = 1  # at most the referee's DEADLINE_SLACK_S: a timeout is never later than that
-QUICK_SPAN_S = 0.002  # the longest stretch of quick reads before a real scheduler pass
+QUICK_WAIT_MAX_S = 3600.0  # beyond this (or no deadline at all) the poll waits without a timeout
 
 
 class ProcessTransport:
@@ -566,16 +596,23 @@ class ProcessTransport:
         except OSError as error:  # EPIPE: the bot closed its input or exited
             raise trio.BrokenResourceError(str(error)) from error
 
+    def receive_now(self, max_bytes: int) -> bytes | None:
+        """The bot's output by the quick read (b"" at end of file), or None: then receive_some
+        (trio's path). No checkpoint: the caller that gets None awaits receive_some."""
+        if self._streams_closed:
+            return None
+        quick = self._quick
+        if quick is None or quick.runner is not _current_runner():
+            quick = self._quick = _QuickRead.for_fd(self._stdout_fd)
+            if quick is None:
+                return None
+        return quick.read(self._stdout_fd, max_bytes)
+
     async def receive_some(self, max_bytes: int) -> bytes:
         fd = self._stdout_fd
-        if not self._streams_closed:
-            quick = self._quick
-            if quick is None or quick.runner is not _current_runner():
-                quick = self._quick = _QuickRead.for_fd(fd)
-            if quick is not None:
-                data = quick.read(fd, max_bytes)
-                if data is not None:
-                    return data
+        data = self.receive_now(max_bytes)
+        if data is not None:
+            return data
         while not self._streams_closed:
             try:
                 await trio.lowlevel.wait_readable(fd)
@@ -583,7 +620,6 @@ class ProcessTransport:
                 return b""
             if self._streams_closed:
                 break
-            _QuickRead.passed()
             try:
                 return os.read(fd, max_bytes)
             except BlockingIOError:
@@ -680,7 +716,10 @@ class BotProcess:
         self.name = spec.name
         self.version = spec.version
         self.transport = transport
-        self.reader = LineReader(transport.receive_some, max_line_bytes)
+        # The quick read only from the real transport itself (like send_nowait; arena check
+        # swaps wrappers in, which read through receive_some).
+        quick = transport.receive_now if type(transport) is ProcessTransport else None
+        self.reader = LineReader(transport.receive_some, max_line_bytes, quick)
         self.max_line_bytes = max_line_bytes
         self.reported_name = ""
         self.reported_version = ""

@@ -5,8 +5,10 @@ everything the seat knows (``arena.kit.sample_world``), and in that same world (
 action, ``arena.kit.clone_world``) try every legal action, each followed by a fast rollout to the
 end of the current deal (the same rollout seed for every action, so the actions are compared on
 equal luck). The action with the best mean value over the worlds is played. The value is what the
-deal brings the seat: its own points (Alles oder Nichts, Eight Rounds), minus its points
-(Vingt-down, where low wins), or its team's points minus the other team's (All Fours).
+deal brings the seat: its own points (Alles oder Nichts, Eight Rounds), the other seats' mean
+points minus its own (Vingt-down, where low wins: a trick counts by how it moves the seat against
+the table), or its team's points minus the other team's (All Fours, whose rollouts stop when the
+hand is scored instead of dealing the next one).
 
 With a ``prior`` (the search bot passes the heuristic bot's choice in the games of
 ``PRIOR_GAMES``) the search overrules it only when its best action beats the prior's by more than
@@ -17,7 +19,9 @@ Needs the arena package (``arena.kit`` and ``arena.games``): installed (``pip in
 ``PYTHONPATH``. The rollout policy is a cheap rule of thumb with some randomness: win a trick with
 the cheapest card that wins when the seat wants tricks, else duck with the dearest card that loses;
 in All Fours the heuristic bot's ideas (keep 10s, honours and the trump jack from the other side,
-feed a winning partner, stand or give with a hand of trumps), in Vingt-down its exchange.
+feed a winning partner, stand or give with a hand of trumps); in Vingt-down its exchange and its
+card play (win with the cheapest card that surely wins, else throw the cheapest), where "surely"
+is judged on the rollout world's hands.
 """
 
 from __future__ import annotations
@@ -25,9 +29,10 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
-from arena.games.cards import STANDARD_52
+from arena.games.cards import PIQUET_32, STANDARD_52
 from arena.games.core import GameState
 from arena.games.eight_rounds import penalty_cards
 from arena.games.tricks import trick_winner
@@ -136,10 +141,22 @@ def _value_after(world: GameState, seat: int, action: str, rng: random.Random) -
     """Apply ``action``, roll out to the end of the deal, and score the deal for ``seat``."""
     before = _standing(world, seat)
     marker = _deal_marker(world)
+    if ALL_FOURS_HAND_STOP and world.SPEC.id == "all-fours":
+        # Stop this throwaway copy at the end of the hand instead of dealing the next one (a
+        # sixth of the rollout's time): the next hand's kick is luck the decision cannot change.
+        world._start_hand = partial(_stop, world)  # type: ignore[method-assign]
     world.apply(action)
     while not world.is_over and _deal_marker(world) == marker:
         world.apply(rollout_action(world, rng))
     return _standing(world, seat) - before
+
+
+ALL_FOURS_HAND_STOP = True
+VINGT_RELATIVE = True
+
+
+def _stop(world: GameState) -> None:
+    world.seat_to_move = None  # is_over: the rollout loop ends here
 
 
 def _standing(world: GameState, seat: int) -> float:
@@ -149,7 +166,12 @@ def _standing(world: GameState, seat: int) -> float:
         other = world.team_scores[1 - seat % 2]
         return own - other
     if game == "vingt-down":
-        return -world.totals[seat]
+        if not VINGT_RELATIVE:
+            return -world.totals[seat]
+        # Low wins: the others' mean score minus ours (a trick or a doubled deal counts by how
+        # it moves us against the table, and a seat left without tricks pays its +5).
+        others = (sum(world.totals) - world.totals[seat]) / (len(world.totals) - 1)
+        return others - world.totals[seat]
     return world.totals[seat]
 
 
@@ -170,6 +192,8 @@ def rollout_action(world: GameState, rng: random.Random) -> str:
         return legal[rng.randrange(len(legal))]
     if world.SPEC.id == "all-fours" and ALL_FOURS_POLICY:
         return _all_fours_play(world, legal)
+    if world.SPEC.id == "vingt-down" and VINGT_POLICY:
+        return _vingt_play(world, legal)
     seat = world.seat_to_move
     trump = getattr(world, "trump", None)
     rank = world.DECK.rank
@@ -206,6 +230,52 @@ def _vingt_exchange(world: GameState, legal: list[str]) -> str:
     )[:3]
     action = "discard:" + ",".join(world.DECK.sorted(weak)) if weak else "discard:none"
     return action if action in legal else "discard:none"
+
+
+VINGT_POLICY = True
+_PIQUET_RANK = {c: PIQUET_ORDER.index(c[:-1]) for c in PIQUET_32.cards}
+
+
+def _vingt_play(world: GameState, legal: list[str]) -> str:
+    """Vingt-down card play for rollouts, as the heuristic bot plays (win the trick with the
+    cheapest card that surely wins it, else throw the cheapest card), but knowing the rollout
+    world's hands: a card surely wins when no seat still to play can beat it."""
+    seat, trump, trick = world.seat_to_move, world.trump, world.trick
+    played = {who for who, _ in trick}
+    later = [
+        world.hands[s]
+        for s in range(len(world.hands))
+        if s != seat and s not in played and world.drops[s] != "drop"
+    ]
+    led = trick[0][1][-1] if trick else None
+    top = None
+    for _, card in trick:
+        if top is None or _vingt_beats(card, top, trump):
+            top = card
+
+    def sure(card: str) -> bool:
+        if top is not None and not _vingt_beats(card, top, trump):
+            return False
+        suit_led = led or card[-1]
+        for hand in later:
+            answers = [c for c in hand if c[-1] == suit_led] or [
+                c for c in hand if c[-1] == trump
+            ]  # follow suit, else trump; a hand with neither cannot beat anything
+            if any(_vingt_beats(c, card, trump) for c in answers):
+                return False
+        return True
+
+    def cost(card: str) -> tuple[bool, int]:
+        return (card[-1] == trump, _PIQUET_RANK[card])
+
+    winners = [c for c in legal if sure(c)]
+    return min(winners or legal, key=cost)
+
+
+def _vingt_beats(card: str, top: str, trump: str) -> bool:
+    if card[-1] == top[-1]:
+        return _PIQUET_RANK[card] > _PIQUET_RANK[top]
+    return card[-1] == trump
 
 
 ALL_FOURS_POLICY = True

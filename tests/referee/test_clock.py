@@ -47,3 +47,16 @@ def test_a_timeout_costs_the_allowed_time():
 def test_bad_time_controls_are_refused(field, value):
     with pytest.raises(ValueError, match=field):
         TimeControl(**{field: value})
+
+
+def test_the_no_bank_shortcut_charges_exactly_what_the_general_rule_gives():
+    """charge() answers an in-time decision without a bank from a shortcut: compare it with the
+    rule itself (SPEC.md 5) over times around every boundary."""
+    control = TimeControl(decision_ms=1000, margin_ms=50)
+    times = [0.0, 0.4, 999.0, 999.999, 1000.0, 1000.0001, 1049.5, 1050.0, 1050.0001, 2000.0]
+    for used in times:
+        charge = SeatClock(control).charge(used)
+        in_time = used <= 1050
+        assert charge.in_time is in_time
+        assert charge.used_ms == used and charge.allowed_ms == 1000 and charge.charged_ms == 0
+        assert charge.forgiven_ms == (max(0.0, used - 1000) if in_time else 0.0)

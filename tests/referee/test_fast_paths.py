@@ -23,7 +23,6 @@ import time
 import pytest
 import trio
 
-import arena.referee.process as process_module
 from arena.games import find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
@@ -154,20 +153,69 @@ async def test_the_quick_read_takes_a_ready_reply_without_a_scheduler_pass(pipes
     (ours, ours_w), _ = pipes
     quick = _QuickRead.for_fd(ours)
     assert quick is not None, "the installed trio no longer offers what the quick read uses"
-    _QuickRead.passed()
-    os.write(ours_w, b"reply\n")
-    assert quick.read(ours, 100) == b"reply\n"
-    assert quick.read(ours, 100) is None  # nothing came within QUICK_WAIT_MS: trio's path
-    os.write(ours_w, b"late\n")
-    _QuickRead.last_pass = 0.0  # QUICK_SPAN_S without a real pass: trio's path even when ready
-    assert quick.read(ours, 100) is None
+    with trio.move_on_after(0.2):
+        os.write(ours_w, b"reply\n")
+        assert quick.read(ours, 100) == b"reply\n"
+        # Nothing comes: the poll ends at trio's next deadline (this scope's, 0.2 s), not later
+        # (less a millisecond at most; the rest is how late a loaded machine wakes it).
+        start = trio.current_time()
+        assert quick.read(ours, 100) is None
+        assert trio.current_time() < start + 0.2 + 0.5
+    with trio.move_on_after(0.0005):
+        # A deadline under a millisecond away: trio's path at once, even with the reply there.
+        os.write(ours_w, b"late\n")
+        assert quick.read(ours, 100) is None
+    assert os.read(ours, 100) == b"late\n"
 
 
-async def test_the_quick_read_gives_way_to_any_other_task(pipes, monkeypatch):
+async def test_the_quick_read_never_outlasts_trios_next_timer(pipes):
+    """A timer elsewhere (another task's sleep) bounds the wait: it fires on time, not late."""
+    (ours, _), _ = pipes
+    quick = _QuickRead.for_fd(ours)
+    assert quick is not None
+    woke: list[float] = []
+
+    async def sleeper() -> None:
+        await trio.sleep(0.05)
+        woke.append(trio.current_time())
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(sleeper)
+        await trio.sleep(0)  # the sleeper is now waiting on its timer
+        due = trio.current_time() + 0.05
+        with trio.move_on_after(20):  # the match's own deadline, far away
+            assert quick.read(ours, 100) is None  # nothing came before the sleeper's timer
+            assert trio.current_time() < due + 0.01
+    assert woke and woke[0] < due + 0.03
+
+
+async def test_the_quick_read_gives_way_to_a_task_of_the_same_scheduler_batch(pipes):
+    """trio runs a batch of runnable tasks one after the other: a task after this one in the
+    batch is in no run queue, yet it must not wait for the quick read (here: 5 s)."""
+    (ours, _), _ = pipes
+    quick = _QuickRead.for_fd(ours)
+    assert quick is not None
+    stop = False
+
+    async def busy() -> None:  # always runnable: in the run queue or in the current batch
+        while not stop:
+            await trio.sleep(0)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(busy)
+        with trio.move_on_after(5):
+            for _ in range(20):  # each pass puts the other task before or after this one
+                await trio.sleep(0)
+                start = time.perf_counter()
+                assert quick.read(ours, 100) is None
+                assert time.perf_counter() - start < 1
+        stop = True
+
+
+async def test_the_quick_read_gives_way_to_any_other_task(pipes):
     (ours, ours_w), (other, other_w) = pipes
     quick = _QuickRead.for_fd(ours)
     assert quick is not None
-    monkeypatch.setattr(process_module, "QUICK_WAIT_MS", 20_000)  # a wait that would show
     got = []
 
     async def other_task() -> None:
@@ -176,18 +224,17 @@ async def test_the_quick_read_gives_way_to_any_other_task(pipes, monkeypatch):
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(other_task)
-        # Another task is ready to run: no quick read, even with the reply there.
-        os.write(ours_w, b"reply\n")
-        _QuickRead.passed()
-        assert quick.read(ours, 100) is None
-        assert os.read(ours, 100) == b"reply\n"
-        await trio.sleep(0.01)  # the other task now waits for its pipe in trio's epoll
-        # What it waits for arrives: the quick wait ends at once and trio's path follows.
-        os.write(other_w, b"o")
-        start = time.perf_counter()
-        _QuickRead.passed()
-        assert quick.read(ours, 100) is None
-        assert time.perf_counter() - start < 10  # not the 20 s the quick wait allows
+        with trio.move_on_after(20):  # a deadline that lets the quick wait last 20 s
+            # Another task is ready to run: no quick read, even with the reply there.
+            os.write(ours_w, b"reply\n")
+            assert quick.read(ours, 100) is None
+            assert os.read(ours, 100) == b"reply\n"
+            await trio.sleep(0.01)  # the other task now waits for its pipe in trio's epoll
+            # What it waits for arrives: the quick wait ends at once and trio's path follows.
+            os.write(other_w, b"o")
+            start = time.perf_counter()
+            assert quick.read(ours, 100) is None
+            assert time.perf_counter() - start < 10  # not the 20 s the quick wait allows
     assert got == [b"o"]
 
 

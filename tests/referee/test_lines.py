@@ -70,3 +70,26 @@ async def test_cancelling_a_read_keeps_what_was_received(autojump_clock):
         await reader.read_line()
     await send.send(b"line\n")
     assert await reader.read_line() == b"half a line"
+
+
+async def test_line_now_gives_a_whole_line_at_hand_and_leaves_the_rest_to_read_line():
+    """line_now() takes what the transport has at once (its receive_now: None = nothing yet);
+    anything but exactly one whole line stays buffered for read_line(), nothing is lost."""
+    ready = [b"one\n", b"tw", None, b"a\nb\n", b""]
+    later = [b"o\nthree\n"]
+
+    def receive_now(max_bytes):
+        return ready.pop(0)
+
+    reader = LineReader(feeder(later), receive_now=receive_now)
+    assert reader.line_now() == b"one"
+    assert reader.line_now() is None  # half a line: kept
+    assert reader.line_now() is None  # something buffered: not even asked
+    assert await reader.read_line() == b"two"
+    assert await reader.read_line() == b"three"
+    assert reader.line_now() is None  # nothing at hand (None): read_line() waits
+    assert reader.line_now() is None  # two lines in one chunk: both kept, in order
+    assert [await reader.read_line() for _ in range(2)] == [b"a", b"b"]
+    assert reader.line_now() is None  # end of file (b"")
+    assert await reader.read_line() is None
+    assert LineReader(feeder([b"x\n"])).line_now() is None  # no receive_now: always None

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import zlib
 
 import pytest
 import trio
@@ -39,18 +40,20 @@ async def play_to(path, game_id="vingt-down"):
 
 
 def without_times(lines):
-    """Lines without what depends on the wall clock (reply times, start, duration, latency)."""
+    """Lines without what depends on the wall clock or the machine (reply times, start, duration,
+    latency, load)."""
     out = []
+    wall = ("ms", "charged_ms", "time_left_ms", "started", "duration_s", "referee_ms")
     for line in lines:
         entry = json.loads(line)
-        for key in ("ms", "charged_ms", "time_left_ms", "started", "duration_s", "referee_ms"):
+        for key in (*wall, "load_per_core"):
             entry.pop(key, None)
         out.append(entry)
     return out
 
 
 async def test_a_gzip_record_holds_the_lines_of_a_plain_one(tmp_path, monkeypatch):
-    monkeypatch.setattr(record_module, "GZIP_CHUNK", 4096)  # several chunks in one match
+    monkeypatch.setattr(record_module, "RECORD_BATCH", 16)  # several writes in one match
     await play_to(tmp_path / "m.jsonl")
     await play_to(tmp_path / "m.jsonl.gz")
     plain = (tmp_path / "m.jsonl").read_bytes().splitlines()
@@ -85,3 +88,87 @@ async def test_a_running_match_record_shows_its_lines_up_to_the_last_flush(tmp_p
         record_bytes(path)
     writer.close()
     assert len(list(record_lines(path))) == 2
+
+
+class Thinker(FakeBot):
+    """Takes 0.4 s (of the test's clock) per decision; after its 8th, reads the running match's
+    record as a live view would."""
+
+    def __init__(self, name: str, path) -> None:
+        super().__init__(name)
+        self.path, self.asked, self.seen = path, 0, None
+
+    async def on_request(self, request):
+        self.asked += 1
+        await trio.sleep(0.4)
+        if self.asked == 8:
+            self.seen = record_bytes(self.path, partial=True).splitlines()
+        await self.send({"type": "action", "id": request["id"], "index": 0})
+
+
+async def test_a_slow_matchs_record_reaches_the_file_while_it_runs(autojump_clock, tmp_path):
+    """The referee keeps a record's lines in memory, but writes them at least once a second
+    (SPEC 8): at the 8th decision of one seat (~12 s in), the file holds the match so far."""
+    path = tmp_path / "slow.jsonl.gz"
+    bots = [Thinker(n, path) for n in "abcd"]
+    async with trio.open_nursery() as nursery:
+        procs = [await connect_fake(nursery, bot, time_control=PATIENT) for bot in bots]
+        await run_match(
+            find_game("alles-oder-nichts"),
+            procs,
+            seed=5,
+            match_id="m",
+            record_path=path,
+            time_control=PATIENT,
+        )
+        for proc in procs:
+            await proc.close()
+    seen = bots[0].seen
+    assert seen is not None
+    full = list(record_lines(path))
+    assert json.loads(seen[0])["type"] == "header"
+    decisions = sum(b'"type":"action"' in line for line in seen)
+    # 4 seats, 8 decisions of seat 0 begun: at least 4 x 7 - 4 finished, at most 4 x 7 + 3
+    assert 24 <= decisions <= 31 and seen == full[: len(seen)]
+
+
+async def test_zlib_writes_the_same_records_where_isal_is_missing(
+    autojump_clock, tmp_path, monkeypatch
+):
+    """ISA-L compresses where installed; without it zlib does, and both files read back alike."""
+    await play_to(tmp_path / "a.jsonl.gz", "eight-rounds")
+    monkeypatch.setattr(record_module, "_deflate", zlib)  # as if isal were not installed
+    await play_to(tmp_path / "b.jsonl.gz", "eight-rounds")
+    first, second = (
+        without_times(record_lines(tmp_path / n)) for n in ("a.jsonl.gz", "b.jsonl.gz")
+    )
+    assert first == second and replay_record(tmp_path / "b.jsonl.gz").result is not None
+    assert zlib.decompress((tmp_path / "a.jsonl.gz").read_bytes(), 31).startswith(b'{"type"')
+
+
+def test_isal_compresses_where_installed():
+    isal_zlib = pytest.importorskip("isal.isal_zlib")
+    assert record_module.deflate_module() is isal_zlib
+
+
+async def test_a_match_cut_off_leaves_a_whole_record_of_what_happened(autojump_clock, tmp_path):
+    """A referee cut off mid-match (cancelled) still closes the record: a whole gzip file of the
+    lines up to the cut (SPEC 8: it ends early, with no result line)."""
+    path = tmp_path / "cut.jsonl.gz"
+    bots = [Thinker(n, path) for n in "abcd"]
+    async with trio.open_nursery() as nursery:
+        procs = [await connect_fake(nursery, bot, time_control=PATIENT) for bot in bots]
+        with trio.move_on_after(3.0):
+            await run_match(
+                find_game("vingt-down"),
+                procs,
+                seed=5,
+                match_id="m",
+                record_path=path,
+                time_control=PATIENT,
+            )
+        for proc in procs:
+            await proc.close()
+    lines = [json.loads(line) for line in record_lines(path)]  # no "cut gzip record" error
+    assert lines[0]["type"] == "header" and all(line.get("type") != "result" for line in lines)
+    assert 5 <= sum(isinstance(line, list) or line["type"] == "action" for line in lines) <= 8

@@ -1,0 +1,153 @@
+"""The arena process's CPU per decision (user and system apart), C bots, for source trees side by side.
+
+    python benchmarks/referee_cpu.py [--tree PATH ...] [--rounds 4] [--seconds 1] [--game ID]
+
+Each tree (default: this one) is a checkout of the arena, e.g. ``git worktree add --detach
+/tmp/old <commit>`` for a before/after. For each round, each tree in turn (the order alternates
+round by round, so drifting load hits both alike) runs in a fresh Python process with
+``PYTHONPATH`` at the tree: full matches of each game with the C starter bot in 4 seats
+(sample_bots/c/random_bot.c, compiled here; records off, bots started outside the timed part),
+and reports ``resource.getrusage`` of that process per decision: user, system, their sum (the
+figure issue 22 asks at most 30 us of), the share of replies taken by the quick read, and the
+voluntary / involuntary context switches per decision (a poll that slept / the bot preempting
+the referee). Printed: the median over the rounds (and the smallest sum), with the load average.
+On a loaded machine every figure is inflated; compare trees, not absolute values.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ("alles-oder-nichts", "vingt-down", "eight-rounds", "all-fours")
+FIELDS = ("user", "sys", "quick", "vcs", "ivcs")
+
+
+async def child_game(game_id: str, bot: str, seconds: float, first_seed: int) -> dict[str, float]:
+    """One game's figures in this process (run with PYTHONPATH at the tree measured)."""
+    from arena.games import find_game
+    from arena.referee.bot_spec import BotSpec
+    from arena.referee.clock import TimeControl
+    from arena.referee.match import run_match
+    from arena.referee.process import BotProcess, _QuickRead
+
+    game = find_game(game_id)
+    control = TimeControl(decision_ms=5000)
+    logs = Path(tempfile.mkdtemp(prefix="arena-cpu-logs-"))
+    bots = [
+        await BotProcess.start(BotSpec(f"b{i}", (bot, str(i))), time_control=control, log_dir=logs)
+        for i in range(4)
+    ]
+    try:
+        await run_match(game, bots, seed=first_seed - 1, match_id="warm", time_control=control)
+        decisions, quick, seed = 0, _QuickRead.taken, first_seed
+        before, start = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+        while decisions == 0 or time.perf_counter() - start < seconds:
+            result = await run_match(
+                game, bots, seed=seed, match_id=f"m{seed}", time_control=control
+            )
+            decisions += sum(len(times) for times in result.decision_ms)
+            seed += 1
+        after = resource.getrusage(resource.RUSAGE_SELF)
+    finally:
+        for process in bots:
+            await process.close()
+        shutil.rmtree(logs, ignore_errors=True)
+    return {
+        "user": (after.ru_utime - before.ru_utime) / decisions * 1e6,
+        "sys": (after.ru_stime - before.ru_stime) / decisions * 1e6,
+        "quick": (_QuickRead.taken - quick) / decisions,
+        "vcs": (after.ru_nvcsw - before.ru_nvcsw) / decisions,
+        "ivcs": (after.ru_nivcsw - before.ru_nivcsw) / decisions,
+    }
+
+
+def child(bot: str, seconds: float, seed: int, games: list[str]) -> None:
+    import trio
+
+    async def main() -> None:
+        for game_id in games:
+            figures = await child_game(game_id, bot, seconds, seed)
+            print(game_id, *(f"{figures[name]:.4f}" for name in FIELDS), flush=True)
+
+    trio.run(main)
+
+
+def build_bot(folder: Path) -> str:
+    compiler = shutil.which("cc") or shutil.which("gcc")
+    if compiler is None:
+        raise SystemExit("benchmarks/referee_cpu.py needs a C compiler (cc) for the C starter bot")
+    binary = folder / "random_bot"
+    source = ROOT / "sample_bots" / "c" / "random_bot.c"
+    subprocess.run([compiler, "-O2", "-std=c11", "-o", str(binary), str(source)], check=True)
+    return str(binary)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tree", action="append", help="a source tree (repeatable); default: this")
+    parser.add_argument("--rounds", type=int, default=4)
+    parser.add_argument("--seconds", type=float, default=1.0, help="per game, tree and round")
+    parser.add_argument("--game", action="append", help="one game (repeatable); default: all")
+    parser.add_argument(
+        "--child", nargs=3, metavar=("BOT", "SECONDS", "SEED"), help=argparse.SUPPRESS
+    )
+    args = parser.parse_args()
+    games = args.game or list(GAMES)
+    if args.child:
+        child(args.child[0], float(args.child[1]), int(args.child[2]), games)
+        return
+    trees = [str(Path(tree).resolve()) for tree in (args.tree or [str(ROOT)])]
+    rows: dict[tuple[str, str], list[dict[str, float]]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
+        bot = build_bot(folder)
+        for number in range(args.rounds):
+            for tree in trees if number % 2 == 0 else trees[::-1]:
+                command = [sys.executable, __file__, "--child", bot, str(args.seconds)]
+                command += [str(1000 * number + 1)] + [a for g in games for a in ("--game", g)]
+                done = subprocess.run(
+                    command,
+                    env={**os.environ, "PYTHONPATH": tree},
+                    capture_output=True,
+                    text=True,
+                )
+                if done.returncode:
+                    raise SystemExit(f"{tree}: the measurement failed:\n{done.stderr[-2000:]}")
+                for line in done.stdout.splitlines():
+                    game_id, *values = line.split()
+                    rows.setdefault((tree, game_id), []).append(
+                        dict(zip(FIELDS, map(float, values), strict=True))
+                    )
+            print(f"  round {number + 1}/{args.rounds} done", file=sys.stderr)
+    load = os.getloadavg()[0]
+    print(
+        f"median of {args.rounds} alternating rounds, {args.seconds:g} s per game; load average {load:.1f} on {os.cpu_count()} cores"
+    )
+    print(
+        f"  {'game':18} {'tree':30} {'user':>6} {'sys':>6} {'u+s':>6} {'min u+s':>8} {'quick':>6} {'vcs/d':>6} {'ivcs/d':>6}  (us per decision)"
+    )
+    for game_id in games:
+        for tree in trees:
+            runs = rows[(tree, game_id)]
+            median = {name: statistics.median(run[name] for run in runs) for name in FIELDS}
+            sums = [run["user"] + run["sys"] for run in runs]
+            print(
+                f"  {game_id:18} {tree[-30:]:30} {median['user']:6.1f} {median['sys']:6.1f} "
+                f"{statistics.median(sums):6.1f} {min(sums):8.1f} {median['quick']:6.0%} "
+                f"{median['vcs']:6.2f} {median['ivcs']:6.2f}"
+            )
+
+
+if __name__ == "__main__":
+    main()
