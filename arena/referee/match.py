@@ -33,13 +33,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
 import trio
+import trio._core._run as trio_run  # SystemClock, to read its time without a Python call
 from msgspec import UNSET
 
 from arena.games import GameSpec
@@ -132,7 +133,8 @@ class _Match:
         self.autopilot_decision = False
         self.record_entries = record.entries  # where a compact decision's array goes
         self.banked = record.banked = control.bank_ms is not None  # else charged_ms is null
-        self.record_due = 0.0  # (trio time) kept record lines are written at a request after it
+        # (In the match's time, self.now.) Kept record lines are written at a request after it.
+        self.record_due = 0.0
         self.resolved = game.resolve_options(options)
         self.dealer = RecordingDealer(Rng(seed))
         self.state = game.new_match(len(bots), self.resolved, seed, self.dealer)
@@ -156,8 +158,16 @@ class _Match:
         self.decision_json: dict[str, bytes] = {}  # each decision's text as JSON, encoded once
         # The request being waited for, so a timeout knows what it interrupted.
         self.mark = time.perf_counter()  # when the referee's own work began (for referee_us)
-        # trio.current_time() without its two layers of lookups (the same clock, mock or not)
-        self.now = trio.lowlevel.current_clock().current_time
+        # The match's times: trio's clock less a constant (time.perf_counter itself with trio's
+        # system clock, whose current_time() is perf_counter() + offset: a Python call fewer on
+        # each of the few readings per decision; a test's mock clock as it is). Deadlines given
+        # to trio add the offset back (move_deadline).
+        clock = trio.lowlevel.current_clock()
+        if type(clock) is trio_run.SystemClock:
+            self.now: Callable[[], float] = time.perf_counter
+            self.clock_offset: float = clock.offset
+        else:
+            self.now, self.clock_offset = clock.current_time, 0.0
         self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
         self.record_due = self.now() + GZIP_FLUSH_S
         self.new_scope()
@@ -175,7 +185,8 @@ class _Match:
     def move_deadline(self, scope: trio.CancelScope, deadline: float) -> None:
         """Let ``scope`` expire between ``deadline`` and DEADLINE_SLACK_S later."""
         if not deadline <= self.scope_deadline <= deadline + DEADLINE_SLACK_S:
-            self.scope_deadline = scope.deadline = deadline + DEADLINE_SLACK_S
+            self.scope_deadline = deadline + DEADLINE_SLACK_S
+            scope.deadline = self.scope_deadline + self.clock_offset  # in trio's time
             self.expiry_check_from = min(self.expiry_check_from, self.scope_deadline)
 
     def clear_deadline(self, scope: trio.CancelScope) -> None:
@@ -612,7 +623,7 @@ class _Match:
         assert self.waiting is not None
         seat, request_id, sent_at, written = self.waiting
         self.waiting = None
-        waited_ms = (trio.current_time() - sent_at) * 1000
+        waited_ms = (self.now() - sent_at) * 1000
         seat.times_ms.append(waited_ms)
         charge = seat.clock.charge(None)
         if seat.bot.transport.exit_status() is not None:

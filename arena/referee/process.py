@@ -41,6 +41,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -386,7 +387,8 @@ class _QuickRead:
     taken = 0  # quick reads so far in this process (benchmarks and tests look)
     # The scheduler step last looked at (task, its count of schedule points), and whether any
     # other task was runnable in it.
-    step: tuple[object, int] | None = None
+    step_task: object = None
+    step_points = -1
     step_shared = False
 
     def __init__(self, runner: object, poller: select.poll) -> None:
@@ -394,7 +396,7 @@ class _QuickRead:
         self.poller = poller
         self.runq: object = runner.runq  # type: ignore[attr-defined]  # checked in for_fd
         self.next_deadline = runner.deadlines.next_deadline  # type: ignore[attr-defined]
-        self.now = runner.clock.current_time  # type: ignore[attr-defined]
+        self.clock_offset: float = runner.clock.offset  # type: ignore[attr-defined]  # SystemClock
 
     @classmethod
     def for_fd(cls, fd: int) -> _QuickRead | None:
@@ -426,18 +428,18 @@ class _QuickRead:
         if self.runq:
             return None
         task = trio_run.GLOBAL_RUN_CONTEXT.task
-        step = (task, task._schedule_points)
-        if step != _QuickRead.step:
+        points = task._schedule_points
+        if points != _QuickRead.step_points or task is not _QuickRead.step_task:
             # A new scheduler step: is another task of its batch still to run? (_next_send_fn:
             # what trio sets when it makes a task runnable and clears when the task runs.)
-            _QuickRead.step = step
+            _QuickRead.step_task, _QuickRead.step_points = task, points
             _QuickRead.step_shared = any(
                 other._next_send_fn is not None and other is not task
                 for other in self.runner.tasks  # type: ignore[attr-defined]
             )
         if _QuickRead.step_shared or task._cancel_status.effectively_cancelled:
             return None  # another task's turn, or a cancellation to deliver (trio's path does)
-        wait_s = self.next_deadline() - self.now()
+        wait_s = self.next_deadline() - self.clock_offset - time.perf_counter()  # to trio's next
         if wait_s < 0.001:
             return None  # a deadline is (nearly) due: trio's path handles it
         ready = self.poller.poll(int(wait_s * 1000) if wait_s < QUICK_WAIT_MAX_S else None)
