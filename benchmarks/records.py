@@ -108,6 +108,23 @@ async def measure(games: list[str], argv: list[str], seconds: float, repeat: int
     return figures
 
 
+def file_floor_us(folder: Path, count: int = 200) -> float:
+    """CPU us to create a file, write 3 kB to it and close it, in the records' folder: the part of
+    a record's cost per match that is the kernel's (the file system), whatever the referee does."""
+    folder.mkdir(parents=True, exist_ok=True)
+    data = os.urandom(3000)
+    spent = 0.0
+    for number in range(count):
+        path = folder / f"floor-{number}.jsonl.gz"
+        began = time.process_time()
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+        os.write(fd, data)
+        os.close(fd)
+        spent += time.process_time() - began
+        path.unlink()
+    return spent / count * 1e6
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.5)
@@ -125,14 +142,17 @@ def main() -> None:
     for mode in list(MODES):
         if mode not in chosen:
             del MODES[mode]
+    load_at_start = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
         argv = build_c_bot(folder) if args.bot == "c" else [sys.executable, str(PY_BOT)]
         figures = trio.run(measure, games, argv, args.seconds, args.repeat, folder)
+        floor = file_floor_us(folder / "records")
     print(
         f"median of {args.repeat} rounds of {args.seconds:g} s per game, {args.bot} bots, the "
-        f"mode changing every match; load average {os.getloadavg()[0]:.1f}"
+        f"mode changing every match; load average {load_at_start:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end"
     )
     print(
         f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'CPU ms/m':>9} "
@@ -151,6 +171,10 @@ def main() -> None:
                 f"{statistics.median(r[2] for r in runs):>9.1f} "
                 f"{statistics.median(r[3] for r in runs) / 1000:>9.1f}"
             )
+    print(
+        f"  creating, writing 3 kB to and closing a file in the records' folder: {floor:.0f} us CPU"
+        " (the file system's part of each record)"
+    )
 
 
 if __name__ == "__main__":

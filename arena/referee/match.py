@@ -280,6 +280,27 @@ class _Match:
             }
         )
 
+    def record_decision(
+        self,
+        seat: _Seat,
+        request_id: int,
+        used_ms: float,
+        charge: Charge,
+        line: bytes,
+        action: str | None,
+    ) -> None:
+        """An ordinary decision of a compact record: its one array line, kept as the values at
+        hand (the writer makes the line of them: RecordWriter); apply() records nothing more.
+        read_reply's shortcut does the same inline."""
+        request = self.unwritten_request
+        assert request is not None  # (the callers checked: a request kept back, compact)
+        time_left = request[4]
+        self.unwritten_request = None
+        self.action_recorded = True
+        self.record_entries.append(
+            (seat.index, request_id, time_left, used_ms, charge.charged_ms, line, action)
+        )
+
     def record_action(self, seat: _Seat, action: str, chosen_by: str) -> None:
         if self.compact_record and self.autopilot_decision:
             self.autopilot_decision = False
@@ -478,9 +499,14 @@ class _Match:
                 except (msgspec.DecodeError, msgspec.ValidationError) as error:
                     problem = f"sent {shorten(line)}, which is not a valid message: {error}"
                 else:
-                    # The ordinary reply (the pending id, one valid choice, no record to write)
-                    # takes this shortcut when in time; anything else the full checks below.
-                    if type(message) is Action and message.id == request_id and not self.recording:
+                    # The ordinary reply (the pending id, one valid choice, no record line to
+                    # write but a compact record's decision array) takes this shortcut when in
+                    # time; anything else the full checks below.
+                    if (
+                        type(message) is Action
+                        and message.id == request_id
+                        and (not self.recording or self.unwritten_request is not None)
+                    ):
                         index, named = message.index, message.action
                         chosen: str | None = None
                         if isinstance(named, str):
@@ -492,6 +518,21 @@ class _Match:
                             seat.times_ms.append(used_ms)
                             charge = seat.clock.charge(used_ms)
                             if charge.in_time:
+                                request = self.unwritten_request
+                                if request is not None:  # a compact record's: record_decision
+                                    self.unwritten_request = None
+                                    self.action_recorded = True
+                                    self.record_entries.append(
+                                        (
+                                            seat.index,
+                                            request_id,
+                                            request[4],
+                                            used_ms,
+                                            charge.charged_ms,
+                                            line,
+                                            chosen,
+                                        )
+                                    )
                                 return chosen
             written_id = message.id if isinstance(message, Action) else None
             if written_id is not None and written_id < request_id:
@@ -533,13 +574,8 @@ class _Match:
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
                 self.fault(seat, kind, request_id, problem)
                 return None
-            request = self.unwritten_request  # only a compact record keeps it back this long
-            if request is not None:
-                # An ordinary decision: its one array line, kept as the values at hand (the
-                # writer makes the line of them: RecordWriter); apply() records nothing more.
-                self.unwritten_request = None
-                self.action_recorded = True
-                self.record_entries.append((request, used_ms, charge.charged_ms, line, action))
+            if self.unwritten_request is not None:  # only a compact record keeps it this long
+                self.record_decision(seat, request_id, used_ms, charge, line, action)
             elif self.recording:
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
             return action

@@ -99,10 +99,11 @@ class RecordWriter:
     ``compact`` tells the referee so; SPEC.md section 8), which :func:`record_bytes` writes out
     in full again. :meth:`write` encodes an entry at once (its values may change later) and
     keeps the line. The referee appends each ordinary decision of a compact record to
-    :attr:`entries` itself, as the values it has at hand: a tuple ``((seat, id, decision,
-    legal, time_left_ms), ms, charged_ms, reply line, action)``, of which :meth:`flush` makes
-    the array line ``[seat, id, time_left_ms, ms, charged_ms, text, action]`` (a decision costs
-    the referee one tuple). All that is kept is encoded in one call, compressed and written by
+    :attr:`entries` itself, as the values it has at hand: a tuple ``(seat, id, time_left_ms,
+    ms, charged_ms, reply line, action)`` of numbers and strings only (so the garbage collector
+    stops visiting it at once, and nothing else of the decision is kept alive), of which
+    :meth:`flush` makes the array line ``[seat, id, time_left_ms, ms to 0.001, charged_ms or
+    null without a bank, text, action]`` (a decision costs the referee one tuple). All that is kept is encoded in one call, compressed and written by
     :meth:`flush`, which the referee calls at least every ``GZIP_FLUSH_S`` while a match runs
     (for whoever watches it); :meth:`write` does once ``RECORD_BATCH`` entries are kept, and
     :meth:`close` at the end.
@@ -117,7 +118,7 @@ class RecordWriter:
             else None
         )
         # Record lines not yet written: msgspec.Raw (an encoded line) or a compact decision's
-        # tuple (of immutable values, so encoding it later gives the same line).
+        # tuple (of immutable values, so making its line later gives the same line).
         self.entries: list[Any] = []
         self.banked = False  # the match's time control has a bank (else charged_ms is null)
         self._flushed = time.monotonic()
@@ -153,13 +154,13 @@ class RecordWriter:
             # an ordinary decision's kept values (see the class) to its array line
             entries = [
                 (
-                    entry[0][0],
-                    entry[0][1],
-                    entry[0][4],
-                    int(entry[1] * 1000.0 + 0.5) / 1000.0,  # ms3, inline
-                    entry[2] if banked else None,
-                    entry[3][:RECORDED_LINE_CHARS].decode("utf-8", "replace"),
-                    entry[4],
+                    entry[0],
+                    entry[1],
+                    entry[2],
+                    int(entry[3] * 1000.0 + 0.5) / 1000.0,  # ms3, inline
+                    entry[4] if banked else None,
+                    entry[5][:RECORDED_LINE_CHARS].decode("utf-8", "replace"),
+                    entry[6],
                 )
                 if entry.__class__ is tuple
                 else entry
