@@ -160,7 +160,7 @@ async def test_the_quick_read_takes_a_ready_reply_without_a_scheduler_pass(pipes
         # (less a millisecond at most; the rest is how late a loaded machine wakes it).
         start = trio.current_time()
         assert quick.read(ours, 100) is None
-        assert trio.current_time() < start + 0.2 + 0.5
+        assert trio.current_time() < start + 0.2 + 2
     with trio.move_on_after(0.0005):
         # A deadline under a millisecond away: trio's path at once, even with the reply there.
         os.write(ours_w, b"late\n")
@@ -185,8 +185,10 @@ async def test_the_quick_read_never_outlasts_trios_next_timer(pipes):
         due = trio.current_time() + 0.05
         with trio.move_on_after(20):  # the match's own deadline, far away
             assert quick.read(ours, 100) is None  # nothing came before the sleeper's timer
-            assert trio.current_time() < due + 0.01
-    assert woke and woke[0] < due + 0.03
+            # Bounded by the sleeper's timer, not the 20 s deadline; the slack is for a loaded
+            # machine (a stalled process wakes late whatever the timeout it asked for).
+            assert trio.current_time() < due + 2
+    assert woke and woke[0] < due + 2
 
 
 async def test_the_quick_read_gives_way_to_a_task_of_the_same_scheduler_batch(pipes):
@@ -208,7 +210,7 @@ async def test_the_quick_read_gives_way_to_a_task_of_the_same_scheduler_batch(pi
                 await trio.sleep(0)
                 start = time.perf_counter()
                 assert quick.read(ours, 100) is None
-                assert time.perf_counter() - start < 1
+                assert time.perf_counter() - start < 2.5  # not the 5 s of the guard
         stop = True
 
 
