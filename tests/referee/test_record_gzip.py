@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import math
 import zlib
 
 import pytest
@@ -106,23 +107,31 @@ class Thinker(FakeBot):
         await self.send({"type": "action", "id": request["id"], "index": 0})
 
 
+async def play_thinkers(path, game_id: str, cut_after_s: float | None = None) -> list[Thinker]:
+    """Four Thinkers play a match recorded to ``path`` (cut off after ``cut_after_s`` of the
+    test's clock, if given); the bots, to see what they read."""
+    bots = [Thinker(n, path) for n in "abcd"]
+    async with trio.open_nursery() as nursery:
+        procs = [await connect_fake(nursery, bot, time_control=PATIENT) for bot in bots]
+        with trio.move_on_after(math.inf if cut_after_s is None else cut_after_s):
+            await run_match(
+                find_game(game_id),
+                procs,
+                seed=5,
+                match_id="m",
+                record_path=path,
+                time_control=PATIENT,
+            )
+        for proc in procs:
+            await proc.close()
+    return bots
+
+
 async def test_a_slow_matchs_record_reaches_the_file_while_it_runs(autojump_clock, tmp_path):
     """The referee keeps a record's lines in memory, but writes them at least once a second
     (SPEC 8): at the 8th decision of one seat (~12 s in), the file holds the match so far."""
     path = tmp_path / "slow.jsonl.gz"
-    bots = [Thinker(n, path) for n in "abcd"]
-    async with trio.open_nursery() as nursery:
-        procs = [await connect_fake(nursery, bot, time_control=PATIENT) for bot in bots]
-        await run_match(
-            find_game("alles-oder-nichts"),
-            procs,
-            seed=5,
-            match_id="m",
-            record_path=path,
-            time_control=PATIENT,
-        )
-        for proc in procs:
-            await proc.close()
+    bots = await play_thinkers(path, "alles-oder-nichts")
     seen = bots[0].seen
     assert seen is not None
     full = list(record_lines(path))
@@ -155,20 +164,7 @@ async def test_a_match_cut_off_leaves_a_whole_record_of_what_happened(autojump_c
     """A referee cut off mid-match (cancelled) still closes the record: a whole gzip file of the
     lines up to the cut (SPEC 8: it ends early, with no result line)."""
     path = tmp_path / "cut.jsonl.gz"
-    bots = [Thinker(n, path) for n in "abcd"]
-    async with trio.open_nursery() as nursery:
-        procs = [await connect_fake(nursery, bot, time_control=PATIENT) for bot in bots]
-        with trio.move_on_after(3.0):
-            await run_match(
-                find_game("vingt-down"),
-                procs,
-                seed=5,
-                match_id="m",
-                record_path=path,
-                time_control=PATIENT,
-            )
-        for proc in procs:
-            await proc.close()
+    await play_thinkers(path, "vingt-down", cut_after_s=3.0)
     lines = [json.loads(line) for line in record_lines(path)]  # no "cut gzip record" error
     assert lines[0]["type"] == "header" and all(line.get("type") != "result" for line in lines)
     assert 5 <= sum(isinstance(line, list) or line["type"] == "action" for line in lines) <= 8
