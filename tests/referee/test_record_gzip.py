@@ -23,21 +23,26 @@ from arena.referee.testing import FakeBot, connect_fake
 PATIENT = TimeControl(decision_ms=600_000, startup_ms=600_000)
 
 
-async def play_to(path, game_id="vingt-down"):
+async def play_to(path, game_id="vingt-down", bots=None, cut_after_s=None):
+    """Four bots (FakeBots unless given) play a match recorded to ``path``, cut off after
+    ``cut_after_s`` of the clock if given; returns the bots, to see what they read."""
+    bots = bots or [FakeBot(n) for n in "abcd"]
     async with trio.open_nursery() as nursery:
-        procs = [await connect_fake(nursery, FakeBot(n), time_control=PATIENT) for n in "abcd"]
+        procs = [await connect_fake(nursery, bot, time_control=PATIENT) for bot in bots]
         try:
-            await run_match(
-                find_game(game_id),
-                procs,
-                seed=5,
-                match_id="m",
-                record_path=path,
-                time_control=PATIENT,
-            )
+            with trio.move_on_after(math.inf if cut_after_s is None else cut_after_s):
+                await run_match(
+                    find_game(game_id),
+                    procs,
+                    seed=5,
+                    match_id="m",
+                    record_path=path,
+                    time_control=PATIENT,
+                )
         finally:
             for proc in procs:
                 await proc.close()
+    return bots
 
 
 def without_times(lines):
@@ -107,31 +112,11 @@ class Thinker(FakeBot):
         await self.send({"type": "action", "id": request["id"], "index": 0})
 
 
-async def play_thinkers(path, game_id: str, cut_after_s: float | None = None) -> list[Thinker]:
-    """Four Thinkers play a match recorded to ``path`` (cut off after ``cut_after_s`` of the
-    test's clock, if given); the bots, to see what they read."""
-    bots = [Thinker(n, path) for n in "abcd"]
-    async with trio.open_nursery() as nursery:
-        procs = [await connect_fake(nursery, bot, time_control=PATIENT) for bot in bots]
-        with trio.move_on_after(math.inf if cut_after_s is None else cut_after_s):
-            await run_match(
-                find_game(game_id),
-                procs,
-                seed=5,
-                match_id="m",
-                record_path=path,
-                time_control=PATIENT,
-            )
-        for proc in procs:
-            await proc.close()
-    return bots
-
-
 async def test_a_slow_matchs_record_reaches_the_file_while_it_runs(autojump_clock, tmp_path):
     """The referee keeps a record's lines in memory, but writes them at least once a second
     (SPEC 8): at the 8th decision of one seat (~12 s in), the file holds the match so far."""
     path = tmp_path / "slow.jsonl.gz"
-    bots = await play_thinkers(path, "alles-oder-nichts")
+    bots = await play_to(path, "alles-oder-nichts", [Thinker(n, path) for n in "abcd"])
     seen = bots[0].seen
     assert seen is not None
     full = list(record_lines(path))
@@ -164,7 +149,7 @@ async def test_a_match_cut_off_leaves_a_whole_record_of_what_happened(autojump_c
     """A referee cut off mid-match (cancelled) still closes the record: a whole gzip file of the
     lines up to the cut (SPEC 8: it ends early, with no result line)."""
     path = tmp_path / "cut.jsonl.gz"
-    await play_thinkers(path, "vingt-down", cut_after_s=3.0)
+    await play_to(path, "vingt-down", [Thinker(n, path) for n in "abcd"], cut_after_s=3.0)
     lines = [json.loads(line) for line in record_lines(path)]  # no "cut gzip record" error
     assert lines[0]["type"] == "header" and all(line.get("type") != "result" for line in lines)
     assert 5 <= sum(isinstance(line, list) or line["type"] == "action" for line in lines) <= 8
