@@ -22,6 +22,8 @@ PATIENCE_S = 600  # a guard against a hang only: a loaded machine may be slow, n
 
 
 def tournament_file(tmp_path, deals=8, concurrency=2):
+    """Three seeded random bots (tests/bots/random_bot.py) that hold while ``tmp_path/hold``
+    exists; a decision may take 10 minutes, so a held bot is never timed out."""
     bots = "".join(
         f'[[bots]]\nname = "r{i}"\nargv = ["{sys.executable}", "{RANDOM_BOT}", "{i}", '
         f'"{tmp_path}"]\n'
@@ -29,7 +31,8 @@ def tournament_file(tmp_path, deals=8, concurrency=2):
     )
     text = (
         f'name = "kill-test"\nseed = 11\nconcurrency = {concurrency}\n'
-        f'output = "{tmp_path / "out"}"\n\n[[games]]\ngame = "aon"\nplayers = 3\n'
+        f'output = "{tmp_path / "out"}"\n\n[time]\ndecision_ms = 600000\n\n'
+        f'[[games]]\ngame = "aon"\nplayers = 3\n'
         f"deals = {deals}\n\n{bots}"
     )
     path = tmp_path / "kill.toml"
@@ -85,6 +88,17 @@ def bot_processes(marker):
     return found
 
 
+def stop_at_matches(process, path, count):
+    """Wait until ``count`` matches of the tournament file ``path`` are stored, then hold its
+    bots (see tournament_file), so the run is mid-way whenever the test kills it."""
+    wait_for_matches(process, load_config(path).results, count)
+    (path.parent / "hold").touch()
+
+
+def release(path):
+    (path.parent / "hold").unlink()
+
+
 def wait_until_no_bots(marker):
     deadline = time.monotonic() + 30
     while bot_processes(marker):
@@ -99,9 +113,10 @@ def test_sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
         m.match_id for m in build_schedule(config.seed, [b.name for b in config.bots], config.games)
     }
     process = arena("tournament", path)
-    wait_for_matches(process, config.results, 4)
+    stop_at_matches(process, path, 4)
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=PATIENCE_S)
+    release(path)
     wait_until_no_bots(tmp_path)  # orphaned bots see end of input and leave
     with ResultStore.open_read(config.results) as store:
         before = {m.match_id: m for m in store.matches()}

@@ -35,6 +35,8 @@ from tests.tournament.test_tournament_cli import (
     RANDOM_BOT,
     arena,
     bot_processes,
+    release,
+    stop_at_matches,
     tournament_file,
     wait_for_matches,
     wait_until_no_bots,
@@ -226,7 +228,7 @@ def test_sigkill_of_the_parent_ends_workers_and_bots_and_a_rerun_completes(tmp_p
     }
     process = arena("tournament", path, "--workers", "2")
     workers = workers_of(process, 1)  # the arena process plays the other share itself
-    wait_for_matches(process, config.results, 4)
+    stop_at_matches(process, path, 4)
     assert bot_processes(tmp_path)
     own_bots = [pid for pid in children(process.pid) if pid not in workers]
     assert own_bots and all(RANDOM_BOT.name.encode() in cmdline(pid) for pid in own_bots)
@@ -236,6 +238,7 @@ def test_sigkill_of_the_parent_ends_workers_and_bots_and_a_rerun_completes(tmp_p
         time.sleep(0.05)
     process.send_signal(signal.SIGKILL)
     process.communicate(timeout=PATIENCE_S)
+    release(path)
     wait_until_dead(workers)  # it sees the end of its input and closes its bots
     wait_until_no_bots(tmp_path)
     with ResultStore.open_read(config.results) as store:
