@@ -159,9 +159,10 @@ def test_ctrl_c_stops_cleanly_keeping_finished_matches(tmp_path):
     path = tournament_file(tmp_path, deals=30)
     config = load_config(path)
     process = arena("tournament", path)
-    wait_for_matches(process, config.results, 2)
+    stop_at_matches(process, path, 2)  # a Ctrl-C while every bot is thinking
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=PATIENCE_S)
+    release(path)
     assert process.returncode == 130, err
     assert "stopped:" in out and "Traceback" not in err
     assert bot_processes(tmp_path) == []  # closed before the arena exited

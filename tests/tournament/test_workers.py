@@ -38,7 +38,6 @@ from tests.tournament.test_tournament_cli import (
     release,
     stop_at_matches,
     tournament_file,
-    wait_for_matches,
     wait_until_no_bots,
 )
 
@@ -265,9 +264,10 @@ def test_ctrl_c_with_workers_stops_cleanly(tmp_path):
     config = load_config(path)
     process = arena("tournament", path, "--workers", "2")
     workers = workers_of(process, 1)
-    wait_for_matches(process, config.results, 2)
+    stop_at_matches(process, path, 2)  # a Ctrl-C while every bot is thinking
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=PATIENCE_S)
+    release(path)
     assert process.returncode == 130, err
     assert "stopped:" in out and "Traceback" not in err
     assert not [pid for pid in workers if alive(pid)]  # waited for before the parent exits
