@@ -311,6 +311,13 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
+def show_pages(url: str, *pages: tuple[str, str]) -> None:
+    """Fetch each (label, path) in turn and print how long it took and its size."""
+    for label, path in pages:
+        seconds, size = timed_get(url + path)
+        print(f"  {label}: {seconds * 1000:.0f} ms, {size / 1000:.1f} kB")
+
+
 def serve_times(results: Path, count: int, browser: bool, what: str) -> None:
     """``arena serve`` on the file: the time to each page, and the server's peak memory."""
     started = time.perf_counter()
@@ -325,26 +332,24 @@ def serve_times(results: Path, count: int, browser: bool, what: str) -> None:
         assert process.stdout is not None
         url = process.stdout.readline().split()[3]
         print(f"{count} matches, {what}: URL served after {time.perf_counter() - started:.2f} s")
-        for label, path in (
+        show_pages(
+            url,
             ("page (html)", ""),
             ("script", "static/app.js"),
             ("first summary (answered at once, standings maybe still folding)", "api/summary"),
-        ):
-            seconds, size = timed_get(url + path)
-            print(f"  {label}: {seconds * 1000:.0f} ms, {size / 1000:.1f} kB")
+        )
         while not json.loads(urllib.request.urlopen(url + "api/summary").read())["exact"]:
             time.sleep(0.05)
         print(
             f"  exact standings ready {time.perf_counter() - started:.2f} s after start "
             "(the live stream then sends them to open pages)"
         )
-        for label, path in (
+        show_pages(
+            url,
             ("summary with the standings (cached)", "api/summary"),
             ("a bot's page", "api/bot?name=alpha"),
             ("a duplicate view", "api/deal?game=vingt-down&table=0&deal=0"),
-        ):
-            seconds, size = timed_get(url + path)
-            print(f"  {label}: {seconds * 1000:.0f} ms, {size / 1000:.1f} kB")
+        )
         summary = json.loads(urllib.request.urlopen(url + "api/summary").read())
         assert summary["progress"]["completed"] == count, summary["progress"]
         if browser:
