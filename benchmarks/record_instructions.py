@@ -1,6 +1,6 @@
 """The record's own work, counted in instructions (the same on a loaded machine as on a quiet one).
 
-    python benchmarks/record_instructions.py [--game ID] [--matches 12]
+    python benchmarks/record_instructions.py [--game ID] [--matches 12] [--writer]
 
 Runs, under valgrind's cachegrind (which counts the user-space instructions a process executes),
 matches of the "instant" transport (benchmarks/referee.py: a bot with its answer ready, so no pipe
@@ -8,12 +8,18 @@ and no scheduler pass: the referee's own work) without a record and with the com
 tournaments write, for 2 and for 2 + ``--matches`` matches each, and prints per decision the
 instructions of the referee alone and those the record adds (the start-up cancels out). The kernel's
 work (creating and writing the file) is not counted: benchmarks/records.py prints that part.
+Even so two runs of the same tree differ by up to ~2k instructions per decision (the match's
+own timing, the collector): compare trees over several runs. ``--writer`` counts the writer
+alone (one match recorded, its record then written ``--matches`` times): closer, within ~1% of
+the writer's count at 50 (the recorded match's own noise, spread over the records).
 Needs valgrind (apt-get install valgrind).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
+import gc
 import os
 import re
 import shutil
@@ -26,21 +32,58 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def child(game_id: str, matches: int, mode: str) -> None:
-    """Play the matches (in the process valgrind watches) and print their decisions."""
+    """Play the matches (in the process valgrind watches) and print their decisions; for mode
+    ``writer:N``, one match, whose record the writer alone then writes N times."""
+    mode_arg = mode
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(ROOT / "benchmarks"))
     import trio
     from limit import PLAYERS
     from referee import InstantTransport
 
+    import arena.referee.match as match_module
+    import arena.referee.record as record_module
     from arena.games import find_game
     from arena.referee.bot_spec import BotSpec
     from arena.referee.clock import TimeControl
     from arena.referee.match import run_match
     from arena.referee.process import BotProcess
 
+    # Under valgrind a match runs ~50x slower: without this its record would be flushed every
+    # "second" (every few decisions), where a real match of a few ms is written once, at its end.
+    match_module.GZIP_FLUSH_S = record_module.GZIP_FLUSH_S = 1e9
+    # Everything alive now (modules, the interpreter's own) out of the collector's way, so that
+    # a full collection in one run and not the other weighs little in the difference.
+    gc.collect()
+    gc.freeze()
     game = find_game(game_id)
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-records-"))
+
+    if mode.startswith("writer:"):  # one match recorded, then its record written again N times
+        log: list[tuple[str, object]] = []
+
+        class Capture(record_module.RecordWriter):
+            """Notes what the referee gives the writer: write()'s entries, the tuples it appends."""
+
+            seen = 0
+
+            def take(self) -> None:
+                log.extend(("t", e) for e in self.entries[self.seen :] if type(e) is tuple)
+
+            def write(self, entry: object) -> None:
+                self.take()
+                log.append(("w", entry))
+                super().write(entry)
+                self.seen = len(self.entries)
+
+            def flush(self, *, final: bool = False) -> None:
+                self.take()
+                super().flush(final=final)
+                self.seen = 0
+
+        match_module.RecordWriter = Capture  # type: ignore[misc]
+        matches, mode = 1, "gzip"
+        records = int(mode_arg.split(":")[1])
 
     async def play() -> int:
         control = TimeControl(decision_ms=5000)
@@ -60,7 +103,20 @@ def child(game_id: str, matches: int, mode: str) -> None:
             decisions += sum(len(times) for times in result.decision_ms)
         return decisions
 
-    print("decisions", trio.run(play))
+    decisions = trio.run(play)
+    if mode_arg.startswith("writer:"):
+        for number in range(records):
+            path = folder / f"w{number}.jsonl.gz"
+            writer = record_module.RecordWriter(path)
+            for kind, entry in log:
+                if kind == "w":
+                    writer.write(entry)
+                else:
+                    writer.entries.append(entry)
+            writer.close()
+            path.unlink()
+        decisions *= records
+    print("decisions", decisions)
     shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -82,6 +138,7 @@ def count(game_id: str, matches: int, mode: str) -> tuple[int, int]:
         capture_output=True,
         text=True,
         check=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},  # the same dicts and sets in every run
     )
     refs = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
     decisions = re.search(r"^decisions (\d+)$", done.stdout, re.M)
@@ -97,6 +154,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", action="append", help="one game (repeatable); default: all")
     parser.add_argument("--matches", type=int, default=12)
+    parser.add_argument(
+        "--writer",
+        action="store_true",
+        help="count the writer alone (one match's record written --matches times)",
+    )
     args = parser.parse_args()
     if shutil.which("valgrind") is None:
         raise SystemExit("record_instructions.py needs valgrind (apt-get install valgrind)")
@@ -104,6 +166,21 @@ def main() -> None:
     from arena.games import GAMES, find_game
 
     games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
+    # Compiled before any count: a .pyc written during one of the runs would count in it alone.
+    compileall.compile_dir(ROOT / "arena", quiet=1)
+    compileall.compile_dir(ROOT / "benchmarks", quiet=1)
+    if args.writer:
+        print(f"the writer alone: one match's gzip record written {args.matches} times")
+        for game_id in games:
+            small = count(game_id, 1, "writer:2")
+            large = count(game_id, 1, f"writer:{2 + args.matches}")
+            per_record = (large[0] - small[0]) / args.matches
+            per_decision = (large[0] - small[0]) / (large[1] - small[1])
+            print(
+                f"  {game_id:<18} {per_record / 1000:7.1f}k per record, "
+                f"{per_decision:6.0f} per decision"
+            )
+        return
     print(f"instructions per decision, {args.matches} matches (the instant transport)")
     for game_id in games:
         per = {}
