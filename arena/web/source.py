@@ -150,6 +150,7 @@ class TournamentSource:
         self._pending: list[tuple[int, StoredMatch]] = []
         self._generation = 0  # a file started afresh (--restart) starts a new one
         self._summary: tuple[int, bool, dict[str, Any]] | None = None
+        self._worst: tuple[int, dict[str, list[dict[str, Any]]]] | None = None  # _worst_seats
         self._changed = trio.Event()
         self._refresh_lock = trio.Lock()
         self._rowid = 0
@@ -499,10 +500,7 @@ class TournamentSource:
         faults.reverse()  # latest first
         # the fold counts every completed match's decision times (none while it is being made)
         times = Counter() if self._stale or self._fold is None else self._fold.decision_times(bot)
-        worst = sorted(
-            (item for item in self.duplicate_scores() if item["bot"] == bot),
-            key=lambda item: item["dup"],
-        )[:20]
+        worst = self._worst_seats().get(bot, [])
         return {
             "bot": bot,
             "tournament": self.name,
@@ -513,6 +511,20 @@ class TournamentSource:
             "times": _histogram(times),  # on the fold's grid of TIME_RESOLUTION_MS
             "worst": worst,
         }
+
+    def _worst_seats(self) -> dict[str, list[dict[str, Any]]]:
+        """Each bot's 20 worst seats by duplicate score, made once per version: one pass over
+        every stored match serves every bot's page until the next match arrives."""
+        if self._worst is None or self._worst[0] != self.version:
+            by_bot: dict[str, list[dict[str, Any]]] = {}
+            for item in self.duplicate_scores():
+                by_bot.setdefault(item["bot"], []).append(item)
+            worst = {
+                bot: sorted(items, key=lambda item: item["dup"])[:20]
+                for bot, items in by_bot.items()
+            }
+            self._worst = (self.version, worst)
+        return self._worst[1]
 
     def _deal_groups(self) -> dict[tuple[str, int, int], list[StoredMatch]]:
         groups: dict[tuple[str, int, int], list[StoredMatch]] = {}
