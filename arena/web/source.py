@@ -159,14 +159,12 @@ class TournamentSource:
 
     # -- feeding --------------------------------------------------------------------------------
 
+    def _fold_settings(self) -> dict[str, Any]:
+        """The tournament's settings of its fold (confidence: that of its tables)."""
+        return {"seating": self.seating, "confidence": self.confidence, "margin_ms": self.margin_ms}
+
     def _new_fold(self) -> StandingsFold:
-        return StandingsFold(
-            self.bots,
-            self.games,
-            seating=self.seating,
-            confidence=self.confidence,
-            margin_ms=self.margin_ms,
-        )
+        return StandingsFold(self.bots, self.games, **self._fold_settings())
 
     def _fold_in(self, match: StoredMatch, rowid: int = 0) -> None:
         if self._shared_fold:
@@ -235,14 +233,7 @@ class TournamentSource:
             # without decision times: the cached fold has them, or the refold reads the file
             rows = store.matches_after(0, times=self._shared_fold)
             if not self._shared_fold:
-                found = cached_fold(
-                    store,
-                    self.bots,
-                    self.games,
-                    seating=self.seating,
-                    confidence=self.confidence,
-                    margin_ms=self.margin_ms,
-                )
+                found = cached_fold(store, self.bots, self.games, **self._fold_settings())
                 self._fold = None if found is None else found[0]
                 self._stale = found is None and bool(rows)
         return rows
@@ -331,14 +322,7 @@ class TournamentSource:
         thread, with a connection of its own)."""
         with ResultStore.open_read(self.results) as store, store.snapshot():
             covered = store.last_rowid()
-            fold = refold(
-                store,
-                self.bots,
-                self.games,
-                seating=self.seating,
-                confidence=self.confidence,
-                margin_ms=self.margin_ms,
-            )
+            fold = refold(store, self.bots, self.games, **self._fold_settings())
         fold.standings()  # built here, in the worker thread
         return fold, covered
 
