@@ -385,12 +385,13 @@ class ResultStore:
         return int(kept), int(old)
 
     def matches(
-        self, *, include_aborted: bool = False, since: int | None = None
+        self, *, include_aborted: bool = False, since: int | None = None, times: bool = True
     ) -> list[StoredMatch]:
         """The stored matches of the current definition (those of an older one stay in the file
         but are not returned) in schedule order (game, table, deal, rotation), so a fold over
         them gives the same standings however the matches happened to finish. ``since``: only
-        those stored after save number ``since`` (see :meth:`last_seq`)."""
+        those stored after save number ``since`` (see :meth:`last_seq`). ``times=False``:
+        without their decision times, as :meth:`matches_after`."""
         where = "WHERE current = 1" + ("" if include_aborted else " AND status = 'completed'")
         params: tuple[int, ...] = ()
         if since is not None:
@@ -399,7 +400,7 @@ class ResultStore:
         return [
             match
             for _rowid, match in self._select(
-                f"{where} ORDER BY game, table_no, deal, rotation, match_id", params
+                f"{where} ORDER BY game, table_no, deal, rotation, match_id", params, times=times
             )
         ]
 
