@@ -395,6 +395,7 @@ class _QuickRead:
         self.runner = runner
         self.poller = poller
         self.runq: object = runner.runq  # type: ignore[attr-defined]  # checked in for_fd
+        self.deadlines = runner.deadlines  # type: ignore[attr-defined]
         self.next_deadline = runner.deadlines.next_deadline  # type: ignore[attr-defined]
         self.clock_offset: float = runner.clock.offset  # type: ignore[attr-defined]  # SystemClock
 
@@ -406,6 +407,7 @@ class _QuickRead:
             runq = runner.runq  # type: ignore[attr-defined]
             clock = runner.clock  # type: ignore[attr-defined]
             next_deadline = runner.deadlines.next_deadline  # type: ignore[attr-defined]
+            heap = runner.deadlines._heap  # type: ignore[attr-defined]  # read() looks at its top
             task = trio_run.GLOBAL_RUN_CONTEXT.task
             task._schedule_points, task._next_send_fn, task._cancel_status.effectively_cancelled  # noqa: B018  # what read() looks at
             iter(runner.tasks)  # type: ignore[attr-defined]
@@ -415,6 +417,7 @@ class _QuickRead:
             type(clock) is not trio_run.SystemClock
             or not hasattr(runq, "__len__")
             or not callable(next_deadline)
+            or type(heap) is not list
         ):
             return None
         poller = select.poll()
@@ -439,7 +442,14 @@ class _QuickRead:
             )
         if _QuickRead.step_shared or task._cancel_status.effectively_cancelled:
             return None  # another task's turn, or a cancellation to deliver (trio's path does)
-        wait_s = self.next_deadline() - self.clock_offset - time.perf_counter()  # to trio's next
+        # trio's next deadline: the top of its heap when that entry is current (what
+        # next_deadline() returns first, without the call), else next_deadline() itself.
+        heap = self.deadlines._heap
+        if heap and heap[0][0] == heap[0][2]._registered_deadline:
+            deadline = heap[0][0]
+        else:
+            deadline = self.next_deadline()
+        wait_s = deadline - self.clock_offset - time.perf_counter()  # to trio's next
         if wait_s < 0.001:
             return None  # a deadline is (nearly) due: trio's path handles it
         ready = self.poller.poll(int(wait_s * 1000) if wait_s < QUICK_WAIT_MAX_S else None)
@@ -566,18 +576,6 @@ class ProcessTransport:
     # instead of one (benchmarks/limit.py). A write that fits in the pipe returns without yielding;
     # a read always waits for readability first, so it is a checkpoint.
 
-    def write_nowait(self, data: bytes) -> int:
-        """Write what fits in the pipe now, without waiting: the number of bytes written (the
-        referee's fast path: a request that fits needs no deadline set before the write)."""
-        if self._streams_closed:
-            raise trio.ClosedResourceError("the bot's input was already closed")
-        try:
-            return os.write(self._stdin_fd, data)
-        except BlockingIOError:  # the pipe is full: the bot is not reading yet
-            return 0
-        except OSError as error:  # EPIPE: the bot closed its input or exited
-            raise trio.BrokenResourceError(str(error)) from error
-
     async def send_all(self, data: bytes) -> None:
         if self._streams_closed:
             raise trio.ClosedResourceError("the bot's input was already closed")
@@ -604,7 +602,10 @@ class ProcessTransport:
         if self._streams_closed:
             return None
         quick = self._quick
-        if quick is None or quick.runner is not _current_runner():
+        # (_current_runner() inline: a call fewer per decision; receive_now runs inside trio.)
+        if quick is None or quick.runner is not getattr(
+            trio_run.GLOBAL_RUN_CONTEXT, "runner", None
+        ):
             quick = self._quick = _QuickRead.for_fd(self._stdout_fd)
             if quick is None:
                 return None
@@ -800,12 +801,16 @@ class BotProcess:
         tell); the number of bytes written. Raises BotGone like :meth:`send`."""
         transport = self.transport
         # Only the real transport itself: a wrapper (arena check swaps one in) may change what
-        # is written in its send_all.
+        # is written in its send_all. It writes the raw fd itself (a call fewer per decision).
         if type(transport) is not ProcessTransport:
             return 0
+        if transport._streams_closed:
+            raise BotGone("the bot's input was already closed")
         try:
-            return transport.write_nowait(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
+            return os.write(transport._stdin_fd, data)
+        except BlockingIOError:  # the pipe is full: the bot is not reading yet
+            return 0
+        except OSError as error:  # EPIPE: the bot closed its input or exited
             raise BotGone(str(error) or type(error).__name__) from None
 
     async def send(self, data: bytes) -> None:
