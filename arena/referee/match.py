@@ -110,6 +110,47 @@ assert Request.__struct_fields__[-5:] == ("id", "decision", "view", "legal", "ti
 class _Match:
     """One match in progress: the game state, the seats, the record."""
 
+    # Slots: with more than 29 attributes an instance's attributes live in a dict of its own
+    # (CPython 3.11 shares keys up to 30), and every self.x of the per-decision path costs more.
+    __slots__ = (
+        "action_recorded",
+        "asking",
+        "autopilot",
+        "autopilot_decision",
+        "banked",
+        "clock_offset",
+        "compact_record",
+        "control",
+        "dealer",
+        "decision_json",
+        "event_prefix",
+        "events_routed",
+        "expiry_check_from",
+        "faults",
+        "full_record",
+        "game",
+        "mark",
+        "match_id",
+        "max_faults",
+        "now",
+        "players",
+        "record",
+        "record_due",
+        "record_entries",
+        "recording",
+        "referee_us",
+        "request_prefix",
+        "resolved",
+        "scope_deadline",
+        "seats",
+        "seed",
+        "shuffles_recorded",
+        "state",
+        "teams",
+        "unwritten_request",
+        "waiting",
+    )
+
     def __init__(
         self,
         game: GameSpec,
