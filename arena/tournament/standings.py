@@ -379,9 +379,8 @@ class StandingsFold:
         self._aborted.pop(match.match_id, None)
         self._counts[match.game] += 1
         self._counts[OVERALL] += 1
-        times = [
-            Counter(round(ms / TIME_RESOLUTION_MS) for ms in seat) for seat in match.decision_ms
-        ]
+        # lists, not Counters: Counter.update counts a list in C, a Counter item by item
+        times = [[round(ms / TIME_RESOLUTION_MS) for ms in seat] for seat in match.decision_ms]
         for scope in (match.game, OVERALL):
             tally = self._scope(scope)
             for seat, bot in enumerate(match.bots):
@@ -680,9 +679,10 @@ def refold(
     confidence: float = CONFIDENCE,
     margin_ms: int = MARGIN_MS,
 ) -> StandingsFold:
-    """Every stored match folded afresh, in schedule order."""
+    """Every stored match folded afresh, in schedule order (streamed from the file: memory
+    does not grow with the matches)."""
     fold = StandingsFold(bots, games, seating=seating, confidence=confidence, margin_ms=margin_ms)
-    for match in sorted(store.matches(include_aborted=True), key=fold.order):
+    for match in store.matches_in_rating_order(games):
         fold.add(match)
     return fold
 

@@ -27,7 +27,7 @@ import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -143,6 +143,58 @@ class StoredMatch:
     @property
     def match_key(self) -> str:
         return self.key or self.match_id
+
+
+def _match_of_row(row: tuple[Any, ...], faults: dict[str, list[StoredFault]]) -> StoredMatch:
+    """A stored match from a row of ResultStore._MATCH_COLUMNS and the referee column."""
+    (
+        _rowid,
+        key,
+        match_id,
+        game,
+        game_id,
+        table_no,
+        deal,
+        rotation,
+        seed,
+        players,
+        options,
+        bots,
+        scores,
+        placings,
+        teams,
+        forfeited,
+        decision_ms,
+        status,
+        reason,
+        record_path,
+        duration_s,
+        referee_json,
+    ) = row
+    return StoredMatch(
+        match_id=match_id,
+        game=game,
+        game_id=game_id,
+        table=table_no,
+        deal=deal,
+        rotation=rotation,
+        seed=int(seed),
+        players=players,
+        options=json.loads(options),
+        bots=tuple(json.loads(bots)),
+        scores=tuple(json.loads(scores)),
+        placings=tuple(json.loads(placings)),
+        teams=None if teams is None else tuple(json.loads(teams)),
+        forfeited=tuple(json.loads(forfeited)),
+        faults=tuple(faults.get(key, ())),
+        decision_ms=tuple(tuple(seat) for seat in json.loads(decision_ms)),
+        status=status,
+        reason=reason,
+        record_path=record_path,
+        duration_s=duration_s,
+        key=key,
+        referee=None if referee_json is None else json.loads(referee_json),
+    )
 
 
 class ResultStore:
@@ -408,21 +460,30 @@ class ResultStore:
                 "changed"
             ) from None
 
+    _MATCH_COLUMNS = (
+        "rowid, match_key, match_id, game, game_id, table_no, deal, rotation, seed, players, "
+        "options, bots, scores, placings, teams, forfeited, decision_ms, status, reason, "
+        "record_path, duration_s"
+    )
+
     def _select_rows(self, clause: str, params: tuple[Any, ...]) -> list[tuple[int, StoredMatch]]:
-        referee = "referee" if "referee" in self._columns("matches") else "NULL"
         rows = self._db.execute(
-            "SELECT rowid, match_key, match_id, game, game_id, table_no, deal, rotation, seed, "
-            "players, "
-            "options, bots, scores, placings, teams, forfeited, decision_ms, status, reason, "
-            f"record_path, duration_s, {referee} FROM matches {clause}",
-            params,
+            f"SELECT {self._MATCH_COLUMNS}, {self._referee_column()} FROM matches {clause}", params
         ).fetchall()
-        faults: dict[str, list[StoredFault]] = {}
+        faults = self._faults_of(
+            None if len(rows) > FAULTS_BY_KEY_UP_TO else [row[1] for row in rows]
+        )
+        return [(row[0], _match_of_row(row, faults)) for row in rows]
+
+    def _referee_column(self) -> str:
+        return "referee" if "referee" in self._columns("matches") else "NULL"
+
+    def _faults_of(self, keys: list[str] | None) -> dict[str, list[StoredFault]]:
+        """The faults of the matches with these keys (None: of every match, in one pass)."""
         columns = "SELECT match_key, seat, bot, kind, request_id, message FROM faults"
-        if len(rows) > FAULTS_BY_KEY_UP_TO:  # most of the file: every fault, in one pass
+        if keys is None:  # most of the file: every fault, in one pass
             fault_rows: Iterable[Any] = self._db.execute(f"{columns} ORDER BY rowid")
         else:  # the faults of these rows only (a few since the cached fold, of a large file)
-            keys = [row[1] for row in rows]
             fault_rows = [
                 found
                 for start in range(0, len(keys), 500)  # SQLite's bound on parameters
@@ -432,63 +493,35 @@ class ResultStore:
                     chunk,
                 )
             ]
+        faults: dict[str, list[StoredFault]] = {}
         for row in fault_rows:
             faults.setdefault(row[0], []).append(StoredFault(*row[1:]))
-        out = []
-        for (
-            rowid,
-            key,
-            match_id,
-            game,
-            game_id,
-            table_no,
-            deal,
-            rotation,
-            seed,
-            players,
-            options,
-            bots,
-            scores,
-            placings,
-            teams,
-            forfeited,
-            decision_ms,
-            status,
-            reason,
-            record_path,
-            duration_s,
-            referee_json,
-        ) in rows:
-            out.append(
-                (
-                    rowid,
-                    StoredMatch(
-                        match_id=match_id,
-                        game=game,
-                        game_id=game_id,
-                        table=table_no,
-                        deal=deal,
-                        rotation=rotation,
-                        seed=int(seed),
-                        players=players,
-                        options=json.loads(options),
-                        bots=tuple(json.loads(bots)),
-                        scores=tuple(json.loads(scores)),
-                        placings=tuple(json.loads(placings)),
-                        teams=None if teams is None else tuple(json.loads(teams)),
-                        forfeited=tuple(json.loads(forfeited)),
-                        faults=tuple(faults.get(key, ())),
-                        decision_ms=tuple(tuple(seat) for seat in json.loads(decision_ms)),
-                        status=status,
-                        reason=reason,
-                        record_path=record_path,
-                        duration_s=duration_s,
-                        key=key,
-                        referee=None if referee_json is None else json.loads(referee_json),
-                    ),
-                )
+        return faults
+
+    def matches_in_rating_order(
+        self, games: Sequence[str], *, chunk: int = 1000
+    ) -> Iterator[StoredMatch]:
+        """Every stored match of the current definition, aborted ones included, in the order a
+        fold rates them (SPEC 10.3; arena.tournament.standings.schedule_order: deal, the games
+        in ``games``' order and labels it does not list by name, table, rotation, id), read
+        ``chunk`` rows at a time, so a refold of a million matches never holds them all."""
+        position = " ".join(f"WHEN ? THEN {i}" for i in range(len(games)))
+        order = f"CASE game {position} ELSE {len(games)} END, " if games else ""
+        try:
+            faults = self._faults_of(None)
+            cursor = self._db.execute(
+                f"SELECT {self._MATCH_COLUMNS}, {self._referee_column()} FROM matches "
+                f"WHERE current = 1 ORDER BY deal, {order}game, table_no, rotation, match_id",
+                tuple(games),
             )
-        return out
+            while rows := cursor.fetchmany(chunk):
+                for row in rows:
+                    yield _match_of_row(row, faults)
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(
+                f"{self.path}: cannot read its matches ({exc}): the file is damaged; it was not "
+                "changed"
+            ) from None
 
     # -- writing -----------------------------------------------------------------------------------
 

@@ -17,6 +17,8 @@ from arena.tournament.standings import (
     fold_from_bytes,
     fold_to_bytes,
     load_fold,
+    refold,
+    schedule_order,
 )
 from arena.tournament.store import ResultStore, StoredFault, StoredMatch
 
@@ -226,6 +228,28 @@ def test_the_cached_fold_in_a_real_results_file_equals_the_refold(tmp_path, monk
         assert load_fold(store, BOTS[:-1], GAMES)[0].standings() == compute_standings(
             everything, BOTS[:-1], GAMES
         )
+
+
+def test_the_refold_streams_the_file_in_rating_order(tmp_path):
+    """Read a chunk at a time in SQL, the matches come in exactly the order a fold rates them,
+    a label the tournament does not list (last, by name) and replaced aborted rows included."""
+    rng = random.Random(5)
+    history = random_history(rng, deals=5)
+    odd = [
+        StoredMatch(**{**m.__dict__, "game": "zz", "match_id": "zz" + m.match_id})
+        for m in history[:7]
+    ]
+    path = tmp_path / "results.sqlite"
+    with open_store(path) as store:
+        save_all(store, nearly_in_order(rng, history + odd, spread=40))
+        save_all(store, [completed_version(m) for m in history if m.status == "aborted"])
+    with ResultStore.open_read(path) as store:
+        stored = store.matches(include_aborted=True)
+        expected = sorted(stored, key=lambda m: schedule_order(m, GAMES))
+        for chunk in (1, 7, 1000):
+            assert list(store.matches_in_rating_order(GAMES, chunk=chunk)) == expected
+        assert list(store.matches_in_rating_order([])) == sorted(stored, key=schedule_order)
+        assert refold(store, BOTS, GAMES).standings() == compute_standings(stored, BOTS, GAMES)
 
 
 def test_a_damaged_cache_or_rows_without_save_numbers_mean_a_refold(tmp_path):
