@@ -361,7 +361,33 @@ def _current_runner() -> object:
     return getattr(trio_run.GLOBAL_RUN_CONTEXT, "runner", None)
 
 
-class _QuickRead:
+class _QuickState:
+    """What the quick reads of this process share. Not class attributes of _QuickRead: writing a
+    class attribute invalidates every attribute cache of that class, so each decision's count
+    made every self.x of the next read take the slow lookup (~1 us per decision)."""
+
+    __slots__ = ("taken", "step_task", "step_points", "step_shared")
+
+    def __init__(self) -> None:
+        self.taken = 0  # quick reads so far in this process
+        # The scheduler step last looked at (task, its count of schedule points), and whether
+        # any other task was runnable in it.
+        self.step_task: object = None
+        self.step_points = -1
+        self.step_shared = False
+
+
+_QUICK = _QuickState()
+
+
+class _QuickReadType(type):
+    @property
+    def taken(cls) -> int:
+        """Quick reads so far in this process (benchmarks and tests look)."""
+        return _QUICK.taken
+
+
+class _QuickRead(metaclass=_QuickReadType):
     """The fast path for an ordinary reply: the bot answers within microseconds of its request,
     so instead of a trio scheduler pass (epoll registration, the run loop, a task switch: about
     6 us of CPU per decision) the referee waits for it in one ``poll`` of the bot's output *and*
@@ -383,13 +409,6 @@ class _QuickRead:
     trio's system clock (not under a test's mock clock) and where trio's run state is what it
     was written for (trio 0.35, epoll); otherwise every read takes the ordinary path.
     """
-
-    taken = 0  # quick reads so far in this process (benchmarks and tests look)
-    # The scheduler step last looked at (task, its count of schedule points), and whether any
-    # other task was runnable in it.
-    step_task: object = None
-    step_points = -1
-    step_shared = False
 
     def __init__(self, runner: object, poller: select.poll) -> None:
         self.runner = runner
@@ -432,15 +451,16 @@ class _QuickRead:
             return None
         task = trio_run.GLOBAL_RUN_CONTEXT.task
         points = task._schedule_points
-        if points != _QuickRead.step_points or task is not _QuickRead.step_task:
+        shared = _QUICK
+        if points != shared.step_points or task is not shared.step_task:
             # A new scheduler step: is another task of its batch still to run? (_next_send_fn:
             # what trio sets when it makes a task runnable and clears when the task runs.)
-            _QuickRead.step_task, _QuickRead.step_points = task, points
-            _QuickRead.step_shared = any(
+            shared.step_task, shared.step_points = task, points
+            shared.step_shared = any(
                 other._next_send_fn is not None and other is not task
                 for other in self.runner.tasks  # type: ignore[attr-defined]
             )
-        if _QuickRead.step_shared or task._cancel_status.effectively_cancelled:
+        if shared.step_shared or task._cancel_status.effectively_cancelled:
             return None  # another task's turn, or a cancellation to deliver (trio's path does)
         # trio's next deadline: the top of its heap when that entry is current (what
         # next_deadline() returns first, without the call), else next_deadline() itself.
@@ -461,7 +481,7 @@ class _QuickRead:
             return None
         except OSError:
             return b""
-        _QuickRead.taken += 1
+        shared.taken += 1
         return data
 
 
