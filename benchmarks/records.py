@@ -9,6 +9,9 @@ so that the neighbours' noise on a shared machine falls on the three alike. It p
 matches/s and the arena process's CPU per match and per decision (time.process_time: the bots
 are other processes), each relative to "off" (goal: records cost at most 5%), and the record's
 mean size per match (goal: at most 10 kB; "gzip" is the compact record tournaments write).
+Each ratio is the median over the rounds, with the lowest and highest round in brackets: on a
+shared machine the ratios swing a few percent from round to round, so a change needs more
+``--repeat`` (and longer ``--seconds``) than that spread to show.
 """
 
 from __future__ import annotations
@@ -125,6 +128,11 @@ def file_floor_us(folder: Path, count: int = 200) -> float:
     return spent / count * 1e6
 
 
+def spread(ratios: list[float]) -> str:
+    """The lowest and highest of the rounds' ratios, as "(0.912-1.034)"."""
+    return f"({min(ratios):.3f}-{max(ratios):.3f})"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=1.5)
@@ -155,20 +163,22 @@ def main() -> None:
         f"{os.getloadavg()[0]:.1f} at the end"
     )
     print(
-        f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'CPU ms/m':>9} "
-        f"{'vs off':>7} {'CPU us/d':>9} {'kB/match':>9}"
+        f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'(rounds)':>13} "
+        f"{'CPU ms/m':>9} {'vs off':>7} {'(rounds)':>13} {'CPU us/d':>9} {'kB/match':>9}"
     )
     for game_id in games:
         off = figures[(game_id, "off")]
         for mode in MODES:
             runs = figures[(game_id, mode)]
-            # per round against the "off" matches of the same round, then the median
-            rate = statistics.median(r[0] / o[0] for r, o in zip(runs, off))
-            cpu = statistics.median(r[2] / o[2] for r, o in zip(runs, off))
+            # per round against the "off" matches of the same round: the median, and the spread
+            # (lowest-highest) over the rounds, which says how far the median can be trusted
+            rates = [r[0] / o[0] for r, o in zip(runs, off)]
+            cpus = [r[2] / o[2] for r, o in zip(runs, off)]
             print(
                 f"  {game_id:<18} {mode:<6} {statistics.median(r[0] for r in runs):>9.1f} "
-                f"{rate:>7.3f} {statistics.median(r[1] for r in runs):>9.2f} {cpu:>7.3f} "
-                f"{statistics.median(r[2] for r in runs):>9.1f} "
+                f"{statistics.median(rates):>7.3f} {spread(rates):>13} "
+                f"{statistics.median(r[1] for r in runs):>9.2f} {statistics.median(cpus):>7.3f} "
+                f"{spread(cpus):>13} {statistics.median(r[2] for r in runs):>9.1f} "
                 f"{statistics.median(r[3] for r in runs) / 1000:>9.1f}"
             )
     print(

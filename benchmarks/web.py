@@ -14,9 +14,11 @@ for a 10,000-match results file.
    match of the whole tournament (wait4: arena, workers, bots) and of the arena process alone
    (which stores, folds and serves), open against closed.
 2. Load time: a results file of ``--matches`` stored matches (synthetic rows: 4 bots, the four
-   games, 60 decisions per seat) served by ``arena serve``: the time to serve the URL, the first
-   summary (the exact standings folded over every match), a second one (cached), a bot's page,
-   a duplicate view, and (with chromium) the page in a browser until its standings show.
+   games, 60 decisions per seat) served by ``arena serve``, first without and then with the
+   standings fold cached in it (as a tournament leaves its file): the time to serve the URL, the
+   first summary, the exact standings, a second summary (cached), a bot's page, a duplicate
+   view, (with chromium) the page in a browser until its standings show, and the server's peak
+   memory.
 """
 
 from __future__ import annotations
@@ -35,11 +37,13 @@ import time
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from arena.tournament.schedule import GamePlan, build_schedule
+from arena.tournament.standings import LiveStandings
 from arena.tournament.store import ResultStore, StoredFault, StoredMatch
 
 ENV = {"PYTHONPATH": str(ROOT)}
@@ -204,8 +208,10 @@ def throughput(deals: int, rounds: int, browser: bool) -> None:
     )
 
 
-def synthetic_results(path: Path, count: int) -> str:
-    """A results file of ``count`` completed matches (random scores, 60 decisions per seat)."""
+def synthetic_results(path: Path, count: int) -> dict[str, Any]:
+    """A results file of ``count`` completed matches (random scores, 60 decisions per seat),
+    without the standings fold a tournament caches in its file (see :func:`cache_fold`); the
+    tournament's definition."""
     bots = ["alpha", "beta", "gamma", "delta"]
     plans = [
         GamePlan("alles-oder-nichts", "alles-oder-nichts", 4, deals=count // 16),
@@ -265,7 +271,17 @@ def synthetic_results(path: Path, count: int) -> str:
                     duration_s=0.1,
                 )
             )
-    return next(iter(schedule)).match_id
+    return definition
+
+
+def cache_fold(path: Path, definition: dict[str, Any]) -> None:
+    """Fold the file's matches and cache the fold in it, as a running tournament does."""
+    bots = [bot["name"] for bot in definition["bots"]]
+    games = [game["label"] for game in definition["games"]]
+    with ResultStore.open_for_run(
+        path, name="big", fingerprint="x", definition=definition
+    ) as store:
+        LiveStandings(store, bots, games).persist()
 
 
 def timed_get(url: str) -> tuple[float, int]:
@@ -279,61 +295,82 @@ def load_times(count: int, browser: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         results = Path(tmp) / "big.sqlite"
         started = time.perf_counter()
-        first_id = synthetic_results(results, count)
+        definition = synthetic_results(results, count)
         print(f"  wrote a {count}-match results file in {time.perf_counter() - started:.1f} s")
+        serve_times(results, count, browser, "no standings cached (a file of an older arena)")
         started = time.perf_counter()
-        process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "serve", str(results), "--port", "0"],
-            cwd=ROOT,
-            env=env(),
-            stdout=subprocess.PIPE,
-            text=True,
-        )
-        try:
-            assert process.stdout is not None
-            url = process.stdout.readline().split()[3]
-            print(f"{count} matches: URL served after {time.perf_counter() - started:.2f} s")
-            for label, path in (
-                ("page (html)", ""),
-                ("script", "static/app.js"),
-                ("first summary (answered at once, standings still folding)", "api/summary"),
-            ):
-                seconds, size = timed_get(url + path)
-                print(f"  {label}: {seconds * 1000:.0f} ms, {size / 1000:.1f} kB")
-            while not json.loads(urllib.request.urlopen(url + "api/summary").read())["exact"]:
-                time.sleep(0.05)
-            print(
-                f"  exact standings ready {time.perf_counter() - started:.2f} s after start "
-                "(the live stream then sends them to open pages)"
-            )
-            for label, path in (
-                ("summary with the standings (cached)", "api/summary"),
-                ("a bot's page", "api/bot?name=alpha"),
-                ("a duplicate view", "api/deal?game=vingt-down&table=0&deal=0"),
-            ):
-                seconds, size = timed_get(url + path)
-                print(f"  {label}: {seconds * 1000:.0f} ms, {size / 1000:.1f} kB")
-            summary = json.loads(urllib.request.urlopen(url + "api/summary").read())
-            assert summary["progress"]["completed"] == count, summary["progress"]
-            if browser:
-                from playwright.sync_api import sync_playwright
+        cache_fold(results, definition)
+        print(f"  folded and cached its standings in {time.perf_counter() - started:.1f} s")
+        serve_times(results, count, browser, "its standings cached, as a tournament leaves it")
 
-                with sync_playwright() as playwright:
-                    chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
-                    page = chromium.new_page()
-                    for attempt in ("first", "again"):
-                        started = time.perf_counter()
-                        page.goto(url)
-                        page.wait_for_selector('section[data-scope="overall"] tbody tr')
-                        print(
-                            f"  browser, page until its standings show ({attempt}): "
-                            f"{(time.perf_counter() - started) * 1000:.0f} ms"
-                        )
-                    chromium.close()
-            del first_id
-        finally:
-            process.terminate()
-            process.wait(timeout=30)
+
+def peak_rss_mb(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def show_pages(url: str, *pages: tuple[str, str]) -> None:
+    """Fetch each (label, path) in turn and print how long it took and its size."""
+    for label, path in pages:
+        seconds, size = timed_get(url + path)
+        print(f"  {label}: {seconds * 1000:.0f} ms, {size / 1000:.1f} kB")
+
+
+def serve_times(results: Path, count: int, browser: bool, what: str) -> None:
+    """``arena serve`` on the file: the time to each page, and the server's peak memory."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", str(results), "--port", "0"],
+        cwd=ROOT,
+        env=env(),
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        url = process.stdout.readline().split()[3]
+        print(f"{count} matches, {what}: URL served after {time.perf_counter() - started:.2f} s")
+        show_pages(
+            url,
+            ("page (html)", ""),
+            ("script", "static/app.js"),
+            ("first summary (answered at once, standings maybe still folding)", "api/summary"),
+        )
+        while not json.loads(urllib.request.urlopen(url + "api/summary").read())["exact"]:
+            time.sleep(0.05)
+        print(
+            f"  exact standings ready {time.perf_counter() - started:.2f} s after start "
+            "(the live stream then sends them to open pages)"
+        )
+        show_pages(
+            url,
+            ("summary with the standings (cached)", "api/summary"),
+            ("a bot's page", "api/bot?name=alpha"),
+            ("a duplicate view", "api/deal?game=vingt-down&table=0&deal=0"),
+        )
+        summary = json.loads(urllib.request.urlopen(url + "api/summary").read())
+        assert summary["progress"]["completed"] == count, summary["progress"]
+        if browser:
+            from playwright.sync_api import sync_playwright
+
+            with sync_playwright() as playwright:
+                chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
+                page = chromium.new_page()
+                for attempt in ("first", "again"):
+                    started = time.perf_counter()
+                    page.goto(url)
+                    page.wait_for_selector('section[data-scope="overall"] tbody tr')
+                    print(
+                        f"  browser, page until its standings show ({attempt}): "
+                        f"{(time.perf_counter() - started) * 1000:.0f} ms"
+                    )
+                chromium.close()
+        print(f"  arena serve's peak memory: {peak_rss_mb(process.pid):.0f} MB")
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
 
 
 def main() -> None:

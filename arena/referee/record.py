@@ -112,11 +112,10 @@ class RecordWriter:
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._fd = os.open(path, _CREATE, 0o666) if path is not None else None
-        self._zip = (
-            deflate_module().compressobj(GZIP_LEVEL, zlib.DEFLATED, 16 + GZIP_WBITS, GZIP_MEMLEVEL)
-            if path is not None and compressed(path)
-            else None
-        )
+        self._gzip = path is not None and compressed(path)
+        # Made by the first flush that is not the last: a record written in one go (a match of
+        # under a second, most of them) is compressed by one call, without a compressor object.
+        self._zip: Any = None
         # Record lines not yet written: msgspec.Raw (an encoded line) or a compact decision's
         # tuple (of immutable values, so making its line later gives the same line).
         self.entries: list[Any] = []
@@ -131,7 +130,7 @@ class RecordWriter:
     def compact(self) -> bool:
         """Whether the referee writes this record's compact lines (SPEC.md section 8): the
         compressed records tournaments write."""
-        return self._zip is not None
+        return self._gzip
 
     def write(self, entry: Any) -> None:
         """Keep one record line (encoded now), written with the next :meth:`flush`."""
@@ -149,7 +148,7 @@ class RecordWriter:
         if self._fd is None or not (self.entries or final):
             return
         entries = self.entries
-        if self._zip is not None:
+        if self._gzip:
             banked = self.banked
             # an ordinary decision's kept values (see the class) to its array line
             entries = [
@@ -168,10 +167,20 @@ class RecordWriter:
             ]
         data = _encoder.encode_lines(entries) if entries else b""
         self.entries.clear()
-        if self._zip is not None:
-            data = self._zip.compress(data) + self._zip.flush(
-                zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH
-            )
+        if self._gzip:
+            deflate = deflate_module()
+            if self._zip is None and final and deflate is not zlib:
+                # All in one write: ISA-L's one-shot gzip (zlib's starts as slowly as its
+                # compressobj with the default memLevel: then the object below).
+                data = deflate.compress(data, GZIP_LEVEL, 16 + GZIP_WBITS)
+            else:
+                if self._zip is None:
+                    self._zip = deflate.compressobj(
+                        GZIP_LEVEL, zlib.DEFLATED, 16 + GZIP_WBITS, GZIP_MEMLEVEL
+                    )
+                data = self._zip.compress(data) + self._zip.flush(
+                    zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH
+                )
         view = memoryview(data)
         while view:
             view = view[os.write(self._fd, view) :]

@@ -361,6 +361,12 @@ class StandingsFold:
     def margin_ms(self) -> int:
         return self._latency.margin_ms
 
+    def decision_times(self, bot: str) -> Counter[int]:
+        """The bot's decision times over every completed match folded, counted in units of
+        TIME_RESOLUTION_MS (the tally's own Counter: read it, do not change it)."""
+        row = self._tallies.get(OVERALL, {}).get(bot)
+        return row.times if row is not None else Counter()
+
     def latency(self) -> LatencyReport:
         """The referee's latency over the completed matches folded (arena.tournament.latency)."""
         return self._latency.report()

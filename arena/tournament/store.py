@@ -418,11 +418,13 @@ class ResultStore:
             )
         ]
 
-    def matches_after(self, rowid: int) -> list[tuple[int, StoredMatch]]:
+    def matches_after(self, rowid: int, *, times: bool = True) -> list[tuple[int, StoredMatch]]:
         """(rowid, match) of the matches stored after row ``rowid`` (0: all), aborted ones
         included, in the order they were stored: a watcher of a running tournament reads only
-        what is new. A match stored again (an aborted one replayed) gets a new, higher rowid."""
-        return self._select("WHERE rowid > ? AND current = 1 ORDER BY rowid", (rowid,))
+        what is new. A match stored again (an aborted one replayed) gets a new, higher rowid.
+        ``times=False``: without their decision times (``decision_ms`` empty), the bulk of a
+        row."""
+        return self._select("WHERE rowid > ? AND current = 1 ORDER BY rowid", (rowid,), times=times)
 
     def last_rowid(self) -> int:
         """The highest rowid stored (0 for none): lower than a watcher's last one means the
@@ -451,9 +453,11 @@ class ResultStore:
         """When the tournament first wrote to this file (a new value after ``--restart``)."""
         return (self._meta() or {}).get("created", "")
 
-    def _select(self, clause: str, params: tuple[Any, ...]) -> list[tuple[int, StoredMatch]]:
+    def _select(
+        self, clause: str, params: tuple[Any, ...], *, times: bool = True
+    ) -> list[tuple[int, StoredMatch]]:
         try:
-            return self._select_rows(clause, params)
+            return self._select_rows(clause, params, times=times)
         except sqlite3.DatabaseError as exc:
             raise StoreError(
                 f"{self.path}: cannot read its matches ({exc}): the file is damaged; it was not "
@@ -466,9 +470,14 @@ class ResultStore:
         "record_path, duration_s"
     )
 
-    def _select_rows(self, clause: str, params: tuple[Any, ...]) -> list[tuple[int, StoredMatch]]:
+    def _select_rows(
+        self, clause: str, params: tuple[Any, ...], *, times: bool = True
+    ) -> list[tuple[int, StoredMatch]]:
+        columns = self._MATCH_COLUMNS
+        if not times:
+            columns = columns.replace("decision_ms", "'[]'")
         rows = self._db.execute(
-            f"SELECT {self._MATCH_COLUMNS}, {self._referee_column()} FROM matches {clause}", params
+            f"SELECT {columns}, {self._referee_column()} FROM matches {clause}", params
         ).fetchall()
         faults = self._faults_of(
             None if len(rows) > FAULTS_BY_KEY_UP_TO else [row[1] for row in rows]

@@ -1,7 +1,8 @@
 """What the web pages show, kept in memory and fed as matches are stored.
 
 A :class:`TournamentSource` holds every stored match of one results file (keyed by match id,
-in the order they were stored) and the live standings fold. It is fed either in-process (``arena
+in the order they were stored; without their decision times, which the fold counts, so a large
+file fits in memory) and the live standings fold. It is fed either in-process (``arena
 tournament --web``: the runner's ``on_stored`` callback) or by :meth:`TournamentSource.watch`,
 which polls the SQLite file's ``data_version`` (microseconds) and reads only the rows added since
 (``arena serve`` on a running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
@@ -11,8 +12,8 @@ one the runner feeds; watching a file, the fold cached in the file (with the tou
 seating, margin and confidence) extended with the rows saved since and with each new one. It
 rates in schedule order, so it is always what ``arena standings`` prints; they are called
 ``exact`` once nothing has arrived for :data:`SETTLE_S`. Only when a match arrives too far out
-of order (an aborted match replayed much later) is the fold built again over the stored matches,
-in a worker thread.
+of order (an aborted match replayed much later), or when the file has no cached fold, is the
+fold built again, in a worker thread, from the file (streamed: arena.tournament.standings.refold).
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ import glob
 import re
 import statistics
 import time
-from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections import Counter, deque
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,13 @@ from arena.tournament.runner import Progress
 from arena.tournament.schedule import GamePlan, Schedule, build_schedule
 from arena.tournament.standings import (
     MARGIN_MS,
+    TIME_RESOLUTION_MS,
     StaleFold,
     Standings,
     StandingsFold,
     cached_fold,
     higher_is_better,
+    refold,
     standings_as_data,
 )
 from arena.tournament.store import ResultStore, StoredMatch
@@ -143,7 +146,8 @@ class TournamentSource:
         self._shared_fold = fold is not None
         self._fold: StandingsFold | None = fold
         self._stale = False  # no fold, or a match came too far out of order: see refresh
-        self._pending: list[StoredMatch] = []  # arrived while stale: folded after the refold
+        # (rowid in the file or 0, match): arrived while stale, folded after the refold
+        self._pending: list[tuple[int, StoredMatch]] = []
         self._generation = 0  # a file started afresh (--restart) starts a new one
         self._summary: tuple[int, bool, dict[str, Any]] | None = None
         self._changed = trio.Event()
@@ -163,11 +167,11 @@ class TournamentSource:
             margin_ms=self.margin_ms,
         )
 
-    def _fold_in(self, match: StoredMatch) -> None:
+    def _fold_in(self, match: StoredMatch, rowid: int = 0) -> None:
         if self._shared_fold:
             return
         if self._stale:
-            self._pending.append(match)
+            self._pending.append((rowid, match))
             return
         if self._fold is None:
             self._fold = self._new_fold()
@@ -176,11 +180,19 @@ class TournamentSource:
         except StaleFold:  # half added: no longer shown, folded again over self.matches
             self._stale = True
 
-    def add(self, match: StoredMatch) -> None:
-        """A match was stored (called by the runner, or by the file watcher)."""
+    def _keep(self, match: StoredMatch) -> None:
+        """Keep the match for the pages, less what only the fold needs (it has folded them)
+        when the fold cannot need them again: it is the tournament's, or made from the file."""
         self.matches.pop(match.match_id, None)  # stored again: it moves to the end
-        self.matches[match.match_id] = match
-        self._fold_in(match)
+        lean = self._shared_fold or self._data_version is not None
+        self.matches[match.match_id] = (
+            replace(match, decision_ms=()) if lean and match.decision_ms else match
+        )
+
+    def add(self, match: StoredMatch, rowid: int = 0) -> None:
+        """A match was stored (called by the runner, or by the file watcher with its row)."""
+        self._fold_in(match, rowid)
+        self._keep(match)
         now = self.clock()
         self._arrivals.note(now)
         self._last_arrival = now
@@ -193,15 +205,18 @@ class TournamentSource:
         ``folded``: the fold holds them already (the file's cached fold)."""
         loaded = []
         for match in matches:
-            self.matches.pop(match.match_id, None)
-            self.matches[match.match_id] = match
-            loaded.append(match)
+            if folded:
+                self._keep(match)
+            else:
+                loaded.append(match)
             if match.record_path and self.records_dir is None:
                 self.records_dir = Path(match.record_path).parent
         if not folded:
             order = (self._fold or self._new_fold()).order
             for match in sorted(loaded, key=order):  # in schedule order: no re-rating
                 self._fold_in(match)
+            for match in loaded:  # in the order given: the order they were stored
+                self._keep(match)
         self._bump()
 
     def _reset(self) -> None:
@@ -216,7 +231,8 @@ class TournamentSource:
         (its cache and the rows saved since: both read from one state of the file). Without a
         usable cache the fold is due: :meth:`refresh` makes it in a worker thread."""
         with store.snapshot():
-            rows = store.matches_after(0)
+            # without decision times: the cached fold has them, or the refold reads the file
+            rows = store.matches_after(0, times=self._shared_fold)
             if not self._shared_fold:
                 found = cached_fold(
                     store,
@@ -262,7 +278,7 @@ class TournamentSource:
         for rowid, match in rows:
             self._rowid = max(self._rowid, rowid)
             if not first:
-                self.add(match)
+                self.add(match, rowid)
         if first:
             self.load((m for _, m in rows), folded=not self._shared_fold)
         return bool(rows)
@@ -294,15 +310,36 @@ class TournamentSource:
         async with self._refresh_lock:  # one fold at a time, however many pages ask
             if not self._stale or self._shared_fold:
                 return
-            generation, snapshot, self._pending = self._generation, list(self.matches.values()), []
-            fresh = await trio.to_thread.run_sync(self._fold_all, snapshot)
+            generation = self._generation
+            if self._data_version is not None:  # following the file: fold what it holds
+                fresh, covered = await trio.to_thread.run_sync(self._fold_file)
+            else:  # fed by load() and add(): the matches kept (whole: see _keep)
+                snapshot, self._pending = list(self.matches.values()), []
+                fresh, covered = await trio.to_thread.run_sync(self._fold_all, snapshot), 0
             if generation != self._generation:
                 return  # the file was started afresh meanwhile
             self._fold, self._stale = fresh, False
             arrived, self._pending = self._pending, []
-            for match in arrived:  # stored while the fold was being made
-                self._fold_in(match)
+            for rowid, match in arrived:  # stored while the fold was being made
+                if rowid == 0 or rowid > covered:  # (else the file's fold has it)
+                    self._fold_in(match, rowid)
             self._bump()  # new standings: the pages' cached summary and streams move on
+
+    def _fold_file(self) -> tuple[StandingsFold, int]:
+        """Every match of the results file folded afresh, and its last row covered (in a worker
+        thread, with a connection of its own)."""
+        with ResultStore.open_read(self.results) as store, store.snapshot():
+            covered = store.last_rowid()
+            fold = refold(
+                store,
+                self.bots,
+                self.games,
+                seating=self.seating,
+                confidence=self.confidence,
+                margin_ms=self.margin_ms,
+            )
+        fold.standings()  # built here, in the worker thread
+        return fold, covered
 
     def _fold_all(self, matches: list[StoredMatch]) -> StandingsFold:
         fold = self._new_fold()
@@ -448,7 +485,6 @@ class TournamentSource:
                 if row["bot"] == bot:
                     per_game[scope] = row
         faults = []
-        times: list[float] = []
         for match in self.matches.values():
             for fault in match.faults:
                 if fault.bot == bot:
@@ -460,11 +496,9 @@ class TournamentSource:
                             "message": fault.message,
                         }
                     )
-            if match.completed:
-                for seat, name in enumerate(match.bots):
-                    if name == bot and seat < len(match.decision_ms):
-                        times.extend(match.decision_ms[seat])
         faults.reverse()  # latest first
+        # the fold counts every completed match's decision times (none while it is being made)
+        times = Counter() if self._stale or self._fold is None else self._fold.decision_times(bot)
         worst = sorted(
             (item for item in self.duplicate_scores() if item["bot"] == bot),
             key=lambda item: item["dup"],
@@ -476,7 +510,7 @@ class TournamentSource:
             "tables": per_game,
             "faults": faults[:200],
             "fault_count": len(faults),
-            "times": _histogram(times),
+            "times": _histogram(times),  # on the fold's grid of TIME_RESOLUTION_MS
             "worst": worst,
         }
 
@@ -632,27 +666,32 @@ def _match_line(match: StoredMatch) -> dict[str, Any]:
     }
 
 
-def _histogram(times: Sequence[float]) -> dict[str, Any]:
-    """Decision times counted into buckets (upper bounds in ms; the last is open)."""
+def _histogram(times: Mapping[int, int]) -> dict[str, Any]:
+    """Decision times, counted in units of TIME_RESOLUTION_MS, into buckets (upper bounds in
+    ms; the last is open) and nearest-rank percentiles (``p90``: a time 90 % did not exceed)."""
+    bounds = [round(bound / TIME_RESOLUTION_MS) for bound in TIME_BUCKETS_MS]
     counts = [0] * (len(TIME_BUCKETS_MS) + 1)
-    for ms in times:
-        for i, bound in enumerate(TIME_BUCKETS_MS):
-            if ms <= bound:
-                counts[i] += 1
-                break
-        else:
-            counts[-1] += 1
-    ordered = sorted(times)
+    ordered = sorted((unit, n) for unit, n in times.items() if n > 0)
+    for unit, n in ordered:
+        counts[next((i for i, bound in enumerate(bounds) if unit <= bound), len(bounds))] += n
+    total = sum(n for _unit, n in ordered)
 
     def pct(q: float) -> float | None:
-        return ordered[min(int(q * len(ordered)), len(ordered) - 1)] if ordered else None
+        if not total:
+            return None
+        rank, seen = min(int(q * total), total - 1), 0  # the rank-th time, counting from 0
+        for unit, n in ordered:
+            seen += n
+            if seen > rank:
+                return round(unit * TIME_RESOLUTION_MS, 6)
+        return None  # (not reached)
 
     return {
         "bounds_ms": list(TIME_BUCKETS_MS),
         "counts": counts,
-        "count": len(times),
+        "count": total,
         "p50": pct(0.5),
         "p90": pct(0.9),
         "p99": pct(0.99),
-        "max": ordered[-1] if ordered else None,
+        "max": round(ordered[-1][0] * TIME_RESOLUTION_MS, 6) if ordered else None,
     }

@@ -158,3 +158,76 @@ async def test_serve_alone_reads_the_files_cached_fold_with_the_tournaments_sett
     assert bare.summary()["standings"] == standings_as_data(expected())  # type: ignore[arg-type]
     writer.close()
     reader.close()
+
+
+async def test_a_followed_file_keeps_no_decision_times_and_the_bot_page_counts_them(
+    tmp_path: Path,
+) -> None:
+    """The pages keep the stored matches without their decision times (the bulk of a row): the
+    bot page's histogram and percentiles come from the fold's counts, on its 0.01 ms grid, the
+    same with the file's cached fold, with a refold of the file, and in-process."""
+    import random
+
+    from arena.tournament.standings import TIME_RESOLUTION_MS, LiveStandings, StandingsFold
+    from arena.web.source import TIME_BUCKETS_MS
+    from tests.tournament.test_standings_cache import BOTS, GAMES, random_history
+
+    history = random_history(random.Random(29), deals=6)
+    definition = {"bots": [{"name": b} for b in BOTS], "games": [{"label": g} for g in GAMES]}
+    path = tmp_path / "results.sqlite"
+    with ResultStore.open_for_run(path, name="t", fingerprint="f", definition=definition) as w:
+        for match in history:
+            w.save(match)
+
+    def expected_times(bot: str) -> dict:
+        units = sorted(
+            round(ms / TIME_RESOLUTION_MS)
+            for m in history
+            if m.completed
+            for seat, name in enumerate(m.bots)
+            if name == bot
+            for ms in m.decision_ms[seat]
+        )
+        grid = [u * TIME_RESOLUTION_MS for u in units]
+        counts = [0] * (len(TIME_BUCKETS_MS) + 1)
+        for ms in grid:
+            counts[next((i for i, b in enumerate(TIME_BUCKETS_MS) if ms <= b + 1e-9), -1)] += 1
+
+        def rank(q: float) -> float:
+            return round(grid[min(int(q * len(grid)), len(grid) - 1)], 6)
+
+        return {
+            "count": len(grid),
+            "counts": counts,
+            "p50": rank(0.5),
+            "p90": rank(0.9),
+            "p99": rank(0.99),
+            "max": round(grid[-1], 6),
+        }
+
+    def check(source: TournamentSource) -> None:
+        assert all(m.decision_ms == () for m in source.matches.values())
+        assert len(source.matches) == len({m.match_id for m in history})
+        for bot in BOTS:
+            times = source.bot_page(bot)["times"]
+            assert times["count"] > 0
+            assert {k: times[k] for k in expected_times(bot)} == expected_times(bot)
+
+    with ResultStore.open_read(path) as reader:  # no cached fold: refolded from the file
+        followed = TournamentSource(path, name="t", definition=definition)
+        followed.poll_file(reader)
+        assert followed.bot_page("a")["times"]["count"] == 0  # while the fold is being made
+        await followed.refresh()
+        check(followed)
+    with ResultStore.open_for_run(path, name="t", fingerprint="f", definition=definition) as w:
+        LiveStandings(w, BOTS, GAMES).persist()
+    with ResultStore.open_read(path) as reader:  # the file's cached fold
+        cached = TournamentSource(path, name="t", definition=definition)
+        cached.poll_file(reader)
+        check(cached)
+    fold = StandingsFold(BOTS, GAMES)  # in-process: the tournament's own fold
+    in_process = TournamentSource(path, name="t", definition=definition, fold=fold)
+    for match in sorted(history, key=fold.order):
+        fold.add(match)
+    in_process.load(history)
+    check(in_process)
