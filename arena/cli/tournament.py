@@ -405,7 +405,8 @@ async def _run(
             progress=progress,
             fold=fold,
         )
-        source.load(sorted(store.matches(include_aborted=True), key=fold.order))
+        # (the pages keep no decision times: the tournament's fold, which they share, has them)
+        source.load(sorted(store.matches(include_aborted=True, times=False), key=fold.order))
 
         def on_stored(match: StoredMatch) -> None:
             live.add(match)

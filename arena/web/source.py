@@ -150,6 +150,7 @@ class TournamentSource:
         self._pending: list[tuple[int, StoredMatch]] = []
         self._generation = 0  # a file started afresh (--restart) starts a new one
         self._summary: tuple[int, bool, dict[str, Any]] | None = None
+        self._worst: tuple[int, dict[str, list[dict[str, Any]]]] | None = None  # _worst_seats
         self._changed = trio.Event()
         self._refresh_lock = trio.Lock()
         self._rowid = 0
@@ -158,14 +159,12 @@ class TournamentSource:
 
     # -- feeding --------------------------------------------------------------------------------
 
+    def _fold_settings(self) -> dict[str, Any]:
+        """The tournament's settings of its fold (confidence: that of its tables)."""
+        return {"seating": self.seating, "confidence": self.confidence, "margin_ms": self.margin_ms}
+
     def _new_fold(self) -> StandingsFold:
-        return StandingsFold(
-            self.bots,
-            self.games,
-            seating=self.seating,
-            confidence=self.confidence,
-            margin_ms=self.margin_ms,
-        )
+        return StandingsFold(self.bots, self.games, **self._fold_settings())
 
     def _fold_in(self, match: StoredMatch, rowid: int = 0) -> None:
         if self._shared_fold:
@@ -234,14 +233,7 @@ class TournamentSource:
             # without decision times: the cached fold has them, or the refold reads the file
             rows = store.matches_after(0, times=self._shared_fold)
             if not self._shared_fold:
-                found = cached_fold(
-                    store,
-                    self.bots,
-                    self.games,
-                    seating=self.seating,
-                    confidence=self.confidence,
-                    margin_ms=self.margin_ms,
-                )
+                found = cached_fold(store, self.bots, self.games, **self._fold_settings())
                 self._fold = None if found is None else found[0]
                 self._stale = found is None and bool(rows)
         return rows
@@ -330,14 +322,7 @@ class TournamentSource:
         thread, with a connection of its own)."""
         with ResultStore.open_read(self.results) as store, store.snapshot():
             covered = store.last_rowid()
-            fold = refold(
-                store,
-                self.bots,
-                self.games,
-                seating=self.seating,
-                confidence=self.confidence,
-                margin_ms=self.margin_ms,
-            )
+            fold = refold(store, self.bots, self.games, **self._fold_settings())
         fold.standings()  # built here, in the worker thread
         return fold, covered
 
@@ -499,10 +484,7 @@ class TournamentSource:
         faults.reverse()  # latest first
         # the fold counts every completed match's decision times (none while it is being made)
         times = Counter() if self._stale or self._fold is None else self._fold.decision_times(bot)
-        worst = sorted(
-            (item for item in self.duplicate_scores() if item["bot"] == bot),
-            key=lambda item: item["dup"],
-        )[:20]
+        worst = self._worst_seats().get(bot, [])
         return {
             "bot": bot,
             "tournament": self.name,
@@ -513,6 +495,20 @@ class TournamentSource:
             "times": _histogram(times),  # on the fold's grid of TIME_RESOLUTION_MS
             "worst": worst,
         }
+
+    def _worst_seats(self) -> dict[str, list[dict[str, Any]]]:
+        """Each bot's 20 worst seats by duplicate score, made once per version: one pass over
+        every stored match serves every bot's page until the next match arrives."""
+        if self._worst is None or self._worst[0] != self.version:
+            by_bot: dict[str, list[dict[str, Any]]] = {}
+            for item in self.duplicate_scores():
+                by_bot.setdefault(item["bot"], []).append(item)
+            worst = {
+                bot: sorted(items, key=lambda item: item["dup"])[:20]
+                for bot, items in by_bot.items()
+            }
+            self._worst = (self.version, worst)
+        return self._worst[1]
 
     def _deal_groups(self) -> dict[tuple[str, int, int], list[StoredMatch]]:
         groups: dict[tuple[str, int, int], list[StoredMatch]] = {}

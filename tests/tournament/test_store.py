@@ -62,6 +62,18 @@ def test_round_trip_keeps_every_field(tmp_path):
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
+def test_json_columns_msgspec_refuses_still_read_back(tmp_path):
+    """json.dumps writes NaN and lone surrogates, which the fast decoder refuses: read by json."""
+    path = tmp_path / "results.sqlite"
+    odd = match(options={"x": float("nan"), "name": "\ud800"}, scores=(1.5, float("inf"), 3))
+    with open_store(path) as store:
+        store.save(odd)
+    with ResultStore.open_read(path) as store:
+        (back,) = store.matches()
+    assert back.options["x"] != back.options["x"] and back.options["name"] == "\ud800"
+    assert back.scores == (1.5, float("inf"), 3) and back.decision_ms == odd.decision_ms
+
+
 def test_an_aborted_match_is_not_done_and_its_replay_replaces_it(tmp_path):
     path = tmp_path / "r.sqlite"
     with open_store(path) as store:

@@ -231,3 +231,24 @@ async def test_a_followed_file_keeps_no_decision_times_and_the_bot_page_counts_t
         fold.add(match)
     in_process.load(history)
     check(in_process)
+
+
+def test_the_worst_seats_made_once_per_version_follow_new_matches(tmp_path: Path) -> None:
+    """A bot's worst seats are computed once per version for every bot's page: a match that
+    arrives after a page was shown is in the next one, as in a source given everything at once."""
+    import random
+
+    from tests.tournament.test_standings_cache import BOTS, GAMES, random_history
+
+    history = [m for m in random_history(random.Random(31), deals=6) if m.completed]
+    definition = {"bots": [{"name": b} for b in BOTS], "games": [{"label": g} for g in GAMES]}
+    path = tmp_path / "none.sqlite"
+    growing = TournamentSource(path, name="t", definition=definition)
+    growing.load(history[: len(history) // 2])
+    before = {bot: growing.bot_page(bot)["worst"] for bot in BOTS}
+    for match in history[len(history) // 2 :]:
+        growing.add(match)
+    whole = TournamentSource(path, name="t", definition=definition)
+    whole.load(history)
+    after = {bot: growing.bot_page(bot)["worst"] for bot in BOTS}
+    assert after == {bot: whole.bot_page(bot)["worst"] for bot in BOTS} != before
