@@ -20,7 +20,10 @@ time is the clock's call, not the scope's). Requests come tens of microseconds a
 the deadline the last one set. A request that fits in the bot's pipe is written without waiting
 and the deadline set once, from then (the bot's time starts once the request is written); one that
 does not fit sets it before the write too (a bot that does not read its input blocks the write).
-An ordinary quick reply is read without a scheduler pass (ProcessTransport's quick read).
+An ordinary quick reply is read without a scheduler pass (ProcessTransport's quick read), and
+the ordinary decision is made without a coroutine: play() calls ask_now(), a plain method, and
+awaits ask_rest() only when something has to wait (a write that does not fit, a reply not there
+yet) or the reply is not the ordinary one (then read_reply's full checks take it).
 
 A scope that expired in the scheduler pass that also brought the awaited reply stays cancelled
 (moving its deadline does not undo that): the reply is still used, and the scope is replaced before
@@ -107,6 +110,47 @@ assert Request.__struct_fields__[-5:] == ("id", "decision", "view", "legal", "ti
 class _Match:
     """One match in progress: the game state, the seats, the record."""
 
+    # Slots: with more than 29 attributes an instance's attributes live in a dict of its own
+    # (CPython 3.11 shares keys up to 30), and every self.x of the per-decision path costs more.
+    __slots__ = (
+        "action_recorded",
+        "asking",
+        "autopilot",
+        "autopilot_decision",
+        "banked",
+        "clock_offset",
+        "compact_record",
+        "control",
+        "dealer",
+        "decision_json",
+        "event_prefix",
+        "events_routed",
+        "expiry_check_from",
+        "faults",
+        "full_record",
+        "game",
+        "mark",
+        "match_id",
+        "max_faults",
+        "now",
+        "players",
+        "record",
+        "record_due",
+        "record_entries",
+        "recording",
+        "referee_us",
+        "request_prefix",
+        "resolved",
+        "scope_deadline",
+        "seats",
+        "seed",
+        "shuffles_recorded",
+        "state",
+        "teams",
+        "unwritten_request",
+        "waiting",
+    )
+
     def __init__(
         self,
         game: GameSpec,
@@ -169,6 +213,9 @@ class _Match:
         else:
             self.now, self.clock_offset = clock.current_time, 0.0
         self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
+        # A decision ask_now began and ask_rest finishes: id, legal, limit_ms, what is still to
+        # write (None: all written), a line already read (None: none).
+        self.asking: tuple[int, list[str], int, bytes | None, bytes | None] | None = None
         self.record_due = self.now() + GZIP_FLUSH_S
         self.new_scope()
 
@@ -364,8 +411,12 @@ class _Match:
 
     # -- one decision ------------------------------------------------------------------------------
 
-    async def ask(self, seat: _Seat, scope: trio.CancelScope) -> tuple[str, str]:
-        """Ask the seat to move; returns (action, who chose it: "bot" or "autopilot")."""
+    def ask_now(self, seat: _Seat, scope: trio.CancelScope) -> tuple[str, str] | None:
+        """Ask the seat to move; returns (action, who chose it: "bot" or "autopilot"), or None
+        when the decision needs to wait (a write that does not fit, a reply not yet there, or
+        not the ordinary one): then ``await self.ask_rest(seat)`` finishes it. The ordinary
+        decision (the request fits in the pipe, the reply is there by the quick read, valid and
+        in time) is thus made without a coroutine (play() calls this first)."""
         state, bot = self.state, seat.bot
         legal = state.legal_actions()
         if seat.forfeited:
@@ -408,27 +459,34 @@ class _Match:
             self.unwritten_request = (seat.index, request_id, state.decision, legal, time_left)
             if self.full_record:
                 self.write_request()
-        deadline_s = (time_left + clock.margin_ms) / 1000  # clock.deadline_ms(), known already
+        limit_ms = time_left + clock.margin_ms  # clock.deadline_ms(), known already
         try:
             # Most requests fit in the pipe at once: then the bot's time starts now and one
-            # deadline move suffices. Otherwise the rest waits for the bot to read, under the
-            # deadline counted from before the write (a bot that does not read is timed too).
+            # deadline move suffices. Otherwise the rest waits for the bot to read (ask_rest),
+            # under the deadline counted from before the write (a bot that does not read is
+            # timed too).
             written = bot.send_nowait(data)
-            if written < len(data):
-                before = self.now()
-                self.waiting = (seat, request_id, before, False)
-                self.move_deadline(scope, before + deadline_s)
-                await bot.send(data[written:] if written else data)
         except BotGone:
-            self.waiting = None
-            self.clear_deadline(scope)
-            self.fault(
-                seat,
-                FaultKind.CRASH,
-                request_id,
-                f"cannot be written to any more: {bot.exit_reason()}",
-            )
-            return self.autopilot_move(legal), "autopilot"
+            return self.cannot_write(seat, scope, request_id, legal)
+        if written < len(data):
+            before = self.now()
+            self.waiting = (seat, request_id, before, False)
+            self.move_deadline(scope, before + limit_ms / 1000)
+            self.asking = (request_id, legal, limit_ms, data[written:] if written else data, None)
+            return None
+        sent_at = self.sent(seat, scope, request_id, limit_ms)
+        reply = bot.reader.line_now()
+        if reply is not None:
+            action = self.quick_reply(seat, request_id, legal, sent_at, limit_ms, reply)
+            if action is not None:
+                self.mark = time.perf_counter()
+                self.waiting = None
+                return action, "bot"
+        self.asking = (request_id, legal, limit_ms, None, reply)
+        return None
+
+    def sent(self, seat: _Seat, scope: trio.CancelScope, request_id: int, limit_ms: int) -> float:
+        """The request is written: the bot's time starts now (returned, in the match's time)."""
         sent_at = self.now()
         if self.recording:
             seat.sent_at[request_id] = sent_at
@@ -436,11 +494,42 @@ class _Match:
                 self.record_due = sent_at + GZIP_FLUSH_S
                 self.record.flush()
         self.waiting = (seat, request_id, sent_at, True)
-        deadline = sent_at + deadline_s
+        deadline = sent_at + limit_ms / 1000
         if not deadline <= self.scope_deadline <= deadline + DEADLINE_SLACK_S:
             self.move_deadline(scope, deadline)  # (the same test inside: this saves a call)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
-        action = await self.read_reply(seat, request_id, legal, sent_at)
+        return sent_at
+
+    def cannot_write(
+        self, seat: _Seat, scope: trio.CancelScope, request_id: int, legal: list[str]
+    ) -> tuple[str, str]:
+        self.waiting = None
+        self.clear_deadline(scope)
+        self.fault(
+            seat,
+            FaultKind.CRASH,
+            request_id,
+            f"cannot be written to any more: {seat.bot.exit_reason()}",
+        )
+        return self.autopilot_move(legal), "autopilot"
+
+    async def ask_rest(self, seat: _Seat, scope: trio.CancelScope) -> tuple[str, str]:
+        """The rest of a decision ask_now began: the write, then the reply, as far as they were
+        not done there (``self.asking``)."""
+        assert self.asking is not None
+        request_id, legal, limit_ms, unsent, line = self.asking
+        self.asking = None
+        bot = seat.bot
+        if unsent is None:
+            assert self.waiting is not None
+            sent_at = self.waiting[2]
+        else:
+            try:
+                await bot.send(unsent)
+            except BotGone:
+                return self.cannot_write(seat, scope, request_id, legal)
+            sent_at = self.sent(seat, scope, request_id, limit_ms)
+        action = await self.read_reply(seat, request_id, legal, sent_at, limit_ms, line)
         self.mark = time.perf_counter()
         self.waiting = None
         # The scope's deadline is left as it is: nothing awaits before the next request moves it
@@ -465,10 +554,71 @@ class _Match:
             return self.autopilot_move(legal), "autopilot"
         return action, "bot"
 
+    def quick_reply(
+        self,
+        seat: _Seat,
+        request_id: int,
+        legal: list[str],
+        sent_at: float,
+        limit_ms: int,
+        line: bytes,
+    ) -> str | None:
+        """The ordinary reply, booked: an action message for the pending id with one valid
+        choice, in time (``limit_ms`` since ``sent_at``: what the clock's charge finds in time),
+        with no record line to write but a compact record's decision array. None for any other
+        line, booking nothing: read_reply's full checks then take it."""
+        if self.recording and self.unwritten_request is None:
+            return None
+        try:
+            message = decode_from_bot(line)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            return None
+        if type(message) is not Action or message.id != request_id:
+            return None
+        index, named = message.index, message.action
+        if isinstance(named, str):
+            if index is not UNSET or named not in legal:
+                return None
+            chosen = named
+        elif index is not UNSET and 0 <= index < len(legal):
+            chosen = legal[index]
+        else:
+            return None
+        used_ms = (self.now() - sent_at) * 1000
+        if used_ms > limit_ms:
+            return None  # late: read_reply's path books and reports it
+        seat.times_ms.append(used_ms)
+        clock = seat.clock
+        # In time without a bank, charge() books nothing and charges 0: its call is saved.
+        charged_ms = 0 if clock.bank_left_ms is None else clock.charge(used_ms).charged_ms
+        request = self.unwritten_request
+        if request is not None:  # a compact record's: record_decision
+            self.unwritten_request = None
+            self.action_recorded = True
+            self.record_entries.append(
+                (
+                    seat.index,
+                    request_id,
+                    request[4],
+                    used_ms,
+                    charged_ms,
+                    line,
+                    chosen,
+                )
+            )
+        return chosen
+
     async def read_reply(
-        self, seat: _Seat, request_id: int, legal: list[str], sent_at: float
+        self,
+        seat: _Seat,
+        request_id: int,
+        legal: list[str],
+        sent_at: float,
+        limit_ms: int,
+        first: bytes | None = None,
     ) -> str | None:
         """Read lines until the reply to ``request_id``; None after a fault (already recorded).
+        ``first``: a line already read (by ask_now, which found it not the ordinary reply).
 
         Any line except a stale answer ends the decision and is charged to the clock: sending
         garbage does not save time.
@@ -477,18 +627,27 @@ class _Match:
         stale = 0
         while True:
             too_long: LineTooLong | None = None
-            try:
-                line = bot.reader.line_now()
+            line: bytes | None = first
+            if first is not None:
+                first = None
+            else:
+                try:
+                    line = bot.reader.line_now()
+                    if line is None:
+                        line = await bot.reader.read_line()
+                except LineTooLong as error:
+                    too_long, line = error, error.head
                 if line is None:
-                    line = await bot.reader.read_line()
-            except LineTooLong as error:
-                too_long, line = error, error.head
-            if line is None:
-                return _CRASHED
+                    return _CRASHED
+                if too_long is None:
+                    # The ordinary reply takes this shortcut; anything else the checks below.
+                    action = self.quick_reply(seat, request_id, legal, sent_at, limit_ms, line)
+                    if action is not None:
+                        return action
+            assert line is not None
             used_ms = (self.now() - sent_at) * 1000
             message: object = None
             problem = ""
-            charge: Charge | None = None
             if too_long is not None:
                 problem = (
                     f"sent a line longer than {too_long.limit} bytes (starting {shorten(line, 60)})"
@@ -498,42 +657,6 @@ class _Match:
                     message = decode_from_bot(line)
                 except (msgspec.DecodeError, msgspec.ValidationError) as error:
                     problem = f"sent {shorten(line)}, which is not a valid message: {error}"
-                else:
-                    # The ordinary reply (the pending id, one valid choice, no record line to
-                    # write but a compact record's decision array) takes this shortcut when in
-                    # time; anything else the full checks below.
-                    if (
-                        type(message) is Action
-                        and message.id == request_id
-                        and (not self.recording or self.unwritten_request is not None)
-                    ):
-                        index, named = message.index, message.action
-                        chosen: str | None = None
-                        if isinstance(named, str):
-                            if index is UNSET and named in legal:
-                                chosen = named
-                        elif index is not UNSET and 0 <= index < len(legal):
-                            chosen = legal[index]
-                        if chosen is not None:
-                            seat.times_ms.append(used_ms)
-                            charge = seat.clock.charge(used_ms)
-                            if charge.in_time:
-                                request = self.unwritten_request
-                                if request is not None:  # a compact record's: record_decision
-                                    self.unwritten_request = None
-                                    self.action_recorded = True
-                                    self.record_entries.append(
-                                        (
-                                            seat.index,
-                                            request_id,
-                                            request[4],
-                                            used_ms,
-                                            charge.charged_ms,
-                                            line,
-                                            chosen,
-                                        )
-                                    )
-                                return chosen
             written_id = message.id if isinstance(message, Action) else None
             if written_id is not None and written_id < request_id:
                 # A late answer to an earlier request: never applied to this one. Only the first
@@ -542,9 +665,8 @@ class _Match:
                 if stale <= RECORDED_STALE_REPLIES:
                     self.reply_entry(seat, line, "stale", written_id, request_id, None, None)
                 continue
-            if charge is None:  # (else booked by the shortcut above, and late)
-                seat.times_ms.append(used_ms)
-                charge = seat.clock.charge(used_ms)
+            seat.times_ms.append(used_ms)
+            charge = seat.clock.charge(used_ms)
             if not charge.in_time:
                 self.reply_entry(seat, line, "late", written_id, request_id, used_ms, charge)
                 self.fault(
@@ -764,9 +886,17 @@ class _Match:
                 seats = self.seats
                 while state.seat_to_move is not None:  # (not state.is_over: a property call)
                     seat = seats[state.seat_to_move]
-                    action, chosen_by = await self.ask(seat, scope)
-                    self.apply(seat, action, chosen_by)
-                    if self.scope_expired(scope):
+                    answer = self.ask_now(seat, scope)
+                    if answer is None:
+                        answer = await self.ask_rest(seat, scope)
+                    # (apply() inline: a call fewer per decision)
+                    if self.action_recorded:  # an ordinary decision's compact line (quick_reply)
+                        self.action_recorded = False
+                    elif self.recording:
+                        self.record_action(seat, answer[0], answer[1])
+                    state.apply(answer[0])
+                    self.route_events()
+                    if self.now() >= self.expiry_check_from and self.scope_expired(scope):
                         # It expired in the pass that brought this reply: moving its deadline
                         # does not undo that, and the next seat's wait would end at once.
                         break
@@ -776,7 +906,8 @@ class _Match:
                 self.apply(seat, self.timed_out(), "autopilot")
 
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        if self.action_recorded:  # an ordinary decision's compact line (read_reply)
+        """Apply the decision's action (play() does the same inline)."""
+        if self.action_recorded:  # an ordinary decision's compact line (quick_reply)
             self.action_recorded = False
         elif self.recording:
             self.record_action(seat, action, chosen_by)

@@ -361,7 +361,33 @@ def _current_runner() -> object:
     return getattr(trio_run.GLOBAL_RUN_CONTEXT, "runner", None)
 
 
-class _QuickRead:
+class _QuickState:
+    """What the quick reads of this process share. Not class attributes of _QuickRead: writing a
+    class attribute invalidates every attribute cache of that class, so each decision's count
+    made every self.x of the next read take the slow lookup (~1 us per decision)."""
+
+    __slots__ = ("taken", "step_task", "step_points", "step_shared")
+
+    def __init__(self) -> None:
+        self.taken = 0  # quick reads so far in this process
+        # The scheduler step last looked at (task, its count of schedule points), and whether
+        # any other task was runnable in it.
+        self.step_task: object = None
+        self.step_points = -1
+        self.step_shared = False
+
+
+_QUICK = _QuickState()
+
+
+class _QuickReadType(type):
+    @property
+    def taken(cls) -> int:
+        """Quick reads so far in this process (benchmarks and tests look)."""
+        return _QUICK.taken
+
+
+class _QuickRead(metaclass=_QuickReadType):
     """The fast path for an ordinary reply: the bot answers within microseconds of its request,
     so instead of a trio scheduler pass (epoll registration, the run loop, a task switch: about
     6 us of CPU per decision) the referee waits for it in one ``poll`` of the bot's output *and*
@@ -384,17 +410,11 @@ class _QuickRead:
     was written for (trio 0.35, epoll); otherwise every read takes the ordinary path.
     """
 
-    taken = 0  # quick reads so far in this process (benchmarks and tests look)
-    # The scheduler step last looked at (task, its count of schedule points), and whether any
-    # other task was runnable in it.
-    step_task: object = None
-    step_points = -1
-    step_shared = False
-
     def __init__(self, runner: object, poller: select.poll) -> None:
         self.runner = runner
         self.poller = poller
         self.runq: object = runner.runq  # type: ignore[attr-defined]  # checked in for_fd
+        self.deadlines = runner.deadlines  # type: ignore[attr-defined]
         self.next_deadline = runner.deadlines.next_deadline  # type: ignore[attr-defined]
         self.clock_offset: float = runner.clock.offset  # type: ignore[attr-defined]  # SystemClock
 
@@ -406,6 +426,7 @@ class _QuickRead:
             runq = runner.runq  # type: ignore[attr-defined]
             clock = runner.clock  # type: ignore[attr-defined]
             next_deadline = runner.deadlines.next_deadline  # type: ignore[attr-defined]
+            heap = runner.deadlines._heap  # type: ignore[attr-defined]  # read() looks at its top
             task = trio_run.GLOBAL_RUN_CONTEXT.task
             task._schedule_points, task._next_send_fn, task._cancel_status.effectively_cancelled  # noqa: B018  # what read() looks at
             iter(runner.tasks)  # type: ignore[attr-defined]
@@ -415,6 +436,7 @@ class _QuickRead:
             type(clock) is not trio_run.SystemClock
             or not hasattr(runq, "__len__")
             or not callable(next_deadline)
+            or type(heap) is not list
         ):
             return None
         poller = select.poll()
@@ -429,17 +451,25 @@ class _QuickRead:
             return None
         task = trio_run.GLOBAL_RUN_CONTEXT.task
         points = task._schedule_points
-        if points != _QuickRead.step_points or task is not _QuickRead.step_task:
+        shared = _QUICK
+        if points != shared.step_points or task is not shared.step_task:
             # A new scheduler step: is another task of its batch still to run? (_next_send_fn:
             # what trio sets when it makes a task runnable and clears when the task runs.)
-            _QuickRead.step_task, _QuickRead.step_points = task, points
-            _QuickRead.step_shared = any(
+            shared.step_task, shared.step_points = task, points
+            shared.step_shared = any(
                 other._next_send_fn is not None and other is not task
                 for other in self.runner.tasks  # type: ignore[attr-defined]
             )
-        if _QuickRead.step_shared or task._cancel_status.effectively_cancelled:
+        if shared.step_shared or task._cancel_status.effectively_cancelled:
             return None  # another task's turn, or a cancellation to deliver (trio's path does)
-        wait_s = self.next_deadline() - self.clock_offset - time.perf_counter()  # to trio's next
+        # trio's next deadline: the top of its heap when that entry is current (what
+        # next_deadline() returns first, without the call), else next_deadline() itself.
+        heap = self.deadlines._heap
+        if heap and heap[0][0] == heap[0][2]._registered_deadline:
+            deadline = heap[0][0]
+        else:
+            deadline = self.next_deadline()
+        wait_s = deadline - self.clock_offset - time.perf_counter()  # to trio's next
         if wait_s < 0.001:
             return None  # a deadline is (nearly) due: trio's path handles it
         ready = self.poller.poll(int(wait_s * 1000) if wait_s < QUICK_WAIT_MAX_S else None)
@@ -451,7 +481,7 @@ class _QuickRead:
             return None
         except OSError:
             return b""
-        _QuickRead.taken += 1
+        shared.taken += 1
         return data
 
 
@@ -566,18 +596,6 @@ class ProcessTransport:
     # instead of one (benchmarks/limit.py). A write that fits in the pipe returns without yielding;
     # a read always waits for readability first, so it is a checkpoint.
 
-    def write_nowait(self, data: bytes) -> int:
-        """Write what fits in the pipe now, without waiting: the number of bytes written (the
-        referee's fast path: a request that fits needs no deadline set before the write)."""
-        if self._streams_closed:
-            raise trio.ClosedResourceError("the bot's input was already closed")
-        try:
-            return os.write(self._stdin_fd, data)
-        except BlockingIOError:  # the pipe is full: the bot is not reading yet
-            return 0
-        except OSError as error:  # EPIPE: the bot closed its input or exited
-            raise trio.BrokenResourceError(str(error)) from error
-
     async def send_all(self, data: bytes) -> None:
         if self._streams_closed:
             raise trio.ClosedResourceError("the bot's input was already closed")
@@ -604,7 +622,10 @@ class ProcessTransport:
         if self._streams_closed:
             return None
         quick = self._quick
-        if quick is None or quick.runner is not _current_runner():
+        # (_current_runner() inline: a call fewer per decision; receive_now runs inside trio.)
+        if quick is None or quick.runner is not getattr(
+            trio_run.GLOBAL_RUN_CONTEXT, "runner", None
+        ):
             quick = self._quick = _QuickRead.for_fd(self._stdout_fd)
             if quick is None:
                 return None
@@ -800,12 +821,16 @@ class BotProcess:
         tell); the number of bytes written. Raises BotGone like :meth:`send`."""
         transport = self.transport
         # Only the real transport itself: a wrapper (arena check swaps one in) may change what
-        # is written in its send_all.
+        # is written in its send_all. It writes the raw fd itself (a call fewer per decision).
         if type(transport) is not ProcessTransport:
             return 0
+        if transport._streams_closed:
+            raise BotGone("the bot's input was already closed")
         try:
-            return transport.write_nowait(data)
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
+            return os.write(transport._stdin_fd, data)
+        except BlockingIOError:  # the pipe is full: the bot is not reading yet
+            return 0
+        except OSError as error:  # EPIPE: the bot closed its input or exited
             raise BotGone(str(error) or type(error).__name__) from None
 
     async def send(self, data: bytes) -> None:
