@@ -4,6 +4,7 @@ holds a card that seat could not see."""
 from __future__ import annotations
 
 import json
+import zlib
 from pathlib import Path
 
 import pytest
@@ -149,15 +150,25 @@ def test_another_seats_decision_shows_only_who_and_when(played: Path) -> None:
     assert foreign and all(set(f) == {"seat", "kind"} for f in foreign)
 
 
-def test_a_record_being_written_shows_the_frames_so_far(played: Path, tmp_path: Path) -> None:
+@pytest.mark.parametrize("compressed", [False, True])
+def test_a_record_being_written_shows_the_frames_so_far(
+    played: Path, tmp_path: Path, compressed: bool
+) -> None:
+    """Half a record's lines and the start of the next, as a running match leaves its file:
+    plain, or gzip up to its last flush (the referee's writes end in a flush, not a gzip end)."""
     path, _ = records(played)[0]
-    lines = path.read_bytes().splitlines(keepends=True)
-    cut = tmp_path / "running.jsonl"
-    cut.write_bytes(b"".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:7])
+    lines = zlib.decompress(path.read_bytes(), 16 + zlib.MAX_WBITS).splitlines(keepends=True)
+    half = b"".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:7]
+    cut = tmp_path / ("running.jsonl.gz" if compressed else "running.jsonl")
+    if compressed:
+        gzip = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
+        cut.write_bytes(gzip.compress(half) + gzip.flush(zlib.Z_SYNC_FLUSH))
+    else:
+        cut.write_bytes(half)
     data = match_frames(read_entries(cut, partial=True), 0)
     assert not data["over"] and data["result"] is None
     assert 1 < len(data["frames"]) < len(match_frames(replay_record(path).entries, 0)["frames"])
-    with pytest.raises(MatchViewError, match="line"):
+    with pytest.raises(MatchViewError, match="line|cut"):
         read_entries(cut, partial=False)
 
 
