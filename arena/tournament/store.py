@@ -474,10 +474,13 @@ class ResultStore:
         try:
             return self._select_rows(clause, params, times=times)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"{self.path}: cannot read its matches ({exc}): the file is damaged; it was not "
-                "changed"
-            ) from None
+            raise self._damaged(exc) from None
+
+    def _damaged(self, exc: sqlite3.DatabaseError) -> StoreError:
+        """The one-line error for matches that cannot be read."""
+        return StoreError(
+            f"{self.path}: cannot read its matches ({exc}): the file is damaged; it was not changed"
+        )
 
     _MATCH_COLUMNS = (
         "rowid, match_key, match_id, game, game_id, table_no, deal, rotation, seed, players, "
@@ -542,10 +545,7 @@ class ResultStore:
                 for row in rows:
                     yield _match_of_row(row, faults)
         except sqlite3.DatabaseError as exc:
-            raise StoreError(
-                f"{self.path}: cannot read its matches ({exc}): the file is damaged; it was not "
-                "changed"
-            ) from None
+            raise self._damaged(exc) from None
 
     # -- writing -----------------------------------------------------------------------------------
 
