@@ -320,6 +320,33 @@ class EightRounds(TrickGame):
         """Per suit: the low and high end card of its row, or None while its 7 is not down."""
         return dict(self._layout)
 
+    VIEW_KEYS = (
+        "game",
+        "players",
+        "seat",
+        "round",
+        "rounds",
+        "contract",
+        "hand_size",
+        "removed",
+        "dealer",
+        "phase",
+        "to_move",
+        "trick_winners",
+        "taken",
+        "patience",
+        "passes",
+        "consecutive_passes",
+        "round_points",
+        "trick",
+        "last_trick",
+        "played",
+        "tricks",
+        "hand_counts",
+        "scores",
+        "hand",
+    )
+
     def view(self, seat: int | None) -> dict[str, Any]:
         over = self.seat_to_move is None
         index = min(self.round, PATIENCE_ROUND)
@@ -343,6 +370,38 @@ class EightRounds(TrickGame):
             "round_points": list(self.round_points),
         }
         return self._view_tail(view, seat, self.totals, [], self.played, self.tricks)
+
+    def view_values(self, seat: int) -> tuple | None:
+        """view(seat)'s values in VIEW_KEYS order, the state's own lists uncopied (GameState)."""
+        if self.seat_to_move is None:
+            return None
+        index = self.round
+        return (
+            "eight-rounds",
+            self.players,
+            seat,
+            index + 1,
+            len(CONTRACTS),
+            CONTRACTS[index],
+            self.hand_size,
+            self.removed,
+            (self.first_dealer + index) % self.players,
+            self.decision or "over",
+            self.seat_to_move,
+            self.trick_winners,
+            self.taken,
+            self._layout,
+            self.passes,
+            self.consecutive_passes,
+            self.round_points,
+            self._shown_trick(),
+            self.last_trick,
+            self.played,
+            self.tricks,
+            [*map(len, self.hands)],
+            self.totals,
+            self.hands[seat],
+        )
 
 
 SPEC = GameSpec(
