@@ -69,6 +69,20 @@ def decode_from_bot(line: bytes | str) -> FromBot:
     return message
 
 
+def decode_plain_action(line: bytes) -> Action | None:
+    """The line as an action message without a repeated key, or None for any other line (then
+    decode_from_bot says what it is or what is wrong with it): the referee's shortcut for the
+    usual reply, the same checks less the ranges of ``id`` and ``index``, which the caller
+    compares with its own (no out-of-range value equals a pending id or a legal index)."""
+    try:
+        message = _from_bot_decoder.decode(line)
+    except Exception:  # whatever a line provokes: decode_from_bot reports it
+        return None
+    if type(message) is not Action or line.count(b'"') > (10 if message.index is UNSET else 8):
+        return None
+    return message
+
+
 class _DuplicateKey(Exception):
     pass
 

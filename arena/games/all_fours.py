@@ -238,8 +238,10 @@ class AllFours(TrickGame):
     # -- the rules -----------------------------------------------------------------------------
 
     def _legal(self) -> list[str]:
+        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
+        assert seat is not None  # (a decision is pending whenever this runs)
         if self.decision == "play":
-            return self._playable(self.hands[self.mover])
+            return self._playable(self.hands[seat])
         if self.decision == "beg":
             return ["stand", "beg"]
         return ["give", "run"]
@@ -280,7 +282,8 @@ class AllFours(TrickGame):
         return "no undertrumping: play a trump higher than the one in the trick, or another card"
 
     def _apply(self, action: str) -> None:
-        seat = self.mover
+        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
+        assert seat is not None  # (a decision is pending whenever this runs)
         if self.decision == "play":
             self._play(seat, action)
         elif action == "stand":

@@ -106,7 +106,8 @@ class AllesOderNichts(TrickGame):
     # -- the rules -----------------------------------------------------------------------------
 
     def _legal(self) -> list[str]:
-        seat = self.mover
+        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
+        assert seat is not None  # (a decision is pending whenever this runs)
         if self.decision == "play":
             return follow_suit(self.hands[seat], self.trick)
         if self.decision == "bid":
@@ -126,7 +127,8 @@ class AllesOderNichts(TrickGame):
         return "declare your bid as declare:open or declare:secret"
 
     def _apply(self, action: str) -> None:
-        seat = self.mover
+        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
+        assert seat is not None  # (a decision is pending whenever this runs)
         n = self.players
         if self.decision == "play":
             self._play(seat, action)

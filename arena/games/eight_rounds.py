@@ -212,7 +212,9 @@ class EightRounds(TrickGame):
         )
 
     def _legal(self) -> list[str]:
-        hand = self.hands[self.mover]
+        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
+        assert seat is not None  # (a decision is pending whenever this runs)
+        hand = self.hands[seat]
         if self.decision == "play":
             return follow_suit(hand, self.trick)
         fitting = self._fitting(hand)
@@ -246,7 +248,8 @@ class EightRounds(TrickGame):
         return f"{action} does not fit: it is not a 7 nor next to an end of an open row"
 
     def _apply(self, action: str) -> None:
-        seat = self.mover
+        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
+        assert seat is not None  # (a decision is pending whenever this runs)
         if self.decision == "play":
             self._play_to_trick(seat, action)
         elif action == PASS:

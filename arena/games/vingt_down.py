@@ -156,11 +156,13 @@ class VingtDown(TrickGame):
     # -- the rules -----------------------------------------------------------------------------
 
     def _legal(self) -> list[str]:
+        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
+        assert seat is not None  # (a decision is pending whenever this runs)
         decision = self.decision
         if decision == "play":
-            return playable(self.hands[self.mover], self.trick, self.trump)
+            return playable(self.hands[seat], self.trick, self.trump)
         if decision == "exchange":
-            hand = self.hands[self.mover]
+            hand = self.hands[seat]
             return ["discard:none"] + [
                 "discard:" + ",".join(cards)
                 for size in range(1, MAX_EXCHANGE + 1)
@@ -206,7 +208,8 @@ class VingtDown(TrickGame):
         return f"list each card once, in canonical order; {usage}"
 
     def _apply(self, action: str) -> None:
-        seat = self.mover
+        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
+        assert seat is not None  # (a decision is pending whenever this runs)
         decision = self.decision
         if decision == "play":
             self._play(seat, action)

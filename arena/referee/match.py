@@ -66,7 +66,7 @@ from arena.referee.results import (
     latency_summary,
     machine_load_per_core,
 )
-from protocol.codec import decode_from_bot, encode_line
+from protocol.codec import decode_from_bot, decode_plain_action, encode_line
 from protocol.messages import (
     PROTOCOL_VERSION,
     Action,
@@ -151,6 +151,7 @@ class _Match:
         "match_id",
         "max_faults",
         "now",
+        "open_pending",
         "players",
         "record",
         "record_due",
@@ -210,6 +211,7 @@ class _Match:
         self.faults: list[FaultRecord] = []
         self.referee_us: list[float] = []
         self.events_routed = 0
+        self.open_pending = [seat.pending for seat in self.seats]  # (unwritable)
         self.shuffles_recorded = 0
         # Every event line of the match starts the same: encode that envelope once (this needs
         # "event" to stay the last field of the Event message, which the module checks at import).
@@ -278,7 +280,7 @@ class _Match:
         if first == end and not self.recording:
             return
         recording = self.full_record
-        seats, prefix = self.seats, self.event_prefix
+        seats, prefix, open_pending = self.seats, self.event_prefix, self.open_pending
         for n in range(first, end):
             if recording:
                 self.record_shuffles(n)  # a shuffle comes before the events it led to
@@ -286,9 +288,8 @@ class _Match:
             line = b"".join((prefix, encode_event(data), b"}\n"))
             # A seat that can no longer be written to gets nothing.
             if audience is None:
-                for seat in seats:
-                    if seat.writable:
-                        seat.pending += line
+                for pending in open_pending:
+                    pending += line
             else:
                 for index in audience:
                     seat = seats[index]
@@ -306,6 +307,13 @@ class _Match:
         self.events_routed = end
         if self.recording and self.shuffles_recorded < len(self.dealer.decks):
             self.record_shuffles(len(events))
+
+    def unwritable(self, seat: _Seat) -> None:
+        """The seat's input takes nothing more (closed, or a write was cut off): no event goes
+        to it from now on. (open_pending: the pending buffers of the seats that are writable,
+        which every event for all goes to without a look at each seat.)"""
+        seat.writable = False
+        self.open_pending = [s.pending for s in self.seats if s.writable]
 
     def record_shuffles(self, before_event: int) -> None:
         """Record every shuffle not yet written that happened before event ``before_event``."""
@@ -390,7 +398,7 @@ class _Match:
         seat.faults += 1
         if kind is FaultKind.CRASH:
             seat.crashed = True
-            seat.writable = False
+            self.unwritable(seat)
         if kind is FaultKind.CRASH or seat.faults >= self.max_faults:
             seat.forfeited = True
             seat.bot.retire(f"forfeited match {self.match_id}")
@@ -593,11 +601,8 @@ class _Match:
         line, booking nothing: read_reply's full checks then take it."""
         if self.recording and self.unwritten_request is None:
             return None
-        try:
-            message = decode_from_bot(line)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            return None
-        if type(message) is not Action or message.id != request_id:
+        message = decode_plain_action(line)
+        if message is None or message.id != request_id:
             return None
         index, named = message.index, message.action
         if isinstance(named, str):
@@ -818,7 +823,7 @@ class _Match:
             )
         elif not written:
             # The write was cut off: the bot's input now holds half a line, so it cannot go on.
-            seat.writable = False
+            self.unwritable(seat)
             self.fault(
                 seat,
                 FaultKind.TIMEOUT,
@@ -826,7 +831,7 @@ class _Match:
                 f"did not read its input within {charge.allowed_ms} ms "
                 f"(+{self.control.margin_ms} ms margin)",
             )
-            seat.writable = False
+            self.unwritable(seat)
             seat.forfeited = True
             seat.bot.mark_broken("stopped reading its input")
         else:
@@ -882,7 +887,7 @@ class _Match:
         for seat in self.seats:
             if seat.bot.startup_error is not None:
                 # Its process could not be started: the seat forfeits and the autopilot plays it.
-                seat.writable = False
+                self.unwritable(seat)
                 seat.forfeited = True
                 self.fault(
                     seat, FaultKind.STARTUP, None, f"did not start: {seat.bot.startup_error}"

@@ -27,7 +27,7 @@ from arena.referee.process import BotStartupError
 from arena.referee.record import read_record
 from arena.referee.results import FaultKind
 from arena.referee.testing import FakeBot, connect_fake
-from protocol.codec import decode_from_bot
+from protocol.codec import decode_from_bot, decode_plain_action
 from protocol.messages import Action, Ready
 from tests.referee.decisions import decision_problems
 
@@ -107,6 +107,41 @@ def test_decoding_a_bot_line_answers_a_message_or_a_typed_error(line):
         assert str(error)  # a reason to quote in the fault message
     else:
         assert isinstance(message, (Action, Ready))
+
+
+@settings(max_examples=300, deadline=None)
+@given(line=lines)
+def test_the_referees_plain_action_shortcut_takes_only_what_the_full_decoder_takes(line):
+    """decode_plain_action (quick_reply's) gives a message only where decode_from_bot gives the
+    same one, or fails only on an id or index out of range (which quick_reply compares with the
+    request's, so no such line is taken there either)."""
+    quick = decode_plain_action(line)
+    if quick is None:
+        return
+    try:
+        full = decode_from_bot(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        limit = 1 << 63
+        index = quick.index if quick.index is not msgspec.UNSET else 0
+        assert not (-limit <= quick.id < limit and -limit <= index < limit)
+    else:
+        assert full == quick
+
+
+def test_the_plain_action_shortcut_takes_the_ordinary_replies_and_no_repeated_key():
+    assert decode_plain_action(b'{"type":"action","id":7,"index":2}') == Action(id=7, index=2)
+    assert decode_plain_action(b'{"type":"action","id":7,"action":"bid:1"}') == Action(
+        id=7, action="bid:1"
+    )
+    for line in (
+        b'{"type":"action","id":1,"index":0,"index":1}',
+        b'{"type":"action","id":1,"action":"a","action":"b"}',
+        b'{"type":"ready","name":"x"}',
+        b'{"type":"action","id":1,"action":"a\\"b"}',
+        b"[" * 100_000,
+        b"\xff",
+    ):
+        assert decode_plain_action(line) is None
 
 
 class OneLineBot(FakeBot):
