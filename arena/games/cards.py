@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 
 TWO64 = 1 << 64
 MASK64 = TWO64 - 1
+# below(n)'s rejection limit, the largest multiple of n not above 2**64, for n up to 64 (every
+# deck): shuffle looks it up instead of two operations on 64-bit integers per card.
+LIMITS = (0,) + tuple(TWO64 - TWO64 % n for n in range(1, 65))
 
 
 class Rng:
@@ -55,7 +58,7 @@ class Rng:
         state = self.state
         for i in range(min(size - 1, size - 1 if count is None else count)):
             n = size - i
-            limit = TWO64 - TWO64 % n
+            limit = LIMITS[n] if n < 65 else TWO64 - TWO64 % n
             while True:
                 state = (state + 0x9E3779B97F4A7C15) & MASK64
                 z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64

@@ -38,7 +38,7 @@ PLAYERS = 4
 START_SCORE = 20
 FIRST_PACKET, SECOND_PACKET = 2, 3
 HAND_SIZE = FIRST_PACKET + SECOND_PACKET
-MAX_EXCHANGE = 3
+MAX_EXCHANGE = 3  # (_legal spells out the choices of 1, 2 and 3 cards)
 HEARTS_FROM_DEAL = 9
 SUITS = PIQUET_32.suits
 RANK = PIQUET_32.rank
@@ -162,12 +162,15 @@ class VingtDown(TrickGame):
         if decision == "play":
             return playable(self.hands[seat], self.trick, self.trump)
         if decision == "exchange":
+            # Every choice of 1 to MAX_EXCHANGE (3) cards in combinations() order: one f-string
+            # per choice costs a third less than joining each combination's tuple.
             hand = self.hands[seat]
-            return ["discard:none"] + [
-                "discard:" + ",".join(cards)
-                for size in range(1, MAX_EXCHANGE + 1)
-                for cards in combinations(hand, size)
-            ]
+            return (
+                ["discard:none"]
+                + [f"discard:{a}" for a in hand]
+                + [f"discard:{a},{b}" for a, b in combinations(hand, 2)]
+                + [f"discard:{a},{b},{c}" for a, b, c in combinations(hand, 3)]
+            )
         if decision == "drop":
             return ["stay", "drop"]
         return [f"trump:{suit}" for suit in SUITS]
