@@ -348,6 +348,35 @@ class AllFours(TrickGame):
 
     # -- what a seat may know -------------------------------------------------------------------
 
+    VIEW_KEYS = (
+        "game",
+        "players",
+        "seat",
+        "phase",
+        "to_move",
+        "teams",
+        "team",
+        "partner",
+        "hand_number",
+        "dealer",
+        "beggar",
+        "begged",
+        "kick",
+        "kicked",
+        "runs",
+        "trump",
+        "taken",
+        "tricks_won",
+        "card_points",
+        "team_scores",
+        "target",
+        "trick",
+        "last_trick",
+        "hand_counts",
+        "scores",
+        "hand",
+    )
+
     def view(self, seat: int | None) -> dict[str, Any]:
         view: dict[str, Any] = {
             "game": "all-fours",
@@ -373,6 +402,38 @@ class AllFours(TrickGame):
             "target": TARGET,
         }
         return self._view_tail(view, seat, self._scores(), self.stock)
+
+    def view_values(self, seat: int) -> tuple | None:
+        """view(seat)'s values in VIEW_KEYS order, the state's own lists uncopied (GameState)."""
+        dealer = self.dealer_seat
+        return (
+            "all-fours",
+            PLAYERS,
+            seat,
+            self.decision or "over",
+            self.seat_to_move,
+            TEAMS,
+            team_of(seat),
+            (seat + 2) % PLAYERS,
+            self.hand_number,
+            dealer,
+            right_of(dealer),
+            self.begged,
+            self.kick,
+            self.kicked,
+            self.runs,
+            self.trump,
+            self.taken,
+            self.tricks_won,
+            self.pile_points,
+            self.team_scores,
+            TARGET,
+            self._shown_trick(),
+            self.last_trick,
+            [*map(len, self.hands)],
+            self._scores(),
+            self.hands[seat],
+        )
 
 
 SPEC = GameSpec(

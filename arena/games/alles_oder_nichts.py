@@ -181,6 +181,30 @@ class AllesOderNichts(TrickGame):
 
     # -- what a seat may know -------------------------------------------------------------------
 
+    VIEW_KEYS = (
+        "game",
+        "players",
+        "seat",
+        "round",
+        "rounds",
+        "hand_size",
+        "dealer",
+        "phase",
+        "to_move",
+        "trump_card",
+        "trump",
+        "bids",
+        "has_bid",
+        "declarations",
+        "trick",
+        "last_trick",
+        "played",
+        "tricks",
+        "hand_counts",
+        "scores",
+        "hand",
+    )
+
     def view(self, seat: int | None) -> dict[str, Any]:
         n = self.players
         over = self.seat_to_move is None
@@ -208,6 +232,37 @@ class AllesOderNichts(TrickGame):
             "declarations": list(self.declared),
         }
         return self._view_tail(view, seat, self.totals, self.stock, self.played, self.tricks)
+
+    def view_values(self, seat: int) -> tuple | None:
+        """view(seat)'s values in VIEW_KEYS order, the state's own lists uncopied (GameState)."""
+        if self.seat_to_move is None:
+            return None
+        n, index = self.players, self.round
+        bids = self.open_bids.copy()
+        bids[seat] = self.bids[seat]
+        return (
+            "alles-oder-nichts",
+            n,
+            seat,
+            index + 1,
+            len(HAND_SIZES),
+            HAND_SIZES[index],
+            (self.first_dealer + index) % n,
+            self.decision or "over",
+            self.seat_to_move,
+            self.trump_card,
+            self.trump,
+            bids,
+            self.has_bid,
+            self.declared,
+            self._shown_trick(),
+            self.last_trick,
+            self.played,
+            self.tricks,
+            [*map(len, self.hands)],
+            self.totals,
+            self.hands[seat],
+        )
 
 
 def trick_winner(trick: list[tuple[int, str]], trump: str) -> int:

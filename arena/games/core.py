@@ -231,6 +231,16 @@ class GameState:
         """What ``seat`` may know now, as JSON-ready data; ``None`` for the all-seeing view."""
         raise NotImplementedError
 
+    # A seat's view as its values alone, for the referee, which encodes every view it sends at
+    # once: VIEW_KEYS are the keys view(seat) has, in its order, while view_values(seat) gives
+    # values for them (not None). The values are the state's own lists, not copies: read them
+    # at once and neither keep nor change them. Games without the shortcut give None.
+    VIEW_KEYS: ClassVar[tuple[str, ...] | None] = None
+
+    def view_values(self, seat: int) -> tuple | None:
+        """``view(seat)``'s values in VIEW_KEYS order (uncopied), or None: then use view()."""
+        return None
+
     def card_locations(self) -> dict[str, list[str]]:
         """Where every card of the current deal is: each card exactly once.
 

@@ -65,6 +65,18 @@ def removed_cards(players: int) -> list[str]:
     return list(REMOVAL_ORDER[: 52 % players])
 
 
+# Each suit's patience row per player count, Ace low, without a removed 2 (so A sits next to 3).
+# Module data rather than the state's (the engines never change it): Eight Rounds' state keeps
+# at most 29 attributes, so its instances share their attribute keys (CPython 3.11), which makes
+# each self.x cheaper.
+SEQUENCES = {
+    players: {
+        s: [r + s for r in PATIENCE_RANKS if r + s not in removed_cards(players)] for s in SUITS
+    }
+    for players in range(3, 9)
+}
+
+
 def penalty_cards(contract: int, cards: list[str]) -> list[str]:
     """The cards among ``cards`` that score in ``contract`` (0-based; only contracts 2-5 have any)."""
     if contract == 1:
@@ -105,12 +117,7 @@ class EightRounds(TrickGame):
         super().__init__(players, options, seed, dealer)
         self.first_dealer = self.dealer.rng.below(players)
         self.removed = removed_cards(players)
-        self.deck_cards = STANDARD_52.without(self.removed)
-        self.hand_size = len(self.deck_cards) // players
-        # Each suit's patience row, Ace low, without a removed 2 (so A sits next to 3).
-        self.sequences = {
-            s: [r + s for r in PATIENCE_RANKS if r + s not in self.removed] for s in SUITS
-        }
+        self.hand_size = (52 - len(self.removed)) // players
         self.totals = [0] * players
         self.round = 0  # 0-based: round k + 1 plays CONTRACTS[k]
         self._start_round()
@@ -118,12 +125,17 @@ class EightRounds(TrickGame):
     # -- round structure ---------------------------------------------------------------------
 
     @property
+    def sequences(self) -> dict[str, list[str]]:
+        """Each suit's patience row, Ace low, without a removed 2 (SEQUENCES)."""
+        return SEQUENCES[self.players]
+
+    @property
     def dealer_seat(self) -> int:
         return (self.first_dealer + self.round) % self.players
 
     def _start_round(self) -> None:
         n, size = self.players, self.hand_size
-        deck = self.dealer.shuffled(self.deck_cards)
+        deck = self.dealer.shuffled(STANDARD_52.without(self.removed))
         self.hands = [
             sorted(deck[i * size : (i + 1) * size], key=ORDER.__getitem__) for i in range(n)
         ]
@@ -143,14 +155,14 @@ class EightRounds(TrickGame):
         self.table: list[str] = []  # patience cards in the order they were played
         self.passes = [0] * n
         self.consecutive_passes = 0
-        self.leader = (self.dealer_seat + 1) % n
+        leader = (self.dealer_seat + 1) % n
         self.emit(
             {
                 "type": "round_start",
                 "round": self.round + 1,
                 "contract": CONTRACTS[self.round],
                 "dealer": self.dealer_seat,
-                "leader": self.leader,
+                "leader": leader,
                 "hand_size": size,
                 "removed": list(self.removed),
             }
@@ -158,7 +170,7 @@ class EightRounds(TrickGame):
         for seat in range(n):
             self.emit({"type": "deal", "seat": seat, "cards": list(self.hands[seat])}, (seat,))
         self.decision = "patience" if self.round == PATIENCE_ROUND else "play"
-        self.seat_to_move = self.leader
+        self.seat_to_move = leader
 
     def _end_round(self, out: int | None = None) -> None:
         summary: dict[str, Any] = {"round": self.round + 1, "contract": CONTRACTS[self.round]}
@@ -270,7 +282,7 @@ class EightRounds(TrickGame):
     def _lay_down(self, seat: int, card: str) -> None:
         self.hands[seat].remove(card)
         suit = card[-1]
-        sequence = self.sequences[suit]
+        sequence = SEQUENCES[self.players][suit]
         index = sequence.index(card)
         row = self.rows[suit]
         if row is None:
@@ -294,7 +306,7 @@ class EightRounds(TrickGame):
         ends = set()
         for suit, row in self.rows.items():
             if row is not None:
-                sequence = self.sequences[suit]
+                sequence = SEQUENCES[self.players][suit]
                 if row[0] > 0:
                     ends.add(sequence[row[0] - 1])
                 if row[1] < len(sequence) - 1:
@@ -320,6 +332,33 @@ class EightRounds(TrickGame):
         """Per suit: the low and high end card of its row, or None while its 7 is not down."""
         return dict(self._layout)
 
+    VIEW_KEYS = (
+        "game",
+        "players",
+        "seat",
+        "round",
+        "rounds",
+        "contract",
+        "hand_size",
+        "removed",
+        "dealer",
+        "phase",
+        "to_move",
+        "trick_winners",
+        "taken",
+        "patience",
+        "passes",
+        "consecutive_passes",
+        "round_points",
+        "trick",
+        "last_trick",
+        "played",
+        "tricks",
+        "hand_counts",
+        "scores",
+        "hand",
+    )
+
     def view(self, seat: int | None) -> dict[str, Any]:
         over = self.seat_to_move is None
         index = min(self.round, PATIENCE_ROUND)
@@ -343,6 +382,38 @@ class EightRounds(TrickGame):
             "round_points": list(self.round_points),
         }
         return self._view_tail(view, seat, self.totals, [], self.played, self.tricks)
+
+    def view_values(self, seat: int) -> tuple | None:
+        """view(seat)'s values in VIEW_KEYS order, the state's own lists uncopied (GameState)."""
+        if self.seat_to_move is None:
+            return None
+        index = self.round
+        return (
+            "eight-rounds",
+            self.players,
+            seat,
+            index + 1,
+            len(CONTRACTS),
+            CONTRACTS[index],
+            self.hand_size,
+            self.removed,
+            (self.first_dealer + index) % self.players,
+            self.decision or "over",
+            self.seat_to_move,
+            self.trick_winners,
+            self.taken,
+            self._layout,
+            self.passes,
+            self.consecutive_passes,
+            self.round_points,
+            self._shown_trick(),
+            self.last_trick,
+            self.played,
+            self.tricks,
+            [*map(len, self.hands)],
+            self.totals,
+            self.hands[seat],
+        )
 
 
 SPEC = GameSpec(

@@ -89,10 +89,7 @@ class TrickGame(GameState):
         (if given: the cards of this deal's finished tricks, tricks per seat), ``hand_counts``,
         ``scores``; then the seat's ``hand``, or for the all-seeing view (``seat`` None) every
         seat's ``hands`` and the ``stock``. Every list is a copy."""
-        shown, trick = self._trick_shown, self.trick
-        if len(shown) < len(trick):  # cards played since the last view
-            shown.extend([{"seat": s, "card": c} for s, c in trick[len(shown) :]])
-        view["trick"] = list(shown)
+        view["trick"] = list(self._shown_trick())
         view["last_trick"] = self.last_trick
         if played is not None:
             view["played"] = list(played)
@@ -106,6 +103,13 @@ class TrickGame(GameState):
         else:
             view["hand"] = list(self.hands[seat])
         return view
+
+    def _shown_trick(self) -> list[dict[str, Any]]:
+        """The trick as views show it (the state's own list: a view copies it)."""
+        shown, trick = self._trick_shown, self.trick
+        if len(shown) < len(trick):  # cards played since the last view
+            shown.extend([{"seat": s, "card": c} for s, c in trick[len(shown) :]])
+        return shown
 
     def _card_locations(self, more: dict[str, list[str]]) -> dict[str, list[str]]:
         """Each seat's ``hand N`` and the ``trick``, then the game's other places ``more``."""

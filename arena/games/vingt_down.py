@@ -300,6 +300,32 @@ class VingtDown(TrickGame):
                 hidden.update(self.discards[other])
         return hidden
 
+    VIEW_KEYS = (
+        "game",
+        "players",
+        "seat",
+        "phase",
+        "to_move",
+        "deal",
+        "max_deals",
+        "dealer",
+        "forehand",
+        "trump",
+        "trump_chosen_by",
+        "drop_out",
+        "exchanged",
+        "stock_count",
+        "drops",
+        "trick",
+        "last_trick",
+        "played",
+        "tricks",
+        "hand_counts",
+        "scores",
+        "hand",
+        "discarded",
+    )
+
     def view(self, seat: int | None) -> dict[str, Any]:
         view: dict[str, Any] = {
             "game": "vingt-down",
@@ -324,6 +350,36 @@ class VingtDown(TrickGame):
         else:
             view["discarded"] = list(self.discards[seat])
         return view
+
+    def view_values(self, seat: int) -> tuple | None:
+        """view(seat)'s values in VIEW_KEYS order, the state's own lists uncopied (GameState)."""
+        n = self.players
+        dealer = (self.first_dealer + self.deal - 1) % n  # (dealer_seat and forehand inline)
+        return (
+            "vingt-down",
+            n,
+            seat,
+            self.decision or "over",
+            self.seat_to_move,
+            self.deal,
+            self.max_deals,
+            dealer,
+            (dealer + 1) % n,
+            self.trump,
+            self.trump_chosen_by,
+            self.drop_out,
+            self.exchanged,
+            len(self.stock),
+            self.drops,
+            self._shown_trick(),
+            self.last_trick,
+            self.played,
+            self.tricks,
+            [*map(len, self.hands)],
+            self.totals,
+            self.hands[seat],
+            self.discards[seat],
+        )
 
 
 def playable(hand: list[str], trick: list[tuple[int, str]], trump: str | None) -> list[str]:

@@ -249,11 +249,7 @@ def _eight_rounds(view, events, rng, options) -> GameState:
     state = _fresh(EightRounds, n, {}, deck, _seed(rng))
     state.first_dealer = (view["dealer"] - round_index) % n
     state.removed = removed
-    state.deck_cards = STANDARD_52.without(removed)
-    state.hand_size = len(state.deck_cards) // n
-    state.sequences = {
-        s: [c for c in _PATIENCE_ORDER[s] if c not in removed] for s in STANDARD_52.suits
-    }
+    state.hand_size = (52 - len(removed)) // n
     state.totals = list(view["scores"])
     state.round = round_index
     state._start_round()

@@ -46,7 +46,7 @@ import trio
 import trio._core._run as trio_run  # SystemClock, to read its time without a Python call
 from msgspec import UNSET
 
-from arena.games import GameSpec
+from arena.games import GameSpec, GameState
 from arena.games.cards import Rng, derive_seed
 from arena.referee.clock import Charge, SeatClock, TimeControl
 from arena.referee.lines import LineTooLong, shorten
@@ -110,6 +110,24 @@ class _Seat:
 
 _CRASHED = "\0crashed"  # read_reply's answer when the bot's output ended
 encode_event = msgspec.json.Encoder().encode
+_VIEW_STRUCTS: dict[tuple[str, ...], type[msgspec.Struct]] = {}
+
+
+def view_struct(state: GameState) -> type[msgspec.Struct] | None:
+    """The Struct whose fields are the state's VIEW_KEYS (one class per tuple of keys), or None
+    for a game without them. msgspec writes a Struct's fields in order as a dict's keys, so
+    encoding ``view_struct(state)(*state.view_values(seat))`` writes view(seat)'s JSON byte for
+    byte, without view()'s dict and copies (tests/referee/test_fast_paths.py compares them)."""
+    keys = state.VIEW_KEYS
+    if keys is None:
+        return None
+    struct = _VIEW_STRUCTS.get(keys)
+    if struct is None:
+        # gc=False: made and encoded at once, a view holds no cycle.
+        struct = _VIEW_STRUCTS[keys] = msgspec.defstruct("SeatView", keys, gc=False)
+    return struct
+
+
 assert Event.__struct_fields__[-1] == "event", "route_events builds event lines from a prefix"
 # ask() builds request lines from a prefix and this template: byte for byte what encode_line
 # writes for a Request (tests/referee/test_fast_paths.py compares them).
@@ -158,6 +176,7 @@ class _Match:
         "state",
         "teams",
         "unwritten_request",
+        "view_struct",
         "waiting",
     )
 
@@ -194,6 +213,7 @@ class _Match:
         self.state = game.new_match(len(bots), self.resolved, seed, self.dealer)
         self.dealer.watch(self.state.events)
         self.players = self.state.players
+        self.view_struct = view_struct(self.state)
         self.teams = game.teams(self.players)
         self.seats = [
             _Seat(i, bot, SeatClock(control), first_id=bot.last_request_id + 1)
@@ -454,11 +474,15 @@ class _Match:
         decision_json = self.decision_json.get(decision)
         if decision_json is None:
             decision_json = self.decision_json[decision] = encode_event(decision)
+        struct = self.view_struct
+        values = None if struct is None else state.view_values(seat.index)
         line = _REQUEST_LINE % (
             self.request_prefix,
             request_id,
             decision_json,
-            encode_event(state.view(seat.index)),
+            encode_event(
+                state.view(seat.index) if struct is None or values is None else struct(*values)
+            ),
             encode_event(legal),
             time_left,
         )

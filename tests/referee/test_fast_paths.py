@@ -20,13 +20,16 @@ import subprocess
 import sys
 import time
 
+import msgspec
 import pytest
 import trio
 
-from arena.games import find_game
+from arena.bots.check import option_sets
+from arena.games import GAMES, find_game
+from arena.games.cards import Rng, derive_seed
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
-from arena.referee.match import DEADLINE_SLACK_S, run_match
+from arena.referee.match import DEADLINE_SLACK_S, run_match, view_struct
 from arena.referee.process import BotProcess, ProcessTransport, _QuickRead
 from arena.referee.record import read_record
 from arena.referee.results import FaultKind
@@ -70,6 +73,80 @@ async def test_request_lines_are_exactly_what_the_protocol_encoder_writes(autoju
         fields = json.loads(line)
         del fields["type"]
         assert line + b"\n" == encode_line(Request(**fields))
+
+
+# Every game, player count and option set arena check plays, and Vingt-down's short matches.
+VIEW_CASES = [
+    (spec, players, more)
+    for spec in GAMES.values()
+    for players in spec.player_counts
+    for options in option_sets(spec)
+    for more in [options, *([{**options, "max_deals": 3}] if spec.id == "vingt-down" else [])]
+]
+
+
+@pytest.mark.parametrize(
+    ("spec", "players", "options"),
+    VIEW_CASES,
+    ids=[f"{spec.id}-{players}p-{options or 'defaults'}" for spec, players, options in VIEW_CASES],
+)
+def test_a_seat_view_from_its_values_is_the_view_byte_for_byte(spec, players, options):
+    """What requests carry (the game's view_values encoded in view_struct) is msgspec's encoding of
+    view(seat), for every seat after every step of whole matches, whichever is asked first; the
+    four games take the shortcut at every decision, and it changes nothing the state shows."""
+    encode = msgspec.json.Encoder().encode
+    struct = view_struct(spec.new_match(players, options, 0))
+    assert struct is not None
+    for seed in range(8):
+        state = spec.new_match(players, options, seed)
+        chooser = Rng(derive_seed(seed, "view values"))
+        step = 0
+        while True:
+            for seat in range(players):
+                values = state.view_values(seat)
+                if values is None:
+                    assert state.is_over  # (then the referee encodes view() itself)
+                    continue
+                if (step + seat) % 2:
+                    fast, plain = encode(struct(*values)), encode(state.view(seat))
+                else:
+                    plain, fast = encode(state.view(seat)), encode(struct(*state.view_values(seat)))
+                assert fast == plain, f"seed {seed}, step {step}, seat {seat}"
+            if state.is_over:
+                break
+            legal = state.legal_actions()
+            state.apply(legal[chooser.below(len(legal))])
+            step += 1
+        replayed = spec.new_match(players, options, seed)
+        for action in state.actions:
+            replayed.apply(action)
+        assert replayed.view(None) == state.view(None)
+
+
+async def test_requests_carry_the_seats_views(autojump_clock):
+    """Each request's view is the seat's view(seat) at that decision (replayed here: FakeBot plays
+    the first legal action), in every game."""
+    encode = msgspec.json.Encoder().encode
+    for game in GAMES.values():
+        bots = [FakeBot(name) for name in "abcd"]
+        async with trio.open_nursery() as nursery:
+            procs = [await connect_fake(nursery, bot) for bot in bots]
+            await run_match(game, procs, seed=7, match_id="views")
+            for proc in procs:
+                await proc.close()
+        requests = [
+            iter(line for line in bot.raw if json.loads(line)["type"] == "request") for bot in bots
+        ]
+        state = game.new_match(4, {}, 7)
+        decisions = 0
+        while not state.is_over:
+            seat = state.mover
+            line = next(requests[seat])
+            assert b'"view":' + encode(state.view(seat)) + b',"legal":' in line
+            state.apply(state.legal_actions()[0])
+            decisions += 1
+        assert decisions > 100
+        assert all(next(rest, None) is None for rest in requests)
 
 
 async def test_a_write_larger_than_the_pipe_waits_for_the_reader(tmp_path):
