@@ -153,3 +153,67 @@ async def test_a_match_cut_off_leaves_a_whole_record_of_what_happened(autojump_c
     lines = [json.loads(line) for line in record_lines(path)]  # no "cut gzip record" error
     assert lines[0]["type"] == "header" and all(line.get("type") != "result" for line in lines)
     assert 5 <= sum(isinstance(line, list) or line["type"] == "action" for line in lines) <= 8
+
+
+def one_by_one(entry, banked):
+    """An ordinary decision's array line as SPEC 8 has it, from the referee's tuple, made alone."""
+    seat, request_id, time_left, ms, charged, line, action = entry
+    text = line[: record_module.RECORDED_LINE_CHARS].decode("utf-8", "replace")
+    ms = int(ms * 1000.0 + 0.5) / 1000.0
+    return [seat, request_id, time_left, ms, charged if banked else None, text, action]
+
+
+@pytest.mark.parametrize("banked", [True, False])
+def test_the_writer_makes_each_decision_line_as_alone_whatever_is_around_it(tmp_path, banked):
+    """The writer makes the decisions' array lines of the referee's tuples when it flushes, as
+    they would be made one at a time (truncated and undecodable replies too), each line written
+    with write() in its place, whether the record is written in one go or flushed mid-way."""
+    cut = "é".encode() * 500  # 1000 bytes: a line one byte longer is cut inside an "é"
+    replies = [
+        b'{"type":"action","id":1,"index":0}',
+        b'{"type":"action","id":2,"action":"\\u00e9\\"x"}',
+        b'{"type":"action","id":3,"index":1}' + b" " * 990,  # longer than the record keeps
+        b'{"action":"\xff\xfe","type":"action","id":4}',  # not UTF-8
+        b"{" + cut[:-1],  # ends in half an "é", cut there
+        b'{"type":"action","id":6,"index":2}\r',
+        b"",
+    ]
+    decisions = [
+        (n % 4, n, 5000 - n, 0.0004 + n * 1.23456, n * 0.5, reply, f"C{n}")
+        for n, reply in enumerate(replies * 3)
+    ]
+    # lines first, between decisions (one after another, too) and last
+    plan = [("w", {"type": "header", "n": 0})]
+    for number, decision in enumerate(decisions):
+        plan.append(("t", decision))
+        if number in (0, 3, 4, 9):
+            plan.append(("w", {"type": "fault", "n": number}))
+        if number == 4:
+            plan.append(("w", [3, "C4"]))  # a forfeited seat's decision
+    plan.append(("w", {"type": "result"}))
+    expected = [
+        json.dumps(one_by_one(e, banked) if kind == "t" else e, separators=(",", ":"))
+        for kind, e in plan
+    ]
+    for flushes in (False, True):  # in one go, and flushed mid-way (a compressor object)
+        path = tmp_path / f"m{flushes}.jsonl.gz"
+        writer = record_module.RecordWriter(path)
+        writer.banked = banked
+        for number, (kind, entry) in enumerate(plan):
+            if kind == "w":
+                writer.write(entry)
+            else:
+                writer.entries.append(entry)
+            if flushes and number in (2, 7, 8):
+                writer.flush()
+        writer.close()
+        lines = gzip.decompress(path.read_bytes()).decode().splitlines()
+        assert [json.loads(line) for line in lines] == [json.loads(e) for e in expected]
+    # only decisions, no write() line at all
+    path = tmp_path / "d.jsonl.gz"
+    writer = record_module.RecordWriter(path)
+    writer.banked = banked
+    writer.entries.extend(decisions)
+    writer.close()
+    lines = gzip.decompress(path.read_bytes()).splitlines()
+    assert [json.loads(line) for line in lines] == [one_by_one(e, banked) for e in decisions]

@@ -344,3 +344,45 @@ async def test_a_forfeit_in_all_fours_places_teams_among_teams(autojump_clock, t
     assert entries[-1]["placings"] == [2, 1, 2, 1]
     end = bots[1].messages("match_end")[0]
     assert end["placings"] == [2, 1, 2, 1] and end["forfeited"] == [0]
+
+
+async def test_a_stale_reply_is_timed_from_the_request_it_names_in_a_later_match_too(
+    autojump_clock, tmp_path
+):
+    """Reply times come from when each request was written (kept per seat and match): a bot's
+    ids go on from one match to the next, and a reply naming a request of the match before
+    has no time."""
+
+    class Slow(FakeBot):
+        """Answers after 100 ms; in its second match, its third request first gets two stale
+        answers: to its first request of this match, and to its last of the match before."""
+
+        def __init__(self, name):
+            super().__init__(name)
+            self.first = {}  # match id -> its first request id
+
+        async def on_request(self, request):
+            await trio.sleep(0.1)
+            first = self.first.setdefault(request["match_id"], request["id"])
+            if request["match_id"] == "m2" and request["id"] == first + 2:
+                for named in (first, first - 1):
+                    await self.send({"type": "action", "id": named, "index": 0})
+            await super().on_request(request)
+
+    slow = Slow("x")
+    async with trio.open_nursery() as nursery:
+        procs = [await connect_fake(nursery, b) for b in (slow, FakeBot("b"), FakeBot("c"))]
+        for match_id in ("m0", "m2"):
+            path = tmp_path / f"{match_id}.jsonl"
+            await run_match(AON, procs, seed=3, match_id=match_id, record_path=path)
+        for proc in procs:
+            await proc.close()
+    entries = [json.loads(line) for line in (tmp_path / "m2.jsonl").read_text().splitlines()]
+    stale = [e for e in entries if e["type"] == "reply" and e["verdict"] == "stale"]
+    first = next(e["id"] for e in entries if e["type"] == "request" and e["seat"] == 0)
+    assert first > 1  # its ids went on from the first match
+    assert [(e["id"], e["pending"]) for e in stale] == [(first, first + 2), (first - 1, first + 2)]
+    # Only seat 0 takes time (100 ms a decision): three of its decisions since request `first`.
+    assert stale[0]["ms"] == pytest.approx(300, abs=1)
+    assert stale[1]["ms"] is None  # a request of the match before
+    replay_record(tmp_path / "m2.jsonl")
