@@ -409,6 +409,7 @@ class AllFours(TrickGame):
     def view_values(self, seat: int) -> tuple | None:
         """view(seat)'s values in VIEW_KEYS order, the state's own lists uncopied (GameState)."""
         dealer = self.dealer_seat
+        first, second, third, fourth = self.hands  # (four players: no map() per view)
         return (
             "all-fours",
             PLAYERS,
@@ -433,7 +434,7 @@ class AllFours(TrickGame):
             TARGET,
             self._shown_trick(),
             self.last_trick,
-            [*map(len, self.hands)],
+            [len(first), len(second), len(third), len(fourth)],
             self._scores(),
             self.hands[seat],
         )

@@ -361,6 +361,7 @@ class VingtDown(TrickGame):
         """view(seat)'s values in VIEW_KEYS order, the state's own lists uncopied (GameState)."""
         n = self.players
         dealer = (self.first_dealer + self.deal - 1) % n  # (dealer_seat and forehand inline)
+        first, second, third, fourth = self.hands  # (four players: no map() per view)
         return (
             "vingt-down",
             n,
@@ -381,7 +382,7 @@ class VingtDown(TrickGame):
             self.last_trick,
             self.played,
             self.tricks,
-            [*map(len, self.hands)],
+            [len(first), len(second), len(third), len(fourth)],
             self.totals,
             self.hands[seat],
             self.discards[seat],
