@@ -33,7 +33,7 @@ from typing import Any
 
 from .cards import STANDARD_52
 from .core import GameError, GameSpec, Option
-from .tricks import TrickGame, trick_winner
+from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame, trick_winner
 
 TARGET = 14
 PLAYERS = 4
@@ -373,11 +373,7 @@ class AllFours(TrickGame):
         "card_points",
         "team_scores",
         "target",
-        "trick",
-        "last_trick",
-        "hand_counts",
-        "scores",
-        "hand",
+        *SEAT_VIEW_TAIL_UNCOUNTED,
     )
 
     def view(self, seat: int | None) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from .cards import COLOURS_48
 from .core import GameSpec
-from .tricks import TrickGame, follow_suit
+from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
 HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
@@ -198,13 +198,7 @@ class AllesOderNichts(TrickGame):
         "bids",
         "has_bid",
         "declarations",
-        "trick",
-        "last_trick",
-        "played",
-        "tricks",
-        "hand_counts",
-        "scores",
-        "hand",
+        *SEAT_VIEW_TAIL,
     )
 
     def view(self, seat: int | None) -> dict[str, Any]:

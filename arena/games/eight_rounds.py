@@ -38,7 +38,7 @@ from typing import Any
 
 from .cards import STANDARD_52
 from .core import GameSpec
-from .tricks import TrickGame, follow_suit
+from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
 CONTRACTS = (
@@ -353,13 +353,7 @@ class EightRounds(TrickGame):
         "passes",
         "consecutive_passes",
         "round_points",
-        "trick",
-        "last_trick",
-        "played",
-        "tricks",
-        "hand_counts",
-        "scores",
-        "hand",
+        *SEAT_VIEW_TAIL,
     )
 
     def view(self, seat: int | None) -> dict[str, Any]:

@@ -35,6 +35,12 @@ def follow_suit(hand: list[str], trick: list[tuple[int, str]]) -> list[str]:
     return list(hand)
 
 
+# The keys ``TrickGame._view_tail`` ends a seat's view with, in its order: the games' VIEW_KEYS
+# end with them (SEAT_VIEW_TAIL when the view counts the deal's played cards and tricks).
+SEAT_VIEW_TAIL = ("trick", "last_trick", "played", "tricks", "hand_counts", "scores", "hand")
+SEAT_VIEW_TAIL_UNCOUNTED = ("trick", "last_trick", "hand_counts", "scores", "hand")
+
+
 class TrickGame(GameState):
     """A game whose deals are played out in tricks.
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from .cards import PIQUET_32, parse_card_list
 from .core import GameSpec, Option
-from .tricks import TrickGame, trick_winner
+from .tricks import SEAT_VIEW_TAIL, TrickGame, trick_winner
 
 PLAYERS = 4
 START_SCORE = 20
@@ -322,13 +322,7 @@ class VingtDown(TrickGame):
         "exchanged",
         "stock_count",
         "drops",
-        "trick",
-        "last_trick",
-        "played",
-        "tricks",
-        "hand_counts",
-        "scores",
-        "hand",
+        *SEAT_VIEW_TAIL,
         "discarded",
     )
 
