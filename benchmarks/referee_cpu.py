@@ -12,12 +12,23 @@ figure issue 22 asks at most 30 us of), the share of replies taken by the quick 
 voluntary / involuntary context switches per decision (a poll that slept / the bot preempting
 the referee). Printed: the median over the rounds (and the smallest sum), with the load average.
 On a loaded machine every figure is inflated; compare trees, not absolute values.
+
+    python benchmarks/referee_cpu.py --instructions [--tree PATH ...] [--matches 2,22]
+
+counts instead, under valgrind (cachegrind, no cache simulation), the instructions the arena
+process runs per decision: each tree and game plays the two match counts given, and the
+difference of the instructions over the difference of the decisions leaves start-up, imports and
+the warm-up match out. Instruction counts do not depend on the machine's load (the bots' work is
+not counted; the bytecode is compiled first and the hash seed fixed, so runs repeat within ~2%).
+Under valgrind every decision takes over a millisecond, so the match's deadline is moved at every
+decision, which a real run does about once in 25 (~13k instructions per decision more).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import resource
 import shutil
 import statistics
@@ -29,11 +40,14 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 GAMES = ("alles-oder-nichts", "vingt-down", "eight-rounds", "all-fours")
-FIELDS = ("user", "sys", "quick", "vcs", "ivcs")
+FIELDS = ("user", "sys", "quick", "vcs", "ivcs", "decisions")
 
 
-async def child_game(game_id: str, bot: str, seconds: float, first_seed: int) -> dict[str, float]:
-    """One game's figures in this process (run with PYTHONPATH at the tree measured)."""
+async def child_game(
+    game_id: str, bot: str, seconds: float, first_seed: int, matches: int = 0
+) -> dict[str, float]:
+    """One game's figures in this process (run with PYTHONPATH at the tree measured): matches
+    for ``seconds``, or exactly ``matches`` of them when that is given."""
     from arena.games import find_game
     from arena.referee.bot_spec import BotSpec
     from arena.referee.clock import TimeControl
@@ -51,7 +65,11 @@ async def child_game(game_id: str, bot: str, seconds: float, first_seed: int) ->
         await run_match(game, bots, seed=first_seed - 1, match_id="warm", time_control=control)
         decisions, quick, seed = 0, _QuickRead.taken, first_seed
         before, start = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
-        while decisions == 0 or time.perf_counter() - start < seconds:
+        while (
+            seed - first_seed < matches
+            if matches
+            else decisions == 0 or time.perf_counter() - start < seconds
+        ):
             result = await run_match(
                 game, bots, seed=seed, match_id=f"m{seed}", time_control=control
             )
@@ -68,15 +86,16 @@ async def child_game(game_id: str, bot: str, seconds: float, first_seed: int) ->
         "quick": (_QuickRead.taken - quick) / decisions,
         "vcs": (after.ru_nvcsw - before.ru_nvcsw) / decisions,
         "ivcs": (after.ru_nivcsw - before.ru_nivcsw) / decisions,
+        "decisions": decisions,
     }
 
 
-def child(bot: str, seconds: float, seed: int, games: list[str]) -> None:
+def child(bot: str, seconds: float, seed: int, games: list[str], matches: int = 0) -> None:
     import trio
 
     async def main() -> None:
         for game_id in games:
-            figures = await child_game(game_id, bot, seconds, seed)
+            figures = await child_game(game_id, bot, seconds, seed, matches)
             print(game_id, *(f"{figures[name]:.4f}" for name in FIELDS), flush=True)
 
     trio.run(main)
@@ -92,6 +111,44 @@ def build_bot(folder: Path) -> str:
     return str(binary)
 
 
+def instructions(trees: list[str], games: list[str], matches: str) -> None:
+    """Instructions per decision of the arena process, per tree and game (valgrind)."""
+    try:
+        few, many = sorted(int(n) for n in matches.split(","))
+    except ValueError:
+        raise SystemExit(f"--matches {matches!r}: expected two match counts, e.g. 2,22") from None
+    if few == many or few < 1:
+        raise SystemExit(f"--matches {matches!r}: expected two different counts of at least 1")
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+    print(f"instructions per decision, valgrind, {many} minus {few} matches, C bots in 4 seats")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        folder.chmod(0o755)
+        bot = build_bot(folder)
+        for tree in trees:
+            for package in ("arena", "protocol"):  # no compiling inside the counted runs
+                subprocess.run([sys.executable, "-m", "compileall", "-q", f"{tree}/{package}"])
+            for game_id in games:
+                counts = []
+                for n in (few, many):
+                    command = [valgrind, "--tool=cachegrind", "--cache-sim=no"]
+                    command += ["--cachegrind-out-file=/dev/null", sys.executable, __file__]
+                    command += ["--child", bot, "0", "1", "--child-matches", str(n)]
+                    command += ["--game", game_id]
+                    env = {**os.environ, "PYTHONPATH": tree, "PYTHONHASHSEED": "0"}
+                    done = subprocess.run(command, env=env, capture_output=True, text=True)
+                    found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+                    if done.returncode or found is None or not done.stdout.split():
+                        raise SystemExit(f"{tree}: the count failed:\n{done.stderr[-2000:]}")
+                    decisions = float(done.stdout.split()[-1])
+                    counts.append((int(found[1].replace(",", "")), decisions))
+                (refs_few, dec_few), (refs_many, dec_many) = counts
+                per_decision = (refs_many - refs_few) / (dec_many - dec_few)
+                print(f"  {game_id:18} {tree:30} {per_decision / 1000:8.1f}k", flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tree", action="append", help="a source tree (repeatable); default: this")
@@ -99,14 +156,25 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="per game, tree and round")
     parser.add_argument("--game", action="append", help="one game (repeatable); default: all")
     parser.add_argument(
+        "--instructions", action="store_true", help="count instructions under valgrind instead"
+    )
+    parser.add_argument(
+        "--matches", default="2,22", help="with --instructions: the two match counts [2,22]"
+    )
+    parser.add_argument(
         "--child", nargs=3, metavar=("BOT", "SECONDS", "SEED"), help=argparse.SUPPRESS
     )
+    parser.add_argument("--child-matches", type=int, default=0, help=argparse.SUPPRESS)
     args = parser.parse_args()
     games = args.game or list(GAMES)
     if args.child:
-        child(args.child[0], float(args.child[1]), int(args.child[2]), games)
+        seconds, seed = float(args.child[1]), int(args.child[2])
+        child(args.child[0], seconds, seed, games, args.child_matches)
         return
     trees = [str(Path(tree).resolve()) for tree in (args.tree or [str(ROOT)])]
+    if args.instructions:
+        instructions(trees, games, args.matches)
+        return
     rows: dict[tuple[str, str], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
