@@ -844,7 +844,6 @@ class _Match:
                 f"did not read its input within {charge.allowed_ms} ms "
                 f"(+{self.control.margin_ms} ms margin)",
             )
-            self.unwritable(seat)
             seat.forfeited = True
             seat.bot.mark_broken("stopped reading its input")
         else:
