@@ -55,15 +55,32 @@ class Moments:
     def total_squares(self) -> Fraction:
         return sum((Fraction(ss, d * d) for d, (_, ss) in self.sums.items()), Fraction(0))
 
+    def _scaled(self) -> tuple[int, int, int]:
+        """(L, S, Q): the sum is S / L and the sum of squares Q / L², L the denominators' lcm.
+        Integers only: the same values as :meth:`total` and :meth:`total_squares`, without a
+        Fraction per denominator (the standings ask for thousands of these)."""
+        common = math.lcm(*self.sums)
+        total = squares = 0
+        for denominator, (s, ss) in self.sums.items():
+            scale = common // denominator
+            total += s * scale
+            squares += ss * scale * scale
+        return common, total, squares
+
     def mean(self) -> float | None:
-        return float(self.total() / self.n) if self.n else None
+        if not self.n:
+            return None
+        common, total, _ = self._scaled()
+        return total / (common * self.n)  # int / int is correctly rounded, as float(Fraction)
 
     def variance(self) -> float | None:
         """The sample variance (n - 1 in the denominator), exact until the final division."""
         if self.n < 2:
             return None
-        total = self.total()
-        return float((self.total_squares() - total * total / self.n) / (self.n - 1))
+        common, total, squares = self._scaled()
+        n = self.n
+        # (Q/L² - (S/L)²/n) / (n - 1), over one denominator
+        return (n * squares - total * total) / (common * common * n * (n - 1))
 
     def to_data(self) -> dict:
         """Plain JSON-ready data (integers may be large: JSON has no limit, Python reads them)."""

@@ -62,6 +62,27 @@ def test_moments_are_exact_and_order_free():
     assert Moments.from_data(forward.to_data()) == forward
 
 
+def test_moments_mean_and_variance_are_the_exact_value_rounded_once():
+    """Over one common denominator in integers: the float nearest the exact rational, as a
+    Fraction computation gives it, for any denominators and sizes of numerators."""
+    rng = random.Random(7)
+    for _ in range(3000):
+        values = [
+            Fraction(rng.randint(-(10 ** rng.randint(1, 25)), 10**20), rng.randint(1, 10**6))
+            for _ in range(rng.randint(1, 12))
+        ]
+        moments = Moments()
+        for v in values:
+            moments.add_fraction(v)
+        n = len(values)
+        mean = sum(values) / n
+        assert moments.mean() == float(mean)
+        if n > 1:
+            assert moments.variance() == float(sum((v - mean) ** 2 for v in values) / (n - 1))
+        else:
+            assert moments.variance() is None
+
+
 def test_estimate_interval_and_probability():
     est = estimate_values([1, 2, 3, 4, 5])
     half = t_ppf(0.975, 4) * math.sqrt(2.5) / math.sqrt(5)
