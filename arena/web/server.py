@@ -14,13 +14,12 @@ event loop, which may be playing the tournament, is not held up.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 from hypercorn.config import Config
 from hypercorn.trio import serve
@@ -49,20 +48,14 @@ def _static(name: str) -> bytes:
     return resources.files("arena.web").joinpath("static", name).read_bytes()
 
 
-def _clean(value: Any) -> Any:
-    """JSON has no NaN or infinity: they become null."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _clean(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_clean(v) for v in value]
-    return value
+def _encode(data: Any) -> bytes:
+    """Compact JSON on one line; JSON has no NaN or infinity: msgspec writes them as null."""
+    return msgspec.json.encode(data)
 
 
 def _json(data: Any, status: int = 200) -> Response:
     return Response(
-        json.dumps(_clean(data), separators=(",", ":")),
+        _encode(data),
         status_code=status,
         media_type="application/json",
         headers={"Cache-Control": "no-store"},
@@ -110,17 +103,17 @@ def build_app(source: TournamentSource) -> Starlette:
         return _json(await fresh_summary())
 
     async def stream(request: Request) -> Response:
-        async def events() -> AsyncIterator[str]:
+        async def events() -> AsyncIterator[bytes]:
             sent: tuple[int, bool] | None = None
-            yield "retry: 2000\n\n"
+            yield b"retry: 2000\n\n"
             while True:
                 data = await fresh_summary()
                 key = (data["version"], data["exact"])
                 if key != sent:
                     sent = key
-                    yield f"event: summary\ndata: {json.dumps(_clean(data), separators=(',', ':'))}\n\n"
+                    yield b"event: summary\ndata: " + _encode(data) + b"\n\n"
                 else:
-                    yield ": still here\n\n"
+                    yield b": still here\n\n"
                 await trio.sleep(SSE_MIN_GAP_S)
                 # Wake on news; without news, once the standings may have settled, or to beat.
                 wait = SETTLE_S + 0.2 if not data["exact"] else SSE_HEARTBEAT_S
@@ -172,7 +165,7 @@ def build_app(source: TournamentSource) -> Starlette:
         """A running match, re-sent whenever its record grows, until it is over."""
         match_id = request.query_params.get("id", "")
 
-        async def events() -> AsyncIterator[str]:
+        async def events() -> AsyncIterator[bytes]:
             size = -1
             while True:
                 path, _stored, running = source.record_of(match_id)
@@ -181,10 +174,9 @@ def build_app(source: TournamentSource) -> Starlette:
                     size = now
                     data = await load_match(request)
                     if isinstance(data, Response):
-                        body = bytes(data.body).decode()
-                        yield f"event: failed\ndata: {body}\n\n"
+                        yield b"event: failed\ndata: " + bytes(data.body) + b"\n\n"
                         return
-                    yield f"event: match\ndata: {json.dumps(_clean(data), separators=(',', ':'))}\n\n"
+                    yield b"event: match\ndata: " + _encode(data) + b"\n\n"
                     if not running:
                         return
                 await trio.sleep(MATCH_POLL_S)
