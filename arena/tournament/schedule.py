@@ -476,6 +476,27 @@ class Schedule(Sequence[ScheduledMatch]):
 
     def by_id(self, match_id_: str) -> ScheduledMatch | None:
         """The match of this id (``label/t../d../r..``), None if the schedule has none."""
+        found = self._locate(match_id_)
+        return None if found is None else self._match(*found)
+
+    def position(self, match_id_: str) -> int | None:
+        """Where the match of this id sits (``schedule[position]`` is it), None if nowhere."""
+        found = self._locate(match_id_)
+        if found is None:
+            return None
+        game, table, deal, rotation = found
+        for start, end, index, per_deal, playing in self._spans:
+            if start <= deal < end:
+                offset = index + (deal - start) * per_deal
+                for g in playing:
+                    rotations = self._rotations(g, deal)
+                    if g == game:
+                        return offset + table * len(rotations) + rotation - rotations[0]
+                    offset += len(self.tables[g]) * len(rotations)
+        return None  # (not reached: a located match is in a span)
+
+    def _locate(self, match_id_: str) -> tuple[int, int, int, int] | None:
+        """(game index, table, deal, rotation) of the match of this id, None if none."""
         label, _, rest = match_id_.rpartition("/t")
         try:
             table_s, deal_s, rotation_s = rest.split("/")
@@ -490,6 +511,6 @@ class Schedule(Sequence[ScheduledMatch]):
                     and rotation in self._rotations(g, deal)
                     and match_id(label, table, deal, rotation) == match_id_
                 ):
-                    return self._match(g, table, deal, rotation)
+                    return g, table, deal, rotation
                 return None
         return None

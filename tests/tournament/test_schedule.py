@@ -189,6 +189,23 @@ def test_positions_lengths_and_filters_agree_with_iteration(case, data):
     assert list(schedule.only({"h"})) == [m for m in listed if m.game == "h"]
 
 
+def test_a_match_ids_position_is_where_it_is_listed():
+    """position() inverts schedule[i] for every match, in both seatings and with games of
+    different deal counts (several spans), and knows no id the schedule does not hold."""
+    for seed, bot_count, games, seating, _length, _digest in GOLDEN:
+        plans = [
+            GamePlan(label=label, game_id="x", players=p, deals=d, team_size=ts, max_tables=mt)
+            for label, p, d, ts, mt in games
+        ]
+        schedule = build_schedule(seed, bots_named(bot_count), plans, seating)
+        assert [schedule.position(m.match_id) for m in schedule] == list(range(len(schedule)))
+        label = plans[0].label
+        for missing in (f"{label}/t0/d{plans[0].deals}/r0", f"{label}/t999/d0/r0", "nope/t0/d0/r0"):
+            assert schedule.position(missing) is None
+    huge = build_schedule(1, bots_named(50), [GamePlan("g", "g", 6, deals=10**12)])
+    assert huge.position(huge[len(huge) - 7].match_id) == len(huge) - 7
+
+
 def test_a_huge_schedule_is_generated_lazily():
     plan = GamePlan(label="g", game_id="g", players=6, deals=10**12)
     schedule = build_schedule(1, bots_named(50), [plan])  # before: 1.6 GB for the tables alone
