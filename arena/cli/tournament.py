@@ -405,8 +405,10 @@ async def _run(
             progress=progress,
             fold=fold,
         )
-        # (the pages keep no decision times: the tournament's fold, which they share, has them)
-        source.load(sorted(store.matches(include_aborted=True, times=False), key=fold.order))
+        # in the order stored, a few thousand at a time (the pages keep what they show, not the
+        # matches; no decision times: the tournament's fold, which they share, has them)
+        with store.snapshot():
+            source.load(match for _rowid, match in store.iter_matches_after(0, times=False))
 
         def on_stored(match: StoredMatch) -> None:
             live.add(match)

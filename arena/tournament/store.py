@@ -90,7 +90,10 @@ MATCH_COLUMNS = (
 SEQ_SCHEMA = """
 CREATE INDEX IF NOT EXISTS matches_by_seq ON matches(seq);
 CREATE TABLE IF NOT EXISTS fold_state (name TEXT PRIMARY KEY, seq INTEGER NOT NULL, state BLOB);
+CREATE INDEX IF NOT EXISTS matches_by_id ON matches(match_id);
 """
+# (matches_by_id: the web pages read one match, or one deal's rotations, by id; a file last run
+# by an older arena is read without it, a full scan per page)
 
 
 FAULTS_BY_KEY_UP_TO = 20000  # rows read at once up to which their faults are looked up by key
@@ -417,19 +420,26 @@ class ResultStore:
             )
         ]
 
-    def match(self, match_id: str) -> StoredMatch | None:
-        """One stored match by its id (None if it is not stored)."""
-        found = self._select("WHERE match_id = ?", (match_id,))
+    def match(self, match_id: str, *, times: bool = True) -> StoredMatch | None:
+        """One stored match of the current definition by its id (None if it is not stored)."""
+        found = self._select("WHERE match_id = ? AND current = 1", (match_id,), times=times)
         return found[0][1] if found else None
 
-    def deal_matches(self, game: str, table: int, deal: int) -> list[StoredMatch]:
-        """The completed rotations of one deal (game label, table, deal), by rotation."""
+    def deal_matches(
+        self, game: str, table: int, deal: int, ids: Sequence[str] | None = None
+    ) -> list[StoredMatch]:
+        """The completed rotations of one deal (game label, table, deal), by rotation, of the
+        current definition, without their decision times. ``ids``: the match ids its rotations
+        can have (read through the index of ids, rather than by a scan of every row)."""
+        clause = "WHERE game = ? AND table_no = ? AND deal = ? AND status = 'completed' "
+        params: tuple[Any, ...] = (game, table, deal)
+        if ids is not None:
+            clause += f"AND match_id IN ({', '.join('?' * len(ids))}) "
+            params += tuple(ids)
         return [
             match
             for _rowid, match in self._select(
-                "WHERE game = ? AND table_no = ? AND deal = ? AND status = 'completed' "
-                "ORDER BY rotation",
-                (game, table, deal),
+                clause + "AND current = 1 ORDER BY rotation", params, times=False
             )
         ]
 
@@ -440,6 +450,22 @@ class ResultStore:
         ``times=False``: without their decision times (``decision_ms`` empty), the bulk of a
         row."""
         return self._select("WHERE rowid > ? AND current = 1 ORDER BY rowid", (rowid,), times=times)
+
+    def iter_matches_after(
+        self, rowid: int, *, times: bool = True, chunk: int = 2000
+    ) -> Iterator[tuple[int, StoredMatch]]:
+        """:meth:`matches_after`, read ``chunk`` rows at a time: a large file is gone through
+        without all its matches in memory at once (inside :meth:`snapshot` for one state)."""
+        while True:
+            rows = self._select(
+                "WHERE rowid > ? AND current = 1 ORDER BY rowid LIMIT ?",
+                (rowid, chunk),
+                times=times,
+            )
+            yield from rows
+            if len(rows) < chunk:
+                return
+            rowid = rows[-1][0]
 
     def last_rowid(self) -> int:
         """The highest rowid stored (0 for none): lower than a watcher's last one means the

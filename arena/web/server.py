@@ -168,7 +168,7 @@ def build_app(source: TournamentSource) -> Starlette:
         async def events() -> AsyncIterator[bytes]:
             size = -1
             while True:
-                path, _stored, running = source.record_of(match_id)
+                path, _stored, running = await trio.to_thread.run_sync(source.record_of, match_id)
                 now = path.stat().st_size if path is not None and path.is_file() else -1
                 if now != size or not running:
                     size = now
@@ -182,7 +182,7 @@ def build_app(source: TournamentSource) -> Starlette:
                 await trio.sleep(MATCH_POLL_S)
 
         try:
-            source.record_of(match_id)
+            await trio.to_thread.run_sync(source.record_of, match_id)
         except NotFound as error:
             return _error(404, str(error))
         return StreamingResponse(

@@ -1,11 +1,14 @@
-"""What the web pages show, kept in memory and fed as matches are stored.
+"""What the web pages show, kept up to date as matches are stored.
 
-A :class:`TournamentSource` holds every stored match of one results file (keyed by match id,
-in the order they were stored; without their decision times, which the fold counts, so a large
-file fits in memory) and the live standings fold. It is fed either in-process (``arena
-tournament --web``: the runner's ``on_stored`` callback) or by :meth:`TournamentSource.watch`,
-which polls the SQLite file's ``data_version`` (microseconds) and reads only the rows added since
-(``arena serve`` on a running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
+A :class:`TournamentSource` keeps what the pages need of one results file, in memory that does
+not grow with the matches stored: the live standings fold, the latest matches and faults, each
+bot's latest faults and count, each bot's worst seats by duplicate score (the deals still open
+kept whole until their last rotation arrives), the aborted matches, and one bit per scheduled
+match for those completed. A page about an older match or deal reads it from the results file
+(in a worker thread, by match id). It is fed either in-process (``arena tournament --web``: the
+runner's ``on_stored`` callback) or by :meth:`TournamentSource.watch`, which polls the SQLite
+file's ``data_version`` (microseconds) and reads only the rows added since (``arena serve`` on a
+running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
 
 The standings are the tournament's own fold (arena.tournament.standings): in-process the live
 one the runner feeds; watching a file, the fold cached in the file (with the tournament's
@@ -22,9 +25,10 @@ import glob
 import re
 import statistics
 import time
+from bisect import insort
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +40,7 @@ from arena.referee.record import ReplayError, record_bytes, replay_record
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.runner import Progress
 from arena.tournament.schedule import GamePlan, Schedule, build_schedule
+from arena.tournament.schedule import match_id as match_id_of
 from arena.tournament.standings import (
     MARGIN_MS,
     TIME_RESOLUTION_MS,
@@ -47,13 +52,15 @@ from arena.tournament.standings import (
     refold,
     standings_as_data,
 )
-from arena.tournament.store import ResultStore, StoredMatch
+from arena.tournament.store import ResultStore, StoredMatch, StoreError
 from arena.web.matchview import MatchViewError, first_deal, match_frames, read_entries
 
 SETTLE_S = 3.0  # no new match for this long: the standings are called exact (final order)
 POLL_S = 0.5  # how often `arena serve` asks the results file whether anything changed
 RUNNING_FRESH_S = 30.0  # a record file touched this recently, of a match not stored, is running
 LATEST = 20  # finished matches and faults listed on the tournament page
+BOT_FAULTS = 200  # a bot's latest faults listed on its page (all are counted)
+WORST = 20  # a bot's worst seats by duplicate score listed on its page
 # tournaments name records <id with _>-<key prefix>.jsonl.gz (SPEC 8); older ones .jsonl
 RECORD_NAME = re.compile(r"^(.+)_t(\d+)_d(\d+)_r(\d+)(?:-[0-9a-f]+)?\.jsonl(?:\.gz)?$")
 TIME_BUCKETS_MS = (0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000)
@@ -136,7 +143,24 @@ class TournamentSource:
         self.progress = progress  # the runner's, in-process; None when watching a file
         self.organiser = organiser  # may see every hand of a running match
         self.clock = clock
-        self.matches: dict[str, StoredMatch] = {}
+        # What the pages show, kept as matches arrive (see _note): none of it grows with the
+        # matches stored but the bits of those completed and the deals still open.
+        self._latest: deque[StoredMatch] = deque(maxlen=LATEST)
+        # the latest faults, oldest first, as the tournament page lists them (newest first);
+        # longer than shown, so a replayed match's dropped faults leave enough
+        self._faults: deque[dict[str, Any]] = deque(maxlen=4 * LATEST)
+        self._bot_faults: dict[str, deque[dict[str, Any]]] = {}
+        self._fault_counts: Counter[str] = Counter()
+        self._aborted: dict[str, StoredMatch] = {}  # stored aborted, not (yet) replayed
+        self._completed = 0
+        self._done = bytearray()  # a bit per schedule position: stored completed
+        self._done_elsewhere: set[str] = set()  # completed, of an id the schedule has not
+        self._seen_bots: set[str] = set()
+        # deals with a completed rotation but not all of them: (game, table, deal) -> rotations
+        self._open_deals: dict[tuple[str, int, int], list[StoredMatch]] = {}
+        self._rotations = self._rotation_counts()
+        # each bot's worst seats of the deals complete: sorted (dup, match id, seat, score)
+        self._worst_done: dict[str, list[tuple[float, str, int, int]]] = {}
         self.version = 0
         self._arrivals = _Arrivals()
         self._last_arrival = float("-inf")
@@ -166,6 +190,13 @@ class TournamentSource:
     def _new_fold(self) -> StandingsFold:
         return StandingsFold(self.bots, self.games, **self._fold_settings())
 
+    def _rotation_counts(self) -> dict[str, int]:
+        """The rotations a deal of each game has (none known without a schedule)."""
+        if self.schedule is None:
+            return {}
+        duplicate = self.schedule.seating == "duplicate"
+        return {plan.label: plan.players if duplicate else 1 for plan in self.schedule.games}
+
     def _fold_in(self, match: StoredMatch, rowid: int = 0) -> None:
         if self._shared_fold:
             return
@@ -176,22 +207,117 @@ class TournamentSource:
             self._fold = self._new_fold()
         try:
             self._fold.add(match)
-        except StaleFold:  # half added: no longer shown, folded again over self.matches
+        except StaleFold:  # half added: no longer shown, folded again from the file
             self._stale = True
 
-    def _keep(self, match: StoredMatch) -> None:
-        """Keep the match for the pages, less what only the fold needs (it has folded them)
-        when the fold cannot need them again: it is the tournament's, or made from the file."""
-        self.matches.pop(match.match_id, None)  # stored again: it moves to the end
-        lean = self._shared_fold or self._data_version is not None
-        self.matches[match.match_id] = (
-            replace(match, decision_ms=()) if lean and match.decision_ms else match
-        )
+    def _position(self, match_id: str) -> int | None:
+        return None if self.schedule is None else self.schedule.position(match_id)
+
+    def is_done(self, match_id: str) -> bool:
+        """Whether a match of this id is stored completed."""
+        position = self._position(match_id)
+        if position is None:
+            return match_id in self._done_elsewhere
+        byte = position >> 3
+        return byte < len(self._done) and bool(self._done[byte] >> (position & 7) & 1)
+
+    def _mark_done(self, match_id: str) -> bool:
+        """Note a completed match; False if it was already."""
+        if self.is_done(match_id):
+            return False
+        position = self._position(match_id)
+        if position is None:
+            self._done_elsewhere.add(match_id)
+            return True
+        byte = position >> 3
+        if byte >= len(self._done):
+            self._done.extend(bytes(byte + 1 - len(self._done)))
+        self._done[byte] |= 1 << (position & 7)
+        return True
+
+    def _note(self, match: StoredMatch) -> None:
+        """Take in a stored match for the pages. A match stored again (an aborted one
+        replayed) replaces the earlier one: its faults and its line go, the new ones come
+        last."""
+        match_id = match.match_id
+        earlier = self._aborted.pop(match_id, None)
+        if earlier is not None:
+            self._drop_faults(earlier)
+        for i, kept in enumerate(self._latest):
+            if kept.match_id == match_id:
+                del self._latest[i]
+                break
+        self._latest.append(match)
+        self._seen_bots.update(match.bots)
+        if not match.completed:
+            self._aborted[match_id] = match
+            self._faults.append(
+                {
+                    "match_id": match_id,
+                    "bot": None,
+                    "seat": None,
+                    "kind": "aborted",
+                    "message": match.reason,
+                }
+            )
+        elif self._mark_done(match_id):
+            self._completed += 1
+            self._note_rotation(match)
+        for fault in match.faults:
+            self._seen_bots.add(fault.bot)
+            self._faults.append(
+                {
+                    "match_id": match_id,
+                    "bot": fault.bot,
+                    "seat": fault.seat,
+                    "kind": fault.kind,
+                    "message": fault.message,
+                }
+            )
+            if fault.bot not in self._bot_faults:
+                self._bot_faults[fault.bot] = deque(maxlen=2 * BOT_FAULTS)
+            self._bot_faults[fault.bot].append(
+                {
+                    "match_id": match_id,
+                    "seat": fault.seat,
+                    "kind": fault.kind,
+                    "message": fault.message,
+                }
+            )
+            self._fault_counts[fault.bot] += 1
+
+    def _drop_faults(self, match: StoredMatch) -> None:
+        """Forget an aborted match's faults (it was stored again)."""
+        match_id = match.match_id
+        kept = [f for f in self._faults if f["match_id"] != match_id]
+        self._faults = deque(kept, maxlen=self._faults.maxlen)
+        for fault in match.faults:
+            self._fault_counts[fault.bot] -= 1
+        for bot in {fault.bot for fault in match.faults}:
+            listed = self._bot_faults.get(bot)
+            if listed is not None:
+                kept = [f for f in listed if f["match_id"] != match_id]
+                self._bot_faults[bot] = deque(kept, maxlen=listed.maxlen)
+
+    def _note_rotation(self, match: StoredMatch) -> None:
+        """A completed rotation of its deal: the deal stays open until its last rotation, then
+        only its seats among each bot's worst are kept."""
+        key = (match.game, match.table, match.deal)
+        group = self._open_deals.setdefault(key, [])
+        group.append(match)
+        expected = self._rotations.get(match.game)
+        if expected is None or len(group) < expected:
+            return  # (a game the schedule does not know stays open)
+        del self._open_deals[key]
+        for dup, match_id, seat, score, bot in _duplicate_seats(group):
+            worst = self._worst_done.setdefault(bot, [])
+            insort(worst, (dup, match_id, seat, score))
+            del worst[WORST:]
 
     def add(self, match: StoredMatch, rowid: int = 0) -> None:
         """A match was stored (called by the runner, or by the file watcher with its row)."""
         self._fold_in(match, rowid)
-        self._keep(match)
+        self._note(match)
         now = self.clock()
         self._arrivals.note(now)
         self._last_arrival = now
@@ -204,39 +330,58 @@ class TournamentSource:
         ``folded``: the fold holds them already (the file's cached fold)."""
         loaded = []
         for match in matches:
-            if folded:
-                self._keep(match)
+            if folded or self._shared_fold:
+                self._note(match)
             else:
                 loaded.append(match)
             if match.record_path and self.records_dir is None:
                 self.records_dir = Path(match.record_path).parent
-        if not folded:
+        if loaded:  # (a source with a fold of its own, given its matches: tests)
             order = (self._fold or self._new_fold()).order
             for match in sorted(loaded, key=order):  # in schedule order: no re-rating
                 self._fold_in(match)
             for match in loaded:  # in the order given: the order they were stored
-                self._keep(match)
+                self._note(match)
         self._bump()
 
     def _reset(self) -> None:
-        self.matches.clear()
+        self._latest.clear()
+        self._faults.clear()
+        self._bot_faults.clear()
+        self._fault_counts.clear()
+        self._aborted.clear()
+        self._completed = 0
+        self._done = bytearray()
+        self._done_elsewhere.clear()
+        self._seen_bots.clear()
+        self._open_deals.clear()
+        self._worst_done.clear()
         if not self._shared_fold:
             self._fold, self._stale, self._pending = None, False, []
         self._generation += 1
         self._rowid = 0
 
-    def _first_rows(self, store: ResultStore) -> list[tuple[int, StoredMatch]]:
-        """Every stored row and, unless the fold is shared, the file's fold of exactly them
-        (its cache and the rows saved since: both read from one state of the file). Without a
-        usable cache the fold is due: :meth:`refresh` makes it in a worker thread."""
+    def _read_first(self, store: ResultStore) -> bool:
+        """Every stored row, taken in a few thousand at a time, and, unless the fold is shared,
+        the file's fold of exactly them (its cache and the rows saved since: both read from one
+        state of the file). Without a usable cache the fold is due: :meth:`refresh` makes it in
+        a worker thread. True if any row was stored."""
         with store.snapshot():
-            # without decision times: the cached fold has them, or the refold reads the file
-            rows = store.matches_after(0, times=self._shared_fold)
             if not self._shared_fold:
                 found = cached_fold(store, self.bots, self.games, **self._fold_settings())
                 self._fold = None if found is None else found[0]
-                self._stale = found is None and bool(rows)
-        return rows
+            # without decision times: the cached fold has them, or the refold reads the file
+            rows = 0
+            for rowid, match in store.iter_matches_after(0, times=False):
+                self._rowid = max(self._rowid, rowid)
+                rows += 1
+                self._note(match)
+                if match.record_path and self.records_dir is None:
+                    self.records_dir = Path(match.record_path).parent
+            if not self._shared_fold:
+                self._stale = found is None and rows > 0
+        self._bump()
+        return rows > 0
 
     def _bump(self) -> None:
         self.version += 1
@@ -260,19 +405,15 @@ class TournamentSource:
         if self._created and created != self._created or store.last_rowid() < self._rowid:
             self._reset()  # the file was started afresh (--restart)
             self._created = created
-            rows = self._first_rows(store)
-            self.load((m for _, m in rows), folded=not self._shared_fold)
-            self._rowid = max((r for r, _ in rows), default=0)
+            self._read_first(store)
             return True
         self._created = created
-        first = self._rowid == 0
-        rows = self._first_rows(store) if first else store.matches_after(self._rowid)
+        if self._rowid == 0:
+            return self._read_first(store)
+        rows = store.matches_after(self._rowid)
         for rowid, match in rows:
             self._rowid = max(self._rowid, rowid)
-            if not first:
-                self.add(match, rowid)
-        if first:
-            self.load((m for _, m in rows), folded=not self._shared_fold)
+            self.add(match, rowid)
         return bool(rows)
 
     async def watch(self, store: ResultStore, poll_s: float = POLL_S) -> None:
@@ -303,11 +444,11 @@ class TournamentSource:
             if not self._stale or self._shared_fold:
                 return
             generation = self._generation
-            if self._data_version is not None:  # following the file: fold what it holds
-                fresh, covered = await trio.to_thread.run_sync(self._fold_file)
-            else:  # fed by load() and add(): the matches kept (whole: see _keep)
-                snapshot, self._pending = list(self.matches.values()), []
-                fresh, covered = await trio.to_thread.run_sync(self._fold_all, snapshot), 0
+            if self._data_version is None:
+                # fed by load() and add() with a fold of its own (tests): the file holds every
+                # match given so far, as the runner stores each before it calls on_stored
+                self._pending = []
+            fresh, covered = await trio.to_thread.run_sync(self._fold_file)
             if generation != self._generation:
                 return  # the file was started afresh meanwhile
             self._fold, self._stale = fresh, False
@@ -325,13 +466,6 @@ class TournamentSource:
             fold = refold(store, self.bots, self.games, **self._fold_settings())
         fold.standings()  # built here, in the worker thread
         return fold, covered
-
-    def _fold_all(self, matches: list[StoredMatch]) -> StandingsFold:
-        fold = self._new_fold()
-        for match in sorted(matches, key=fold.order):
-            fold.add(match)
-        fold.standings()  # built here, in the worker thread
-        return fold
 
     def standings(self) -> tuple[Standings, bool]:
         """(standings, exact): the fold's, ``exact`` once settled (nothing new for SETTLE_S);
@@ -355,31 +489,6 @@ class TournamentSource:
             cached["progress"] = self._progress()  # the rate and ETA move with the clock
             cached["running"] = self.running()
             return cached
-        stored = list(self.matches.values())
-        faults = []
-        for match in reversed(stored):
-            for fault in reversed(match.faults):
-                faults.append(
-                    {
-                        "match_id": match.match_id,
-                        "bot": fault.bot,
-                        "seat": fault.seat,
-                        "kind": fault.kind,
-                        "message": fault.message,
-                    }
-                )
-            if not match.completed:
-                faults.append(
-                    {
-                        "match_id": match.match_id,
-                        "bot": None,
-                        "seat": None,
-                        "kind": "aborted",
-                        "message": match.reason,
-                    }
-                )
-            if len(faults) >= LATEST:
-                break
         data = {
             "name": self.name,
             "version": self.version,
@@ -389,8 +498,8 @@ class TournamentSource:
             "bots": self.bots,
             "standings": standings_as_data(standings),
             "progress": self._progress(),
-            "faults": faults[:LATEST],
-            "latest": [_match_line(m) for m in reversed(stored[-LATEST:])],
+            "faults": [dict(f) for f in reversed(self._faults)][:LATEST],
+            "latest": [_match_line(m) for m in reversed(self._latest)],
             "running": self.running(),
         }
         self._summary = (self.version, exact, data)
@@ -398,7 +507,7 @@ class TournamentSource:
 
     def _progress(self) -> dict[str, Any]:
         now = self.clock()
-        completed = sum(m.completed for m in self.matches.values())
+        completed = self._completed
         total = len(self.schedule) if self.schedule is not None else None
         if self.progress is not None:
             rate = self.progress.per_second()
@@ -410,7 +519,7 @@ class TournamentSource:
         return {
             "completed": completed,
             "total": total,
-            "aborted": sum(not m.completed for m in self.matches.values()),
+            "aborted": len(self._aborted),
             "rate": rate if running else None,
             "eta_s": left / rate if running and rate > 0 and left is not None else None,
             "running": running,
@@ -431,8 +540,7 @@ class TournamentSource:
             match_id = self._match_id_of_record(path.name)
             if match_id is None:
                 continue
-            stored = self.matches.get(match_id)
-            if stored is not None and stored.completed:
+            if self.is_done(match_id):
                 continue
             try:
                 fresh = wall - path.stat().st_mtime <= RUNNING_FRESH_S
@@ -459,8 +567,7 @@ class TournamentSource:
     # -- a bot's page -----------------------------------------------------------------------------
 
     def bot_page(self, bot: str) -> dict[str, Any]:
-        known = set(self.bots) | {b for m in self.matches.values() for b in m.bots}
-        if bot not in known:
+        if bot not in self.bots and bot not in self._seen_bots:
             raise NotFound(f"no bot {bot!r} in tournament {self.name!r}")
         standings, exact = self.standings()
         data = standings_as_data(standings)
@@ -469,19 +576,7 @@ class TournamentSource:
             for row in table["rows"]:
                 if row["bot"] == bot:
                     per_game[scope] = row
-        faults = []
-        for match in self.matches.values():
-            for fault in match.faults:
-                if fault.bot == bot:
-                    faults.append(
-                        {
-                            "match_id": match.match_id,
-                            "seat": fault.seat,
-                            "kind": fault.kind,
-                            "message": fault.message,
-                        }
-                    )
-        faults.reverse()  # latest first
+        faults = [dict(f) for f in reversed(self._bot_faults.get(bot, ()))]  # latest first
         # the fold counts every completed match's decision times (none while it is being made)
         times = Counter() if self._stale or self._fold is None else self._fold.decision_times(bot)
         worst = self._worst_seats().get(bot, [])
@@ -490,67 +585,60 @@ class TournamentSource:
             "tournament": self.name,
             "exact": exact,
             "tables": per_game,
-            "faults": faults[:200],
-            "fault_count": len(faults),
+            "faults": faults[:BOT_FAULTS],
+            "fault_count": self._fault_counts[bot],
             "times": _histogram(times),  # on the fold's grid of TIME_RESOLUTION_MS
             "worst": worst,
         }
 
     def _worst_seats(self) -> dict[str, list[dict[str, Any]]]:
-        """Each bot's 20 worst seats by duplicate score, made once per version: one pass over
-        every stored match serves every bot's page until the next match arrives."""
+        """Each bot's worst seats by duplicate score (ties by match id and seat), made once per
+        version: those of the deals complete, kept as each completed, and those of the deals
+        still open, whose means may still move."""
         if self._worst is None or self._worst[0] != self.version:
-            by_bot: dict[str, list[dict[str, Any]]] = {}
-            for item in self.duplicate_scores():
-                by_bot.setdefault(item["bot"], []).append(item)
+            seats = {bot: list(kept) for bot, kept in self._worst_done.items()}
+            for group in self._open_deals.values():
+                for dup, match_id, seat, score, bot in _duplicate_seats(group):
+                    seats.setdefault(bot, []).append((dup, match_id, seat, score))
             worst = {
-                bot: sorted(items, key=lambda item: item["dup"])[:20]
-                for bot, items in by_bot.items()
+                bot: [
+                    {"match_id": match_id, "bot": bot, "seat": seat, "score": score, "dup": dup}
+                    for dup, match_id, seat, score in sorted(found)[:WORST]
+                ]
+                for bot, found in seats.items()
             }
             self._worst = (self.version, worst)
         return self._worst[1]
 
-    def _deal_groups(self) -> dict[tuple[str, int, int], list[StoredMatch]]:
-        groups: dict[tuple[str, int, int], list[StoredMatch]] = {}
-        for match in self.matches.values():
-            if match.completed:
-                groups.setdefault((match.game, match.table, match.deal), []).append(match)
-        return groups
-
-    def duplicate_scores(self) -> list[dict[str, Any]]:
-        """Per match and seat: the score minus the mean score of those cards over the deal's
-        rotations played (the standings' ``dup``, signed so positive is better)."""
-        out = []
-        for group in self._deal_groups().values():
-            if len(group) < 2:
-                continue
-            sign = 1 if higher_is_better(group[0].game_id) else -1
-            players = group[0].players
-            means = [statistics.fmean(m.scores[s] for m in group) for s in range(players)]
-            for match in group:
-                for seat in range(players):
-                    out.append(
-                        {
-                            "match_id": match.match_id,
-                            "bot": match.bots[seat],
-                            "seat": seat,
-                            "score": match.scores[seat],
-                            "dup": sign * (match.scores[seat] - means[seat]),
-                        }
-                    )
-        return out
-
     # -- the duplicate view -----------------------------------------------------------------------
 
-    def deal_page(self, game: str, table: int, deal: int) -> dict[str, Any]:
-        group = sorted(
-            (
-                m
-                for m in self.matches.values()
-                if m.game == game and m.table == table and m.deal == deal and m.completed
-            ),
-            key=lambda m: m.rotation,
+    def _deal_rotations(self, game: str, table: int, deal: int) -> list[StoredMatch]:
+        """The completed rotations of a deal, by rotation: kept while the deal is open, else
+        read from the results file (blocking: in a worker thread)."""
+        group = self._open_deals.get((game, table, deal))
+        if group is not None:
+            return sorted(group, key=lambda m: m.rotation)
+        if not self.results.exists():
+            return []
+        plan = (
+            next((g for g in self.schedule.games if g.label == game), None)
+            if self.schedule
+            else None
         )
+        ids = None  # the ids its rotations can have: read by the index of ids
+        if plan is not None and self.schedule is not None:
+            duplicate = self.schedule.seating == "duplicate"
+            rotations = range(plan.players) if duplicate else [deal % plan.players]
+            ids = [match_id_of(game, table, deal, r) for r in rotations]
+        try:
+            with ResultStore.open_read(self.results) as store:
+                return store.deal_matches(game, table, deal, ids)
+        except StoreError:
+            return []
+
+    def deal_page(self, game: str, table: int, deal: int) -> dict[str, Any]:
+        """The duplicate view of one deal. Blocking: call it in a thread."""
+        group = self._deal_rotations(game, table, deal)
         if not group:
             raise NotFound(f"no completed match of {game} table {table} deal {deal}")
         first = group[0]
@@ -594,8 +682,9 @@ class TournamentSource:
     # -- the match page ---------------------------------------------------------------------------
 
     def record_of(self, match_id: str) -> tuple[Path | None, StoredMatch | None, bool]:
-        """(record path, stored match, still running) of a match."""
-        stored = self.matches.get(match_id)
+        """(record path, stored match, still running) of a match. Blocking (it may read the
+        results file): call it in a thread."""
+        stored = self._stored(match_id)
         if stored is not None and stored.completed:
             return (Path(stored.record_path) if stored.record_path else None), stored, False
         scheduled = self.schedule is not None and self.schedule.contains_id(match_id)
@@ -607,6 +696,22 @@ class TournamentSource:
                 if RECORD_NAME.match(path.name) and self._match_id_of_record(path.name) == match_id:
                     return path, stored, True
         return None, stored, False
+
+    def _stored(self, match_id: str) -> StoredMatch | None:
+        """The stored match of this id: one of the latest or aborted, else (completed) read
+        from the results file (blocking: in a worker thread)."""
+        for match in self._latest:
+            if match.match_id == match_id:
+                return match
+        if match_id in self._aborted:
+            return self._aborted[match_id]
+        if not self.is_done(match_id):
+            return None
+        try:
+            with ResultStore.open_read(self.results) as store:
+                return store.match(match_id, times=False)
+        except StoreError:
+            return None
 
     def match_page(self, match_id: str, seat: int | None) -> dict[str, Any]:
         """The match page's data, as ``seat`` saw it (None: all hands). Blocking: call it in a
@@ -641,6 +746,22 @@ class TournamentSource:
             base["frames"] = None
             base["why"] = str(error)
         return base
+
+
+def _duplicate_seats(group: list[StoredMatch]) -> list[tuple[float, str, int, int, str]]:
+    """(dup, match id, seat, score, bot) of every seat of a deal's completed rotations: the
+    score minus the mean score of those cards over the rotations (the standings' ``dup``,
+    signed so positive is better); none for a deal of one rotation."""
+    if len(group) < 2:
+        return []
+    sign = 1 if higher_is_better(group[0].game_id) else -1
+    players = group[0].players
+    means = [statistics.fmean(m.scores[s] for m in group) for s in range(players)]
+    return [
+        (sign * (m.scores[seat] - means[seat]), m.match_id, seat, m.scores[seat], m.bots[seat])
+        for m in group
+        for seat in range(players)
+    ]
 
 
 def _match_line(match: StoredMatch) -> dict[str, Any]:

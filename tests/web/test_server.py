@@ -15,7 +15,7 @@ import trio
 
 from arena.referee.record import record_bytes
 from arena.tournament.standings import compute_standings, standings_as_data
-from arena.tournament.store import ResultStore
+from arena.tournament.store import ResultStore, StoredMatch
 from arena.web.source import TournamentSource
 from tests.web.conftest import CARD, ROOT, arena_env
 
@@ -40,6 +40,17 @@ def source_of(results: Path, **kwargs) -> tuple[TournamentSource, ResultStore]:
     source = TournamentSource(results, name=store.name(), definition=store.definition(), **kwargs)
     source.poll_file(store)
     return source, store
+
+
+def source_without(played: Path, game: str) -> tuple[TournamentSource, StoredMatch]:
+    """A source of every match of the file but a finished one of ``game``: not stored yet, as
+    if it were being played."""
+    with ResultStore.open_read(played) as store:
+        stored = store.matches(include_aborted=True)
+        source = TournamentSource(played, name=store.name(), definition=store.definition())
+    finished = next(m for m in stored if m.game == game)
+    source.load([m for m in stored if m.match_id != finished.match_id])
+    return source, finished
 
 
 async def test_the_pages_data_matches_the_results_file(played: Path) -> None:
@@ -99,9 +110,7 @@ async def test_a_spectator_of_a_running_match_gets_no_hidden_cards(
 ) -> None:
     """A match still being played (its record cut in the middle, no stored row): the seat view
     is served, all hands are refused, and the JSON holds no card of another hand."""
-    source, store = source_of(played)
-    store.close()
-    finished = next(m for m in source.matches.values() if m.game == "eight-rounds")
+    source, finished = source_without(played, "eight-rounds")
     records = tmp_path / "records"
     records.mkdir()
     # the full lines (a tournament's record is compact and compressed: SPEC 8)
@@ -109,7 +118,6 @@ async def test_a_spectator_of_a_running_match_gets_no_hidden_cards(
     (records / (finished.match_id.replace("/", "_") + ".jsonl")).write_bytes(
         b"".join(lines[: len(lines) // 3])
     )
-    del source.matches[finished.match_id]  # not stored yet: it is being played
     source.records_dir = records
     source.is_running = lambda: True  # type: ignore[method-assign]  # the file is not locked here
     async with trio.open_nursery() as nursery:
@@ -217,16 +225,13 @@ def test_the_web_server_stays_off_the_referee_import_path() -> None:
 async def test_a_running_match_is_followed_as_its_record_grows(
     played: Path, tmp_path: Path
 ) -> None:
-    source, store = source_of(played)
-    store.close()
-    finished = next(m for m in source.matches.values() if m.game == "all-fours")
+    source, finished = source_without(played, "all-fours")
     # the full lines (a tournament's record is compact and compressed: SPEC 8)
     lines = record_bytes(Path(finished.record_path)).splitlines(keepends=True)
     records = tmp_path / "records"
     records.mkdir()
     record = records / (finished.match_id.replace("/", "_") + ".jsonl")
     record.write_bytes(b"".join(lines[:60]))
-    del source.matches[finished.match_id]
     source.records_dir = records
     source.is_running = lambda: True  # type: ignore[method-assign]  # the file is not locked here
     async with trio.open_nursery() as nursery:

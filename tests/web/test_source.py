@@ -62,7 +62,7 @@ async def test_a_watched_file_is_followed_across_a_resume_and_a_restart(
     )
     writer.save(matches[0])
     assert source.poll_file(reader)
-    assert list(source.matches) == [matches[0].match_id]
+    assert [m["match_id"] for m in source.summary()["latest"]] == [matches[0].match_id]
     for match in matches[1:]:
         writer.save(match)
     source.poll_file(reader)
@@ -160,12 +160,10 @@ async def test_serve_alone_reads_the_files_cached_fold_with_the_tournaments_sett
     reader.close()
 
 
-async def test_a_followed_file_keeps_no_decision_times_and_the_bot_page_counts_them(
-    tmp_path: Path,
-) -> None:
-    """The pages keep the stored matches without their decision times (the bulk of a row): the
-    bot page's histogram and percentiles come from the fold's counts, on its 0.01 ms grid, the
-    same with the file's cached fold, with a refold of the file, and in-process."""
+async def test_the_bot_page_counts_decision_times_from_the_fold(tmp_path: Path) -> None:
+    """The pages keep no decision times (the bulk of a row): the bot page's histogram and
+    percentiles come from the fold's counts, on its 0.01 ms grid, the same with the file's
+    cached fold, with a refold of the file, and in-process."""
     import random
 
     from arena.tournament.standings import TIME_RESOLUTION_MS, LiveStandings, StandingsFold
@@ -206,8 +204,8 @@ async def test_a_followed_file_keeps_no_decision_times_and_the_bot_page_counts_t
         }
 
     def check(source: TournamentSource) -> None:
-        assert all(m.decision_ms == () for m in source.matches.values())
-        assert len(source.matches) == len({m.match_id for m in history})
+        progress = source.summary()["progress"]
+        assert progress["completed"] + progress["aborted"] == len({m.match_id for m in history})
         for bot in BOTS:
             times = source.bot_page(bot)["times"]
             assert times["count"] > 0
@@ -252,3 +250,201 @@ def test_the_worst_seats_made_once_per_version_follow_new_matches(tmp_path: Path
     whole.load(history)
     after = {bot: growing.bot_page(bot)["worst"] for bot in BOTS}
     assert after == {bot: whole.bot_page(bot)["worst"] for bot in BOTS} != before
+
+
+def _scheduled_history(rng, definition: dict) -> list:
+    """Every match of the definition's schedule, stored in schedule order with random scores,
+    some faults, and a few aborted, each of those stored again (completed) a little later."""
+    from arena.tournament.store import StoredFault, StoredMatch
+    from arena.web.source import schedule_from_definition
+
+    stored, replays = [], []
+    for scheduled in schedule_from_definition(definition):
+        scores = tuple(rng.randint(-20, 40) for _ in range(scheduled.players))
+        aborted = rng.random() < 0.08
+
+        def one(status: str, faults: int, scheduled=scheduled, scores=scores) -> StoredMatch:
+            return StoredMatch(
+                match_id=scheduled.match_id,
+                game=scheduled.game,
+                game_id=scheduled.game_id,
+                table=scheduled.table,
+                deal=scheduled.deal,
+                rotation=scheduled.rotation,
+                seed=scheduled.seed,
+                players=scheduled.players,
+                options={},
+                bots=scheduled.seats,
+                scores=scores,
+                placings=tuple(1 + sum(o > s for o in scores) for s in scores),
+                teams=None,
+                forfeited=(),
+                faults=tuple(
+                    StoredFault(i % 4, scheduled.seats[i % 4], "timeout", i, f"late {i}")
+                    for i in range(faults)
+                ),
+                decision_ms=((0.5,),) * scheduled.players,
+                status=status,
+                reason="cut" if status == "aborted" else "",
+            )
+
+        if aborted:
+            stored.append(one("aborted", rng.randint(0, 2)))
+            replays.append(one("completed", rng.choice((0, 0, 1))))
+        else:
+            stored.append(one("completed", 1 if rng.random() < 0.1 else 0))
+        if replays and rng.random() < 0.3:
+            stored.append(replays.pop(0))
+    return stored + replays
+
+
+def _as_the_pages_were(history: list) -> dict:
+    """What the pages showed when they kept every stored match (keyed by id; stored again,
+    it moved to the end): the reference the bounded source must equal."""
+    import statistics
+
+    from arena.tournament.standings import higher_is_better
+    from arena.web.source import LATEST, _match_line
+
+    kept: dict = {}
+    for match in history:
+        kept.pop(match.match_id, None)
+        kept[match.match_id] = match
+    stored = list(kept.values())
+    faults = []
+    for match in reversed(stored):
+        for fault in reversed(match.faults):
+            faults.append(
+                {
+                    "match_id": match.match_id,
+                    "bot": fault.bot,
+                    "seat": fault.seat,
+                    "kind": fault.kind,
+                    "message": fault.message,
+                }
+            )
+        if not match.completed:
+            faults.append(
+                {
+                    "match_id": match.match_id,
+                    "bot": None,
+                    "seat": None,
+                    "kind": "aborted",
+                    "message": match.reason,
+                }
+            )
+    bot_faults: dict = {}
+    for match in stored:
+        for fault in match.faults:
+            bot_faults.setdefault(fault.bot, []).append(
+                {
+                    "match_id": match.match_id,
+                    "seat": fault.seat,
+                    "kind": fault.kind,
+                    "message": fault.message,
+                }
+            )
+    groups: dict = {}
+    for match in stored:
+        if match.completed:
+            groups.setdefault((match.game, match.table, match.deal), []).append(match)
+    worst: dict = {}
+    for group in groups.values():
+        if len(group) < 2:
+            continue
+        sign = 1 if higher_is_better(group[0].game_id) else -1
+        means = [statistics.fmean(m.scores[s] for m in group) for s in range(group[0].players)]
+        for m in group:
+            for seat, bot in enumerate(m.bots):
+                dup = sign * (m.scores[seat] - means[seat])
+                worst.setdefault(bot, []).append((dup, m.match_id, seat, m.scores[seat]))
+    return {
+        "latest": [_match_line(m) for m in reversed(stored[-LATEST:])],
+        "faults": faults[:LATEST],
+        "completed": sum(m.completed for m in stored),
+        "aborted": sum(not m.completed for m in stored),
+        "bot_faults": {bot: (len(f), f[::-1][:200]) for bot, f in bot_faults.items()},
+        "worst": {
+            bot: [
+                {"match_id": i, "bot": bot, "seat": s, "score": score, "dup": dup}
+                for dup, i, s, score in sorted(found)[:20]
+            ]
+            for bot, found in worst.items()
+        },
+        "groups": groups,
+        "kept": kept,
+    }
+
+
+async def test_the_pages_keep_what_they_show_not_every_match(tmp_path: Path) -> None:
+    """The source keeps the latest matches and faults, each bot's faults and worst seats and
+    the deals still open, not every match: fed a tournament match by match (in-process) or
+    following its file, what the pages show equals what they showed when they kept every
+    match, at every step; a completed deal's view and an old match are read from the file."""
+    import random
+
+    from arena.tournament.standings import StandingsFold
+    from arena.web.source import LATEST, _match_line
+
+    bots = ["alpha", "beta", "gamma", "delta"]
+    definition = {
+        "seed": 5,
+        "seating": "duplicate",
+        "bots": [{"name": b} for b in bots],
+        "games": [
+            {"label": "vd", "game": "vingt-down", "players": 4, "deals": 30, "max_tables": 2},
+            {"label": "er", "game": "eight-rounds", "players": 4, "deals": 20, "max_tables": 2},
+        ],
+    }
+    history = _scheduled_history(random.Random(41), definition)
+    assert any(not m.completed for m in history)
+    assert len({m.match_id for m in history}) < len(history)  # some stored again
+    path = tmp_path / "results.sqlite"
+    writer = ResultStore.open_for_run(path, name="t", fingerprint="f", definition=definition)
+    reader = ResultStore.open_read(path)
+    fold = StandingsFold(bots, ["vd", "er"])
+    in_process = TournamentSource(path, name="t", definition=definition, fold=fold)
+    followed = TournamentSource(path, name="t", definition=definition)
+
+    def check(source: TournamentSource, expected: dict) -> None:
+        summary = source.summary()
+        assert summary["latest"] == expected["latest"]
+        assert summary["faults"] == expected["faults"]
+        assert summary["progress"]["completed"] == expected["completed"]
+        assert summary["progress"]["aborted"] == expected["aborted"]
+        for bot in bots:
+            page = source.bot_page(bot)
+            count, listed = expected["bot_faults"].get(bot, (0, []))
+            assert (page["fault_count"], page["faults"]) == (count, listed)
+            assert page["worst"] == expected["worst"].get(bot, [])
+        assert len(source._latest) <= LATEST
+        assert all(len(group) < 4 for group in source._open_deals.values())
+
+    for step, match in enumerate(history):
+        writer.save(match)
+        fold.add(match)
+        in_process.add(match)
+        followed.poll_file(reader)
+        if step % 9 == 0 or step == len(history) - 1:
+            expected = _as_the_pages_were(history[: step + 1])
+            check(in_process, expected)
+            check(followed, expected)
+    assert not in_process._open_deals and not followed._open_deals  # every deal complete
+
+    expected = _as_the_pages_were(history)
+    (game, table, deal), group = next(iter(expected["groups"].items()))
+    for source in (in_process, followed):
+        page = source.deal_page(game, table, deal)  # read from the file
+        rotations = page["seats"][0]["rotations"]
+        assert [r["match_id"] for r in rotations] == [m.match_id for m in group]
+        assert [r["score"] for r in rotations] == [m.scores[0] for m in group]
+        first = history[0].match_id  # long out of the latest: read from the file
+        path_, stored, running = source.record_of(first)
+        assert stored is not None and not running and path_ is None
+        assert _match_line(stored) == _match_line(expected["kept"][first])
+        assert source.is_done(first) and not source.is_done("vd/t0/d99/r0")
+    served = TournamentSource(path, name="t", definition=definition)  # arena serve, afterwards
+    served.poll_file(reader)
+    check(served, expected)
+    writer.close()
+    reader.close()
