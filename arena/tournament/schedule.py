@@ -375,6 +375,7 @@ class Schedule(Sequence[ScheduledMatch]):
         self.games = games
         self.tables = tables
         self.seating = seating
+        self._labels = {plan.label: g for g, plan in enumerate(games)}
         # spans of deals [start, end) with the same games playing: (start, end, first index,
         # matches per deal, the playing game indices)
         self._spans: list[tuple[int, int, int, int, list[int]]] = []
@@ -387,6 +388,14 @@ class Schedule(Sequence[ScheduledMatch]):
                 index += (end - start) * per_deal
             start = end
         self._length = index
+        # per span, each playing game's first place in a deal's block (for position)
+        self._block_starts: list[dict[int, int]] = []
+        for _start, _end, _index, _per_deal, playing in self._spans:
+            starts, at = {}, 0
+            for g in playing:
+                starts[g] = at
+                at += len(tables[g]) * self._rotation_count(g)
+            self._block_starts.append(starts)
 
     def _rotation_count(self, game: int) -> int:
         return self.games[game].players if self.seating == "duplicate" else 1
@@ -482,17 +491,34 @@ class Schedule(Sequence[ScheduledMatch]):
     def position(self, match_id_: str) -> int | None:
         """Where the match of this id sits (``schedule[position]`` is it), None if nowhere."""
         found = self._locate(match_id_)
-        if found is None:
+        return None if found is None else self._position(*found)
+
+    def position_of(self, label: str, table: int, deal: int, rotation: int) -> int | None:
+        """:meth:`position` of the match of this game label, table, deal and rotation."""
+        game = self._labels.get(label)
+        if (
+            game is None
+            or not 0 <= table < len(self.tables[game])
+            or not 0 <= deal < self.games[game].deals
+            or rotation not in self._rotations(game, deal)
+        ):
             return None
-        game, table, deal, rotation = found
-        for start, end, index, per_deal, playing in self._spans:
+        return self._position(game, table, deal, rotation)
+
+    def _position(self, game: int, table: int, deal: int, rotation: int) -> int | None:
+        for (start, end, index, per_deal, _playing), starts in zip(
+            self._spans, self._block_starts, strict=True
+        ):
             if start <= deal < end:
-                offset = index + (deal - start) * per_deal
-                for g in playing:
-                    rotations = self._rotations(g, deal)
-                    if g == game:
-                        return offset + table * len(rotations) + rotation - rotations[0]
-                    offset += len(self.tables[g]) * len(rotations)
+                count = self._rotation_count(game)
+                first = 0 if count > 1 else rotation  # single seating: one rotation a deal
+                return (
+                    index
+                    + (deal - start) * per_deal
+                    + starts[game]
+                    + table * count
+                    + (rotation - first)
+                )
         return None  # (not reached: a located match is in a span)
 
     def _locate(self, match_id_: str) -> tuple[int, int, int, int] | None:

@@ -452,7 +452,7 @@ class ResultStore:
         return self._select("WHERE rowid > ? AND current = 1 ORDER BY rowid", (rowid,), times=times)
 
     def iter_matches_after(
-        self, rowid: int, *, times: bool = True, chunk: int = 2000
+        self, rowid: int, *, times: bool = True, chunk: int = 5000
     ) -> Iterator[tuple[int, StoredMatch]]:
         """:meth:`matches_after`, read ``chunk`` rows at a time: a large file is gone through
         without all its matches in memory at once (inside :meth:`snapshot` for one state)."""

@@ -210,43 +210,52 @@ class TournamentSource:
         except StaleFold:  # half added: no longer shown, folded again from the file
             self._stale = True
 
-    def _position(self, match_id: str) -> int | None:
-        return None if self.schedule is None else self.schedule.position(match_id)
+    def _position(self, match: StoredMatch) -> int | None:
+        """The match's place in the schedule (None for one it does not have)."""
+        if self.schedule is None:
+            return None
+        found = self.schedule.position_of(match.game, match.table, match.deal, match.rotation)
+        if found is None or match_id_of(match.game, match.table, match.deal, match.rotation) != (
+            match.match_id
+        ):
+            return None
+        return found
 
     def is_done(self, match_id: str) -> bool:
         """Whether a match of this id is stored completed."""
-        position = self._position(match_id)
+        position = None if self.schedule is None else self.schedule.position(match_id)
+        return self._done_at(position, match_id)
+
+    def _done_at(self, position: int | None, match_id: str) -> bool:
         if position is None:
             return match_id in self._done_elsewhere
         byte = position >> 3
         return byte < len(self._done) and bool(self._done[byte] >> (position & 7) & 1)
 
-    def _mark_done(self, match_id: str) -> bool:
-        """Note a completed match; False if it was already."""
-        if self.is_done(match_id):
-            return False
-        position = self._position(match_id)
+    def _mark_done(self, position: int | None, match_id: str) -> None:
         if position is None:
             self._done_elsewhere.add(match_id)
-            return True
+            return
         byte = position >> 3
         if byte >= len(self._done):
             self._done.extend(bytes(byte + 1 - len(self._done)))
         self._done[byte] |= 1 << (position & 7)
-        return True
 
     def _note(self, match: StoredMatch) -> None:
         """Take in a stored match for the pages. A match stored again (an aborted one
         replayed) replaces the earlier one: its faults and its line go, the new ones come
         last."""
         match_id = match.match_id
+        position = self._position(match)
+        done = self._done_at(position, match_id)
         earlier = self._aborted.pop(match_id, None)
         if earlier is not None:
             self._drop_faults(earlier)
-        for i, kept in enumerate(self._latest):
-            if kept.match_id == match_id:
-                del self._latest[i]
-                break
+        if earlier is not None or done:  # stored again: its line moves to the end
+            for i, kept in enumerate(self._latest):
+                if kept.match_id == match_id:
+                    del self._latest[i]
+                    break
         self._latest.append(match)
         self._seen_bots.update(match.bots)
         if not match.completed:
@@ -260,7 +269,8 @@ class TournamentSource:
                     "message": match.reason,
                 }
             )
-        elif self._mark_done(match_id):
+        elif not done:
+            self._mark_done(position, match_id)
             self._completed += 1
             self._note_rotation(match)
         for fault in match.faults:
@@ -311,8 +321,10 @@ class TournamentSource:
         del self._open_deals[key]
         for dup, match_id, seat, score, bot in _duplicate_seats(group):
             worst = self._worst_done.setdefault(bot, [])
-            insort(worst, (dup, match_id, seat, score))
-            del worst[WORST:]
+            seat_of = (dup, match_id, seat, score)
+            if len(worst) < WORST or seat_of < worst[-1]:
+                insort(worst, seat_of)
+                del worst[WORST:]
 
     def add(self, match: StoredMatch, rowid: int = 0) -> None:
         """A match was stored (called by the runner, or by the file watcher with its row)."""
@@ -756,7 +768,7 @@ def _duplicate_seats(group: list[StoredMatch]) -> list[tuple[float, str, int, in
         return []
     sign = 1 if higher_is_better(group[0].game_id) else -1
     players = group[0].players
-    means = [statistics.fmean(m.scores[s] for m in group) for s in range(players)]
+    means = [sum(m.scores[s] for m in group) / len(group) for s in range(players)]  # (fmean's)
     return [
         (sign * (m.scores[seat] - means[seat]), m.match_id, seat, m.scores[seat], m.bots[seat])
         for m in group

@@ -199,9 +199,14 @@ def test_a_match_ids_position_is_where_it_is_listed():
         ]
         schedule = build_schedule(seed, bots_named(bot_count), plans, seating)
         assert [schedule.position(m.match_id) for m in schedule] == list(range(len(schedule)))
+        assert [
+            schedule.position_of(m.game, m.table, m.deal, m.rotation) for m in schedule
+        ] == list(range(len(schedule)))
         label = plans[0].label
         for missing in (f"{label}/t0/d{plans[0].deals}/r0", f"{label}/t999/d0/r0", "nope/t0/d0/r0"):
             assert schedule.position(missing) is None
+        assert schedule.position_of(label, 0, plans[0].deals, 0) is None
+        assert schedule.position_of(label, 0, 0, plans[0].players) is None
     huge = build_schedule(1, bots_named(50), [GamePlan("g", "g", 6, deals=10**12)])
     assert huge.position(huge[len(huge) - 7].match_id) == len(huge) - 7
 
