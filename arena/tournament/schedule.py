@@ -376,6 +376,7 @@ class Schedule(Sequence[ScheduledMatch]):
         self.tables = tables
         self.seating = seating
         self._labels = {plan.label: g for g, plan in enumerate(games)}
+        self._counts = [self._rotation_count(g) for g in range(len(games))]
         # spans of deals [start, end) with the same games playing: (start, end, first index,
         # matches per deal, the playing game indices)
         self._spans: list[tuple[int, int, int, int, list[int]]] = []
@@ -496,22 +497,21 @@ class Schedule(Sequence[ScheduledMatch]):
     def position_of(self, label: str, table: int, deal: int, rotation: int) -> int | None:
         """:meth:`position` of the match of this game label, table, deal and rotation."""
         game = self._labels.get(label)
-        if (
-            game is None
-            or not 0 <= table < len(self.tables[game])
-            or not 0 <= deal < self.games[game].deals
-            or rotation not in self._rotations(game, deal)
-        ):
+        if game is None or not 0 <= table < len(self.tables[game]):
+            return None
+        plan = self.games[game]
+        first = 0 if self.seating == "duplicate" else deal % plan.players
+        if not 0 <= deal < plan.deals or not first <= rotation < first + self._counts[game]:
             return None
         return self._position(game, table, deal, rotation)
 
     def _position(self, game: int, table: int, deal: int, rotation: int) -> int | None:
+        count = self._counts[game]
+        first = 0 if count > 1 else rotation  # single seating: one rotation a deal
         for (start, end, index, per_deal, _playing), starts in zip(
             self._spans, self._block_starts, strict=True
         ):
             if start <= deal < end:
-                count = self._rotation_count(game)
-                first = 0 if count > 1 else rotation  # single seating: one rotation a deal
                 return (
                     index
                     + (deal - start) * per_deal
