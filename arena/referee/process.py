@@ -465,9 +465,13 @@ class _QuickRead(metaclass=_QuickReadType):
         if shared.step_shared or task._cancel_status.effectively_cancelled:
             return None  # another task's turn, or a cancellation to deliver (trio's path does)
         # trio's next deadline: the top of its heap when that entry is current (what
-        # next_deadline() returns first, without the call), else next_deadline() itself.
+        # next_deadline() returns first, without the call), none when the heap is empty (the
+        # match's scope has had no deadline yet: all its decisions were quick), else
+        # next_deadline() itself.
         heap = self.deadlines._heap
-        if heap and heap[0][0] == heap[0][2]._registered_deadline:
+        if not heap:
+            deadline = math.inf
+        elif heap[0][0] == heap[0][2]._registered_deadline:
             deadline = heap[0][0]
         else:
             deadline = self.next_deadline()

@@ -337,10 +337,12 @@ async def test_the_quick_read_waits_at_most_until_the_bound_it_is_given(pipes):
         assert quick.read(ours, 100) is None  # no bound of its own: trio's deadline
     with trio.move_on_after(0.03):
         assert quick.read(ours, 100, time.perf_counter() + 5) is None  # trio's is sooner
-    first, unbounded, sooner = poller.timeouts
+    assert quick.read(ours, 100, time.perf_counter() + 0.04) is None  # no deadline in trio
+    first, unbounded, sooner, alone = poller.timeouts
     assert first is not None and first <= 50
     assert unbounded is not None and 50 < unbounded <= 20_000
     assert sooner is not None and sooner <= 30
+    assert alone is not None and alone <= 40
 
 
 async def test_no_quick_read_under_a_mock_clock(pipes, autojump_clock):
