@@ -4,20 +4,26 @@ with the gzip records tournaments write, and the bytes per match on disk.
     python benchmarks/records.py [--seconds 1.5] [--repeat 5] [--game ID] [--bot c|python]
 
 For each game, one set of bots (the C starter bot, or the Python random bot, in every seat) plays
-whole matches for ``--seconds``, the mode changing with every match (off, plain, gzip, off, ...)
-so that the neighbours' noise on a shared machine falls on the three alike. It prints, per mode,
-matches/s and the arena process's CPU per match and per decision (time.process_time: the bots
-are other processes), each relative to "off" (goal: records cost at most 5%), and the record's
-mean size per match (goal: at most 10 kB; "gzip" is the compact record tournaments write).
-Each ratio is the median over the rounds, with the lowest and highest round in brackets: on a
-shared machine the ratios swing a few percent from round to round, so a change needs more
-``--repeat`` (and longer ``--seconds``) than that spread to show.
+whole matches for ``--seconds``, in cycles: each cycle plays one deal (one seed) once in every
+mode, the modes in a random order, so that each mode plays the same deals and the neighbours'
+noise on a shared machine falls on all alike. It prints, per mode, matches/s and the arena
+process's CPU per match and per decision (time.process_time: the bots are other processes), each
+relative to "off" (goal: records cost at most 5%), and the record's mean size per match (goal: at
+most 10 kB; "gzip" is the compact record tournaments write). Each ratio is the median over the
+rounds of the round's ratio (of sums over its matches: a cost that falls on a few matches
+counts in full), with the lowest and highest round in brackets; "+us/d"
+is the median over the rounds of the mode's CPU per decision less off's. On a shared machine the
+ratios swing a few percent from round to round, so a change needs more ``--repeat`` than that
+spread to show. Between matches (untimed) the garbage collector collects, so that each match
+pays for the collections its own garbage causes, not for where its neighbours' left the count.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import os
+import random
 import shutil
 import statistics
 import sys
@@ -47,9 +53,9 @@ async def play_modes(
 ) -> dict[str, tuple[float, float, float, float]]:
     """{mode: (matches/s, CPU ms per match, CPU us per decision, record bytes per match)}.
 
-    One set of bots plays match after match, the mode changing with every match (off, plain,
-    gzip, off, ...), so that the neighbours' noise falls on all modes alike; each mode's figures
-    are sums over its own matches."""
+    One set of bots plays cycles of matches: each cycle one seed in every mode, in a random
+    order, so that the modes play the same deals and the neighbours' noise falls on all alike;
+    each mode's figures are sums over its own matches."""
     game = find_game(game_id)
     control = TimeControl(decision_ms=5000)
     logs = Path(tempfile.mkdtemp(prefix="arena-bench-logs-"))
@@ -62,33 +68,44 @@ async def play_modes(
     ]
     shutil.rmtree(records, ignore_errors=True)
     records.mkdir(parents=True)
+    gc.collect()
+    gc.freeze()  # what lives on (modules, bots) out of the collections between matches
     totals = {mode: [0, 0.0, 0.0, 0, 0] for mode in MODES}  # matches, wall, CPU, decisions, bytes
     try:
         began = time.perf_counter()
+        order = random.Random(seed)
         number = 0
         while number < 3 * len(MODES) or time.perf_counter() - began < seconds:
-            mode = list(MODES)[number % len(MODES)]
-            suffix = MODES[mode]
-            path = None if suffix is None else records / f"{game_id}-{seed + number}{suffix}"
-            wall, cpu = time.perf_counter(), time.process_time()
-            result = await run_match(
-                game,
-                bots,
-                seed=seed + number,
-                match_id=f"m{number}",
-                time_control=control,
-                record_path=path,
-            )
-            row = totals[mode]
-            row[0] += 1
-            row[1] += time.perf_counter() - wall
-            row[2] += time.process_time() - cpu
-            row[3] += sum(len(times) for times in result.decision_ms)
-            if path is not None:
-                row[4] += path.stat().st_size
-                path.unlink()
-            number += 1
+            cycle = list(MODES)
+            order.shuffle(cycle)
+            deal = seed + number // len(MODES)  # one deal per cycle, played in every mode
+            for mode in cycle:
+                suffix = MODES[mode]
+                path = None if suffix is None else records / f"{game_id}-{number}{suffix}"
+                # Untimed: each match pays only for the collections its own garbage causes, not
+                # for its neighbours' (a collection costs ~0.3 ms, 2% of a match, wherever
+                # the count happens to cross the threshold).
+                gc.collect()
+                wall, cpu = time.perf_counter(), time.process_time()
+                result = await run_match(
+                    game,
+                    bots,
+                    seed=deal,
+                    match_id=f"m{number}",
+                    time_control=control,
+                    record_path=path,
+                )
+                row = totals[mode]
+                row[0] += 1
+                row[1] += time.perf_counter() - wall
+                row[2] += time.process_time() - cpu
+                row[3] += sum(len(times) for times in result.decision_ms)
+                if path is not None:
+                    row[4] += path.stat().st_size
+                    path.unlink()
+                number += 1
     finally:
+        gc.unfreeze()
         for bot in bots:
             await bot.close()
         shutil.rmtree(logs, ignore_errors=True)
@@ -158,13 +175,15 @@ def main() -> None:
         figures = trio.run(measure, games, argv, args.seconds, args.repeat, folder)
         floor = file_floor_us(folder / "records")
     print(
-        f"median of {args.repeat} rounds of {args.seconds:g} s per game, {args.bot} bots, the "
-        f"mode changing every match; load average {load_at_start:.1f} at the start, "
+        f"median of {args.repeat} rounds of {args.seconds:g} s per game, {args.bot} bots, each "
+        "deal in every mode (random order), collected between matches; load average "
+        f"{load_at_start:.1f} at the start, "
         f"{os.getloadavg()[0]:.1f} at the end"
     )
     print(
         f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'(rounds)':>13} "
-        f"{'CPU ms/m':>9} {'vs off':>7} {'(rounds)':>13} {'CPU us/d':>9} {'kB/match':>9}"
+        f"{'CPU ms/m':>9} {'vs off':>7} {'(rounds)':>13} {'CPU us/d':>9} {'+us/d':>6} "
+        f"{'kB/match':>9}"
     )
     for game_id in games:
         off = figures[(game_id, "off")]
@@ -174,11 +193,12 @@ def main() -> None:
             # (lowest-highest) over the rounds, which says how far the median can be trusted
             rates = [r[0] / o[0] for r, o in zip(runs, off)]
             cpus = [r[2] / o[2] for r, o in zip(runs, off)]
+            extra = statistics.median(r[2] - o[2] for r, o in zip(runs, off))
             print(
                 f"  {game_id:<18} {mode:<6} {statistics.median(r[0] for r in runs):>9.1f} "
                 f"{statistics.median(rates):>7.3f} {spread(rates):>13} "
                 f"{statistics.median(r[1] for r in runs):>9.2f} {statistics.median(cpus):>7.3f} "
-                f"{spread(cpus):>13} {statistics.median(r[2] for r in runs):>9.1f} "
+                f"{spread(cpus):>13} {statistics.median(r[2] for r in runs):>9.1f} {extra:>+6.2f} "
                 f"{statistics.median(r[3] for r in runs) / 1000:>9.1f}"
             )
     print(

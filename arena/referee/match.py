@@ -44,6 +44,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from math import floor
 from pathlib import Path
 
 import msgspec
@@ -63,6 +64,7 @@ from arena.referee.record import (
     RecordingDealer,
     RecordWriter,
     ms3,
+    recorded_text,
 )
 from arena.referee.results import (
     FaultKind,
@@ -211,7 +213,7 @@ class _Match:
         self.action_recorded = False  # the decision's array line, action included, is kept
         self.autopilot_decision = False
         self.record_entries = record.entries  # where a compact decision's array goes
-        self.banked = record.banked = control.bank_ms is not None  # else charged_ms is null
+        self.banked = control.bank_ms is not None  # else charged_ms is null
         # (In the match's time, self.now.) Kept record lines are written at a request after it.
         self.record_due = 0.0
         self.resolved = game.resolve_options(options)
@@ -391,7 +393,15 @@ class _Match:
         self.unwritten_request = None
         self.action_recorded = True
         self.record_entries.append(
-            (seat.index, request_id, time_left, used_ms, charge.charged_ms, line, action)
+            (
+                seat.index,
+                request_id,
+                time_left,
+                floor(used_ms * 1000.0 + 0.5),  # microseconds (ms3 of the line's ms)
+                charge.charged_ms,
+                line.decode() if len(line) <= RECORDED_LINE_CHARS else recorded_text(line),
+                action,
+            )
         )
 
     def record_action(self, seat: _Seat, action: str, chosen_by: str) -> None:
@@ -647,9 +657,9 @@ class _Match:
                     seat.index,
                     request_id,
                     request[4],
-                    used_ms,
+                    floor(used_ms * 1000.0 + 0.5),  # microseconds (ms3 of the line's ms)
                     charged_ms,
-                    line,
+                    line.decode() if len(line) <= RECORDED_LINE_CHARS else recorded_text(line),
                     chosen,
                 )
             )

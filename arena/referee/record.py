@@ -23,7 +23,8 @@ import msgspec
 from arena.games import GameError, GameSpec, GameState, OptionError, find_game
 from arena.games.cards import Dealer, Rng, derive_seed
 
-RECORD_FORMAT = 1
+RECORD_FORMAT = 2  # what the referee writes (SPEC.md section 8)
+READ_FORMATS = (1, 2)  # what the readers read: 1's compact decision arrays differ from 2's
 RECORDED_LINE_CHARS = 1000  # how much of a bot's raw reply the record keeps
 _encoder = msgspec.json.Encoder()
 
@@ -86,6 +87,13 @@ def ms3(ms: float) -> float:
     return int(ms * 1000.0 + 0.5) / 1000.0
 
 
+def recorded_text(line: bytes) -> str:
+    """A reply line's ``text`` as records keep it: its first ``RECORDED_LINE_CHARS``. The
+    referee inlines the usual case, an ordinary reply's (decoded as JSON already, so valid
+    UTF-8): ``line.decode() if len(line) <= RECORDED_LINE_CHARS else recorded_text(line)``."""
+    return line[:RECORDED_LINE_CHARS].decode("utf-8", "replace")
+
+
 def compressed(path: Path) -> bool:
     """Whether a record at ``path`` is written gzip-compressed: its name ends in ``.gz``."""
     return path.suffix == ".gz"
@@ -99,14 +107,13 @@ class RecordWriter:
     ``compact`` tells the referee so; SPEC.md section 8), which :func:`record_bytes` writes out
     in full again. :meth:`write` encodes an entry at once (its values may change later) and
     keeps the line. The referee appends each ordinary decision of a compact record to
-    :attr:`entries` itself, as the values it has at hand: a tuple ``(seat, id, time_left_ms,
-    ms, charged_ms, reply line, action)`` of numbers and strings only (so the garbage collector
-    stops visiting it at once, and nothing else of the decision is kept alive), of which
-    :meth:`flush` makes the array line ``[seat, id, time_left_ms, ms to 0.001, charged_ms or
-    null without a bank, text, action]`` (a decision costs the referee one tuple). All that is kept is encoded in one call, compressed and written by
+    :attr:`entries` itself, as its array line (format 2): a tuple ``(seat, id, time_left_ms,
+    us, charged_ms, text, action)`` of numbers and strings only (so the garbage collector
+    stops visiting it at once, and nothing else of the decision is kept alive), which msgspec
+    encodes as it is. All that is kept is encoded in one call, compressed and written by
     :meth:`flush`, which the referee calls at least every ``GZIP_FLUSH_S`` while a match runs
-    (for whoever watches it); :meth:`write` does once ``RECORD_BATCH`` entries are kept, and
-    :meth:`close` at the end.
+    (for whoever watches it); :meth:`write` does once ``RECORD_BATCH`` entries are
+    kept, and :meth:`close` at the end.
     """
 
     def __init__(self, path: Path | None) -> None:
@@ -119,7 +126,6 @@ class RecordWriter:
         # Record lines not yet written: msgspec.Raw (an encoded line) or a compact decision's
         # tuple (of immutable values, so making its line later gives the same line).
         self.entries: list[Any] = []
-        self.banked = False  # the match's time control has a bank (else charged_ms is null)
         self._flushed = time.monotonic()
 
     @property
@@ -148,23 +154,6 @@ class RecordWriter:
         if self._fd is None or not (self.entries or final):
             return
         entries = self.entries
-        if self._gzip:
-            banked = self.banked
-            # an ordinary decision's kept values (see the class) to its array line
-            entries = [
-                (
-                    entry[0],
-                    entry[1],
-                    entry[2],
-                    int(entry[3] * 1000.0 + 0.5) / 1000.0,  # ms3, inline
-                    entry[4] if banked else None,
-                    entry[5][:RECORDED_LINE_CHARS].decode("utf-8", "replace"),
-                    entry[6],
-                )
-                if entry.__class__ is tuple
-                else entry
-                for entry in entries
-            ]
         data = _encoder.encode_lines(entries) if entries else b""
         self.entries.clear()
         if self._gzip:
@@ -255,6 +244,8 @@ class _Expander:
         self.out.append(header[: -len(COMPACT_MARK)] + b"}")
         try:
             fields = msgspec.json.decode(header)
+            self.format = fields["format"]
+            self.banked = fields["time_control"]["bank_ms"] is not None
             spec = find_game(fields["game"])
             self.dealer = RecordingDealer(Rng(fields["seed"]))
             self.state = spec.new_match(
@@ -320,6 +311,8 @@ class _Expander:
             )
         else:
             _, request_id, time_left, ms, charged, text, _ = value
+            if self.format != 1:
+                ms, charged = self.format2(value)
             self.emit(
                 {
                     "type": "request",
@@ -347,6 +340,14 @@ class _Expander:
             )
         state.apply(action)
         self.route()
+
+    def format2(self, value: list) -> tuple[float, int | None]:
+        """A format-2 decision array's ``ms`` and ``charged_ms`` as the full reply line has them
+        (SPEC.md section 8): whole microseconds to ms, and the charge null without a bank."""
+        us, charged = value[3], value[4]
+        if not _is_int(us) or us < 0:
+            self.fail(f"a decision's time {_short(us)}; expected whole microseconds")
+        return us / 1000, charged if self.banked else None
 
     def start(self) -> None:
         if not self.started:
@@ -536,7 +537,8 @@ class _Checker:
         return Replay(header, self.spec, state, self.entries, result, self.faults)
 
     def header(self, header: _Entry) -> None:
-        self.want(header, "format", RECORD_FORMAT)
+        if header.get("format") not in READ_FORMATS:
+            self.fail(header, f'field "format" is {_short(header.get("format"))}; expected 1 or 2')
         self.integer(header, "protocol", 1)
         self.of_type(header, "match_id", (str,), "a string")
         game = self.of_type(header, "game", (str,), "a game id")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gzip
 import json
+from pathlib import Path
 
 import pytest
 import trio
@@ -57,6 +58,10 @@ class Scripted(FakeBot):
             await self.send({"type": "action", "id": rid, "index": 0})
         elif step == "crash":
             self.exit(3)
+        elif step == "spaced":  # an ordinary reply as the bot spaced it: recorded verbatim
+            await self.send(b' {"index" : 0,\t"id":%d, "type":"action"} \n' % rid)
+        elif step == "cr":
+            await self.send(b'{"type":"action","id":%d,"index":0}\r\n' % rid)
         elif step == "text":
             await self.send({"type": "action", "id": rid, "action": legal[0], "note": "é\u2028\n"})
 
@@ -65,7 +70,7 @@ CONTROL = TimeControl(decision_ms=200, margin_ms=20)
 BANK = TimeControl(decision_ms=200, bank_ms=900, increment_ms=30, margin_ms=20)
 
 SCENARIOS = {
-    "ordinary": ("vingt-down", 4, CONTROL, {}),
+    "ordinary": ("vingt-down", 4, CONTROL, {0: {1: "spaced", 3: "cr"}}),
     "every kind of fault": (
         "alles-oder-nichts",
         3,
@@ -155,6 +160,19 @@ async def test_older_records_of_full_lines_still_read_as_they_are(autojump_clock
     assert list(record_lines(tmp_path / "old.jsonl.gz")) == plain.splitlines()
     assert list(record_lines(tmp_path / "m.jsonl")) == plain.splitlines()
     replay_record(tmp_path / "old.jsonl.gz")
+
+
+def test_compact_records_of_format_1_still_read_to_the_same_full_lines():
+    """Compact records written before format 2 (by 734d7bd: their decision arrays hold ms to
+    0.001, the reply's text as a string and null charges without a bank) read to the full lines
+    they did then, and replay."""
+    folder = Path(__file__).parent / "records_format1"
+    for name in ("faults", "bank", "realbank"):
+        old = folder / f"{name}.jsonl.gz"
+        assert json.loads(gzip.decompress(old.read_bytes()).split(b"\n")[0])["format"] == 1
+        expected = gzip.decompress((folder / f"{name}.full.jsonl.gz").read_bytes())
+        assert record_bytes(old) == expected
+        replay_record(old)
 
 
 async def test_a_running_compact_record_shows_the_full_lines_so_far(autojump_clock, tmp_path):

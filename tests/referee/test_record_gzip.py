@@ -155,35 +155,33 @@ async def test_a_match_cut_off_leaves_a_whole_record_of_what_happened(autojump_c
     assert 5 <= sum(isinstance(line, list) or line["type"] == "action" for line in lines) <= 8
 
 
-def one_by_one(entry, banked):
-    """An ordinary decision's array line as SPEC 8 has it, from the referee's tuple, made alone."""
-    seat, request_id, time_left, ms, charged, line, action = entry
-    text = line[: record_module.RECORDED_LINE_CHARS].decode("utf-8", "replace")
-    ms = int(ms * 1000.0 + 0.5) / 1000.0
-    return [seat, request_id, time_left, ms, charged if banked else None, text, action]
+def as_the_referee_keeps_it(seat, request_id, time_left, used_ms, charged, line, action):
+    """An ordinary decision's tuple (format 2), made as match.py makes it."""
+    text = line.decode() if len(line) <= 1000 else record_module.recorded_text(line)
+    return (seat, request_id, time_left, math.floor(used_ms * 1000.0 + 0.5), charged, text, action)
 
 
-@pytest.mark.parametrize("banked", [True, False])
-def test_the_writer_makes_each_decision_line_as_alone_whatever_is_around_it(tmp_path, banked):
-    """The writer makes the decisions' array lines of the referee's tuples when it flushes, as
-    they would be made one at a time (truncated and undecodable replies too), each line written
-    with write() in its place, whether the record is written in one go or flushed mid-way."""
-    cut = "é".encode() * 500  # 1000 bytes: a line one byte longer is cut inside an "é"
-    replies = [
+def test_the_writer_writes_each_decision_line_as_alone_whatever_is_around_it(tmp_path):
+    """The referee's decision tuples (format 2: whole microseconds, the reply's text, cut to
+    what the record keeps) are written as SPEC 8's array lines, each in its place among
+    write()'s lines, whether the record is written in one go or flushed mid-way."""
+    cut = "é".encode() * 500
+    replies = [  # ordinary replies: decoded as JSON by the referee (so valid UTF-8)
         b'{"type":"action","id":1,"index":0}',
         b'{"type":"action","id":2,"action":"\\u00e9\\"x"}',
         b'{"type":"action","id":3,"index":1}' + b" " * 990,  # longer than the record keeps
-        b'{"action":"\xff\xfe","type":"action","id":4}',  # not UTF-8
-        b"{" + cut[:-1],  # ends in half an "é", cut there
-        b'{"type":"action","id":6,"index":2}\r',
-        b"",
+        b' {"action" : "AS",\t"type":"action","id":4}\r',
+        b'{"type":"action","id":5,"action":"' + cut[:-38] + b'"}',  # 999 bytes: all
+        b'{"type":"action","id":16,"action":"' + cut + b'"}',  # cut inside an "é"
     ]
+    texts = [r[: record_module.RECORDED_LINE_CHARS].decode("utf-8", "replace") for r in replies]
+    assert [len(t) for t in texts] == [34, 45, 1000, 43, 517, 518]
+    assert texts[5].endswith("é\ufffd") and len(replies[4]) == 998
     decisions = [
-        (n % 4, n, 5000 - n, 0.0004 + n * 1.23456, n * 0.5, reply, f"C{n}")
+        (n % 4, n, 5000 - n, 0.0004 + n * 1.23456, n // 2, reply, f"C{n}")
         for n, reply in enumerate(replies * 3)
     ]
-    # lines first, between decisions (one after another, too) and last
-    plan = [("w", {"type": "header", "n": 0})]
+    plan = [("w", {"type": "header", "n": 0})]  # lines first, between decisions and last
     for number, decision in enumerate(decisions):
         plan.append(("t", decision))
         if number in (0, 3, 4, 9):
@@ -192,28 +190,22 @@ def test_the_writer_makes_each_decision_line_as_alone_whatever_is_around_it(tmp_
             plan.append(("w", [3, "C4"]))  # a forfeited seat's decision
     plan.append(("w", {"type": "result"}))
     expected = [
-        json.dumps(one_by_one(e, banked) if kind == "t" else e, separators=(",", ":"))
-        for kind, e in plan
+        entry
+        if kind == "w"
+        else [*entry[:3], round(entry[3] * 1000), entry[4], texts[entry[1] % 6], entry[6]]
+        for kind, entry in plan
     ]
     for flushes in (False, True):  # in one go, and flushed mid-way (a compressor object)
         path = tmp_path / f"m{flushes}.jsonl.gz"
         writer = record_module.RecordWriter(path)
-        writer.banked = banked
         for number, (kind, entry) in enumerate(plan):
             if kind == "w":
                 writer.write(entry)
             else:
-                writer.entries.append(entry)
+                writer.entries.append(as_the_referee_keeps_it(*entry))
             if flushes and number in (2, 7, 8):
                 writer.flush()
         writer.close()
-        lines = gzip.decompress(path.read_bytes()).decode().splitlines()
-        assert [json.loads(line) for line in lines] == [json.loads(e) for e in expected]
-    # only decisions, no write() line at all
-    path = tmp_path / "d.jsonl.gz"
-    writer = record_module.RecordWriter(path)
-    writer.banked = banked
-    writer.entries.extend(decisions)
-    writer.close()
-    lines = gzip.decompress(path.read_bytes()).splitlines()
-    assert [json.loads(line) for line in lines] == [one_by_one(e, banked) for e in decisions]
+        lines = gzip.decompress(path.read_bytes()).split(b"\n")
+        assert lines.pop() == b""
+        assert [json.loads(line) for line in lines] == expected
