@@ -11,7 +11,9 @@ work (creating and writing the file) is not counted: benchmarks/records.py print
 Even so two runs of the same tree differ by up to ~2k instructions per decision (the match's
 own timing, the collector): compare trees over several runs. ``--writer`` counts the writer
 alone (one match recorded, its record then written ``--matches`` times): closer, within ~1% of
-the writer's count at 50 (the recorded match's own noise, spread over the records).
+the writer's count at 50 (the recorded match's own noise, spread over the records). Since record
+format 2 the referee makes a decision's array values as it decides (the microseconds, the
+text): that part is in the whole-match count, not in ``--writer``'s.
 Needs valgrind (apt-get install valgrind).
 """
 

@@ -20,8 +20,9 @@ process runs per decision: each tree and game plays the two match counts given, 
 difference of the instructions over the difference of the decisions leaves start-up, imports and
 the warm-up match out. Instruction counts do not depend on the machine's load (the bots' work is
 not counted; the bytecode is compiled first and the hash seed fixed, so runs repeat within ~2%).
-Under valgrind every decision takes over a millisecond, so the match's deadline is moved at every
-decision, which a real run does about once in 25 (~13k instructions per decision more).
+(Trees before the referee's lazy deadlines, 734d7bd and older, move the match's deadline at every
+decision under valgrind, where each takes over a millisecond; a real run moved it about once in
+25: ~13k instructions per decision more than they cost there.)
 """
 
 from __future__ import annotations

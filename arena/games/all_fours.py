@@ -42,6 +42,7 @@ RUN_DEAL = 3
 RUN_NEEDS = PLAYERS * RUN_DEAL + 1  # 12 cards for the hands and one new kick
 KICK_POINTS = {"A": 1, "6": 2, "J": 3}
 CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
+POINTS_OF = {card: CARD_POINTS.get(card[:-1], 0) for card in STANDARD_52.cards}  # per card
 RANK = STANDARD_52.rank
 ORDER = STANDARD_52.order
 TEAMS = (0, 1, 0, 1)  # each seat's team: seat % 2
@@ -304,16 +305,16 @@ class AllFours(TrickGame):
 
     def _play(self, seat: int, card: str) -> None:
         if self._play_card(seat, card) < PLAYERS:
-            self.seat_to_move = right_of(seat)
+            self.seat_to_move = (seat - 1) % PLAYERS  # right_of(seat), a call fewer per card
             return
         winner = trick_winner(self.trick, self.trump, RANK)
-        team = team_of(winner)
+        team = winner % 2  # team_of(winner)
         self.last_trick = self._take_trick(winner)
         cards = self.last_trick["cards"]
         if "J" + self._trump_suit() in cards:
             self.jack_winner = winner
         self.taken[team].extend(cards)
-        self.pile_points[team] += sum(CARD_POINTS.get(card[:-1], 0) for card in cards)
+        self.pile_points[team] += sum(map(POINTS_OF.__getitem__, cards))
         self.tricks_won[team] += 1
         self.emit({"type": "trick", **self.last_trick, "team": team})
         if self.hands[winner]:
@@ -413,11 +414,11 @@ class AllFours(TrickGame):
             self.decision or "over",
             self.seat_to_move,
             TEAMS,
-            team_of(seat),
+            seat % 2,  # team_of(seat) (no calls per view)
             (seat + 2) % PLAYERS,
             self.hand_number,
             dealer,
-            right_of(dealer),
+            (dealer - 1) % PLAYERS,  # right_of(dealer): the beggar
             self.begged,
             self.kick,
             self.kicked,

@@ -8,6 +8,7 @@ amount of memory. Cancelling a read loses nothing: bytes already received stay b
 
 from __future__ import annotations
 
+import math
 from collections.abc import Awaitable, Callable
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
@@ -28,7 +29,7 @@ class LineReader:
         self,
         receive_some: Callable[[int], Awaitable[bytes]],
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        receive_now: Callable[[int], bytes | None] | None = None,
+        receive_now: Callable[[int, float], bytes | None] | None = None,
     ) -> None:
         self._receive_some = receive_some
         self._receive_now = receive_now  # what has come already, or None (see line_now)
@@ -38,14 +39,14 @@ class LineReader:
         self._skipping = False  # inside an over-long line: drop bytes up to its newline
         self.at_eof = False
 
-    def line_now(self) -> bytes | None:
+    def line_now(self, until: float = math.inf) -> bytes | None:
         """The next line if it is at hand without waiting (``receive_now`` brought exactly one
-        whole line), else None: then ``await read_line()``, which keeps what was read. Saves the
-        usual reply two coroutines."""
+        whole line; it may wait up to ``until``, in time.perf_counter()'s time), else None: then
+        ``await read_line()``, which keeps what was read. Saves the usual reply two coroutines."""
         receive_now = self._receive_now
         if receive_now is None or self._buffer or self._skipping or self.at_eof:
             return None
-        chunk = receive_now(CHUNK_BYTES)
+        chunk = receive_now(CHUNK_BYTES, until)
         if chunk is None:
             return None
         if not chunk:

@@ -12,14 +12,19 @@ A reply is checked in this order: a line at all (else crash), not over-long, JSO
 one of ``action``/``index``, legal, in time. Anything wrong is a fault (FaultRecord) and the
 autopilot moves instead; see SPEC.md sections 5 and 6.
 
-Deadlines use one cancel scope for the whole match whose deadline moves per request (a fresh scope
-per request costs about 14 us); only a timeout ends the scope, and a new one is opened. Even a move
-costs about 2 us, so the deadline is only moved when it is not already where it may be: from the
-request's deadline to DEADLINE_SLACK_S later (never early, at most that late; whether a reply was in
-time is the clock's call, not the scope's). Requests come tens of microseconds apart, so most reuse
-the deadline the last one set. A request that fits in the bot's pipe is written without waiting
-and the deadline set once, from then (the bot's time starts once the request is written); one that
-does not fit sets it before the write too (a bot that does not read its input blocks the write).
+Deadlines use one cancel scope for the whole match (a fresh scope per request costs about 14 us),
+and its deadline is moved only when a decision has to wait in trio's scheduler (ask_rest), before
+that wait: a move costs about 2 us (~13k instructions), and the ordinary decision never waits
+there. Its reply comes by the quick read, which polls at most until the request's own deadline
+plus DEADLINE_SLACK_S (ask_now gives it that bound) and never past trio's next deadline. The scope
+meanwhile keeps a deadline set for an earlier request: harmless, since trio acts on deadlines only
+while the match's task waits in trio, which it does only after the move (an earlier deadline can
+at most end a quick read sooner; the decision then takes trio's path under its own deadline). A
+move is skipped when the deadline is already where it may be: from the request's deadline to
+DEADLINE_SLACK_S later (never early, at most that late; whether a reply was in time is the
+clock's call, not the scope's). A request that fits in the bot's pipe is written without waiting
+(the bot's time starts once it is written); one that does not fit sets the deadline before the
+write too (a bot that does not read its input blocks the write), and again once it is written.
 An ordinary quick reply is read without a scheduler pass (ProcessTransport's quick read), and
 the ordinary decision is made without a coroutine: play() calls ask_now(), a plain method, and
 awaits ask_rest() only when something has to wait (a write that does not fit, a reply not there
@@ -529,8 +534,9 @@ class _Match:
             self.move_deadline(scope, before + limit_ms / 1000)
             self.asking = (request_id, legal, limit_ms, data[written:] if written else data, None)
             return None
-        sent_at = self.sent(seat, scope, request_id, limit_ms)
-        reply = bot.reader.line_now()
+        sent_at = self.sent(seat, request_id)
+        # The quick read waits at most to this request's deadline (the scope's is not moved here).
+        reply = bot.reader.line_now(sent_at + limit_ms / 1000 + DEADLINE_SLACK_S)
         if reply is not None:
             action = self.quick_reply(seat, request_id, legal, sent_at, limit_ms, reply)
             if action is not None:
@@ -540,7 +546,7 @@ class _Match:
         self.asking = (request_id, legal, limit_ms, None, reply)
         return None
 
-    def sent(self, seat: _Seat, scope: trio.CancelScope, request_id: int, limit_ms: int) -> float:
+    def sent(self, seat: _Seat, request_id: int) -> float:
         """The request is written: the bot's time starts now (returned, in the match's time)."""
         sent_at = self.now()
         if self.recording:
@@ -549,9 +555,6 @@ class _Match:
                 self.record_due = sent_at + GZIP_FLUSH_S
                 self.record.flush()
         self.waiting = (seat, request_id, sent_at, True)
-        deadline = sent_at + limit_ms / 1000
-        if not deadline <= self.scope_deadline <= deadline + DEADLINE_SLACK_S:
-            self.move_deadline(scope, deadline)  # (the same test inside: this saves a call)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         return sent_at
 
@@ -583,7 +586,9 @@ class _Match:
                 await bot.send(unsent)
             except BotGone:
                 return self.cannot_write(seat, scope, request_id, legal)
-            sent_at = self.sent(seat, scope, request_id, limit_ms)
+            sent_at = self.sent(seat, request_id)
+        # Whatever waits from here on waits under this request's deadline.
+        self.move_deadline(scope, sent_at + limit_ms / 1000)
         action = await self.read_reply(seat, request_id, legal, sent_at, limit_ms, line)
         self.mark = time.perf_counter()
         self.waiting = None
@@ -677,6 +682,7 @@ class _Match:
         """
         bot = seat.bot
         stale = 0
+        until = sent_at + limit_ms / 1000 + DEADLINE_SLACK_S  # the quick read's longest wait
         while True:
             too_long: LineTooLong | None = None
             line: bytes | None = first
@@ -684,7 +690,7 @@ class _Match:
                 first = None
             else:
                 try:
-                    line = bot.reader.line_now()
+                    line = bot.reader.line_now(until)
                     if line is None:
                         line = await bot.reader.read_line()
                 except LineTooLong as error:

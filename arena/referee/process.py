@@ -32,6 +32,7 @@ that arrive after it, so a log holds markers only for matches in which the bot w
 from __future__ import annotations
 
 import atexit
+import math
 import os
 import re
 import resource
@@ -444,9 +445,10 @@ class _QuickRead(metaclass=_QuickReadType):
         poller.register(epoll.fileno(), select.POLLIN)
         return cls(runner, poller)
 
-    def read(self, fd: int, max_bytes: int) -> bytes | None:
-        """The bot's output if it comes before trio's next deadline and nothing else needs the
-        loop; None: take the ordinary path."""
+    def read(self, fd: int, max_bytes: int, until: float = math.inf) -> bytes | None:
+        """The bot's output if it comes before trio's next deadline and ``until`` (in
+        time.perf_counter()'s time: the request's own deadline, which the caller need not have
+        given trio yet) and nothing else needs the loop; None: take the ordinary path."""
         if self.runq:
             return None
         task = trio_run.GLOBAL_RUN_CONTEXT.task
@@ -463,13 +465,18 @@ class _QuickRead(metaclass=_QuickReadType):
         if shared.step_shared or task._cancel_status.effectively_cancelled:
             return None  # another task's turn, or a cancellation to deliver (trio's path does)
         # trio's next deadline: the top of its heap when that entry is current (what
-        # next_deadline() returns first, without the call), else next_deadline() itself.
+        # next_deadline() returns first, without the call), none when the heap is empty (the
+        # match's scope has had no deadline yet: all its decisions were quick), else
+        # next_deadline() itself.
         heap = self.deadlines._heap
-        if heap and heap[0][0] == heap[0][2]._registered_deadline:
+        if not heap:
+            deadline = math.inf
+        elif heap[0][0] == heap[0][2]._registered_deadline:
             deadline = heap[0][0]
         else:
             deadline = self.next_deadline()
-        wait_s = deadline - self.clock_offset - time.perf_counter()  # to trio's next
+        deadline -= self.clock_offset  # (in perf_counter's time)
+        wait_s = (deadline if deadline < until else until) - time.perf_counter()
         if wait_s < 0.001:
             return None  # a deadline is (nearly) due: trio's path handles it
         ready = self.poller.poll(int(wait_s * 1000) if wait_s < QUICK_WAIT_MAX_S else None)
@@ -616,9 +623,10 @@ class ProcessTransport:
         except OSError as error:  # EPIPE: the bot closed its input or exited
             raise trio.BrokenResourceError(str(error)) from error
 
-    def receive_now(self, max_bytes: int) -> bytes | None:
-        """The bot's output by the quick read (b"" at end of file), or None: then receive_some
-        (trio's path). No checkpoint: the caller that gets None awaits receive_some."""
+    def receive_now(self, max_bytes: int, until: float = math.inf) -> bytes | None:
+        """The bot's output by the quick read (b"" at end of file), waiting at most up to
+        ``until`` (time.perf_counter()'s time), or None: then receive_some (trio's path). No
+        checkpoint: the caller that gets None awaits receive_some."""
         if self._streams_closed:
             return None
         quick = self._quick
@@ -629,7 +637,7 @@ class ProcessTransport:
             quick = self._quick = _QuickRead.for_fd(self._stdout_fd)
             if quick is None:
                 return None
-        return quick.read(self._stdout_fd, max_bytes)
+        return quick.read(self._stdout_fd, max_bytes, until)
 
     async def receive_some(self, max_bytes: int) -> bytes:
         fd = self._stdout_fd

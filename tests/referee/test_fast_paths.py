@@ -317,6 +317,34 @@ async def test_the_quick_read_gives_way_to_any_other_task(pipes):
     assert got == [b"o"]
 
 
+class RecordingPoller:
+    def __init__(self) -> None:
+        self.timeouts: list[int | None] = []
+
+    def poll(self, timeout: int | None = None) -> list:
+        self.timeouts.append(timeout)
+        return []
+
+
+async def test_the_quick_read_waits_at_most_until_the_bound_it_is_given(pipes):
+    (ours, _), _ = pipes
+    quick = _QuickRead.for_fd(ours)
+    assert quick is not None
+    poller = quick.poller = RecordingPoller()  # type: ignore[assignment]
+    with trio.move_on_after(20):  # trio's next deadline, far away
+        assert quick.read(ours, 100, time.perf_counter() + 0.05) is None
+        assert quick.read(ours, 100, time.perf_counter() + 0.0005) is None  # under 1 ms: no poll
+        assert quick.read(ours, 100) is None  # no bound of its own: trio's deadline
+    with trio.move_on_after(0.03):
+        assert quick.read(ours, 100, time.perf_counter() + 5) is None  # trio's is sooner
+    assert quick.read(ours, 100, time.perf_counter() + 0.04) is None  # no deadline in trio
+    first, unbounded, sooner, alone = poller.timeouts
+    assert first is not None and first <= 50
+    assert unbounded is not None and 50 < unbounded <= 20_000
+    assert sooner is not None and sooner <= 30
+    assert alone is not None and alone <= 40
+
+
 async def test_no_quick_read_under_a_mock_clock(pipes, autojump_clock):
     (ours, _), _ = pipes
     assert _QuickRead.for_fd(ours) is None

@@ -78,7 +78,7 @@ async def test_line_now_gives_a_whole_line_at_hand_and_leaves_the_rest_to_read_l
     ready = [b"one\n", b"tw", None, b"a\nb\n", b""]
     later = [b"o\nthree\n"]
 
-    def receive_now(max_bytes):
+    def receive_now(max_bytes, until=None):
         return ready.pop(0)
 
     reader = LineReader(feeder(later), receive_now=receive_now)
