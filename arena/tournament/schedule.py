@@ -375,7 +375,9 @@ class Schedule(Sequence[ScheduledMatch]):
         self.games = games
         self.tables = tables
         self.seating = seating
-        self._labels = {plan.label: g for g, plan in enumerate(games)}
+        self._labels: dict[str, int] = {}  # a label's first game, as a match id names it
+        for g, plan in enumerate(games):
+            self._labels.setdefault(plan.label, g)
         self._counts = [self._rotation_count(g) for g in range(len(games))]
         # spans of deals [start, end) with the same games playing: (start, end, first index,
         # matches per deal, the playing game indices)
@@ -395,7 +397,7 @@ class Schedule(Sequence[ScheduledMatch]):
             starts, at = {}, 0
             for g in playing:
                 starts[g] = at
-                at += len(tables[g]) * self._rotation_count(g)
+                at += len(tables[g]) * self._counts[g]
             self._block_starts.append(starts)
 
     def _rotation_count(self, game: int) -> int:
@@ -496,6 +498,11 @@ class Schedule(Sequence[ScheduledMatch]):
 
     def position_of(self, label: str, table: int, deal: int, rotation: int) -> int | None:
         """:meth:`position` of the match of this game label, table, deal and rotation."""
+        game = self._game_of(label, table, deal, rotation)
+        return None if game is None else self._position(game, table, deal, rotation)
+
+    def _game_of(self, label: str, table: int, deal: int, rotation: int) -> int | None:
+        """The index of the game whose match this is, None if the schedule has no such match."""
         game = self._labels.get(label)
         if game is None or not 0 <= table < len(self.tables[game]):
             return None
@@ -503,7 +510,7 @@ class Schedule(Sequence[ScheduledMatch]):
         first = 0 if self.seating == "duplicate" else deal % plan.players
         if not 0 <= deal < plan.deals or not first <= rotation < first + self._counts[game]:
             return None
-        return self._position(game, table, deal, rotation)
+        return game
 
     def _position(self, game: int, table: int, deal: int, rotation: int) -> int | None:
         count = self._counts[game]
@@ -529,14 +536,7 @@ class Schedule(Sequence[ScheduledMatch]):
             table, deal, rotation = int(table_s), int(deal_s[1:]), int(rotation_s[1:])
         except ValueError:
             return None
-        for g, plan in enumerate(self.games):
-            if plan.label == label:
-                if (
-                    0 <= table < len(self.tables[g])
-                    and 0 <= deal < plan.deals
-                    and rotation in self._rotations(g, deal)
-                    and match_id(label, table, deal, rotation) == match_id_
-                ):
-                    return g, table, deal, rotation
-                return None
-        return None
+        game = self._game_of(label, table, deal, rotation)
+        if game is None or match_id(label, table, deal, rotation) != match_id_:
+            return None  # (a non-canonical spelling of an id, e.g. "t01", is not this match's)
+        return game, table, deal, rotation
