@@ -208,8 +208,10 @@ class _Match:
         self.recording = record.enabled
         self.compact_record = record.enabled and record.compact
         self.full_record = record.enabled and not record.compact
-        # A compact record's decision in progress (see the record's section below).
-        self.unwritten_request: tuple[int, int, str, list[str], int] | None = None
+        # A compact record's decision in progress (see the record's section below): the request
+        # kept back, as its time_left_ms (the rest follows from the state, unchanged until the
+        # action: write_request), None when there is none.
+        self.unwritten_request: int | None = None
         self.action_recorded = False  # the decision's array line, action included, is kept
         self.autopilot_decision = False
         self.record_entries = record.entries  # where a compact decision's array goes
@@ -294,12 +296,12 @@ class _Match:
 
     def route_events(self) -> None:
         """Queue each new event for the seats in its audience, and record it (a compact record
-        keeps only the shuffles: the events follow from the rules)."""
+        keeps only the shuffles, which the dealer writes as they happen: compact_shuffle)."""
         events = self.state.events
         first, end = self.events_routed, len(events)
-        if first == end and not self.recording:
-            return
         recording = self.full_record
+        if first == end and not recording:
+            return
         seats, prefix, open_pending = self.seats, self.event_prefix, self.open_pending
         for n in range(first, end):
             if recording:
@@ -325,7 +327,7 @@ class _Match:
                     }
                 )
         self.events_routed = end
-        if self.recording and self.shuffles_recorded < len(self.dealer.decks):
+        if recording and self.shuffles_recorded < len(self.dealer.decks):
             self.record_shuffles(len(events))
 
     def unwritable(self, seat: _Seat) -> None:
@@ -342,6 +344,12 @@ class _Match:
             n = self.shuffles_recorded
             self.record.write({"type": "shuffle", "n": n + 1, "cards": decks[n]})
             self.shuffles_recorded = n + 1
+
+    def compact_shuffle(self, n: int) -> None:
+        """A compact record's shuffle ``n`` (from 0), written as the dealer makes it: during the
+        action that led to it, after that action's line, and no event line to come before."""
+        self.record.write({"type": "shuffle", "n": n + 1, "cards": self.dealer.decks[n]})
+        self.shuffles_recorded = n + 1
 
     # -- the record (SPEC.md section 8) -----------------------------------------------------------
     #
@@ -361,9 +369,21 @@ class _Match:
         self.record.write(entry)
 
     def write_request(self) -> None:
-        assert self.unwritten_request is not None
-        seat, request_id, decision, legal, time_left = self.unwritten_request
+        """The request kept back (a compact record's), of the decision in progress: the seat to
+        move, its bot's last request id, the state's decision and legal actions (the action is
+        not applied yet), and the time_left_ms kept."""
+        time_left = self.unwritten_request
+        assert time_left is not None
         self.unwritten_request = None
+        state = self.state
+        seat = self.seats[state.mover]
+        self.request_line(
+            seat.index, seat.bot.last_request_id, state.decision, state.legal_actions(), time_left
+        )
+
+    def request_line(
+        self, seat: int, request_id: int, decision: str, legal: list[str], time_left: int
+    ) -> None:
         self.record.write(
             {
                 "type": "request",
@@ -387,9 +407,8 @@ class _Match:
         """An ordinary decision of a compact record: its one array line, kept as the values at
         hand (the writer makes the line of them: RecordWriter); apply() records nothing more.
         read_reply's shortcut does the same inline."""
-        request = self.unwritten_request
-        assert request is not None  # (the callers checked: a request kept back, compact)
-        time_left = request[4]
+        time_left = self.unwritten_request
+        assert time_left is not None  # (the callers checked: a request kept back, compact)
         self.unwritten_request = None
         self.action_recorded = True
         self.record_entries.append(
@@ -516,9 +535,10 @@ class _Match:
         else:
             data = line
         if self.recording:
-            self.unwritten_request = (seat.index, request_id, state.decision, legal, time_left)
-            if self.full_record:
-                self.write_request()
+            if self.compact_record:
+                self.unwritten_request = time_left  # the request's line only if needed
+            else:
+                self.request_line(seat.index, request_id, decision, legal, time_left)
         limit_ms = time_left + clock.margin_ms  # clock.deadline_ms(), known already
         try:
             # Most requests fit in the pipe at once: then the bot's time starts now and one
@@ -648,15 +668,15 @@ class _Match:
         clock = seat.clock
         # In time without a bank, charge() books nothing and charges 0: its call is saved.
         charged_ms = 0 if clock.bank_left_ms is None else clock.charge(used_ms).charged_ms
-        request = self.unwritten_request
-        if request is not None:  # a compact record's: record_decision
+        time_left = self.unwritten_request
+        if time_left is not None:  # a compact record's: record_decision
             self.unwritten_request = None
             self.action_recorded = True
             self.record_entries.append(
                 (
                     seat.index,
                     request_id,
-                    request[4],
+                    time_left,
                     floor(used_ms * 1000.0 + 0.5),  # microseconds (ms3 of the line's ms)
                     charged_ms,
                     line.decode() if len(line) <= RECORDED_LINE_CHARS else recorded_text(line),
@@ -912,6 +932,8 @@ class _Match:
         self.record_shuffles(0)
         if self.full_record:
             self.record.write({"type": "deal", "view": self.state.view(None)})
+        elif self.compact_record:
+            self.dealer.then = self.compact_shuffle
         for seat in self.seats:
             if seat.bot.startup_error is not None:
                 # Its process could not be started: the seat forfeits and the autopilot plays it.

@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NoReturn, TypeGuard
@@ -34,7 +34,8 @@ class RecordingDealer(Dealer):
 
     ``marks[i]`` is how many events the match had when deck ``i`` was shuffled (once
     :meth:`watch` names the event list; shuffles before that, the first deal's, get 0), so the
-    record can write each shuffle just before the events it led to.
+    record can write each shuffle just before the events it led to. ``then``, when set, is
+    called with each new deck's index (a compact record writes the shuffle at once).
     """
 
     def __init__(self, rng: Rng) -> None:
@@ -42,6 +43,7 @@ class RecordingDealer(Dealer):
         self.decks: list[list[str]] = []
         self.marks: list[int] = []
         self._events: list | None = None
+        self.then: Callable[[int], None] | None = None
 
     def watch(self, events: list) -> None:
         self._events = events
@@ -50,6 +52,8 @@ class RecordingDealer(Dealer):
         deck = super().shuffled(cards, count)
         self.decks.append(list(deck))
         self.marks.append(0 if self._events is None else len(self._events))
+        if self.then is not None:
+            self.then(len(self.decks) - 1)
         return deck
 
 

@@ -143,6 +143,39 @@ async def test_a_compact_record_reads_as_the_full_lines_of_the_same_match(
         assert full.faults  # the scenario did what it is named for
 
 
+@pytest.mark.parametrize(
+    "scenario", ["every kind of fault", "a bank of time", "crash in a team game"]
+)
+async def test_each_compact_shuffle_line_follows_the_action_that_led_to_it(
+    autojump_clock, tmp_path, scenario
+):
+    """SPEC 8: a compact record's shuffle line comes right after the line of the action that led
+    to it (the referee writes it as the dealer shuffles, during that action), as many decisions
+    into the match as in the full record, whatever kind of decision that was."""
+    game_id, players, control, scripts = SCENARIOS[scenario]
+    await play(game_id, players, control, scripts, tmp_path / "m.jsonl")
+    await play(game_id, players, control, scripts, tmp_path / "m.jsonl.gz")
+
+    def actions_before_each_shuffle(lines):
+        seen, where = 0, []
+        for line in lines:
+            entry = json.loads(line)
+            if isinstance(entry, list):
+                seen += 1
+            elif entry["type"] == "action":
+                seen += 1
+            elif entry["type"] == "shuffle":
+                where.append(seen)
+        return where
+
+    full = actions_before_each_shuffle((tmp_path / "m.jsonl").read_bytes().splitlines())
+    stored = gzip.decompress((tmp_path / "m.jsonl.gz").read_bytes()).splitlines()
+    assert actions_before_each_shuffle(stored) == full
+    assert len(full) > 1 and full[0] == 0  # the later deals' shuffles are there too
+    non_ordinary = [json.loads(s) for s in stored if s.startswith(b'{"type":"action"')]
+    assert non_ordinary  # decisions written in full (faults) are among them
+
+
 async def test_a_seat_that_did_not_start_compact_and_full_alike(autojump_clock, tmp_path):
     for name in ("m.jsonl", "m.jsonl.gz"):
         await play("alles-oder-nichts", 3, CONTROL, {}, tmp_path / name, absent_seat=1)
