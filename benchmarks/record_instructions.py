@@ -1,6 +1,6 @@
 """The record's own work, counted in instructions (the same on a loaded machine as on a quiet one).
 
-    python benchmarks/record_instructions.py [--game ID] [--matches 12] [--writer]
+    python benchmarks/record_instructions.py [--game ID] [--matches 12] [--writer | --opcodes]
 
 Runs, under valgrind's cachegrind (which counts the user-space instructions a process executes),
 matches of the "instant" transport (benchmarks/referee.py: a bot with its answer ready, so no pipe
@@ -14,7 +14,11 @@ alone (one match recorded, its record then written ``--matches`` times): closer,
 the writer's count at 50 (the recorded match's own noise, spread over the records). Since record
 format 2 the referee makes a decision's array values as it decides (the microseconds, the
 text): that part is in the whole-match count, not in ``--writer``'s.
-Needs valgrind (apt-get install valgrind).
+``--opcodes`` needs no valgrind and is exact (the same count on every run): the Python bytecodes
+the record adds per decision in arena/referee (traced, ``--matches`` matches each way), by
+function: the referee's own per-decision part, which the whole-match counts above blur (on a host
+with a load of 3-4, two runs of one tree there differed by 4.7k vs 10.2k per decision).
+Needs valgrind (apt-get install valgrind), but for ``--opcodes``.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,6 +127,46 @@ def child(game_id: str, matches: int, mode: str) -> None:
     shutil.rmtree(folder, ignore_errors=True)
 
 
+def opcodes(game_id: str, matches: int, mode: str) -> tuple[Counter, int]:
+    """(bytecodes executed per arena/referee function, decisions) of ``matches`` matches."""
+    code = (
+        "import collections, runpy, sys\n"
+        "counts = collections.Counter()\n"
+        "def local(frame, event, arg):\n"
+        "    if event == 'opcode':\n"
+        "        counts[frame.f_code] += 1\n"
+        "    return local\n"
+        "def tracer(frame, event, arg):\n"
+        "    frame.f_trace_opcodes, frame.f_trace_lines = True, False\n"
+        "    return local\n"
+        f"sys.argv = [{__file__!r}, '--child', {game_id!r}, '{matches}', {mode!r}]\n"
+        "sys.settrace(tracer)\n"
+        "try:\n"
+        "    runpy.run_path(sys.argv[0], run_name='__main__')\n"
+        "finally:\n"
+        "    sys.settrace(None)\n"
+        "for c, n in counts.items():\n"
+        "    if '/arena/referee/' in c.co_filename:\n"
+        "        print('ops', c.co_filename.rsplit('/', 1)[1] + ':' + c.co_qualname, n)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
+    found: Counter = Counter()
+    decisions = 0
+    for line in done.stdout.splitlines():
+        if line.startswith("ops "):
+            _, name, n = line.rsplit(" ", 2)
+            found[name] += int(n)
+        elif line.startswith("decisions "):
+            decisions = int(line.split()[1])
+    return found, decisions
+
+
 def count(game_id: str, matches: int, mode: str) -> tuple[int, int]:
     """(instructions, decisions) of one process playing ``matches`` matches."""
     done = subprocess.run(
@@ -157,11 +202,32 @@ def main() -> None:
     parser.add_argument("--game", action="append", help="one game (repeatable); default: all")
     parser.add_argument("--matches", type=int, default=12)
     parser.add_argument(
+        "--opcodes",
+        action="store_true",
+        help="the Python bytecodes the record adds per decision in arena/referee (no valgrind)",
+    )
+    parser.add_argument(
         "--writer",
         action="store_true",
         help="count the writer alone (one match's record written --matches times)",
     )
     args = parser.parse_args()
+    if args.opcodes:
+        sys.path.insert(0, str(ROOT))
+        from arena.games import GAMES, find_game
+
+        print(f"Python bytecodes the record adds per decision ({args.matches} matches each way)")
+        for game_id in [find_game(g).id for g in args.game] if args.game else list(GAMES):
+            off, decisions = opcodes(game_id, args.matches, "off")
+            gzip, _ = opcodes(game_id, args.matches, "gzip")
+            extra = {name: (gzip[name] - off[name]) / decisions for name in gzip | off}
+            top = sorted(extra.items(), key=lambda item: -item[1])[:4]
+            print(
+                f"  {game_id:<18} {sum(extra.values()):6.1f}  ("
+                + ", ".join(f"{name} {n:.1f}" for name, n in top)
+                + ")"
+            )
+        return
     if shutil.which("valgrind") is None:
         raise SystemExit("record_instructions.py needs valgrind (apt-get install valgrind)")
     sys.path.insert(0, str(ROOT))
