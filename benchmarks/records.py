@@ -16,6 +16,16 @@ is the median over the rounds of the mode's CPU per decision less off's. On a sh
 ratios swing a few percent from round to round, so a change needs more ``--repeat`` than that
 spread to show. Between matches (untimed) the garbage collector collects, so that each match
 pays for the collections its own garbage causes, not for where its neighbours' left the count.
+
+Run it as tournaments run (``taskset -c 1``: the referee and its bots on one core). What a
+Vingt-down record costs there (rec8, C bots, +us/d per decision, each figure within ~1 us of noise
+at a load of 3-4): the referee's per-decision part ~2, the writer's encoding and compression
+~0.9, the file ~0.5. Did not pay: creating the file at the end, with its one write (+2.87 vs
++2.77 us/d); encoding the kept decisions at each shuffle, to reuse their memory (no fewer cache
+misses under cachegrind); one encode per decision into a list of lines or a bytearray (valgrind:
++1k instructions per decision over the tuples' one encode at the end), or a gc=False
+array-like Struct instead of the tuple (+300 per decision). Exact and load-free:
+``record_instructions.py --opcodes``.
 """
 
 from __future__ import annotations
