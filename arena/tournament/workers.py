@@ -42,6 +42,7 @@ from typing import Any
 import msgspec
 import trio
 
+from arena.referee.cores import pin_child, pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 from arena.tournament.config import TournamentConfig
@@ -71,6 +72,7 @@ class Setup(msgspec.Struct, tag=True):
     config: TournamentConfig
     bots: list[str]  # the bots the pending matches need
     slots: int  # matches this worker plays at once
+    core: int | None = None  # the core it and its bots run on (None: anywhere)
 
 
 class Play(msgspec.Struct, tag=True):
@@ -282,7 +284,7 @@ class _InProcessWorker:
                     self.given_up = message.given_up
 
 
-async def _start_worker(index: int) -> _Worker:
+async def _start_worker(index: int, core: int | None) -> _Worker:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p
@@ -294,6 +296,10 @@ async def _start_worker(index: int) -> _Worker:
         env=env,
         start_new_session=True,
     )
+    if core is not None:
+        # At once, so that its start-up (an interpreter and imports) runs on its own core, not
+        # beside the bots of the arena process's share; it pins its threads itself at Setup.
+        pin_child(process.pid, core)
     return _Worker(index, process)
 
 
@@ -309,18 +315,20 @@ async def play_in_workers(
     end); ``summary`` gets the bot processes they started and their own CPU seconds. Every worker
     has exited on return, whatever happened (cancellation included)."""
     slots = slots_per_worker(config.concurrency, workers)
+    cores: list[int | None] = [*spread_cores(len(slots))] if config.affinity else []
+    cores += [None] * (len(slots) - len(cores))
     async with trio.open_nursery() as here:
         local = _InProcessWorker(0)  # this process's share: its bots start at once
         here.start_soon(local.run)
         started: list[_Worker | _InProcessWorker] = [local]
         try:
-            await local.send(Setup(config, list(bots), slots[0]))
+            await local.send(Setup(config, list(bots), slots[0], cores[0]))
             with trio.move_on_after(SPAWN_WAIT_S):  # its bots start first, not beside imports
                 await local.warmed.wait()
             for index in range(1, len(slots)):  # a fork and exec each: they import meanwhile
-                worker = await _start_worker(index)
+                worker = await _start_worker(index, cores[index])
                 started.append(worker)
-                await worker.send(Setup(config, list(bots), slots[index]))
+                await worker.send(Setup(config, list(bots), slots[index], cores[index]))
             await _dispatch(todo, started, slots, keep)
         finally:
             with trio.CancelScope(shield=True):
@@ -439,6 +447,16 @@ async def worker_loop(
     setup = await next_message()
     if not isinstance(setup, Setup):
         return
+    with pinned(setup.core):  # before its first bot starts: they inherit the core
+        await _play_setup(setup, next_message, send, cpu_s)
+
+
+async def _play_setup(
+    setup: Setup,
+    next_message: Callable[[], Awaitable[ToWorker | None]],
+    send: Callable[[FromWorker], Awaitable[None]],
+    cpu_s: Callable[[], float],
+) -> None:
     config = setup.config
     pool = BotPool(
         [b for b in config.bots if b.name in set(setup.bots)],

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 
 import trio
 
+from arena.referee.cores import pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 from arena.tournament.config import TournamentConfig
@@ -33,6 +34,19 @@ class InProcess:
         self.play_match = play or run_match
 
     async def play(
+        self,
+        config: TournamentConfig,
+        todo: Iterable[ScheduledMatch],
+        bots: Sequence[str],
+        keep: Keep,
+        summary: RunSummary,
+    ) -> None:
+        # This process and its bots on one core while it plays (SPEC 10.4).
+        core = next(iter(spread_cores(1)), None) if config.affinity else None
+        with pinned(core):
+            await self._play(config, todo, bots, keep, summary)
+
+    async def _play(
         self,
         config: TournamentConfig,
         todo: Iterable[ScheduledMatch],
