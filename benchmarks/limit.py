@@ -165,8 +165,8 @@ def main() -> None:
     )
     args = parser.parse_args()
     games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
-    core = spread_cores(1)[0] if args.affinity == "on" else None
-    with pinned(core):
+    cores = spread_cores([1])[0] if args.affinity == "on" else None
+    with pinned(cores):
         figures = trio.run(
             measure, games, args.seconds, args.repeat, args.record, not args.no_python
         )
@@ -174,7 +174,7 @@ def main() -> None:
         f"median of {args.repeat} interleaved rounds, {args.seconds:g} s each"
         f"{', with match records' if args.record else ''}; load average "
         f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
-        + (f"pinned to core {core}" if core is not None else "not pinned")
+        + (f"pinned to core {min(cores)}" if cores is not None else "not pinned")
     )
     for kind, rows in figures.items():
         print(

@@ -102,7 +102,7 @@ def pinned_like_the_arena() -> contextlib.AbstractContextManager[object]:
     except ImportError:
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
         return contextlib.nullcontext()
-    return pinned(spread_cores(1)[0])
+    return pinned(spread_cores([1])[0])
 
 
 def child(bot: str, seconds: float, seed: int, games: list[str], matches: int = 0) -> None:

@@ -171,21 +171,8 @@ async def play_one_match(
     affinity: bool = True,
 ) -> MatchResult:
     """Start the bots, play, close them: also on Ctrl-C (KeyboardInterrupt) or SIGTERM/SIGHUP.
-    With ``affinity`` this process and the bots run on one core (SPEC 7)."""
-    with pinned(next(iter(spread_cores(1)), None) if affinity else None):
-        return await _play_pinned(game, specs, seed, options, control, max_faults, record, log_dir)
-
-
-async def _play_pinned(
-    game: GameSpec,
-    specs: list[BotSpec],
-    seed: int,
-    options: dict,
-    control: TimeControl,
-    max_faults: int,
-    record: Path | None,
-    log_dir: Path,
-) -> MatchResult:
+    With ``affinity`` the bots start on every core, then this process and they play on one
+    (SPEC 7)."""
     bots: list[BotProcess] = []
     result: MatchResult | None = None
 
@@ -200,16 +187,21 @@ async def _play_pinned(
             nursery.start_soon(stop_on_signal, nursery.cancel_scope)
             for spec in specs:
                 bots.append(await BotProcess.start(spec, time_control=control, log_dir=log_dir))
-            result = await run_match(
-                game,
-                bots,
-                seed=seed,
-                options=options,
-                match_id=f"match-{seed}",
-                time_control=control,
-                max_faults=max_faults,
-                record_path=record,
-            )
+            cores = spread_cores([1])[0] if affinity else None
+            with pinned(cores) as done:
+                if done and cores is not None:
+                    for bot in bots:
+                        bot.pin(cores)
+                result = await run_match(
+                    game,
+                    bots,
+                    seed=seed,
+                    options=options,
+                    match_id=f"match-{seed}",
+                    time_control=control,
+                    max_faults=max_faults,
+                    record_path=record,
+                )
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
         # The nursery wraps what the match raised (a startup error, Ctrl-C): raise it plainly.

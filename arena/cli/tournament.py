@@ -17,6 +17,7 @@ from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, width_optio
 from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.cli.standings import print_latency, stop_confidence
 from arena.games import GameError, find_game
+from arena.referee.cores import spread_cores
 from arena.render.terminal import (
     output_console,
     show_progress,
@@ -48,6 +49,7 @@ from arena.tournament.standings import (
     LiveStandings,
 )
 from arena.tournament.store import OutputLock, ResultStore, StoredMatch, StoreError
+from arena.tournament.workers import slots_per_worker
 
 EXIT_INTERRUPTED = 130
 EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
@@ -278,7 +280,10 @@ def _processes(workers: int) -> str:
 def _where(config: TournamentConfig) -> str:
     if config.cluster is None:
         where = f"{config.concurrency} at once in {_processes(config.worker_count())}"
-        return f"{where}, each with its bots on one core" if config.affinity else where
+        shares = slots_per_worker(config.concurrency, config.worker_count())
+        if config.affinity and any(cores is not None for cores in spread_cores(shares)):
+            return f"{where}, pinned with their bots (a core per match at once)"
+        return where
     per_worker = config.matches_per_worker
     at_once = f"{per_worker} at once per worker" if per_worker else "one per worker thread at once"
     return f"on the Dask cluster {config.cluster}, {at_once}"

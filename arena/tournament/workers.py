@@ -72,7 +72,7 @@ class Setup(msgspec.Struct, tag=True):
     config: TournamentConfig
     bots: list[str]  # the bots the pending matches need
     slots: int  # matches this worker plays at once
-    core: int | None = None  # the core it and its bots run on (None: anywhere)
+    cores: frozenset[int] | None = None  # the cores it and its bots run on (None: any)
 
 
 class Play(msgspec.Struct, tag=True):
@@ -284,7 +284,7 @@ class _InProcessWorker:
                     self.given_up = message.given_up
 
 
-async def _start_worker(index: int, core: int | None) -> _Worker:
+async def _start_worker(index: int, cores: frozenset[int] | None) -> _Worker:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p
@@ -296,10 +296,10 @@ async def _start_worker(index: int, core: int | None) -> _Worker:
         env=env,
         start_new_session=True,
     )
-    if core is not None:
-        # At once, so that its start-up (an interpreter and imports) runs on its own core, not
-        # beside the bots of the arena process's share; it pins its threads itself at Setup.
-        pin_child(process.pid, core)
+    if cores is not None:
+        # At once, so that its start-up (an interpreter and imports) and its bots' run on its
+        # own cores, not beside the arena process's share; it pins its threads once they are up.
+        pin_child(process.pid, cores)
     return _Worker(index, process)
 
 
@@ -315,8 +315,7 @@ async def play_in_workers(
     end); ``summary`` gets the bot processes they started and their own CPU seconds. Every worker
     has exited on return, whatever happened (cancellation included)."""
     slots = slots_per_worker(config.concurrency, workers)
-    cores: list[int | None] = [*spread_cores(len(slots))] if config.affinity else []
-    cores += [None] * (len(slots) - len(cores))
+    cores = spread_cores(slots) if config.affinity else [None] * len(slots)
     async with trio.open_nursery() as here:
         local = _InProcessWorker(0)  # this process's share: its bots start at once
         here.start_soon(local.run)
@@ -447,16 +446,6 @@ async def worker_loop(
     setup = await next_message()
     if not isinstance(setup, Setup):
         return
-    with pinned(setup.core):  # before its first bot starts: they inherit the core
-        await _play_setup(setup, next_message, send, cpu_s)
-
-
-async def _play_setup(
-    setup: Setup,
-    next_message: Callable[[], Awaitable[ToWorker | None]],
-    send: Callable[[FromWorker], Awaitable[None]],
-    cpu_s: Callable[[], float],
-) -> None:
     config = setup.config
     pool = BotPool(
         [b for b in config.bots if b.name in set(setup.bots)],
@@ -491,13 +480,18 @@ async def _play_setup(
                 await send(Failed(str(exc), pool.started, preflight=preflight))
                 nursery.cancel_scope.cancel()
                 return
-            await send(Ready(pool.started))
-            for _ in range(setup.slots):
-                nursery.start_soon(play_in_order)
-            while (message := await next_message()) is not None:
-                if isinstance(message, Play):
-                    queue_in.send_nowait(message.match)
-            nursery.cancel_scope.cancel()  # end of input: stop, whatever runs
+            # Its bots are up (a worker process's on its core already: _start_worker; the
+            # arena process's on every core at once): now it and they play on its core.
+            with pinned(setup.cores) as done:
+                if done and setup.cores is not None:
+                    pool.pin(setup.cores)
+                await send(Ready(pool.started))
+                for _ in range(setup.slots):
+                    nursery.start_soon(play_in_order)
+                while (message := await next_message()) is not None:
+                    if isinstance(message, Play):
+                        queue_in.send_nowait(message.match)
+                nursery.cancel_scope.cancel()  # end of input: stop, whatever runs
     finally:
         await pool.close_all()
         await send(Closed(pool.started, cpu_s(), dict(pool.given_up)))

@@ -1,8 +1,9 @@
 """CPU affinity (arena.referee.cores, SPEC 7 and 10.4): a referee and its bots on one core.
 
 Real threads and processes: ``pinned`` sets every thread of the process, the bots started
-meanwhile inherit the core, and the process gets its cores back afterwards; a tournament gives
-its processes different cores, or none with ``--no-affinity``; a bot pinned beside its referee is
+meanwhile inherit the core, and the process gets its cores back afterwards; a bot started on
+every core is pinned later with its threads and children; a tournament gives its processes
+different cores (its bots too, by their first request), or none with ``--no-affinity``; a bot pinned beside its referee is
 charged all of its thinking (its time starts before the request is written). Nothing is timed
 but the last, which asserts only a lower bound the bot itself guarantees.
 """
@@ -21,7 +22,7 @@ from arena.referee import cores
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
-from arena.referee.process import BotProcess
+from arena.referee.process import BotProcess, related_pids
 from tests.tournament.test_tournament_cli import PATIENCE_S, arena
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,15 +33,18 @@ MANY_CORES = pytest.mark.skipif(
 )
 
 
-def test_spread_cores_takes_the_allowed_cores_in_turn_from_the_current_one(monkeypatch):
+def test_spread_cores_gives_each_process_a_core_per_match_in_turn(monkeypatch):
     monkeypatch.setattr(cores, "allowed_cores", lambda: [0, 2, 5])
     monkeypatch.setattr(cores, "current_core", lambda: 2)
-    assert cores.spread_cores(1) == [2]
-    assert cores.spread_cores(4) == [2, 5, 0, 2]
+    assert cores.spread_cores([1]) == [{2}]
+    assert cores.spread_cores([1, 1, 1, 1]) == [{2}, {5}, {0}, {2}]
+    assert cores.spread_cores([2, 1]) == [{2, 5}, {0}]
+    # A process whose matches could use every core is not pinned.
+    assert cores.spread_cores([3, 1, 4]) == [None, {2}, None]
     monkeypatch.setattr(cores, "current_core", lambda: 7)  # not allowed (any more): the first
-    assert cores.spread_cores(2) == [0, 2]
+    assert cores.spread_cores([1, 1]) == [{0}, {2}]
     monkeypatch.setattr(cores, "allowed_cores", lambda: [])
-    assert cores.spread_cores(3) == []
+    assert cores.spread_cores([1, 1]) == [None, None]
 
 
 def test_current_core_is_an_allowed_core():
@@ -63,7 +67,7 @@ async def test_pinned_sets_every_thread_and_the_bots_then_gives_the_cores_back(t
     thread.start()  # before the pin: pinned() must find it
     started.wait()
     try:
-        with cores.pinned(core) as done:
+        with cores.pinned({core}) as done:
             assert done
             assert os.sched_getaffinity(0) == {core}
             assert os.sched_getaffinity(ids[0]) == {core}
@@ -83,6 +87,41 @@ async def test_pinned_sets_every_thread_and_the_bots_then_gives_the_cores_back(t
         thread.join()
 
 
+# A bot with a second thread and a child process, both started before it says ready.
+FAMILY_BOT = """
+import json, subprocess, sys, threading
+threading.Thread(target=threading.Event().wait, daemon=True).start()
+child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "family"}), flush=True)
+    elif message["type"] == "bye":
+        break
+"""
+
+
+@MANY_CORES
+async def test_a_bot_started_on_every_core_is_pinned_with_its_threads_and_children(tmp_path):
+    program = tmp_path / "family_bot.py"
+    program.write_text(FAMILY_BOT)
+    everywhere = os.sched_getaffinity(0)
+    bot = await BotProcess.start(
+        BotSpec("family", (sys.executable, str(program))), time_control=CONTROL, log_dir=tmp_path
+    )
+    try:
+        leader = bot.transport.pid
+        family = related_pids(leader, bot.transport.token)
+        threads = [(pid, int(tid)) for pid in family for tid in os.listdir(f"/proc/{pid}/task")]
+        assert len(family) >= 2 and len([t for p, t in threads if p == leader]) >= 2, threads
+        assert all(os.sched_getaffinity(tid) == everywhere for _, tid in threads)
+        core = max(everywhere)
+        bot.pin({core})
+        assert all(os.sched_getaffinity(tid) == {core} for _, tid in threads)
+    finally:
+        await bot.close()
+
+
 def test_pinned_to_no_core_changes_nothing():
     before = os.sched_getaffinity(0)
     with cores.pinned(None) as done:
@@ -92,7 +131,7 @@ def test_pinned_to_no_core_changes_nothing():
 
 def test_a_core_the_process_may_not_use_is_refused_and_changes_nothing():
     before = os.sched_getaffinity(0)
-    with cores.pinned(max(before) + 4096) as done:
+    with cores.pinned({max(before) + 4096}) as done:
         assert not done
         assert os.sched_getaffinity(0) == before
 
@@ -121,7 +160,7 @@ async def test_a_bot_on_its_referees_core_is_charged_all_of_its_thinking(tmp_pat
     reading the request."""
     program = tmp_path / "spin_bot.py"
     program.write_text(SPIN_BOT)
-    with cores.pinned(min(os.sched_getaffinity(0))):
+    with cores.pinned({min(os.sched_getaffinity(0))}):
         bots = [
             await BotProcess.start(
                 BotSpec(f"s{seat}", (sys.executable, str(program))),
@@ -142,15 +181,22 @@ async def test_a_bot_on_its_referees_core_is_charged_all_of_its_thinking(tmp_pat
     assert min(times) >= 4.0, sorted(times)[:5]
 
 
-# A bot that says on its standard error which cores it may run on, then plays the first action.
+# A bot that plays the first action and says on its standard error, at its first request, which
+# cores it may run on then; it holds that first answer a second, so that the worker process is
+# up and playing before the arena process's first match ends.
 CORE_REPORT_BOT = """
-import json, os, sys
-print("cores:" + ",".join(map(str, sorted(os.sched_getaffinity(0)))), file=sys.stderr, flush=True)
+import json, os, sys, time
+asked = False
 for line in sys.stdin:
     message = json.loads(line)
     if message["type"] == "hello":
         print(json.dumps({"type": "ready", "name": "reporter"}), flush=True)
     elif message["type"] == "request":
+        if not asked:
+            cores = ",".join(map(str, sorted(os.sched_getaffinity(0))))
+            print("cores:" + cores, file=sys.stderr, flush=True)
+            asked = True
+            time.sleep(1)
         print(json.dumps({"type": "action", "id": message["id"], "index": 0}), flush=True)
     elif message["type"] == "bye":
         break
@@ -158,7 +204,8 @@ for line in sys.stdin:
 
 
 def reported_cores(tmp_path: Path, *options: str) -> list[str]:
-    """Run a 2-worker tournament of reporting bots; each bot process's reported cores."""
+    """Run a tournament of reporting bots (concurrency 2, in 2 processes unless ``options``
+    say otherwise); each bot process's reported cores."""
     program = tmp_path / "core_report_bot.py"
     program.write_text(CORE_REPORT_BOT)
     bots = "".join(
@@ -167,13 +214,14 @@ def reported_cores(tmp_path: Path, *options: str) -> list[str]:
     path = tmp_path / "cores.toml"
     path.write_text(
         f'name = "cores"\nconcurrency = 2\nworkers = 2\noutput = "{tmp_path / "out"}"\n\n'
-        f'[[games]]\ngame = "aon"\nplayers = 3\ndeals = 2\n\n{bots}'
+        f"[time]\ndecision_ms = 60000\n\n"
+        f'[[games]]\ngame = "aon"\nplayers = 3\ndeals = 4\n\n{bots}'
     )
     process = arena("tournament", path, *options)
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 0, err
     logs = sorted((tmp_path / "out" / "logs").glob("*.stderr.log"))
-    assert len(logs) == 6, logs  # each of the 2 processes that play starts every bot once
+    assert len(logs) == 6, logs  # every bot twice: once per process, or per match at once
     return [
         line.split(":", 1)[1]
         for log in logs
@@ -193,3 +241,11 @@ def test_each_process_of_a_tournament_runs_with_its_bots_on_a_core_of_its_own(tm
 def test_without_affinity_every_bot_may_run_anywhere(tmp_path):
     everywhere = ",".join(map(str, sorted(os.sched_getaffinity(0))))
     assert reported_cores(tmp_path, "--no-affinity") == [everywhere] * 6
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) != 2, reason="needs exactly two allowed cores")
+def test_one_process_playing_a_match_per_core_is_not_held_to_one(tmp_path):
+    """concurrency 2 in one process on two cores: its matches may use both, so nothing is
+    pinned (each bot process reports both cores)."""
+    seen = reported_cores(tmp_path, "--workers", "1")  # 2 matches at once: each bot twice
+    assert seen == [",".join(map(str, sorted(os.sched_getaffinity(0))))] * 6

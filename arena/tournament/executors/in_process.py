@@ -41,19 +41,6 @@ class InProcess:
         keep: Keep,
         summary: RunSummary,
     ) -> None:
-        # This process and its bots on one core while it plays (SPEC 10.4).
-        core = next(iter(spread_cores(1)), None) if config.affinity else None
-        with pinned(core):
-            await self._play(config, todo, bots, keep, summary)
-
-    async def _play(
-        self,
-        config: TournamentConfig,
-        todo: Iterable[ScheduledMatch],
-        bots: Sequence[str],
-        keep: Keep,
-        summary: RunSummary,
-    ) -> None:
         pool = BotPool(
             [b for b in config.bots if b.name in set(bots)],
             start_bot=self.start_bot,
@@ -68,13 +55,19 @@ class InProcess:
             finally:
                 limiter.release_on_behalf_of(match.match_id)
 
+        # The bots start on every core at once; then this process and they play on a core per
+        # match at once (SPEC 10.4), and bots started later start there.
+        cores = spread_cores([config.concurrency])[0] if config.affinity else None
         try:
             with unwrapped(TournamentError):
                 await pool.warm_up()
-                async with trio.open_nursery() as nursery:
-                    for match in todo:
-                        await limiter.acquire_on_behalf_of(match.match_id)
-                        nursery.start_soon(play_one, match)
+                with pinned(cores) as done:
+                    if done and cores is not None:
+                        pool.pin(cores)
+                    async with trio.open_nursery() as nursery:
+                        for match in todo:
+                            await limiter.acquire_on_behalf_of(match.match_id)
+                            nursery.start_soon(play_one, match)
         finally:
             summary.started_processes = pool.started
             summary.given_up.update(pool.given_up)
