@@ -347,9 +347,10 @@ class _Match:
             self.shuffles_recorded = n + 1
 
     def compact_shuffle(self, n: int) -> None:
-        """A compact record's shuffle ``n`` (from 0), written as the dealer makes it: during the
-        action that led to it, after that action's line, and no event line to come before."""
-        self.record.write({"type": "shuffle", "n": n + 1, "cards": self.dealer.decks[n]})
+        """A compact record's shuffle ``n`` (from 0), kept as the dealer makes it: during the
+        action that led to it, after that action's line, and no event line to come before. (Kept
+        only: nothing is written while the rules are in the middle of an action.)"""
+        self.record.keep({"type": "shuffle", "n": n + 1, "cards": self.dealer.decks[n]})
         self.shuffles_recorded = n + 1
 
     # -- the record (SPEC.md section 8) -----------------------------------------------------------

@@ -151,6 +151,12 @@ class RecordWriter:
         if len(entries) >= RECORD_BATCH or time.monotonic() - self._flushed >= GZIP_FLUSH_S:
             self.flush()
 
+    def keep(self, entry: Any) -> None:
+        """Keep one record line (encoded now) for the next write, without writing anything now
+        (the referee's compact shuffle line, made while the rules apply an action)."""
+        if self._fd is not None:
+            self.entries.append(msgspec.Raw(_encoder.encode(entry)))
+
     def flush(self, *, final: bool = False) -> None:
         """Encode, compress and write every kept line: a readable end of the file so far (a
         gzip sync point), or with ``final`` the end of the gzip stream."""
