@@ -95,7 +95,10 @@ class _Seat:
     index: int
     bot: BotProcess
     clock: SeatClock
-    pending: bytearray = field(default_factory=bytearray)  # written with the next request
+    # The lines (each with its newline) written with the next request: a list joined once, not
+    # a bytearray grown by each event (whose clear() frees its buffer, so each decision's
+    # appends reallocated it again).
+    pending: list[bytes] = field(default_factory=list)
     faults: int = 0
     forfeited: bool = False
     crashed: bool = False
@@ -120,6 +123,10 @@ encode_event = msgspec.json.Encoder().encode
 _VIEW_STRUCTS: dict[tuple[str, ...], type[msgspec.Struct]] = {}
 
 
+def _drop(line: bytes) -> None:
+    """What route_events does with a line for a seat that can no longer be written to."""
+
+
 def view_struct(state: GameState) -> type[msgspec.Struct] | None:
     """The Struct whose fields are the state's VIEW_KEYS (one class per tuple of keys), or None
     for a game without them. msgspec writes a Struct's fields in order as a dict's keys, so
@@ -136,10 +143,16 @@ def view_struct(state: GameState) -> type[msgspec.Struct] | None:
 
 
 assert Event.__struct_fields__[-1] == "event", "route_events builds event lines from a prefix"
-# ask() builds request lines from a prefix and this template: byte for byte what encode_line
-# writes for a Request (tests/referee/test_fast_paths.py compares them).
-_REQUEST_LINE = b'%s%d,"decision":%s,"view":%s,"legal":%s,"time_left_ms":%d}\n'
-assert Request.__struct_fields__[-5:] == ("id", "decision", "view", "legal", "time_left_ms")
+# ask_now encodes each request as one of these, Request's twin with positional fields and no
+# types checked: its view may then be the seat's view_struct, and the whole line is one encode
+# call (a Request of the same values is the same bytes: tests/referee/test_fast_paths.py).
+_RequestLine = msgspec.defstruct(
+    "Request",
+    Request.__struct_fields__,
+    tag=Request.__struct_config__.tag,
+    tag_field=Request.__struct_config__.tag_field,
+    gc=False,
+)
 
 
 class _Match:
@@ -157,7 +170,6 @@ class _Match:
         "compact_record",
         "control",
         "dealer",
-        "decision_json",
         "event_prefix",
         "events_routed",
         "expiry_check_from",
@@ -168,16 +180,16 @@ class _Match:
         "match_id",
         "max_faults",
         "now",
-        "open_pending",
+        "open_appends",
         "players",
         "record",
         "record_due",
         "record_entries",
         "recording",
         "referee_us",
-        "request_prefix",
         "resolved",
         "scope_deadline",
+        "seat_appends",
         "seats",
         "seed",
         "shuffles_recorded",
@@ -231,17 +243,13 @@ class _Match:
         self.faults: list[FaultRecord] = []
         self.referee_us: list[float] = []
         self.events_routed = 0
-        self.open_pending = [seat.pending for seat in self.seats]  # (unwritable)
+        self.seat_appends: list[Callable[[bytes], object]] = []
+        self.open_appends: list[Callable[[bytes], None]] = []
+        self.find_appends()
         self.shuffles_recorded = 0
         # Every event line of the match starts the same: encode that envelope once (this needs
         # "event" to stay the last field of the Event message, which the module checks at import).
         self.event_prefix = encode_line(Event(match_id=match_id, event={}))[: -len(b"{}}\n")]
-        # Request lines likewise (the module checks the field order at import).
-        empty = encode_line(
-            Request(match_id=match_id, id=0, decision="", view={}, legal=[], time_left_ms=0)
-        )
-        self.request_prefix = empty[: empty.index(b',"decision":""')][: -len(b"0")]
-        self.decision_json: dict[str, bytes] = {}  # each decision's text as JSON, encoded once
         # The request being waited for, so a timeout knows what it interrupted.
         self.mark = time.perf_counter()  # when the referee's own work began (for referee_us)
         # The match's times: trio's clock less a constant (time.perf_counter itself with trio's
@@ -300,21 +308,19 @@ class _Match:
         if first == end and not self.recording:
             return
         recording = self.full_record
-        seats, prefix, open_pending = self.seats, self.event_prefix, self.open_pending
+        prefix, seat_appends, open_appends = self.event_prefix, self.seat_appends, self.open_appends
         for n in range(first, end):
             if recording:
                 self.record_shuffles(n)  # a shuffle comes before the events it led to
             audience, data = events[n]
             line = b"".join((prefix, encode_event(data), b"}\n"))
-            # A seat that can no longer be written to gets nothing.
+            # A seat that can no longer be written to gets nothing (find_appends).
             if audience is None:
-                for pending in open_pending:
-                    pending += line
+                for append in open_appends:
+                    append(line)
             else:
                 for index in audience:
-                    seat = seats[index]
-                    if seat.writable:
-                        seat.pending += line
+                    seat_appends[index](line)
             if recording:
                 self.record.write(
                     {
@@ -330,10 +336,17 @@ class _Match:
 
     def unwritable(self, seat: _Seat) -> None:
         """The seat's input takes nothing more (closed, or a write was cut off): no event goes
-        to it from now on. (open_pending: the pending buffers of the seats that are writable,
-        which every event for all goes to without a look at each seat.)"""
+        to it from now on."""
         seat.writable = False
-        self.open_pending = [s.pending for s in self.seats if s.writable]
+        self.find_appends()
+
+    def find_appends(self) -> None:
+        """What route_events calls to queue a line for a seat (its pending list's bound append,
+        a call without a method lookup; for a seat that is no longer writable, nothing): for
+        each seat (seat_appends) and for the writable seats (open_appends), which an event for
+        all goes to without a look at each seat."""
+        self.seat_appends = [s.pending.append if s.writable else _drop for s in self.seats]
+        self.open_appends = [s.pending.append for s in self.seats if s.writable]
 
     def record_shuffles(self, before_event: int) -> None:
         """Record every shuffle not yet written that happened before event ``before_event``."""
@@ -452,13 +465,15 @@ class _Match:
             }
         )
         if seat.writable:
-            seat.pending += encode_line(
-                Fault(
-                    match_id=self.match_id,
-                    id=request_id,
-                    kind=str(kind),
-                    message=message,
-                    forfeited=seat.forfeited,
+            seat.pending.append(
+                encode_line(
+                    Fault(
+                        match_id=self.match_id,
+                        id=request_id,
+                        kind=str(kind),
+                        message=message,
+                        forfeited=seat.forfeited,
+                    )
                 )
             )
 
@@ -493,28 +508,26 @@ class _Match:
         bot.stats.requests += 1
         clock = seat.clock
         time_left = clock.allowed_ms()
-        decision = state.decision
-        decision_json = self.decision_json.get(decision)
-        if decision_json is None:
-            decision_json = self.decision_json[decision] = encode_event(decision)
         struct = self.view_struct
         values = None if struct is None else state.view_values(seat.index)
-        line = _REQUEST_LINE % (
-            self.request_prefix,
-            request_id,
-            decision_json,
-            encode_event(
-                state.view(seat.index) if struct is None or values is None else struct(*values)
-            ),
-            encode_event(legal),
-            time_left,
+        line = encode_event(
+            _RequestLine(
+                self.match_id,
+                request_id,
+                state.decision,
+                state.view(seat.index) if struct is None or values is None else struct(*values),
+                legal,
+                time_left,
+            )
         )
         pending = seat.pending
         if pending:
-            data = b"".join((pending, line))
+            pending.append(line)
+            pending.append(b"\n")
+            data = b"".join(pending)
             pending.clear()
         else:
-            data = line
+            data = line + b"\n"
         if self.recording:
             self.unwritten_request = (seat.index, request_id, state.decision, legal, time_left)
             if self.full_record:
@@ -923,14 +936,16 @@ class _Match:
                 continue
             seat.bot.stats.matches += 1
             seat.bot.mark_log(f"match {self.match_id} ({self.game.id}, seat {seat.index}) starts")
-            seat.pending += encode_line(
-                MatchStart(
-                    match_id=self.match_id,
-                    game=self.game.id,
-                    options=self.resolved,
-                    players=self.players,
-                    seat=seat.index,
-                    seats=seats_info,
+            seat.pending.append(
+                encode_line(
+                    MatchStart(
+                        match_id=self.match_id,
+                        game=self.game.id,
+                        options=self.resolved,
+                        players=self.players,
+                        seat=seat.index,
+                        seats=seats_info,
+                    )
                 )
             )
         self.route_events()
@@ -1025,7 +1040,7 @@ class _Match:
         rest: list[tuple[_Seat, bytes]] = []
         for seat in self.seats:
             if seat.writable:
-                data = bytes(seat.pending) + end
+                data = b"".join((*seat.pending, end))
                 seat.pending.clear()
                 try:
                     written = seat.bot.send_nowait(data)
