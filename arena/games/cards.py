@@ -210,6 +210,15 @@ PIQUET_32 = Deck("piquet 32", ("C", "D", "H", "S"), ("7", "8", "9", "10", "J", "
 # Alles oder Nichts: no publisher's deck description survives; four colours of 1..12 (12 high).
 COLOURS_48 = Deck("four colours 1-12", ("R", "G", "B", "Y"), tuple(str(v) for v in range(1, 13)))
 
+# Every card of every deck by its suit letter: ``filter(SUIT_CARDS[suit].__contains__, hand)``
+# keeps a hand's cards of one suit without a Python step per card (the trick games' rules).
+SUIT_CARDS: dict[str, frozenset[str]] = {
+    suit: frozenset(
+        c for deck in (STANDARD_52, PIQUET_32, COLOURS_48) for c in deck.cards if c[-1] == suit
+    )
+    for suit in SUIT_NAMES
+}
+
 
 def parse_card_list(text: str) -> list[str]:
     """``"7H,8C"`` -> ``["7H", "8C"]``; ``""`` -> ``[]``."""
