@@ -100,7 +100,8 @@ class VingtDown(TrickGame):
 
     def _deal_packet(self, size: int) -> None:
         """``size`` cards to each seat from the front of the stock, forehand first, dealer last."""
-        order = [(self.forehand + i) % self.players for i in range(self.players)]
+        n, forehand = self.players, self.forehand  # (the property once, not per seat)
+        order = [(forehand + i) % n for i in range(n)]
         packets = {}
         for seat in order:
             packets[seat] = PIQUET_32.sorted(self.stock[:size])
@@ -270,17 +271,16 @@ class VingtDown(TrickGame):
         self.emit({"type": "uncontested", "seat": self.forehand, "tricks": HAND_SIZE})
         self._end_deal()
 
-    def _next_in_play(self, seat: int) -> int:
-        """The next seat clockwise that has not dropped out."""
-        nxt = (seat + 1) % self.players
-        while self.drops[nxt] == "drop":
-            nxt = (nxt + 1) % self.players
-        return nxt
-
     def _play(self, seat: int, card: str) -> None:
-        in_play = self.players - self.drops.count("drop")
+        drops = self.drops
+        in_play = self.players - drops.count("drop")
         if self._play_card(seat, card) < in_play:
-            self.seat_to_move = self._next_in_play(seat)
+            # The next seat clockwise that has not dropped out.
+            n = self.players
+            nxt = (seat + 1) % n
+            while drops[nxt] == "drop":
+                nxt = (nxt + 1) % n
+            self.seat_to_move = nxt
             return
         winner = trick_winner(self.trick, self.trump, RANK)
         self.tricks[winner] += 1

@@ -170,6 +170,7 @@ class _Match:
         "compact_record",
         "control",
         "dealer",
+        "decision_ms",
         "event_prefix",
         "events_routed",
         "expiry_check_from",
@@ -226,6 +227,7 @@ class _Match:
         self.autopilot_decision = False
         self.record_entries = record.entries  # where a compact decision's array goes
         self.banked = control.bank_ms is not None  # else charged_ms is null
+        self.decision_ms = control.decision_ms
         # (In the match's time, self.now.) Kept record lines are written at a request after it.
         self.record_due = 0.0
         self.resolved = game.resolve_options(options)
@@ -507,7 +509,8 @@ class _Match:
         request_id = bot.next_request_id()
         bot.stats.requests += 1
         clock = seat.clock
-        time_left = clock.allowed_ms()
+        # (clock.allowed_ms() inline without a bank: a call fewer per decision)
+        time_left = self.decision_ms if clock.bank_left_ms is None else clock.allowed_ms()
         struct = self.view_struct
         values = None if struct is None else state.view_values(seat.index)
         line = encode_event(
