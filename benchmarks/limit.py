@@ -17,6 +17,8 @@ process's CPU time (user + system) per decision: less sensitive to the neighbour
 "quick" is the share of replies read by the referee's quick read (one poll, no trio scheduler
 pass; arena/referee/process.py). The load average is printed: above the core count, every rate
 and CPU figure is inflated by the neighbours.
+By default everything runs on one core, as the arena pins a match's referee and its bots
+(arena.referee.cores; ``--affinity off`` lets the system place them).
 Bot processes are started once per round and game, outside the timed part. ``--record`` also writes a match record per match
 (to a temporary folder), as a tournament with ``records = true`` does.
 """
@@ -44,6 +46,7 @@ from pipe import PY_ECHO, build_c_echo, pipe_round_trips
 from arena.games import GAMES, find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
+from arena.referee.cores import pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, _QuickRead
 
@@ -153,13 +156,25 @@ def main() -> None:
         "--record", action="store_true", help="write a match record per match (compact, gzip)"
     )
     parser.add_argument("--no-python", action="store_true", help="only the C bot and C echo")
+    parser.add_argument(
+        "--affinity",
+        choices=("on", "off"),
+        default="on",
+        help="run everything (referee, bots, echo children) on one core, as the arena pins a "
+        "match (on), or let the system place it (off) [on]",
+    )
     args = parser.parse_args()
     games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
-    figures = trio.run(measure, games, args.seconds, args.repeat, args.record, not args.no_python)
+    cores = spread_cores([1])[0] if args.affinity == "on" else None
+    with pinned(cores):
+        figures = trio.run(
+            measure, games, args.seconds, args.repeat, args.record, not args.no_python
+        )
     print(
         f"median of {args.repeat} interleaved rounds, {args.seconds:g} s each"
         f"{', with match records' if args.record else ''}; load average "
-        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+        f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; "
+        + (f"pinned to core {min(cores)}" if cores is not None else "not pinned")
     )
     for kind, rows in figures.items():
         print(

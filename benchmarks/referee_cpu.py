@@ -6,7 +6,9 @@ Each tree (default: this one) is a checkout of the arena, e.g. ``git worktree ad
 /tmp/old <commit>`` for a before/after. For each round, each tree in turn (the order alternates
 round by round, so drifting load hits both alike) runs in a fresh Python process with
 ``PYTHONPATH`` at the tree: full matches of each game with the C starter bot in 4 seats
-(sample_bots/c/random_bot.c, compiled here; records off, bots started outside the timed part),
+(sample_bots/c/random_bot.c, compiled here; records off, bots started outside the timed part;
+pinned with its bots to one core as the arena runs them, ``--affinity on``, or not, ``off``, or
+each tree both ways interleaved, ``both``),
 and reports ``resource.getrusage`` of that process per decision: user, system, their sum (the
 figure issue 22 asks at most 30 us of), the share of replies taken by the quick read, and the
 voluntary / involuntary context switches per decision (a poll that slept / the bot preempting
@@ -28,6 +30,7 @@ decision under valgrind, where each takes over a millisecond; a real run moved i
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import re
 import resource
@@ -91,6 +94,17 @@ async def child_game(
     }
 
 
+def pinned_like_the_arena() -> contextlib.AbstractContextManager[object]:
+    """This process (and so the bots it starts) on one core, as ``arena match`` and tournaments
+    run it (arena.referee.cores); a tree older than that module is pinned the same way."""
+    try:
+        from arena.referee.cores import pinned, spread_cores
+    except ImportError:
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+        return contextlib.nullcontext()
+    return pinned(spread_cores([1])[0])
+
+
 def child(bot: str, seconds: float, seed: int, games: list[str], matches: int = 0) -> None:
     import trio
 
@@ -99,7 +113,9 @@ def child(bot: str, seconds: float, seed: int, games: list[str], matches: int = 
             figures = await child_game(game_id, bot, seconds, seed, matches)
             print(game_id, *(f"{figures[name]:.4f}" for name in FIELDS), flush=True)
 
-    trio.run(main)
+    on = os.environ.get("ARENA_BENCH_AFFINITY") == "on"
+    with pinned_like_the_arena() if on else contextlib.nullcontext():
+        trio.run(main)
 
 
 def build_bot(folder: Path) -> str:
@@ -163,6 +179,13 @@ def main() -> None:
         "--matches", default="2,22", help="with --instructions: the two match counts [2,22]"
     )
     parser.add_argument(
+        "--affinity",
+        choices=("on", "off", "both"),
+        default="on",
+        help="pin the referee and its bots to one core as the arena does (on), let the system "
+        "place them (off), or measure each tree both ways, interleaved [on]",
+    )
+    parser.add_argument(
         "--child", nargs=3, metavar=("BOT", "SECONDS", "SEED"), help=argparse.SUPPRESS
     )
     parser.add_argument("--child-matches", type=int, default=0, help=argparse.SUPPRESS)
@@ -176,18 +199,20 @@ def main() -> None:
     if args.instructions:
         instructions(trees, games, args.matches)
         return
-    rows: dict[tuple[str, str], list[dict[str, float]]] = {}
+    modes = ["on", "off"] if args.affinity == "both" else [args.affinity]
+    runs = [(tree, mode) for tree in trees for mode in modes]
+    rows: dict[tuple[str, str, str], list[dict[str, float]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
         bot = build_bot(folder)
         for number in range(args.rounds):
-            for tree in trees if number % 2 == 0 else trees[::-1]:
+            for tree, mode in runs if number % 2 == 0 else runs[::-1]:
                 command = [sys.executable, __file__, "--child", bot, str(args.seconds)]
                 command += [str(1000 * number + 1)] + [a for g in games for a in ("--game", g)]
                 done = subprocess.run(
                     command,
-                    env={**os.environ, "PYTHONPATH": tree},
+                    env={**os.environ, "PYTHONPATH": tree, "ARENA_BENCH_AFFINITY": mode},
                     capture_output=True,
                     text=True,
                 )
@@ -195,7 +220,7 @@ def main() -> None:
                     raise SystemExit(f"{tree}: the measurement failed:\n{done.stderr[-2000:]}")
                 for line in done.stdout.splitlines():
                     game_id, *values = line.split()
-                    rows.setdefault((tree, game_id), []).append(
+                    rows.setdefault((tree, mode, game_id), []).append(
                         dict(zip(FIELDS, map(float, values), strict=True))
                     )
             print(f"  round {number + 1}/{args.rounds} done", file=sys.stderr)
@@ -204,15 +229,15 @@ def main() -> None:
         f"median of {args.rounds} alternating rounds, {args.seconds:g} s per game; load average {load:.1f} on {os.cpu_count()} cores"
     )
     print(
-        f"  {'game':18} {'tree':30} {'user':>6} {'sys':>6} {'u+s':>6} {'min u+s':>8} {'quick':>6} {'vcs/d':>6} {'ivcs/d':>6}  (us per decision)"
+        f"  {'game':18} {'tree':30} {'pinned':>6} {'user':>6} {'sys':>6} {'u+s':>6} {'min u+s':>8} {'quick':>6} {'vcs/d':>6} {'ivcs/d':>6}  (us per decision)"
     )
     for game_id in games:
-        for tree in trees:
-            runs = rows[(tree, game_id)]
-            median = {name: statistics.median(run[name] for run in runs) for name in FIELDS}
-            sums = [run["user"] + run["sys"] for run in runs]
+        for tree, mode in runs:
+            measured = rows[(tree, mode, game_id)]
+            median = {name: statistics.median(run[name] for run in measured) for name in FIELDS}
+            sums = [run["user"] + run["sys"] for run in measured]
             print(
-                f"  {game_id:18} {tree[-30:]:30} {median['user']:6.1f} {median['sys']:6.1f} "
+                f"  {game_id:18} {tree[-30:]:30} {mode:>6} {median['user']:6.1f} {median['sys']:6.1f} "
                 f"{statistics.median(sums):6.1f} {min(sums):8.1f} {median['quick']:6.0%} "
                 f"{median['vcs']:6.2f} {median['ivcs']:6.2f}"
             )

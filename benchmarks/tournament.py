@@ -10,7 +10,9 @@ real processes, pooled, once per concurrency and interleaved over ``--repeat`` r
 plays tournaments/demo.toml instead (its bots: heuristic, Python, JavaScript; ``--deals`` shortens
 it). Each concurrency runs with as many worker processes as ``arena tournament`` would use
 (one per core, at most the concurrency; ``--workers N`` sets it, and a level ``2w1`` in
-``--concurrency 1,2w1,2`` means concurrency 2 with 1 worker process). For each concurrency it prints
+``--concurrency 1,2w1,2`` means concurrency 2 with 1 worker process; a trailing ``u``, as in
+``1u,2u``, plays that level without affinity, every process placed by the system, where the
+levels without it run as shipped: each process pinned with its bots to a core of its own). For each concurrency it prints
 the median matches/s and decisions/s, the speedup over the first concurrency, the workers, the bot
 processes started against the pool size (the most processes of each bot that can be in matches at
 once), and the CPU seconds of the arena (getrusage RUSAGE_SELF of this process: store, standings,
@@ -155,7 +157,10 @@ def main() -> None:
     parser.add_argument("--games", default="all")
     parser.add_argument("--bots", default="c,c,python,python", help="kinds: c, python")
     parser.add_argument(
-        "--concurrency", default="1,2", help="levels to compare; 2w1 = concurrency 2 in 1 process"
+        "--concurrency",
+        default="1,2",
+        help="levels to compare; 2w1 = concurrency 2 in 1 process; a trailing u (2u, 2w1u) runs "
+        "it without affinity (the system places every process; default: pinned as shipped)",
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--records", action="store_true", help="write match records (quick)")
@@ -177,8 +182,12 @@ def main() -> None:
             config = dataclasses.replace(config, records=args.records)
         for round_number in range(args.repeat):
             for level in levels:
-                concurrency, _, workers = level.partition("w")
-                run_config = dataclasses.replace(config, workers=int(workers or 0) or args.workers)
+                concurrency, _, workers = level.removesuffix("u").partition("w")
+                run_config = dataclasses.replace(
+                    config,
+                    workers=int(workers or 0) or args.workers,
+                    affinity=not level.endswith("u"),
+                )
                 runs[level].append(
                     play(run_config, int(concurrency), folder / f"{round_number}-{level}")
                 )
@@ -198,8 +207,9 @@ def main() -> None:
         share = arena / (arena + bots_cpu) if arena + bots_cpu else 0.0
         last = runs[level][-1]
         print(
-            f"  concurrency {level.partition('w')[0]} ({last.workers} "
-            f"process{'es' if last.workers > 1 else ''}): "
+            f"  concurrency {level.removesuffix('u').partition('w')[0]} ({last.workers} "
+            f"process{'es' if last.workers > 1 else ''}"
+            f"{', not pinned' if level.endswith('u') else ''}): "
             f"{rate:6.2f} matches/s ({rate / base:4.2f}x), "
             f"{statistics.median(r.decisions_per_s for r in runs[level]):7.0f} decisions/s, "
             f"{last.started} bot processes started (pool size {last.pool_size}); CPU: arena "

@@ -27,6 +27,7 @@ from arena.cli.common import width_option
 from arena.games import GameSpec, OptionError, find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
+from arena.referee.cores import pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
 from arena.referee.record import ReplayError, record_bytes, replay_record
@@ -167,8 +168,11 @@ async def play_one_match(
     max_faults: int,
     record: Path | None,
     log_dir: Path,
+    affinity: bool = True,
 ) -> MatchResult:
-    """Start the bots, play, close them: also on Ctrl-C (KeyboardInterrupt) or SIGTERM/SIGHUP."""
+    """Start the bots, play, close them: also on Ctrl-C (KeyboardInterrupt) or SIGTERM/SIGHUP.
+    With ``affinity`` the bots start on every core, then this process and they play on one
+    (SPEC 7)."""
     bots: list[BotProcess] = []
     result: MatchResult | None = None
 
@@ -183,16 +187,21 @@ async def play_one_match(
             nursery.start_soon(stop_on_signal, nursery.cancel_scope)
             for spec in specs:
                 bots.append(await BotProcess.start(spec, time_control=control, log_dir=log_dir))
-            result = await run_match(
-                game,
-                bots,
-                seed=seed,
-                options=options,
-                match_id=f"match-{seed}",
-                time_control=control,
-                max_faults=max_faults,
-                record_path=record,
-            )
+            cores = spread_cores([1])[0] if affinity else None
+            with pinned(cores) as done:
+                if done and cores is not None:
+                    for bot in bots:
+                        bot.pin(cores)
+                result = await run_match(
+                    game,
+                    bots,
+                    seed=seed,
+                    options=options,
+                    match_id=f"match-{seed}",
+                    time_control=control,
+                    max_faults=max_faults,
+                    record_path=record,
+                )
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:
         # The nursery wraps what the match raised (a startup error, Ctrl-C): raise it plainly.
@@ -310,6 +319,12 @@ def result_table(result: MatchResult) -> Table:
     metavar="'KEY=VALUE ...'",
     help="Environment settings of each --bot, in order, e.g. --env 'LEVEL=3 DEBUG=1'.",
 )
+@click.option(
+    "--affinity/--no-affinity",
+    default=True,
+    show_default=True,
+    help="Run the referee and every bot on one core (SPEC.md 7).",
+)
 @width_option
 def match_command(
     game_name: str,
@@ -331,6 +346,7 @@ def match_command(
     log_dir: Path | None,
     name_items: tuple[str, ...],
     env_items: tuple[str, ...],
+    affinity: bool,
     width: int | None,
 ) -> None:
     """Play one match of GAME between bot programs and print the result."""
@@ -394,7 +410,7 @@ def match_command(
     ]
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-logs-"))
     try:
-        result = _play(game, specs, seed, options, control, max_faults, record, logs)
+        result = _play(game, specs, seed, options, control, max_faults, record, logs, affinity)
     finally:
         if log_dir is None:
             remove_if_empty(logs)  # quiet bots leave no logs: no empty folder either
@@ -430,6 +446,7 @@ def _play(
     max_faults: int,
     record: Path | None,
     logs: Path,
+    affinity: bool,
 ) -> MatchResult:
     try:
         return trio.run(
@@ -442,6 +459,7 @@ def _play(
                 max_faults=max_faults,
                 record=record,
                 log_dir=logs,
+                affinity=affinity,
             )
         )
     except BotStartupError as error:

@@ -17,6 +17,7 @@ from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, width_optio
 from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.cli.standings import print_latency, stop_confidence
 from arena.games import GameError, find_game
+from arena.referee.cores import spread_cores
 from arena.render.terminal import (
     output_console,
     show_progress,
@@ -48,6 +49,7 @@ from arena.tournament.standings import (
     LiveStandings,
 )
 from arena.tournament.store import OutputLock, ResultStore, StoredMatch, StoreError
+from arena.tournament.workers import slots_per_worker
 
 EXIT_INTERRUPTED = 130
 EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
@@ -97,6 +99,12 @@ EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfe
     help="Processes playing the matches [the file's, else one per core, at most --concurrency].",
 )
 @click.option(
+    "--affinity/--no-affinity",
+    default=None,
+    help="Run each process that plays, with its bots, on a core of its own [the file's "
+    "affinity, else on] (SPEC.md 10.4).",
+)
+@click.option(
     "--cluster",
     metavar="tcp://HOST:PORT|local:N",
     help="Play on the workers of this Dask scheduler (local:N: a Dask cluster of N workers "
@@ -136,6 +144,7 @@ def tournament_command(
     seed: int | None,
     concurrency: int | None,
     workers: int | None,
+    affinity: bool | None,
     cluster: str | None,
     results_path: str | None,
     restart: bool,
@@ -153,6 +162,8 @@ def tournament_command(
     server = web_server() if web_port is not None else None  # before any match: a missing extra
     if workers is not None:
         config = replace(config, workers=workers)
+    if affinity is not None:
+        config = replace(config, affinity=affinity)
     if cluster is not None:
         try:
             config = replace(config, cluster=check_cluster_address(cluster, where="--cluster"))
@@ -268,7 +279,11 @@ def _processes(workers: int) -> str:
 
 def _where(config: TournamentConfig) -> str:
     if config.cluster is None:
-        return f"{config.concurrency} at once in {_processes(config.worker_count())}"
+        where = f"{config.concurrency} at once in {_processes(config.worker_count())}"
+        shares = slots_per_worker(config.concurrency, config.worker_count())
+        if config.affinity and any(cores is not None for cores in spread_cores(shares)):
+            return f"{where}, pinned with their bots (a core per match at once)"
+        return where
     per_worker = config.matches_per_worker
     at_once = f"{per_worker} at once per worker" if per_worker else "one per worker thread at once"
     return f"on the Dask cluster {config.cluster}, {at_once}"

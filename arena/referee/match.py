@@ -23,8 +23,9 @@ at most end a quick read sooner; the decision then takes trio's path under its o
 move is skipped when the deadline is already where it may be: from the request's deadline to
 DEADLINE_SLACK_S later (never early, at most that late; whether a reply was in time is the
 clock's call, not the scope's). A request that fits in the bot's pipe is written without waiting
-(the bot's time starts once it is written); one that does not fit sets the deadline before the
-write too (a bot that does not read its input blocks the write), and again once it is written.
+(the bot's time starts as the write begins: a bot on the referee's core may run before the write
+returns); one that does not fit sets the deadline before the write too (a bot that does not read
+its input blocks the write), and again once it is written (its time then starts).
 An ordinary quick reply is read without a scheduler pass (ProcessTransport's quick read), and
 the ordinary decision is made without a coroutine: play() calls ask_now(), a plain method, and
 awaits ask_rest() only when something has to wait (a write that does not fit, a reply not there
@@ -536,21 +537,22 @@ class _Match:
             if self.full_record:
                 self.write_request()
         limit_ms = time_left + clock.margin_ms  # clock.deadline_ms(), known already
+        # The bot's time starts as the write begins: on a core it shares with the referee
+        # (arena.referee.cores) the woken bot may run before the write returns.
+        before = self.now()
         try:
-            # Most requests fit in the pipe at once: then the bot's time starts now and one
-            # deadline move suffices. Otherwise the rest waits for the bot to read (ask_rest),
-            # under the deadline counted from before the write (a bot that does not read is
-            # timed too).
+            # Most requests fit in the pipe at once: then one deadline move suffices. Otherwise
+            # the rest waits for the bot to read (ask_rest), under the deadline counted from
+            # before the write (a bot that does not read is timed too).
             written = bot.send_nowait(data)
         except BotGone:
             return self.cannot_write(seat, scope, request_id, legal)
         if written < len(data):
-            before = self.now()
             self.waiting = (seat, request_id, before, False)
             self.move_deadline(scope, before + limit_ms / 1000)
             self.asking = (request_id, legal, limit_ms, data[written:] if written else data, None)
             return None
-        sent_at = self.sent(seat, request_id)
+        sent_at = self.sent(seat, request_id, before)
         # The quick read waits at most to this request's deadline (the scope's is not moved here).
         reply = bot.reader.line_now(sent_at + limit_ms / 1000 + DEADLINE_SLACK_S)
         if reply is not None:
@@ -562,9 +564,9 @@ class _Match:
         self.asking = (request_id, legal, limit_ms, None, reply)
         return None
 
-    def sent(self, seat: _Seat, request_id: int) -> float:
-        """The request is written: the bot's time starts now (returned, in the match's time)."""
-        sent_at = self.now()
+    def sent(self, seat: _Seat, request_id: int, sent_at: float) -> float:
+        """The request is written; the bot's time started at ``sent_at`` (the match's time),
+        which is returned."""
         if self.recording:
             seat.sent_at.append(sent_at)  # (at request_id - seat.first_id)
             if sent_at >= self.record_due:  # a slow match: let its watchers see the lines so far
@@ -602,7 +604,8 @@ class _Match:
                 await bot.send(unsent)
             except BotGone:
                 return self.cannot_write(seat, scope, request_id, legal)
-            sent_at = self.sent(seat, request_id)
+            # (The rest was written in parts, as the bot read: its time starts once it all is.)
+            sent_at = self.sent(seat, request_id, self.now())
         # Whatever waits from here on waits under this request's deadline.
         self.move_deadline(scope, sent_at + limit_ms / 1000)
         action = await self.read_reply(seat, request_id, legal, sent_at, limit_ms, line)

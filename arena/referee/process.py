@@ -43,7 +43,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -55,6 +55,7 @@ import trio._core._run as trio_run  # the quick read path looks at the run loop 
 from arena.referee.bot_spec import BotSpec
 from arena.referee.cgroups import BotCgroup
 from arena.referee.clock import TimeControl
+from arena.referee.cores import pin_threads
 from arena.referee.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
 from arena.referee.protect import protect_referee
 from arena.referee.spawn import (
@@ -823,6 +824,14 @@ class BotProcess:
         status = self.transport.exit_status() or "closed its output"
         tail = getattr(self.transport, "stderr_tail", lambda: "")()
         return f"{status}" + (f" (stderr: {tail})" if tail else "")
+
+    def pin(self, cores: Collection[int]) -> None:
+        """Run the bot, every thread and every process of it, on ``cores`` only (a bot started
+        on every core, now that it is up: arena.referee.cores)."""
+        transport = self.transport
+        if isinstance(transport, ProcessTransport):
+            for pid in related_pids(transport.pid, transport.token):
+                pin_threads(pid, cores)
 
     def send_nowait(self, data: bytes) -> int:
         """Write what the bot's input takes now without waiting (0 for a transport that cannot

@@ -57,6 +57,7 @@ TOP_FIELDS = (
     "seating",
     "concurrency",
     "workers",
+    "affinity",
     "cluster",
     "max_faults",
     "match_time_limit",
@@ -135,6 +136,9 @@ class TournamentConfig:
     seating: str = "duplicate"
     concurrency: int = field(default_factory=lambda: os.cpu_count() or 1)
     workers: int | None = None  # processes playing matches; None = worker_count()
+    # each process that plays pinned to a core of its own, with its bots (arena.referee.cores);
+    # not part of the definition: it decides where matches run, never what they are
+    affinity: bool = True
     cluster: str | None = None  # a Dask scheduler's address or "local:N": play on its workers
     matches_per_worker: int | None = None  # on a cluster; None = each worker's thread count
     time_control: TimeControl = TimeControl()
@@ -760,6 +764,7 @@ def config_from_table(
         if "workers" in data
         else None
     )
+    affinity = read(lambda: reader.boolean("affinity", data.get("affinity", True)), True)
     no_cluster: tuple[str | None, int | None] = (None, None)
     cluster, matches_per_worker = (
         read(lambda: _cluster(reader, data["cluster"]), no_cluster)
@@ -836,6 +841,7 @@ def config_from_table(
         seating=seating,
         concurrency=concurrency,
         workers=workers,
+        affinity=affinity,
         cluster=cluster,
         matches_per_worker=matches_per_worker,
         time_control=time_control,

@@ -17,7 +17,7 @@ import os
 import shlex
 import time
 from collections import Counter
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -184,6 +184,14 @@ class BotPool:
                 await self.release(process, reusable=True)
         if broken:
             raise PreflightError(preflight_message(broken, len(self.specs)))
+
+    def pin(self, cores: Collection[int]) -> None:
+        """Run every bot process of the pool on ``cores`` only (after the warm-up: they started
+        on every core at once). A fake without ``pin`` is passed over."""
+        for process in self._open:
+            pin = getattr(process, "pin", None)
+            if pin is not None:
+                pin(cores)
 
     async def close_all(self) -> None:
         """Close every process this pool started (shielded: runs even when cancelled)."""

@@ -42,6 +42,7 @@ from typing import Any
 import msgspec
 import trio
 
+from arena.referee.cores import pin_child, pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 from arena.tournament.config import TournamentConfig
@@ -71,6 +72,7 @@ class Setup(msgspec.Struct, tag=True):
     config: TournamentConfig
     bots: list[str]  # the bots the pending matches need
     slots: int  # matches this worker plays at once
+    cores: frozenset[int] | None = None  # the cores it and its bots run on (None: any)
 
 
 class Play(msgspec.Struct, tag=True):
@@ -282,7 +284,7 @@ class _InProcessWorker:
                     self.given_up = message.given_up
 
 
-async def _start_worker(index: int) -> _Worker:
+async def _start_worker(index: int, cores: frozenset[int] | None) -> _Worker:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         p for p in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if p
@@ -294,6 +296,10 @@ async def _start_worker(index: int) -> _Worker:
         env=env,
         start_new_session=True,
     )
+    if cores is not None:
+        # At once, so that its start-up (an interpreter and imports) and its bots' run on its
+        # own cores, not beside the arena process's share; it pins its threads once they are up.
+        pin_child(process.pid, cores)
     return _Worker(index, process)
 
 
@@ -309,18 +315,19 @@ async def play_in_workers(
     end); ``summary`` gets the bot processes they started and their own CPU seconds. Every worker
     has exited on return, whatever happened (cancellation included)."""
     slots = slots_per_worker(config.concurrency, workers)
+    cores = spread_cores(slots) if config.affinity else [None] * len(slots)
     async with trio.open_nursery() as here:
         local = _InProcessWorker(0)  # this process's share: its bots start at once
         here.start_soon(local.run)
         started: list[_Worker | _InProcessWorker] = [local]
         try:
-            await local.send(Setup(config, list(bots), slots[0]))
+            await local.send(Setup(config, list(bots), slots[0], cores[0]))
             with trio.move_on_after(SPAWN_WAIT_S):  # its bots start first, not beside imports
                 await local.warmed.wait()
             for index in range(1, len(slots)):  # a fork and exec each: they import meanwhile
-                worker = await _start_worker(index)
+                worker = await _start_worker(index, cores[index])
                 started.append(worker)
-                await worker.send(Setup(config, list(bots), slots[index]))
+                await worker.send(Setup(config, list(bots), slots[index], cores[index]))
             await _dispatch(todo, started, slots, keep)
         finally:
             with trio.CancelScope(shield=True):
@@ -473,13 +480,18 @@ async def worker_loop(
                 await send(Failed(str(exc), pool.started, preflight=preflight))
                 nursery.cancel_scope.cancel()
                 return
-            await send(Ready(pool.started))
-            for _ in range(setup.slots):
-                nursery.start_soon(play_in_order)
-            while (message := await next_message()) is not None:
-                if isinstance(message, Play):
-                    queue_in.send_nowait(message.match)
-            nursery.cancel_scope.cancel()  # end of input: stop, whatever runs
+            # Its bots are up (a worker process's on its core already: _start_worker; the
+            # arena process's on every core at once): now it and they play on its core.
+            with pinned(setup.cores) as done:
+                if done and setup.cores is not None:
+                    pool.pin(setup.cores)
+                await send(Ready(pool.started))
+                for _ in range(setup.slots):
+                    nursery.start_soon(play_in_order)
+                while (message := await next_message()) is not None:
+                    if isinstance(message, Play):
+                        queue_in.send_nowait(message.match)
+                nursery.cancel_scope.cancel()  # end of input: stop, whatever runs
     finally:
         await pool.close_all()
         await send(Closed(pool.started, cpu_s(), dict(pool.given_up)))

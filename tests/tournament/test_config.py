@@ -96,8 +96,14 @@ def test_the_fingerprint_follows_the_definition_not_the_running_options(tmp_path
     )
     reseeded = load_config(write(tmp_path, GOOD.replace("seed = 7", "seed = 8"), "c.toml"))
     split = load_config(write(tmp_path, GOOD.replace("concurrency = 2", "workers = 2"), "d.toml"))
+    unpinned = load_config(
+        write(tmp_path, GOOD.replace("concurrency = 2", "affinity = false"), "e.toml")
+    )
     assert split.workers == 2 and base.workers is None
-    assert base.fingerprint() == faster.fingerprint() == split.fingerprint()
+    assert base.affinity and not unpinned.affinity
+    assert (
+        base.fingerprint() == faster.fingerprint() == split.fingerprint() == unpinned.fingerprint()
+    )
     assert base.fingerprint() != reseeded.fingerprint()
 
 
@@ -110,6 +116,11 @@ BAD = [
         "concurrency = 2",
         "concurrency = 2\nworkers = 0",
         "workers: found 0 (an integer); expected an integer >= 1",
+    ),
+    (
+        "concurrency = 2",
+        'concurrency = 2\naffinity = "yes"',
+        'affinity: found "yes" (a string); expected true or false',
     ),
     ("max_faults = 2", "max_faults = 1.5", "max_faults: found 1.5 (a number)"),
     ("match_time_limit = 30.5", "match_time_limit = 0", "match_time_limit: found 0"),

@@ -397,7 +397,7 @@ async def test_worker_processes_start_once_this_process_has_its_bots(
         await trio.sleep(bot_start_s)
         return _StartedBot(spec)
 
-    async def start_worker(index):
+    async def start_worker(index, core):
         spawned.append((index, trio.current_time()))
         raise TournamentError("no worker process in this test")
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Sequence
 
 import trio
 
+from arena.referee.cores import pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 from arena.tournament.config import TournamentConfig
@@ -54,13 +55,19 @@ class InProcess:
             finally:
                 limiter.release_on_behalf_of(match.match_id)
 
+        # The bots start on every core at once; then this process and they play on a core per
+        # match at once (SPEC 10.4), and bots started later start there.
+        cores = spread_cores([config.concurrency])[0] if config.affinity else None
         try:
             with unwrapped(TournamentError):
                 await pool.warm_up()
-                async with trio.open_nursery() as nursery:
-                    for match in todo:
-                        await limiter.acquire_on_behalf_of(match.match_id)
-                        nursery.start_soon(play_one, match)
+                with pinned(cores) as done:
+                    if done and cores is not None:
+                        pool.pin(cores)
+                    async with trio.open_nursery() as nursery:
+                        for match in todo:
+                            await limiter.acquire_on_behalf_of(match.match_id)
+                            nursery.start_soon(play_one, match)
         finally:
             summary.started_processes = pool.started
             summary.given_up.update(pool.given_up)
