@@ -100,13 +100,14 @@ class VingtDown(TrickGame):
 
     def _deal_packet(self, size: int) -> None:
         """``size`` cards to each seat from the front of the stock, forehand first, dealer last."""
-        n, forehand = self.players, self.forehand  # (the property once, not per seat)
+        # (the property once, not per seat; sorted() without PIQUET_32.sorted's call)
+        n, forehand = self.players, self.forehand
         order = [(forehand + i) % n for i in range(n)]
         packets = {}
         for seat in order:
-            packets[seat] = PIQUET_32.sorted(self.stock[:size])
+            packets[seat] = sorted(self.stock[:size], key=ORDER.__getitem__)
             del self.stock[:size]
-            self.hands[seat] = PIQUET_32.sorted(self.hands[seat] + packets[seat])
+            self.hands[seat] = sorted(self.hands[seat] + packets[seat], key=ORDER.__getitem__)
         for seat in order:
             self.emit({"type": "deal", "seat": seat, "cards": packets[seat]}, (seat,))
 
