@@ -10,6 +10,7 @@ but the last, which asserts only a lower bound the bot itself guarantees.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import threading
@@ -217,10 +218,15 @@ def reported_cores(tmp_path: Path, *options: str) -> list[str]:
         f"[time]\ndecision_ms = 60000\n\n"
         f'[[games]]\ngame = "aon"\nplayers = 3\ndeals = 4\n\n{bots}'
     )
-    process = arena("tournament", path, *options)
+    # (Dask workers keep their bots' logs in their bot cache, TRICK_ARENA_CACHE: SPEC 10.8.)
+    cache = tmp_path / "cache"
+    process = arena(
+        "tournament", path, *options, env={**os.environ, "TRICK_ARENA_CACHE": str(cache)}
+    )
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 0, err
     logs = sorted((tmp_path / "out" / "logs").glob("*.stderr.log"))
+    logs += sorted((cache / "logs").glob("*/*.stderr.log"))
     assert len(logs) == 6, logs  # every bot twice: once per process, or per match at once
     return [
         line.split(":", 1)[1]
@@ -231,8 +237,22 @@ def reported_cores(tmp_path: Path, *options: str) -> list[str]:
 
 
 @MANY_CORES
-def test_each_process_of_a_tournament_runs_with_its_bots_on_a_core_of_its_own(tmp_path):
-    seen = reported_cores(tmp_path)
+@pytest.mark.parametrize(
+    "options",
+    [
+        (),
+        pytest.param(
+            ("--cluster", "local:2"),
+            marks=pytest.mark.skipif(
+                importlib.util.find_spec("distributed") is None,
+                reason="Dask (the cluster extra) is not installed",
+            ),
+        ),
+    ],
+    ids=["worker processes", "local Dask cluster"],
+)
+def test_each_process_of_a_tournament_runs_with_its_bots_on_a_core_of_its_own(tmp_path, options):
+    seen = reported_cores(tmp_path, *options)
     assert len(seen) == 6 and all("," not in each for each in seen), seen
     assert len(set(seen)) == 2  # two processes, two cores, three bots on each
 

@@ -42,6 +42,8 @@ from typing import Any
 
 import trio
 
+from arena.referee.cores import pin_threads, spread_cores
+from arena.referee.process import related_pids
 from arena.tournament.config import LOCAL_CLUSTER, TournamentConfig
 from arena.tournament.executors import Keep
 from arena.tournament.executors.packing import PackError, pack_bots
@@ -120,7 +122,7 @@ class DaskCluster:
         except PackError as exc:
             raise TournamentError(f"{config.source}: {exc}") from None
         _quiet()
-        client, cluster = await trio.to_thread.run_sync(self._connect, distributed)
+        client, cluster = await trio.to_thread.run_sync(self._connect, distributed, config.affinity)
         run_id = uuid.uuid4().hex[:12]
         dispatch = _Dispatch(self, client, distributed, config, todo, keep, summary)
         try:
@@ -145,12 +147,14 @@ class DaskCluster:
                     )
             summary.started_processes = sum(r.started for r in summary.cluster_workers.values())
 
-    def _connect(self, distributed: Any) -> tuple[Any, Any]:
+    def _connect(self, distributed: Any, affinity: bool) -> tuple[Any, Any]:
         cluster = None
         local = LOCAL_CLUSTER.match(self.address)
         try:
             if local:
                 cluster = _local_cluster(distributed, int(local.group(1)))
+                if affinity:
+                    _pin_local_workers(cluster)
                 client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT_S)
             else:
                 client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT_S)
@@ -401,6 +405,19 @@ def _local_cluster(distributed: Any, count: int) -> Any:
             silence_logs=logging.CRITICAL,
             env=dict(os.environ),
         )
+
+
+def _pin_local_workers(cluster: Any) -> None:
+    """``local:N``: each worker process on cores of its own, a core per thread (one each when N
+    is the number of cores), as ``arena tournament`` pins its own worker processes (SPEC 10.4);
+    the bots it starts later start there. A worker the nanny restarts, and workers started
+    elsewhere (``dask worker``), are not pinned."""
+    pids = [getattr(nanny, "pid", None) for nanny in cluster.workers.values()]
+    threads = max(1, (os.cpu_count() or 1) // max(1, len(pids)))
+    for pid, cores in zip(pids, spread_cores([threads] * len(pids))):
+        if pid is not None and cores is not None:
+            for process in related_pids(pid):  # the worker and anything it started already
+                pin_threads(process, cores)
 
 
 def _start_forkserver() -> bool:
