@@ -4,10 +4,13 @@ trick in progress as every game keeps, plays, shows and locates them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Any
 
 from .cards import SUIT_CARDS
 from .core import Event, GameState, _new_event
+
+_CARD = itemgetter(1)  # a trick's (seat, card) -> card
 
 
 def trick_winner(trick: list[tuple[int, str]], trump: str | None, rank: Mapping[str, int]) -> int:
@@ -81,7 +84,7 @@ class TrickGame(GameState):
         trick = self.trick
         self.trick = []
         self._trick_shown = []
-        return {"leader": trick[0][0], "cards": [card for _, card in trick], "winner": winner}
+        return {"leader": trick[0][0], "cards": [*map(_CARD, trick)], "winner": winner}
 
     def _view_tail(
         self,

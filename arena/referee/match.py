@@ -526,9 +526,7 @@ class _Match:
         )
         pending = seat.pending
         if pending:
-            pending.append(line)
-            pending.append(b"\n")
-            data = b"".join(pending)
+            data = b"".join((*pending, line, b"\n"))
             pending.clear()
         else:
             data = line + b"\n"
