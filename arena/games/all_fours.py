@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import STANDARD_52
+from .cards import STANDARD_52, SUIT_CARDS
 from .core import GameError, GameSpec, Option
 from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame, trick_winner
 
@@ -44,6 +44,12 @@ KICK_POINTS = {"A": 1, "6": 2, "J": 3}
 CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
 POINTS_OF = {card: CARD_POINTS.get(card[:-1], 0) for card in STANDARD_52.cards}  # per card
 RANK = STANDARD_52.rank
+# The cards of the led suit or trump (None: no trump yet), by (led, trump), for _playable's filter.
+LED_OR_TRUMP = {
+    (led, trump): SUIT_CARDS[led] | (SUIT_CARDS[trump] if trump is not None else frozenset())
+    for led in STANDARD_52.suits
+    for trump in (*STANDARD_52.suits, None)
+}
 ORDER = STANDARD_52.order
 TEAMS = (0, 1, 0, 1)  # each seat's team: seat % 2
 
@@ -252,13 +258,14 @@ class AllFours(TrickGame):
             return list(hand)
         trump = self.trump
         led = self.trick[0][1][-1]
+        # (filter() with a set's __contains__: no Python step per card)
         if led == trump:
-            trumps = [c for c in hand if c[-1] == trump]
+            trumps = [*filter(SUIT_CARDS[led].__contains__, hand)]
             return trumps or list(hand)
-        if any(c[-1] == led for c in hand):
-            allowed = [c for c in hand if c[-1] == led or c[-1] == trump]
-        else:
+        if SUIT_CARDS[led].isdisjoint(hand):
             allowed = list(hand)
+        else:
+            allowed = [*filter(LED_OR_TRUMP[led, trump].__contains__, hand)]
         if self.no_undertrump:
             top = max((RANK[c] for _, c in self.trick if c[-1] == trump), default=None)
             if top is not None and any(c[-1] != trump for c in hand):

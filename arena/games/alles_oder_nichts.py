@@ -27,6 +27,8 @@ from .tricks import trick_winner as winning_seat
 HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
 RANK = COLOURS_48.rank
 ORDER = COLOURS_48.order
+# Each hand size's bids, made once: _legal hands out a copy (its caller may keep the list).
+BIDS = {size: tuple(f"bid:{b}" for b in range(size + 1)) for size in HAND_SIZES}
 
 
 class AllesOderNichts(TrickGame):
@@ -111,7 +113,7 @@ class AllesOderNichts(TrickGame):
         if self.decision == "play":
             return follow_suit(self.hands[seat], self.trick)
         if self.decision == "bid":
-            return [f"bid:{b}" for b in range(HAND_SIZES[self.round] + 1)]
+            return [*BIDS[HAND_SIZES[self.round]]]
         return ["declare:open", "declare:secret"]
 
     def _explain(self, action: str) -> str:
@@ -158,7 +160,7 @@ class AllesOderNichts(TrickGame):
         if self._play_card(seat, card) < self.players:
             self.seat_to_move = (seat + 1) % self.players
             return
-        winner = trick_winner(self.trick, self.trump)
+        winner = winning_seat(self.trick, self.trump, RANK)  # (trick_winner's call saved)
         self.tricks[winner] += 1
         self.last_trick = self._take_trick(winner)
         self.emit({"type": "trick", **self.last_trick})

@@ -14,6 +14,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import filterfalse
 from typing import NamedTuple
 
 TWO64 = 1 << 64
@@ -187,7 +188,7 @@ class Deck:
 
     def without(self, removed: Iterable[str]) -> tuple[str, ...]:
         gone = set(removed)
-        return tuple(c for c in self.cards if c not in gone)
+        return tuple(filterfalse(gone.__contains__, self.cards))  # (no Python step per card)
 
 
 SUIT_NAMES = {
@@ -209,6 +210,15 @@ STANDARD_52 = Deck(
 PIQUET_32 = Deck("piquet 32", ("C", "D", "H", "S"), ("7", "8", "9", "10", "J", "Q", "K", "A"))
 # Alles oder Nichts: no publisher's deck description survives; four colours of 1..12 (12 high).
 COLOURS_48 = Deck("four colours 1-12", ("R", "G", "B", "Y"), tuple(str(v) for v in range(1, 13)))
+
+# Every card of every deck by its suit letter: ``filter(SUIT_CARDS[suit].__contains__, hand)``
+# keeps a hand's cards of one suit without a Python step per card (the trick games' rules).
+SUIT_CARDS: dict[str, frozenset[str]] = {
+    suit: frozenset(
+        c for deck in (STANDARD_52, PIQUET_32, COLOURS_48) for c in deck.cards if c[-1] == suit
+    )
+    for suit in SUIT_NAMES
+}
 
 
 def parse_card_list(text: str) -> list[str]:

@@ -265,7 +265,7 @@ class EightRounds(TrickGame):
         if self._play_card(seat, card) < self.players:
             self.seat_to_move = (seat + 1) % self.players
             return
-        winner = trick_winner(self.trick)
+        winner = winning_seat(self.trick, None, RANK)  # (trick_winner's call saved)
         record = self._take_trick(winner)
         cards = record["cards"]
         number = len(self.trick_winners) + 1

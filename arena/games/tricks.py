@@ -4,9 +4,13 @@ trick in progress as every game keeps, plays, shows and locates them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Any
 
+from .cards import SUIT_CARDS
 from .core import Event, GameState, _new_event
+
+_CARD = itemgetter(1)  # a trick's (seat, card) -> card
 
 
 def trick_winner(trick: list[tuple[int, str]], trump: str | None, rank: Mapping[str, int]) -> int:
@@ -28,8 +32,7 @@ def trick_winner(trick: list[tuple[int, str]], trump: str | None, rank: Mapping[
 def follow_suit(hand: list[str], trick: list[tuple[int, str]]) -> list[str]:
     """The cards of ``hand`` in the led suit; the whole hand when void or leading (a new list)."""
     if trick:
-        led = trick[0][1][-1]
-        follow = [card for card in hand if card[-1] == led]
+        follow = [*filter(SUIT_CARDS[trick[0][1][-1]].__contains__, hand)]
         if follow:
             return follow
     return list(hand)
@@ -81,7 +84,7 @@ class TrickGame(GameState):
         trick = self.trick
         self.trick = []
         self._trick_shown = []
-        return {"leader": trick[0][0], "cards": [card for _, card in trick], "winner": winner}
+        return {"leader": trick[0][0], "cards": [*map(_CARD, trick)], "winner": winner}
 
     def _view_tail(
         self,
@@ -114,8 +117,9 @@ class TrickGame(GameState):
     def _shown_trick(self) -> list[dict[str, Any]]:
         """The trick as views show it (the state's own list: a view copies it)."""
         shown, trick = self._trick_shown, self.trick
-        if len(shown) < len(trick):  # cards played since the last view
-            shown.extend([{"seat": s, "card": c} for s, c in trick[len(shown) :]])
+        # The cards played since the last view (mostly one: a loop, not a comprehension's call).
+        for seat, card in trick[len(shown) :]:
+            shown.append({"seat": seat, "card": card})
         return shown
 
     def _card_locations(self, more: dict[str, list[str]]) -> dict[str, list[str]]:
