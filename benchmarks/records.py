@@ -17,7 +17,8 @@ ratios swing a few percent from round to round, so a change needs more ``--repea
 spread to show. Between matches (untimed) the garbage collector collects, so that each match
 pays for the collections its own garbage causes, not for where its neighbours' left the count.
 
-Run it as tournaments run (``taskset -c 1``: the referee and its bots on one core). What a
+It runs as tournaments run: the referee and its bots on one core (``--affinity off`` lets the
+system place them; rec8 measured with ``taskset -c 1``, the same placement). What a
 Vingt-down record costs there (rec8, C bots, +us/d per decision, each figure within ~1 us of noise
 at a load of 3-4): the referee's per-decision part ~2, the writer's encoding and compression
 ~0.9, the file ~0.5. Did not pay: creating the file at the end, with its one write (+2.87 vs
@@ -57,6 +58,7 @@ from limit import PLAYERS, PY_BOT, build_c_bot
 from arena.games import GAMES, find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
+from arena.referee.cores import pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 
@@ -174,6 +176,13 @@ def main() -> None:
     parser.add_argument(
         "--modes", default=",".join(MODES), help="the modes to alternate (default: all three)"
     )
+    parser.add_argument(
+        "--affinity",
+        choices=("on", "off"),
+        default="on",
+        help="the referee and its bots on one core, as the arena pins a match (on), or placed "
+        "by the system (off) [on]",
+    )
     args = parser.parse_args()
     games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
     chosen = args.modes.split(",")
@@ -187,13 +196,15 @@ def main() -> None:
         folder = Path(tmp)
         folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
         argv = build_c_bot(folder) if args.bot == "c" else [sys.executable, str(PY_BOT)]
-        figures = trio.run(measure, games, argv, args.seconds, args.repeat, folder)
+        with pinned(spread_cores([1])[0] if args.affinity == "on" else None):
+            figures = trio.run(measure, games, argv, args.seconds, args.repeat, folder)
         floor = file_floor_us(folder / "records")
     print(
         f"median of {args.repeat} rounds of {args.seconds:g} s per game, {args.bot} bots, each "
         "deal in every mode (random order), collected between matches; load average "
         f"{load_at_start:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end"
+        f"{os.getloadavg()[0]:.1f} at the end; "
+        + ("pinned to one core" if args.affinity == "on" else "not pinned")
     )
     print(
         f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'(rounds)':>13} "
