@@ -160,6 +160,12 @@ class Dealer:
         return deck
 
 
+# Every card of every Deck made (each adds its own) by its suit letter:
+# ``filter(SUIT_CARDS[suit].__contains__, hand)`` keeps a hand's cards of one suit without a
+# Python step per card (the trick games' rules).
+SUIT_CARDS: dict[str, set[str]] = {}
+
+
 @dataclass(frozen=True)
 class Deck:
     """A deck shape: suit letters and ranks from low to high. ``cards`` is the canonical order
@@ -179,6 +185,8 @@ class Deck:
         object.__setattr__(self, "rank", {c: self.ranks.index(c[:-1]) for c in cards})
         object.__setattr__(self, "suit", {c: c[-1] for c in cards})
         object.__setattr__(self, "order", {c: i for i, c in enumerate(cards)})
+        for card in cards:  # every deck's cards, by suit, for the rules' suit filters
+            SUIT_CARDS.setdefault(card[-1], set()).add(card)
 
     def sorted(self, cards: Iterable[str]) -> list[str]:
         return sorted(cards, key=self.order.__getitem__)
@@ -210,15 +218,6 @@ STANDARD_52 = Deck(
 PIQUET_32 = Deck("piquet 32", ("C", "D", "H", "S"), ("7", "8", "9", "10", "J", "Q", "K", "A"))
 # Alles oder Nichts: no publisher's deck description survives; four colours of 1..12 (12 high).
 COLOURS_48 = Deck("four colours 1-12", ("R", "G", "B", "Y"), tuple(str(v) for v in range(1, 13)))
-
-# Every card of every deck by its suit letter: ``filter(SUIT_CARDS[suit].__contains__, hand)``
-# keeps a hand's cards of one suit without a Python step per card (the trick games' rules).
-SUIT_CARDS: dict[str, frozenset[str]] = {
-    suit: frozenset(
-        c for deck in (STANDARD_52, PIQUET_32, COLOURS_48) for c in deck.cards if c[-1] == suit
-    )
-    for suit in SUIT_NAMES
-}
 
 
 def parse_card_list(text: str) -> list[str]:
