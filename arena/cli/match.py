@@ -188,10 +188,10 @@ async def play_one_match(
             for spec in specs:
                 bots.append(await BotProcess.start(spec, time_control=control, log_dir=log_dir))
             cores = spread_cores([1])[0] if affinity else None
-            with pinned(cores) as done:
-                if done and cores is not None:
+            with pinned(cores) as on:
+                if on:
                     for bot in bots:
-                        bot.pin(cores)
+                        bot.pin(on)
                 result = await run_match(
                     game,
                     bots,

@@ -66,44 +66,32 @@ def spread_cores(shares: Sequence[int]) -> list[frozenset[int] | None]:
 
 def _set_every_thread(cores: Collection[int]) -> bool:
     """Run every thread of this process (and what they start from now on) on ``cores``."""
-    setter = getattr(os, "sched_setaffinity", None)
-    if setter is None:
+    if not pin_child(0, cores):  # the calling thread first: a refused core changes nothing
         return False
-    try:
-        setter(0, cores)  # the calling thread first: a refused core changes nothing
-    except OSError:
-        return False
-    try:
-        threads = [int(tid) for tid in os.listdir("/proc/self/task")]
-    except OSError:
-        threads = []
-    for tid in threads:
-        try:
-            # A thread's mask is its own: the others (e.g. the bot spawner, which forks every
-            # bot) are set one by one; threads started later inherit the mask of their creator.
-            setter(tid, cores)
-        except OSError:
-            pass  # it ended meanwhile
+    # A thread's mask is its own: the others (e.g. the bot spawner, which forks every bot) are
+    # set one by one; threads started later inherit the mask of their creator.
+    pin_threads(os.getpid(), cores)
     return True
 
 
 @contextmanager
-def pinned(cores: Collection[int] | None) -> Iterator[bool]:
+def pinned(cores: Collection[int] | None) -> Iterator[frozenset[int] | None]:
     """This process, its threads and every process it starts meanwhile (bots) on ``cores``
     only, for the block; then the cores it had before again (a test or a library caller keeps
-    its process as it was). Yields whether it is pinned: False for ``None`` or where the system
-    cannot or will not."""
+    its process as it was). Yields the cores it is pinned to: None for ``None`` or where the
+    system cannot or will not."""
     before = set(allowed_cores())
     done = cores is not None and bool(before) and _set_every_thread(cores)
     try:
-        yield done
+        yield frozenset(cores) if done and cores is not None else None
     finally:
         if done:
             _set_every_thread(before)
 
 
 def pin_child(pid: int, cores: Collection[int]) -> bool:
-    """Run the process ``pid`` (just started, one thread) on ``cores`` only."""
+    """Run the process ``pid`` (just started, one thread), or the thread ``pid`` (0: the calling
+    one), on ``cores`` only; False where the system cannot or will not."""
     try:
         os.sched_setaffinity(pid, cores)
     except (AttributeError, OSError):

@@ -482,9 +482,9 @@ async def worker_loop(
                 return
             # Its bots are up (a worker process's on its core already: _start_worker; the
             # arena process's on every core at once): now it and they play on its core.
-            with pinned(setup.cores) as done:
-                if done and setup.cores is not None:
-                    pool.pin(setup.cores)
+            with pinned(setup.cores) as on:
+                if on:
+                    pool.pin(on)
                 await send(Ready(pool.started))
                 for _ in range(setup.slots):
                     nursery.start_soon(play_in_order)

@@ -183,10 +183,12 @@ async def test_a_bot_on_its_referees_core_is_charged_all_of_its_thinking(tmp_pat
 
 
 # A bot that plays the first action and says on its standard error, at its first request, which
-# cores it may run on then; it holds that first answer a second, so that the worker process is
-# up and playing before the arena process's first match ends.
+# cores it may run on then. It holds that first answer until bots of PROCESSES different
+# processes (parent pids, noted in FOLDER) have been asked, so that every process that plays
+# gets a match, however slowly a worker starts (a guard of 10 minutes against a hang only).
 CORE_REPORT_BOT = """
 import json, os, sys, time
+folder, processes = sys.argv[1], int(sys.argv[2])
 asked = False
 for line in sys.stdin:
     message = json.loads(line)
@@ -197,20 +199,31 @@ for line in sys.stdin:
             cores = ",".join(map(str, sorted(os.sched_getaffinity(0))))
             print("cores:" + cores, file=sys.stderr, flush=True)
             asked = True
-            time.sleep(1)
+            with open(os.path.join(folder, str(os.getpid())), "w") as note:
+                note.write(str(os.getppid()))
+            give_up = time.monotonic() + 600
+            while time.monotonic() < give_up:
+                parents = {open(os.path.join(folder, n)).read() for n in os.listdir(folder)}
+                if len(parents) >= processes:
+                    break
+                time.sleep(0.05)
         print(json.dumps({"type": "action", "id": message["id"], "index": 0}), flush=True)
     elif message["type"] == "bye":
         break
 """
 
 
-def reported_cores(tmp_path: Path, *options: str) -> list[str]:
-    """Run a tournament of reporting bots (concurrency 2, in 2 processes unless ``options``
-    say otherwise); each bot process's reported cores."""
+def reported_cores(tmp_path: Path, *options: str, processes: int = 2) -> list[str]:
+    """Run a tournament of reporting bots (concurrency 2, in ``processes`` processes that play:
+    2 unless ``options`` say otherwise); each bot process's reported cores."""
     program = tmp_path / "core_report_bot.py"
     program.write_text(CORE_REPORT_BOT)
+    notes = tmp_path / "asked"
+    notes.mkdir()
     bots = "".join(
-        f'[[bots]]\nname = "c{i}"\nargv = ["{sys.executable}", "{program}"]\n' for i in range(3)
+        f'[[bots]]\nname = "c{i}"\n'
+        f'argv = ["{sys.executable}", "{program}", "{notes}", "{processes}"]\n'
+        for i in range(3)
     )
     path = tmp_path / "cores.toml"
     path.write_text(
@@ -267,5 +280,5 @@ def test_without_affinity_every_bot_may_run_anywhere(tmp_path):
 def test_one_process_playing_a_match_per_core_is_not_held_to_one(tmp_path):
     """concurrency 2 in one process on two cores: its matches may use both, so nothing is
     pinned (each bot process reports both cores)."""
-    seen = reported_cores(tmp_path, "--workers", "1")  # 2 matches at once: each bot twice
+    seen = reported_cores(tmp_path, "--workers", "1", processes=1)  # 2 matches at once: 2 each
     assert seen == [",".join(map(str, sorted(os.sched_getaffinity(0))))] * 6

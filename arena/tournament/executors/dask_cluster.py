@@ -397,7 +397,7 @@ def _local_cluster(distributed: Any, count: int) -> Any:
     with dask.config.set(settings):
         return distributed.LocalCluster(
             n_workers=count,
-            threads_per_worker=max(1, (os.cpu_count() or 1) // count),
+            threads_per_worker=_threads_per_worker(count),
             processes=True,
             host="127.0.0.1",
             dashboard_address=":0",  # any free port: 8787 may be taken
@@ -407,13 +407,18 @@ def _local_cluster(distributed: Any, count: int) -> Any:
         )
 
 
+def _threads_per_worker(count: int) -> int:
+    """A ``local:N`` worker's threads: the cores shared among the N workers, at least one."""
+    return max(1, (os.cpu_count() or 1) // max(1, count))
+
+
 def _pin_local_workers(cluster: Any) -> None:
     """``local:N``: each worker process on cores of its own, a core per thread (one each when N
     is the number of cores), as ``arena tournament`` pins its own worker processes (SPEC 10.4);
     the bots it starts later start there. A worker the nanny restarts, and workers started
     elsewhere (``dask worker``), are not pinned."""
     pids = [getattr(nanny, "pid", None) for nanny in cluster.workers.values()]
-    threads = max(1, (os.cpu_count() or 1) // max(1, len(pids)))
+    threads = _threads_per_worker(len(pids))
     for pid, cores in zip(pids, spread_cores([threads] * len(pids))):
         if pid is not None and cores is not None:
             for process in related_pids(pid):  # the worker and anything it started already

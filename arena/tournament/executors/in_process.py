@@ -61,9 +61,9 @@ class InProcess:
         try:
             with unwrapped(TournamentError):
                 await pool.warm_up()
-                with pinned(cores) as done:
-                    if done and cores is not None:
-                        pool.pin(cores)
+                with pinned(cores) as on:
+                    if on:
+                        pool.pin(on)
                     async with trio.open_nursery() as nursery:
                         for match in todo:
                             await limiter.acquire_on_behalf_of(match.match_id)
