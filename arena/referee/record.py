@@ -670,8 +670,12 @@ class _Checker:
         written = entry.get("id")
         if written is not None and not _is_int(written):
             self.fail(entry, f'field "id" is {_short(written)}; expected an integer or null')
-        if verdict in ("ok", "late", "illegal") and written != request_id:
+        if verdict in ("ok", "illegal") and written != request_id:
             self.fail(entry, f"a {verdict!r} reply to request {written}, not {request_id}")
+        # A line after the time ran out is late whatever it is (an over-long or malformed line
+        # has no id, a later id is no answer either), but for a stale one (an earlier id).
+        if verdict == "late" and written is not None and written < request_id:
+            self.fail(entry, f"a 'late' reply naming earlier request {written} (that is stale)")
         if verdict == "stale" and not (_is_int(written) and written < request_id):
             self.fail(entry, f"a stale reply must name an earlier request, not {written}")
         self.of_type(entry, "text", (str,), "the line received")
