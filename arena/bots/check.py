@@ -366,6 +366,26 @@ class _Session:
         )
         return result, record
 
+    async def play_position(
+        self,
+        position: Position,
+        label: str,
+        control: TimeControl,
+        idle: _IdleWindow | None = None,
+    ) -> tuple[MatchResult, Path] | str:
+        """A match set up just before ``position``'s decision and cut short after it (with
+        ``idle``: after the next decision of another seat too, who holds back its answer)."""
+        return await self.play(
+            positioned_game(position, then_another=idle is not None),
+            position.players,
+            position.seat,
+            position.options,
+            position.seed,
+            label,
+            control,
+            idle,
+        )
+
 
 def _short(text: str, limit: int = 160) -> str:
     text = " ".join(text.split())
@@ -432,15 +452,7 @@ def _judge(name: str, outcome: tuple[MatchResult, Path] | str, seat: int) -> Che
 
 async def _check_decision(session: _Session, position: Position) -> CheckResult:
     name = f"decide {position.game.id} {position.decision}"
-    outcome = await session.play(
-        positioned_game(position),
-        position.players,
-        position.seat,
-        position.options,
-        position.seed,
-        name,
-        session.settings.time_control,
-    )
+    outcome = await session.play_position(position, name, session.settings.time_control)
     return _judge(name, outcome, position.seat)
 
 
@@ -483,15 +495,7 @@ async def _check_with_extra_lines(
     transport = bot.transport
     bot.transport = _BeforeRequest(transport, lines, field)
     try:
-        outcome = await session.play(
-            positioned_game(position),
-            position.players,
-            position.seat,
-            position.options,
-            position.seed,
-            name,
-            session.settings.time_control,
-        )
+        outcome = await session.play_position(position, name, session.settings.time_control)
     finally:
         bot.transport = transport
     result = _judge(name, outcome, position.seat)
@@ -548,15 +552,7 @@ async def _check_low_time(session: _Session, position: Position) -> CheckResult:
         margin_ms=settings.margin_ms,
         startup_ms=settings.startup_ms,
     )
-    outcome = await session.play(
-        positioned_game(position),
-        position.players,
-        position.seat,
-        position.options,
-        position.seed,
-        name,
-        control,
-    )
+    outcome = await session.play_position(position, name, control)
     return _judge(name, outcome, position.seat)
 
 
@@ -581,16 +577,7 @@ async def _check_idle(session: _Session, position: Position) -> CheckResult:
     control = dataclasses.replace(
         settings.time_control, decision_ms=max(settings.decision_ms, 3 * window_ms)
     )
-    outcome = await session.play(
-        positioned_game(position, then_another=True),
-        position.players,
-        position.seat,
-        position.options,
-        position.seed,
-        name,
-        control,
-        idle,
-    )
+    outcome = await session.play_position(position, name, control, idle)
     result = _judge(name, outcome, position.seat)
     if not result.passed:
         return result
