@@ -9,7 +9,6 @@ and an idle bot's reading may grow by at most a generous bound while it sleeps.
 from __future__ import annotations
 
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -21,31 +20,9 @@ from arena.referee.cgroups import BotCgroup, cgroup_problem
 from arena.referee.clock import TimeControl
 from arena.referee.process import BotProcess
 
+BOTS = Path(__file__).resolve().parents[1] / "bots"
 CONTROL = TimeControl(decision_ms=5000, margin_ms=100, startup_ms=60000)
-BURNT_S = 0.4  # the CPU time each child that ended burnt
-
-# `cpu_bot.py MODE SECONDS`: before it says ready, a child that burns SECONDS of CPU and is
-# waited for, and one that does the same and is not (a zombie). MODE `busy`: then a child that
-# spins until the bot is closed.
-CPU_BOT = textwrap.dedent(
-    """
-    import json, subprocess, sys
-    BURN = "import sys, time\\nend = time.process_time() + float(sys.argv[1])\\n" \\
-        "while time.process_time() < end: pass"
-    waited = subprocess.Popen([sys.executable, "-c", BURN, sys.argv[2]])
-    waited.wait()
-    unwaited = subprocess.Popen([sys.executable, "-c", BURN, sys.argv[2]], stdout=subprocess.PIPE)
-    unwaited.stdout.read()  # the end of its output: it has ended (and is not waited for)
-    if sys.argv[1] == "busy":
-        busy = subprocess.Popen([sys.executable, "-c", "while True: pass"])
-    for line in sys.stdin:
-        message = json.loads(line)
-        if message["type"] == "hello":
-            print(json.dumps({"type": "ready", "name": "cpu"}), flush=True)
-        elif message["type"] == "bye":
-            break
-    """
-)
+BURNT_S = 0.4  # the CPU time each child of tests/bots/cpu_bot.py that ended burnt
 
 
 @pytest.fixture(params=["cgroup", "proc"])
@@ -59,15 +36,8 @@ def reading(request, monkeypatch) -> str:
 
 
 async def start_cpu_bot(tmp_path: Path, mode: str, sandbox: str | None) -> BotProcess:
-    folder = tmp_path / "bot"
-    folder.mkdir()
-    (folder / "cpu_bot.py").write_text(CPU_BOT)
-    spec = BotSpec(
-        "cpu",
-        (sys.executable, str(folder / "cpu_bot.py"), mode, str(BURNT_S)),
-        cwd=str(folder),
-        sandbox=sandbox,
-    )
+    argv = (sys.executable, str(BOTS / "cpu_bot.py"), mode, str(BURNT_S))
+    spec = BotSpec("cpu", argv, cwd=str(BOTS), sandbox=sandbox)
     return await BotProcess.start(spec, time_control=CONTROL, log_dir=tmp_path / "logs")
 
 
