@@ -14,7 +14,10 @@ import pytest
 from sample_bot_specs import ROOT, SAMPLE_BOTS, broken_bot, sample_bot
 
 from arena.bots.check import FAILED, PASSED, SKIPPED, CheckSettings, find_positions, run_checks
+from arena.cli.check import summary
 from arena.games import GAMES
+from arena.referee.bot_spec import BotSpec
+from arena.referee.process import BotProcess
 
 # Passing bots get generous limits (the result must not depend on the machine's speed); each
 # broken bot gets limits it misses by a wide margin.
@@ -46,6 +49,7 @@ async def test_every_sample_bot_passes(kind, tmp_path):
         "handshake",
         "fault notice",
         "time running low",
+        "idle while not asked",
         "long match",
         "bye",
         "end of input",
@@ -168,6 +172,42 @@ async def test_bot_that_ignores_bye_fails_both_exit_checks(tmp_path):
     assert failed["bye, then end of input"][0] == "bye"
     assert failed["end of input without bye"][0] == "eof"
     assert "it was killed" in failed["bye, then end of input"][1]
+
+
+PONDERER = BotSpec("ponderer", (sys.executable, str(ROOT / "tests" / "bots" / "ponder_bot.py")))
+IDLE_FIGURES = re.compile(r"then (\d+) ms of CPU in (\d+) ms$")
+
+
+async def test_a_bot_that_ponders_after_its_reply_fails_the_idle_check(tmp_path):
+    [handshake, idle] = await run_checks(PONDERER, settings(tmp_path, only=("idle",)))
+    assert handshake.passed and idle.status == FAILED and idle.kind == "idle"
+    found = re.fullmatch(
+        r"bot ponderer computed while not asked: used (\d+) ms of CPU in the (\d+) ms after "
+        r"its reply \(at most 150 ms; SPEC.md section 7\)",
+        idle.reason,
+    )
+    assert found, idle.reason
+    used, wall = int(found[1]), int(found[2])
+    # A spinning thread gets a third of a core even beside two hogs; the limit is 150 ms.
+    assert used > 150 and wall >= 1000
+    assert IDLE_FIGURES.search(idle.received)[1] == found[1]
+    assert "then nothing for 1000 ms" in idle.sent and idle.hint.startswith("Once you have replied")
+    assert idle.cut_short
+
+
+async def test_a_bot_that_waits_for_its_input_passes_the_idle_check(tmp_path):
+    [_, idle] = await run_checks(sample_bot("python", tmp_path), settings(tmp_path, only=("idle",)))
+    assert idle.status == PASSED, idle.reason
+    used, wall = map(int, IDLE_FIGURES.search(idle.received).groups())
+    assert used <= 150 and wall >= 1000  # (nothing at all, measured: a bound far above it)
+
+
+async def test_the_idle_check_is_skipped_where_cpu_time_cannot_be_read(tmp_path, monkeypatch):
+    monkeypatch.setattr(BotProcess, "cpu_seconds", lambda self: None)
+    results = await run_checks(PONDERER, settings(tmp_path, only=("idle",)))
+    assert [r.status for r in results] == [PASSED, SKIPPED]
+    assert "CPU time cannot be read on this machine" in results[1].reason
+    assert summary(results).startswith("1 passed, 0 failed, 1 skipped: ready for a tournament")
 
 
 def run_cli(*args: str, tmpdir: Path | None = None) -> subprocess.CompletedProcess:

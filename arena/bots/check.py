@@ -13,10 +13,14 @@ The checks, in order (each gives a :class:`CheckResult`):
 4. ``unknown message type and field``: a message type and a request field from a later protocol
    version, which a bot must ignore.
 5. ``time running low``: a decision with only ``low_time_ms`` left (a nearly spent time bank).
-6. ``full match <game>``: a whole match of every game against in-memory random players.
-7. ``long match``: the game and player count with the most decisions per seat, on a time bank.
-8. ``bye``: bye, then end of input: the bot must exit by itself, with status 0.
-9. ``end of input``: a fresh process whose input is closed without bye must exit too.
+6. ``idle while not asked``: after the bot's reply the next seat (in memory) thinks for
+   ``idle_window_ms`` before it answers; the bot, not asked meanwhile, must use at most
+   ``idle_cpu_ms`` of CPU time in that window (SPEC.md section 7). Skipped where the bot's CPU
+   time cannot be read (:meth:`BotProcess.cpu_seconds`).
+7. ``full match <game>``: a whole match of every game against in-memory random players.
+8. ``long match``: the game and player count with the most decisions per seat, on a time bank.
+9. ``bye``: bye, then end of input: the bot must exit by itself, with status 0.
+10. ``end of input``: a fresh process whose input is closed without bye must exit too.
 
 Everything goes through the real referee (:func:`arena.referee.match.run_match` and
 :class:`arena.referee.process.BotProcess`), so a check fails exactly when a tournament would fault the
@@ -30,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,7 +54,7 @@ from protocol.codec import decode_to_bot, encode_line
 from protocol.messages import Action, Bye, Fault, Hello, Ready, Request
 
 PASSED, FAILED, SKIPPED = "pass", "FAIL", "skip"
-GROUPS = ("decisions", "fault", "future", "low-time", "full", "long", "exit")
+GROUPS = ("decisions", "fault", "future", "low-time", "idle", "full", "long", "exit")
 POSITION_SEARCH_SEEDS = 20  # random playouts per option set when looking for decision kinds
 
 HINTS = {
@@ -72,6 +77,9 @@ HINTS = {
     "future": "Ignore message types and fields you do not know: later protocol versions add them "
     "(SPEC.md section 4).",
     "fault": "A fault message only informs you; read it (or ignore it) and keep answering requests.",
+    "idle": "Once you have replied, wait for your next input: stop every thread or helper process "
+    "that thinks ahead, and think only while asked. In a tournament your bot shares one core with "
+    "the bots of its table, so CPU used while they are asked is taken from them.",
 }
 
 
@@ -84,7 +92,7 @@ class CheckResult:
     sent: str = ""  # what the bot was sent (shortened)
     received: str = ""  # what came back (shortened)
     reason: str = ""  # why it failed or was skipped (one line)
-    kind: str = ""  # the failure kind: a fault kind, "startup", "bye", "eof"
+    kind: str = ""  # the failure kind: a fault kind, "startup", "bye", "eof", "idle"
     hint: str = ""
     cut_short: bool = False  # its match was stopped after the decision under test
 
@@ -99,6 +107,8 @@ class CheckSettings:
     margin_ms: int = 50
     startup_ms: int = 10000
     low_time_ms: int = 100
+    idle_window_ms: int = 1000  # how long the bot is not asked after its reply (the idle check)
+    idle_cpu_ms: int = 150  # the CPU time it may use meanwhile
     exit_grace_s: float = CLOSE_GRACE_S  # how long a bot may take to exit (the referee's grace)
     seed: int = 1
     games: tuple[str, ...] = ()  # game ids or aliases; empty: every registered game
@@ -118,8 +128,9 @@ class CheckSettings:
 class _RandomSeat:
     """An in-memory transport that behaves like a correct random bot (the other seats of a check)."""
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, idle: _IdleWindow | None = None) -> None:
         self.rng = Rng(seed)
+        self.idle = idle
         self.outbox_send, self.outbox = trio.open_memory_channel[bytes](math.inf)
         self.partial = b""
         self.status: str | None = None
@@ -135,6 +146,8 @@ class _RandomSeat:
             if isinstance(message, Hello):
                 self.outbox_send.send_nowait(encode_line(Ready(name="random")))
             elif isinstance(message, Request):
+                if self.idle is not None:
+                    await self.idle.think()
                 index = self.rng.below(len(message.legal))
                 self.outbox_send.send_nowait(encode_line(Action(id=message.id, index=index)))
 
@@ -148,13 +161,40 @@ class _RandomSeat:
         return self.status
 
 
-async def _random_seats(count: int, seed: int, control: TimeControl) -> list[BotProcess]:
+class _IdleWindow:
+    """The idle check's pause: the first in-memory seat asked after the bot under test was asked
+    in this match (so after its reply: the referee asks one seat at a time) thinks for
+    ``window_s`` before it answers, and the bot's CPU time is read just before and just after."""
+
+    def __init__(self, bot: BotProcess, window_s: float) -> None:
+        self.bot = bot
+        self.asked_before = bot.last_request_id
+        self.window_s = window_s
+        self.began = False
+        self.readings: tuple[float | None, float | None] | None = None  # its CPU s at both ends
+        self.wall_s = 0.0  # from the first reading to the last
+
+    async def think(self) -> None:
+        if self.began or self.bot.last_request_id == self.asked_before:
+            return
+        self.began = True
+        began = time.perf_counter()
+        first = self.bot.cpu_seconds()
+        await trio.sleep_until(trio.current_time() + self.window_s)
+        last = self.bot.cpu_seconds()
+        self.wall_s = time.perf_counter() - began
+        self.readings = (first, last)
+
+
+async def _random_seats(
+    count: int, seed: int, control: TimeControl, idle: _IdleWindow | None = None
+) -> list[BotProcess]:
     seats = []
     for n in range(count):
         spec = BotSpec(name=f"random-{n + 1}", argv=("(in memory)",))
         seats.append(
             await BotProcess.connect(
-                spec, _RandomSeat(derive_seed(seed, f"seat {n}")), time_control=control
+                spec, _RandomSeat(derive_seed(seed, f"seat {n}"), idle), time_control=control
             )
         )
     return seats
@@ -215,12 +255,15 @@ def find_positions(game: GameSpec, seed: int) -> list[Position]:
 CUT_SHORT = "cut short"
 
 
-def positioned_game(position: Position) -> GameSpec:
-    """A copy of the game whose matches start at ``position`` and end after that one decision."""
+def positioned_game(position: Position, then_another: bool = False) -> GameSpec:
+    """A copy of the game whose matches start at ``position`` and end after that one decision
+    (``then_another``: after the next decision of another seat too)."""
     base = position.game.state_class
+    seat = position.seat
 
     class Positioned(base):  # type: ignore[misc, valid-type]
         termination = CUT_SHORT  # the referee says so in match_end, the record and the result
+        seat_to_move: int | None
 
         def __init__(self, players, options, seed, dealer=None) -> None:
             self.stop_after: int | None = None
@@ -232,9 +275,14 @@ def positioned_game(position: Position) -> GameSpec:
             self.stop_after = len(self.actions) + 1
 
         def _apply(self, action: str) -> None:
+            mover = self.seat_to_move
             super()._apply(action)
-            if self.stop_after is not None and len(self.actions) >= self.stop_after:
-                self.seat_to_move = None  # the check wanted this one decision only
+            if (
+                self.stop_after is not None
+                and len(self.actions) >= self.stop_after
+                and not (then_another and mover == seat)
+            ):
+                self.seat_to_move = None  # the check wanted this decision (or these) only
 
         def result(self) -> Result:
             players = self.players
@@ -296,13 +344,14 @@ class _Session:
         seed: int,
         label: str,
         control: TimeControl,
+        idle: _IdleWindow | None = None,
     ) -> tuple[MatchResult, Path] | str:
-        """One match with the bot in ``seat`` and random players elsewhere; a string if the bot
-        could not be started."""
+        """One match with the bot in ``seat`` and random players elsewhere (``idle``: one of
+        them holds back its answer); a string if the bot could not be started."""
         bot = await self.running()
         if bot is None:
             return self.startup_problem
-        others = await _random_seats(players - 1, seed, control)
+        others = await _random_seats(players - 1, seed, control, idle)
         seats = others[:seat] + [bot] + others[seat:]
         match_id = self.next_match_id(label)
         record = self.settings.log_dir / f"{match_id}.jsonl"
@@ -316,6 +365,26 @@ class _Session:
             record_path=record,
         )
         return result, record
+
+    async def play_position(
+        self,
+        position: Position,
+        label: str,
+        control: TimeControl,
+        idle: _IdleWindow | None = None,
+    ) -> tuple[MatchResult, Path] | str:
+        """A match set up just before ``position``'s decision and cut short after it (with
+        ``idle``: after the next decision of another seat too, who holds back its answer)."""
+        return await self.play(
+            positioned_game(position, then_another=idle is not None),
+            position.players,
+            position.seat,
+            position.options,
+            position.seed,
+            label,
+            control,
+            idle,
+        )
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -383,15 +452,7 @@ def _judge(name: str, outcome: tuple[MatchResult, Path] | str, seat: int) -> Che
 
 async def _check_decision(session: _Session, position: Position) -> CheckResult:
     name = f"decide {position.game.id} {position.decision}"
-    outcome = await session.play(
-        positioned_game(position),
-        position.players,
-        position.seat,
-        position.options,
-        position.seed,
-        name,
-        session.settings.time_control,
-    )
+    outcome = await session.play_position(position, name, session.settings.time_control)
     return _judge(name, outcome, position.seat)
 
 
@@ -434,15 +495,7 @@ async def _check_with_extra_lines(
     transport = bot.transport
     bot.transport = _BeforeRequest(transport, lines, field)
     try:
-        outcome = await session.play(
-            positioned_game(position),
-            position.players,
-            position.seat,
-            position.options,
-            position.seed,
-            name,
-            session.settings.time_control,
-        )
+        outcome = await session.play_position(position, name, session.settings.time_control)
     finally:
         bot.transport = transport
     result = _judge(name, outcome, position.seat)
@@ -499,16 +552,55 @@ async def _check_low_time(session: _Session, position: Position) -> CheckResult:
         margin_ms=settings.margin_ms,
         startup_ms=settings.startup_ms,
     )
-    outcome = await session.play(
-        positioned_game(position),
-        position.players,
-        position.seat,
-        position.options,
-        position.seed,
-        name,
-        control,
-    )
+    outcome = await session.play_position(position, name, control)
     return _judge(name, outcome, position.seat)
+
+
+async def _check_idle(session: _Session, position: Position) -> CheckResult:
+    """After its reply the bot is not asked for ``idle_window_ms`` (the next seat thinks): it
+    must not compute meanwhile (SPEC.md section 7)."""
+    settings = session.settings
+    name = "idle while not asked"
+    window_ms, limit_ms = settings.idle_window_ms, settings.idle_cpu_ms
+    bot = await session.running()
+    if bot is None:
+        return _judge(name, session.startup_problem, position.seat)
+    if bot.cpu_seconds() is None:
+        return CheckResult(
+            name,
+            SKIPPED,
+            reason="the bot's CPU time cannot be read on this machine (that needs Linux's /proc "
+            "or a cgroup v2)",
+        )
+    idle = _IdleWindow(bot, window_ms / 1000)
+    # The seat that thinks must not time out: the match's decisions get 3 windows at least.
+    control = dataclasses.replace(
+        settings.time_control, decision_ms=max(settings.decision_ms, 3 * window_ms)
+    )
+    outcome = await session.play_position(position, name, control, idle)
+    result = _judge(name, outcome, position.seat)
+    if not result.passed:
+        return result
+    result.sent += f", then nothing for {window_ms} ms (the next seat thinks)"
+    if idle.readings is None:
+        result.status = SKIPPED
+        result.reason = "no other seat was asked after the bot's reply"
+        return result
+    first, last = idle.readings
+    wall_ms = idle.wall_s * 1000
+    if first is None or last is None:
+        result.status, result.kind, result.hint = FAILED, "crash", HINTS["crash"]
+        result.reason = f"bot {bot.name} ended while not asked: {bot.exit_reason()}"
+        return result
+    used_ms = max(0.0, last - first) * 1000
+    result.received += f"; then {used_ms:.0f} ms of CPU in {wall_ms:.0f} ms"
+    if used_ms > limit_ms:
+        result.status, result.kind, result.hint = FAILED, "idle", HINTS["idle"]
+        result.reason = (
+            f"bot {bot.name} computed while not asked: used {used_ms:.0f} ms of CPU in the "
+            f"{wall_ms:.0f} ms after its reply (at most {limit_ms} ms; SPEC.md section 7)"
+        )
+    return result
 
 
 async def _check_full_match(
@@ -626,6 +718,7 @@ async def run_checks(
                 "fault notice",
                 "unknown message type and field",
                 "time running low",
+                "idle while not asked",
                 "full matches",
                 "long match",
                 "bye",
@@ -654,6 +747,8 @@ async def run_checks(
             add(await _check_future_messages(session, plays[0]))
         if "low-time" in wanted:
             add(await _check_low_time(session, plays[-1]))
+        if "idle" in wanted:
+            add(await _check_idle(session, plays[0]))
         if "full" in wanted:
             for number, game in enumerate(games):
                 players = game.default_players

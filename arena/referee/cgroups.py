@@ -98,6 +98,20 @@ class BotCgroup:
         except (OSError, ValueError):
             return []
 
+    def cpu_seconds(self) -> float | None:
+        """The CPU time (user and system) every process that ever ran in it has used, from
+        ``cpu.stat``'s ``usage_usec`` (kept by cgroup v2 with or without the cpu controller);
+        None if it cannot be read."""
+        try:
+            with open(self.path / "cpu.stat", "rb") as stat:
+                for line in stat:
+                    key, _, value = line.partition(b" ")
+                    if key == b"usage_usec":
+                        return int(value) / 1e6
+        except (OSError, ValueError):
+            pass
+        return None
+
     def kill(self) -> None:
         """SIGKILL every process in it, then remove it (a few rounds, against forks)."""
         try:

@@ -129,20 +129,54 @@ def describe_returncode(code: int | None) -> str | None:
 # -- the real transport: a subprocess ---------------------------------------------------------------
 
 
-def _read_proc_stat(pid: int) -> tuple[int, int, int] | None:
-    """(parent pid, process group, session) of ``pid``, or None if it is gone or a zombie."""
+def _read_proc_stat(pid: int, zombies: bool = False) -> tuple[int, int, int] | None:
+    """(parent pid, process group, session) of ``pid``, or None if it is gone or (unless
+    ``zombies``) a zombie."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             data = handle.read()
     except OSError:
         return None
     fields = data[data.rfind(b")") + 2 :].split()
-    if fields[:1] == [b"Z"]:
+    if fields[:1] == [b"Z"] and not zombies:
         return None
     try:
         return int(fields[1]), int(fields[2]), int(fields[3])
     except (IndexError, ValueError):
         return None
+
+
+def _cpu_ticks(pid: int) -> int | None:
+    """The CPU time of ``pid``, every thread of it, and its children that it has waited for
+    (utime + stime + cutime + cstime of /proc/<pid>/stat), in clock ticks; None if it is gone
+    or cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            data = handle.read()
+    except OSError:
+        return None
+    fields = data[data.rfind(b")") + 2 :].split()  # fields[0] is field 3 (the state)
+    try:
+        return sum(int(value) for value in fields[11:15])  # fields 14-17
+    except ValueError:
+        return None
+
+
+def processes_cpu_seconds(leader: int, token: str | None = None) -> float | None:
+    """The CPU seconds used so far by the processes :func:`related_pids` finds for ``leader``,
+    zombies included, with the children they waited for; None where /proc cannot tell (not
+    Linux) or ``leader`` is gone. (A child whose parent ended before waiting for it, and that
+    ended too, is no longer counted: a cgroup counts it, :meth:`BotCgroup.cpu_seconds`.)"""
+    try:
+        per_second = os.sysconf("SC_CLK_TCK")
+    except (AttributeError, ValueError, OSError):
+        return None
+    if per_second <= 0 or _cpu_ticks(leader) is None:
+        return None
+    ticks = 0
+    for pid in related_pids(leader, token, zombies=True):
+        ticks += _cpu_ticks(pid) or 0  # (one that ended meanwhile: its parent counts it now)
+    return ticks / per_second
 
 
 def process_running(pid: int) -> bool:
@@ -158,9 +192,10 @@ def _carries_token(pid: int, token: bytes) -> bool:
         return False
 
 
-def related_pids(leader: int, token: str | None = None) -> set[int]:
+def related_pids(leader: int, token: str | None = None, zombies: bool = False) -> set[int]:
     """Every live process in ``leader``'s process group or session, or descended from it, or
-    carrying ``TOKEN_VARIABLE=token`` in its environment."""
+    carrying ``TOKEN_VARIABLE=token`` in its environment (and, with ``zombies``, every such
+    process that ended and was not waited for yet)."""
     stats: dict[int, tuple[int, int, int]] = {}
     try:
         names = os.listdir("/proc")
@@ -168,7 +203,7 @@ def related_pids(leader: int, token: str | None = None) -> set[int]:
         return set()
     for name in names:
         if name.isdigit():
-            stat = _read_proc_stat(int(name))
+            stat = _read_proc_stat(int(name), zombies)
             if stat is not None:
                 stats[int(name)] = stat
     found = {
@@ -663,6 +698,15 @@ class ProcessTransport:
     def exit_status(self) -> str | None:
         return describe_returncode(self.process.poll())
 
+    def cpu_seconds(self) -> float | None:
+        """The CPU seconds the bot's processes have used so far (see BotProcess.cpu_seconds)."""
+        if self._streams_closed or self.exit_status() is not None:
+            return None
+        cgroup = self.cgroup
+        if cgroup is not None and self.pid in cgroup.members():  # (joining it may have failed)
+            return cgroup.cpu_seconds()
+        return processes_cpu_seconds(self.pid, self.token)
+
     async def terminate(self, grace_s: float) -> None:
         with trio.CancelScope(shield=True):
             self._streams_closed = True
@@ -832,6 +876,18 @@ class BotProcess:
         if isinstance(transport, ProcessTransport):
             for pid in related_pids(transport.pid, transport.token):
                 pin_threads(pid, cores)
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time (user and system, in seconds) the bot has used so far, every process and
+        thread of it: its cgroup's ``cpu.stat`` where it has one, else /proc of the processes
+        :meth:`pin` finds (also a sandboxed bot's), with the children they waited for. None
+        where it cannot be read: not Linux, the bot has ended, an in-memory transport. Only a
+        difference of two readings means anything (a cgroup also counts what the bot's
+        processes used before they ended)."""
+        transport = self.transport
+        if isinstance(transport, ProcessTransport):
+            return transport.cpu_seconds()
+        return None
 
     def send_nowait(self, data: bytes) -> int:
         """Write what the bot's input takes now without waiting (0 for a transport that cannot
@@ -1101,6 +1157,7 @@ __all__ = [
     "check_bwrap",
     "kill_everything",
     "process_running",
+    "processes_cpu_seconds",
     "related_pids",
     "DEFAULT_MEMORY_MB",
     "DEFAULT_CPU_SECONDS",
