@@ -12,7 +12,10 @@ it). Each concurrency runs with as many worker processes as ``arena tournament``
 (one per core, at most the concurrency; ``--workers N`` sets it, and a level ``2w1`` in
 ``--concurrency 1,2w1,2`` means concurrency 2 with 1 worker process; a trailing ``u``, as in
 ``1u,2u``, plays that level without affinity, every process placed by the system, where the
-levels without it run as shipped: each process pinned with its bots to a core of its own). For each concurrency it prints
+levels without it run as shipped: each process pinned with its bots to a core of its own; a
+trailing ``r``, as in ``1,1r,2,2r``, plays that level with match records written, the compact gzip
+records of ``records = true``, and one without it as ``--records`` says: records on and off side
+by side, over the same deals). For each concurrency it prints
 the median matches/s and decisions/s, the speedup over the first concurrency, the workers, the bot
 processes started against the pool size (the most processes of each bot that can be in matches at
 once), and the CPU seconds of the arena (getrusage RUSAGE_SELF of this process: store, standings,
@@ -160,7 +163,8 @@ def main() -> None:
         "--concurrency",
         default="1,2",
         help="levels to compare; 2w1 = concurrency 2 in 1 process; a trailing u (2u, 2w1u) runs "
-        "it without affinity (the system places every process; default: pinned as shipped)",
+        "it without affinity (the system places every process; default: pinned as shipped), a "
+        "trailing r (1r, 2ur) with match records written",
     )
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--records", action="store_true", help="write match records (quick)")
@@ -182,11 +186,13 @@ def main() -> None:
             config = dataclasses.replace(config, records=args.records)
         for round_number in range(args.repeat):
             for level in levels:
-                concurrency, _, workers = level.removesuffix("u").partition("w")
+                concurrency, _, workers = level.rstrip("ur").partition("w")
+                flags = level[len(level.rstrip("ur")) :]
                 run_config = dataclasses.replace(
                     config,
                     workers=int(workers or 0) or args.workers,
-                    affinity=not level.endswith("u"),
+                    affinity="u" not in flags,
+                    records=config.records or "r" in flags,
                 )
                 runs[level].append(
                     play(run_config, int(concurrency), folder / f"{round_number}-{level}")
@@ -206,10 +212,12 @@ def main() -> None:
         bots_cpu = statistics.median(r.bots_cpu_s for r in runs[level])
         share = arena / (arena + bots_cpu) if arena + bots_cpu else 0.0
         last = runs[level][-1]
+        flags = level[len(level.rstrip("ur")) :]
         print(
-            f"  concurrency {level.removesuffix('u').partition('w')[0]} ({last.workers} "
+            f"  concurrency {level.rstrip('ur').partition('w')[0]} ({last.workers} "
             f"process{'es' if last.workers > 1 else ''}"
-            f"{', not pinned' if level.endswith('u') else ''}): "
+            f"{', not pinned' if 'u' in flags else ''}"
+            f"{', records' if 'r' in flags or config.records else ''}): "
             f"{rate:6.2f} matches/s ({rate / base:4.2f}x), "
             f"{statistics.median(r.decisions_per_s for r in runs[level]):7.0f} decisions/s, "
             f"{last.started} bot processes started (pool size {last.pool_size}); CPU: arena "
