@@ -730,6 +730,8 @@ class _Match:
         """
         reader = seat.bot.reader
         stale = 0
+        checked = b""  # the last line stale_action_id judged, and its answer
+        checked_id: int | None = None
         until = sent_at + limit_ms / 1000 + DEADLINE_SLACK_S  # the quick read's longest wait
         while True:
             too_long: LineTooLong | None = None
@@ -753,13 +755,15 @@ class _Match:
                     if stale:
                         # After a stale line more tend to come (a late bot's answers, a flood):
                         # one decode tells each, where the checks below take two (quick_reply's
-                        # and decode_from_bot's). Any other line goes on to them.
-                        stale_id = stale_action_id(line, request_id)
-                        if stale_id is not None:
+                        # and decode_from_bot's), and none the same bytes as the line before
+                        # (a flood's). Any other line goes on to them.
+                        if line != checked:
+                            checked, checked_id = line, stale_action_id(line, request_id)
+                        if checked_id is not None:
                             stale += 1
                             if stale <= RECORDED_STALE_REPLIES:  # (as below)
                                 self.reply_entry(
-                                    seat, line, "stale", stale_id, request_id, None, None
+                                    seat, line, "stale", checked_id, request_id, None, None
                                 )
                             continue
                     # The ordinary reply takes this shortcut; anything else the checks below.
