@@ -2,12 +2,13 @@
 flooded decision, for source trees side by side.
 
     python benchmarks/stale.py [--tree PATH ...] [--rounds 3] [--matches 2] [--record MODE ...]
-                               [--affinity on|off]
+                               [--flood flood|varied-flood] [--affinity on|off]
 
 A stale reply is an action message for an earlier request id: the referee skips it (records the
 first few of each request) and reads on (arena/referee/match.py, read_reply). Seat 0 of Alles oder
 Nichts is tests/bots/wrong_id_bot.py in its ``flood`` mode, which writes 20,000 stale lines (about
-1 MB) before each right answer; seats 1 and 2 are the honest first-legal bot. Each tree (default:
+1 MB, all alike) before each right answer, or with ``--flood varied-flood`` 20,000 that differ
+(each id one less than the line before); seats 1 and 2 are the honest first-legal bot. Each tree (default:
 this one) is a checkout of the arena, e.g. ``git archive main | tar -x -C /tmp/base`` for a
 before/after; for each round, each tree in turn (the order alternates round by round, so drifting
 load hits both alike) plays ``--matches`` matches per record mode in a fresh Python process with
@@ -29,6 +30,12 @@ with the load average. Pinned (``--affinity on``): the referee and its bots on o
 tests (tests/untrusted/test_zoo.py) run them, whose 700 ms per decision the flood must fit in.
 Needs ``ARENA_BOT_USER=@arena`` (or another user) when run as root. On a loaded machine every
 figure is inflated; compare trees, not absolute values.
+
+Figures (2 vCPUs, 3 rounds x 2 matches, affinity off), main 98666e2 -> one decode per stale
+line and lines split a read at a time -> and no decode for a line like the one before: us per
+stale line, none/full/compact, flood 3.41/2.92/2.72 -> 1.46/1.57/1.18 -> 0.35/0.43/0.44 (load
+3.6-1.8); varied-flood 4.39/3.44/3.61 -> 1.55/1.70/1.61 -> 1.50/1.44/1.53 (load 1.8-1.1, where
+the bot's own writing, ~100 ms a decision, sets the wall time).
 """
 
 from __future__ import annotations
@@ -51,7 +58,7 @@ MODES = ("none", "full", "compact")
 FIELDS = ("us_stale", "ms_flood", "max_ms", "decisions")
 
 
-async def child_mode(mode: str, matches: int, first_seed: int) -> dict[str, float]:
+async def child_mode(mode: str, flood: str, matches: int, first_seed: int) -> dict[str, float]:
     """One record mode's figures in this process (run with PYTHONPATH at the tree measured)."""
     from arena.games import find_game
     from arena.referee.bot_spec import BotSpec
@@ -60,8 +67,10 @@ async def child_mode(mode: str, matches: int, first_seed: int) -> dict[str, floa
     from arena.referee.process import BotProcess
 
     game = find_game(GAME)
-    control = TimeControl(decision_ms=10_000, margin_ms=1000)  # a slow tree is measured, not faulted
-    scripts = [("wrong_id_bot.py", "flood"), ("first_legal_bot.py",), ("first_legal_bot.py",)]
+    control = TimeControl(
+        decision_ms=10_000, margin_ms=1000
+    )  # a slow tree is measured, not faulted
+    scripts = [("wrong_id_bot.py", flood), ("first_legal_bot.py",), ("first_legal_bot.py",)]
     with tempfile.TemporaryDirectory(prefix="arena-stale-") as scratch:
         folder = Path(scratch)
         folder.chmod(0o755)
@@ -113,12 +122,12 @@ def pinned_like_the_arena() -> contextlib.AbstractContextManager[object]:
     return pinned(spread_cores([1])[0])
 
 
-def child(modes: list[str], matches: int, seed: int) -> None:
+def child(modes: list[str], flood: str, matches: int, seed: int) -> None:
     import trio
 
     async def main() -> None:
         for mode in modes:
-            figures = await child_mode(mode, matches, seed)
+            figures = await child_mode(mode, flood, matches, seed)
             print(mode, *(f"{figures[name]:.4f}" for name in FIELDS), flush=True)
 
     on = os.environ.get("ARENA_BENCH_AFFINITY") == "on"
@@ -132,12 +141,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--matches", type=int, default=2, help="per tree, mode and round")
     parser.add_argument("--record", action="append", choices=MODES, help="default: all three")
+    parser.add_argument("--flood", choices=("flood", "varied-flood"), default="flood")
     parser.add_argument("--affinity", choices=("on", "off"), default="off")
     parser.add_argument("--child", nargs=2, metavar=("MATCHES", "SEED"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     modes = args.record or list(MODES)
     if args.child:
-        child(modes, int(args.child[0]), int(args.child[1]))
+        child(modes, args.flood, int(args.child[0]), int(args.child[1]))
         return
     trees = [str(Path(tree).resolve()) for tree in (args.tree or [str(ROOT)])]
     rows: dict[tuple[str, str], list[dict[str, float]]] = {}
@@ -145,6 +155,7 @@ def main() -> None:
         for tree in trees if number % 2 == 0 else trees[::-1]:
             command = [sys.executable, __file__, "--child", str(args.matches)]
             command += [str(1000 * number + 1), *(a for m in modes for a in ("--record", m))]
+            command += ["--flood", args.flood]
             done = subprocess.run(
                 command,
                 env={**os.environ, "PYTHONPATH": tree, "ARENA_BENCH_AFFINITY": args.affinity},
@@ -162,7 +173,8 @@ def main() -> None:
     load = os.getloadavg()[0]
     print(
         f"median of {args.rounds} alternating rounds, {args.matches} matches each, "
-        f"{STALE_PER_DECISION} stale lines per flooded decision, affinity {args.affinity}; "
+        f"{STALE_PER_DECISION} stale lines ({args.flood}) per flooded decision, "
+        f"affinity {args.affinity}; "
         f"load average {load:.1f} on {os.cpu_count()} cores"
     )
     print(
