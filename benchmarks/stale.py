@@ -44,13 +44,16 @@ import argparse
 import contextlib
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from referee_cpu import child_lines, pinned_like_the_arena
+
 BOTS = ROOT / "tests" / "bots"
 GAME = "alles-oder-nichts"
 STALE_PER_DECISION = 20_000  # wrong_id_bot.py flood's copies
@@ -115,13 +118,6 @@ async def child_mode(mode: str, flood: str, matches: int, first_seed: int) -> di
     }
 
 
-def pinned_like_the_arena() -> contextlib.AbstractContextManager[object]:
-    """This process (and so the bots it starts) on one core, as the arena runs a match."""
-    from arena.referee.cores import pinned, spread_cores
-
-    return pinned(spread_cores([1])[0])
-
-
 def child(modes: list[str], flood: str, matches: int, seed: int) -> None:
     import trio
 
@@ -156,15 +152,7 @@ def main() -> None:
             command = [sys.executable, __file__, "--child", str(args.matches)]
             command += [str(1000 * number + 1), *(a for m in modes for a in ("--record", m))]
             command += ["--flood", args.flood]
-            done = subprocess.run(
-                command,
-                env={**os.environ, "PYTHONPATH": tree, "ARENA_BENCH_AFFINITY": args.affinity},
-                capture_output=True,
-                text=True,
-            )
-            if done.returncode:
-                raise SystemExit(f"{tree}: the measurement failed:\n{done.stderr[-2000:]}")
-            for line in done.stdout.splitlines():
+            for line in child_lines(command, tree, args.affinity):
                 mode, *values = line.split()
                 rows.setdefault((tree, mode), []).append(
                     dict(zip(FIELDS, map(float, values), strict=True))

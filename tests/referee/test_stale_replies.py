@@ -23,18 +23,16 @@ import sys
 from pathlib import Path
 
 import pytest
-import trio
 
-from arena.games import find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import RECORDED_STALE_REPLIES, run_match
 from arena.referee.process import BotProcess
 from arena.referee.record import read_record
 from arena.referee.results import FaultKind
-from arena.referee.testing import FakeBot, connect_fake
+from arena.referee.testing import FakeBot
+from tests.referee.test_referee_fakes import AON, play
 
-AON = find_game("alles-oder-nichts")
 CONTROL = TimeControl(decision_ms=200, margin_ms=20)
 FLOOD = 3000  # plain stale lines between the two runs of every kind (~150 kB: several chunks)
 HOSTILE_REQUEST = 2  # the hostile seat's own count: its first request's id is then stale
@@ -258,26 +256,14 @@ def decision_entries(entries: list[dict], pending: int, times: bool = True) -> l
     return out
 
 
-async def play_fakes(ending: bytes, record: Path):
-    bots = [Hostile(ending), FakeBot("b"), FakeBot("c")]
-    async with trio.open_nursery() as nursery:
-        procs = [await connect_fake(nursery, bot, time_control=CONTROL) for bot in bots]
-        try:
-            return await run_match(
-                AON, procs, seed=6, match_id="m", time_control=CONTROL, record_path=record
-            )
-        finally:
-            for proc in procs:
-                await proc.close()
-
-
 @pytest.mark.parametrize("ending", list(ENDINGS))
 async def test_stale_lines_are_skipped_and_any_other_line_ends_the_decision(
     autojump_clock, tmp_path, ending
 ):
     results, decisions = [], []
     for name in ("m.jsonl", "m.jsonl.gz"):
-        result = await play_fakes(ENDINGS[ending][0], tmp_path / name)
+        bots = [Hostile(ENDINGS[ending][0]), FakeBot("b"), FakeBot("c")]
+        result, _ = await play(bots, seed=6, time_control=CONTROL, record_path=tmp_path / name)
         entries = read_record(tmp_path / name)
         request = hostile_request(entries)
         # Under the autojump clock no time passes between the hostile seat's two requests.
