@@ -118,6 +118,20 @@ def child(bot: str, seconds: float, seed: int, games: list[str], matches: int = 
         trio.run(main)
 
 
+def child_lines(command: list[str], tree: str, affinity: str) -> list[str]:
+    """The lines a measuring child prints, run with PYTHONPATH at ``tree`` (and
+    ARENA_BENCH_AFFINITY ``affinity``: see pinned_like_the_arena); exits if it fails."""
+    done = subprocess.run(
+        command,
+        env={**os.environ, "PYTHONPATH": tree, "ARENA_BENCH_AFFINITY": affinity},
+        capture_output=True,
+        text=True,
+    )
+    if done.returncode:
+        raise SystemExit(f"{tree}: the measurement failed:\n{done.stderr[-2000:]}")
+    return done.stdout.splitlines()
+
+
 def build_bot(folder: Path) -> str:
     compiler = shutil.which("cc") or shutil.which("gcc")
     if compiler is None:
@@ -210,15 +224,7 @@ def main() -> None:
             for tree, mode in runs if number % 2 == 0 else runs[::-1]:
                 command = [sys.executable, __file__, "--child", bot, str(args.seconds)]
                 command += [str(1000 * number + 1)] + [a for g in games for a in ("--game", g)]
-                done = subprocess.run(
-                    command,
-                    env={**os.environ, "PYTHONPATH": tree, "ARENA_BENCH_AFFINITY": mode},
-                    capture_output=True,
-                    text=True,
-                )
-                if done.returncode:
-                    raise SystemExit(f"{tree}: the measurement failed:\n{done.stderr[-2000:]}")
-                for line in done.stdout.splitlines():
+                for line in child_lines(command, tree, mode):
                     game_id, *values = line.split()
                     rows.setdefault((tree, mode, game_id), []).append(
                         dict(zip(FIELDS, map(float, values), strict=True))

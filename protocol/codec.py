@@ -83,6 +83,21 @@ def decode_plain_action(line: bytes) -> Action | None:
     return message
 
 
+def stale_action_id(line: bytes, pending_id: int) -> int | None:
+    """The id of ``line`` when it is a stale answer: an action message decode_from_bot takes, whose
+    id is below ``pending_id``; else None, whatever the line is (decode_from_bot then judges it:
+    it may be stale too, e.g. one with an escaped quote, which takes the exact check). One
+    decode, for the referee's skipping of many stale lines (decode_plain_action's checks, and
+    the ranges decode_from_bot checks that it leaves out)."""
+    message = decode_plain_action(line)
+    if message is None or not -INT_LIMIT <= message.id < pending_id or message.id >= INT_LIMIT:
+        return None
+    index = message.index
+    if index is not UNSET and not -INT_LIMIT <= index < INT_LIMIT:
+        return None
+    return message.id
+
+
 class _DuplicateKey(Exception):
     pass
 

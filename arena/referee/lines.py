@@ -4,6 +4,8 @@
 longer than ``max_line_bytes`` raises :class:`LineTooLong` as soon as the cap is passed; the rest of
 that line is then skipped by later reads without being kept, so an endless line costs a bounded
 amount of memory. Cancelling a read loses nothing: bytes already received stay buffered.
+``buffered_line()`` returns the next line only if a read already brought all of it (None
+otherwise, and it reads nothing): what a bot wrote in bulk is taken without a coroutine per line.
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ class LineReader:
         self.max_line_bytes = max_line_bytes
         self._buffer = bytearray()
         self._scanned = 0  # bytes of _buffer already known to hold no newline
+        # The whole lines at the start of _buffer, split off at once and handed out one by one
+        # (last first: pop()), and where they end in it. They stay in _buffer until the last is
+        # handed out, so _buffer is never empty while one is left (what line_now looks at).
+        self._lines: list[bytes] = []
+        self._lines_end = 0
         self._skipping = False  # inside an over-long line: drop bytes up to its newline
         self.at_eof = False
 
@@ -57,6 +64,34 @@ class LineReader:
             self._buffer += chunk
         return None
 
+    def buffered_line(self) -> bytes | None:
+        """The next line if a whole one is buffered already (nothing is read), else None; raises
+        LineTooLong as read_line() does. A reader of many lines takes them thus without a
+        coroutine each (``await read_line()`` when this gives None)."""
+        lines = self._lines
+        while True:
+            if not lines:
+                buffer = self._buffer
+                end = buffer.rfind(b"\n", self._scanned)
+                if end < 0:
+                    self._scanned = len(buffer)
+                    return None
+                # Every whole line at once: one split costs far less than a slice (and a shift
+                # of the rest) per line, which a bot writing many short lines would make us pay.
+                lines.extend(bytes(buffer[:end]).split(b"\n"))
+                lines.reverse()
+                self._lines_end = end + 1
+            line = lines.pop()
+            if not lines:
+                del self._buffer[: self._lines_end]
+                self._scanned = len(self._buffer)  # (what is left holds no newline)
+            if self._skipping:
+                self._skipping = False  # the tail of an over-long line: already reported
+                continue
+            if len(line) > self.max_line_bytes:
+                raise LineTooLong(self.max_line_bytes, line[:200])
+            return line
+
     async def read_line(self) -> bytes | None:
         if not self._buffer and not self._skipping and not self.at_eof:
             # The usual case: nothing buffered, and the bot's next write is one whole line.
@@ -68,16 +103,8 @@ class LineReader:
             else:
                 self._buffer += chunk
         while True:
-            newline = self._buffer.find(b"\n", self._scanned)
-            if newline >= 0:
-                line = bytes(self._buffer[:newline])
-                del self._buffer[: newline + 1]
-                self._scanned = 0
-                if self._skipping:
-                    self._skipping = False  # the tail of an over-long line: already reported
-                    continue
-                if len(line) > self.max_line_bytes:
-                    raise LineTooLong(self.max_line_bytes, line[:200])
+            line = self.buffered_line()
+            if line is not None:
                 return line
             if self._skipping:
                 self._buffer.clear()
@@ -88,8 +115,6 @@ class LineReader:
                 self._scanned = 0
                 self._skipping = True
                 raise LineTooLong(self.max_line_bytes, head)
-            else:
-                self._scanned = len(self._buffer)
             if self.at_eof:
                 if self._buffer and not self._skipping:
                     line = bytes(self._buffer)  # a last line without its newline still counts

@@ -74,7 +74,7 @@ from arena.referee.results import (
     latency_summary,
     machine_load_per_core,
 )
-from protocol.codec import decode_from_bot, decode_plain_action, encode_line
+from protocol.codec import decode_from_bot, decode_plain_action, encode_line, stale_action_id
 from protocol.messages import (
     PROTOCOL_VERSION,
     Action,
@@ -728,8 +728,10 @@ class _Match:
         Any line except a stale answer ends the decision and is charged to the clock: sending
         garbage does not save time.
         """
-        bot = seat.bot
+        reader = seat.bot.reader
         stale = 0
+        checked = b""  # the last line stale_action_id judged, and its answer
+        checked_id: int | None = None
         until = sent_at + limit_ms / 1000 + DEADLINE_SLACK_S  # the quick read's longest wait
         while True:
             too_long: LineTooLong | None = None
@@ -738,14 +740,32 @@ class _Match:
                 first = None
             else:
                 try:
-                    line = bot.reader.line_now(until)
+                    # Lines already read first (a flood's come by the thousand to a read), then
+                    # the quick read, then trio's.
+                    line = reader.buffered_line()
                     if line is None:
-                        line = await bot.reader.read_line()
+                        line = reader.line_now(until)
+                        if line is None:
+                            line = await reader.read_line()
                 except LineTooLong as error:
                     too_long, line = error, error.head
                 if line is None:
                     return _CRASHED
                 if too_long is None:
+                    if stale:
+                        # After a stale line more tend to come (a late bot's answers, a flood):
+                        # one decode tells each, where the checks below take two (quick_reply's
+                        # and decode_from_bot's), and none the same bytes as the line before
+                        # (a flood's). Any other line goes on to them.
+                        if line != checked:
+                            checked, checked_id = line, stale_action_id(line, request_id)
+                        if checked_id is not None:
+                            stale += 1
+                            if stale <= RECORDED_STALE_REPLIES:  # (as below)
+                                self.reply_entry(
+                                    seat, line, "stale", checked_id, request_id, None, None
+                                )
+                            continue
                     # The ordinary reply takes this shortcut; anything else the checks below.
                     action = self.quick_reply(seat, request_id, legal, sent_at, limit_ms, line)
                     if action is not None:

@@ -27,7 +27,7 @@ from arena.referee.process import BotStartupError
 from arena.referee.record import read_record
 from arena.referee.results import FaultKind
 from arena.referee.testing import FakeBot, connect_fake
-from protocol.codec import decode_from_bot, decode_plain_action
+from protocol.codec import decode_from_bot, decode_plain_action, stale_action_id
 from protocol.messages import Action, Ready
 from tests.referee.decisions import decision_problems
 
@@ -126,6 +126,46 @@ def test_the_referees_plain_action_shortcut_takes_only_what_the_full_decoder_tak
         assert not (-limit <= quick.id < limit and -limit <= index < limit)
     else:
         assert full == quick
+
+
+@settings(max_examples=300, deadline=None)
+@given(line=lines, pending=st.integers(-5, 2**64))
+def test_a_line_is_told_stale_at_one_decode_only_if_the_full_decoder_finds_it_stale(line, pending):
+    """stale_action_id (read_reply's check in a run of stale lines) gives an id exactly when
+    decode_from_bot gives an action message with that id below the pending one, for every line
+    decode_plain_action takes (any other it leaves to decode_from_bot: None)."""
+    found = stale_action_id(line, pending)
+    try:
+        full = decode_from_bot(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        full = None
+    stale = isinstance(full, Action) and full.id < pending
+    if decode_plain_action(line) is not None:
+        assert found == (full.id if stale else None)
+    else:
+        assert found is None
+
+
+def test_a_stale_line_out_of_the_ranges_is_not_stale():
+    limit = 1 << 63
+    assert stale_action_id(b'{"type":"action","id":3,"index":0}', 4) == 3
+    assert stale_action_id(b'{"type":"action","id":-3,"index":99}', 4) == -3
+    # Stale too, but more quotes than the plain message has: left to decode_from_bot's check.
+    assert stale_action_id(b'{"type":"action","id":3,"action":"x","index":0}', 4) is None
+    assert stale_action_id(b'{"type":"action","id":%d,"index":0}' % -limit, 4) == -limit
+    for line in (
+        b'{"type":"action","id":4,"index":0}',  # the pending id
+        b'{"type":"action","id":5,"index":0}',
+        b'{"type":"action","id":%d,"index":0}' % (-limit - 1),
+        b'{"type":"action","id":3,"index":%d}' % limit,
+        b'{"type":"action","id":3,"index":0,"index":1}',
+        b'{"type":"action","id":3,"index":0,"x":1}',
+        b'{"type":"ready","name":"x"}',
+        b"garbage",
+    ):
+        assert stale_action_id(line, 4) is None, line
+    # Not stale below an id out of range either: decode_from_bot rejects the line.
+    assert stale_action_id(b'{"type":"action","id":%d,"index":0}' % limit, 2 * limit) is None
 
 
 def test_the_plain_action_shortcut_takes_the_ordinary_replies_and_no_repeated_key():

@@ -93,3 +93,40 @@ async def test_line_now_gives_a_whole_line_at_hand_and_leaves_the_rest_to_read_l
     assert reader.line_now() is None  # end of file (b"")
     assert await reader.read_line() is None
     assert LineReader(feeder([b"x\n"])).line_now() is None  # no receive_now: always None
+
+
+async def test_buffered_line_hands_out_whole_lines_already_read_and_never_reads():
+    """buffered_line() gives the lines a read brought (split at once), in order, as read_line()
+    would, then None until a read brings more; meanwhile line_now() reads nothing (their bytes
+    stay buffered until the last is taken)."""
+    asked = []
+
+    def receive_now(max_bytes, until=None):
+        asked.append(max_bytes)
+        return b"a\n\nbb\nha" if len(asked) == 1 else b"one\n"
+
+    reader = LineReader(feeder([b"lf\nc\n"]), receive_now=receive_now)
+    assert reader.buffered_line() is None  # nothing read yet, and nothing is read here
+    assert reader.line_now() is None  # three lines and a half: buffered
+    assert reader.buffered_line() == b"a"
+    assert reader.line_now() is None and len(asked) == 1  # lines left: no read
+    assert [reader.buffered_line(), reader.buffered_line()] == [b"", b"bb"]
+    assert reader.buffered_line() is None  # "ha" is half a line
+    assert reader.line_now() is None and len(asked) == 1
+    assert await reader.read_line() == b"half"
+    assert reader.buffered_line() == b"c"
+    assert reader.buffered_line() is None and len(reader._buffer) == 0
+    assert reader.line_now() == b"one"  # nothing buffered: the quick read again
+
+
+async def test_buffered_lines_keep_the_cap_and_the_skipping_of_an_over_long_line():
+    reader = LineReader(feeder([b"x" * 50, b"tail\nok\n" + b"y" * 41 + b"\nlast\n"]), 40)
+    with pytest.raises(LineTooLong):
+        await reader.read_line()  # 50 bytes without a newline: reported, the rest skipped
+    assert reader.buffered_line() is None
+    assert await reader.read_line() == b"ok"  # the tail of the long line is dropped
+    with pytest.raises(LineTooLong) as raised:
+        reader.buffered_line()
+    assert raised.value.head == b"y" * 41
+    assert reader.buffered_line() == b"last"
+    assert await reader.read_line() is None
