@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import msgspec
@@ -185,17 +186,22 @@ def test_the_plain_action_shortcut_takes_the_ordinary_replies_and_no_repeated_ke
 
 
 class OneLineBot(FakeBot):
-    """Answers its first request with ``line``, the rest properly."""
+    """Answers its first request with ``line`` (or what ``line(request)`` makes), after
+    ``delay_s``, the rest properly."""
 
-    def __init__(self, name: str, line: bytes) -> None:
+    def __init__(self, name: str, line: bytes | Callable[[dict], bytes], delay_s: float = 0.0):
         super().__init__(name)
         self.line = line
+        self.delay_s = delay_s
         self.asked = 0
 
     async def on_request(self, request):
         self.asked += 1
         if self.asked == 1:
-            await self.send(self.line + b"\n")
+            if self.delay_s:
+                await trio.sleep(self.delay_s)
+            line = self.line if isinstance(self.line, bytes) else self.line(request)
+            await self.send(line + b"\n")
         else:
             await super().on_request(request)
 

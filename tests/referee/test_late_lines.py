@@ -16,6 +16,7 @@ from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
 from arena.referee.record import ReplayError, read_record, replay_record
 from arena.referee.testing import FakeBot, connect_fake
+from tests.referee.test_hostile_lines import OneLineBot
 
 CONTROL = TimeControl(decision_ms=100, margin_ms=10)
 # Past the 110 ms the request allows, within the 1 ms the match's deadline may fire late: the
@@ -23,35 +24,20 @@ CONTROL = TimeControl(decision_ms=100, margin_ms=10)
 LATE_S = 0.1105
 
 LINES = {
-    "garbage": lambda request: b"this is not json\n",
-    "too long": lambda request: b"{" + b" " * (1024 * 1024 + 10) + b"}\n",
-    "future id": lambda request: b'{"type":"action","id":%d,"index":0}\n' % (request["id"] + 5),
-    "pending id": lambda request: b'{"type":"action","id":%d,"index":0}\n' % request["id"],
-    "not an action": lambda request: b'{"type":"ready","name":"x"}\n',
+    "garbage": lambda request: b"this is not json",
+    "too long": lambda request: b"{" + b" " * (1024 * 1024 + 10) + b"}",
+    "future id": lambda request: b'{"type":"action","id":%d,"index":0}' % (request["id"] + 5),
+    "pending id": lambda request: b'{"type":"action","id":%d,"index":0}' % request["id"],
+    "not an action": lambda request: b'{"type":"ready","name":"x"}',
 }
-
-
-class LateOnce(FakeBot):
-    """Answers its first request late with one kind of line, then plays the first legal action."""
-
-    def __init__(self, name: str, line) -> None:
-        super().__init__(name)
-        self.line = line
-        self.asked = 0
-
-    async def on_request(self, request):
-        self.asked += 1
-        if self.asked == 1:
-            await trio.sleep(LATE_S)
-            await self.send(self.line(request))
-        else:
-            await super().on_request(request)
 
 
 async def _play(line, path: Path) -> None:
     game = find_game("alles-oder-nichts")
     async with trio.open_nursery() as nursery:
-        bots = [LateOnce("late", line) if s == 0 else FakeBot(f"fake{s}") for s in range(3)]
+        bots = [
+            OneLineBot("late", line, LATE_S) if s == 0 else FakeBot(f"fake{s}") for s in range(3)
+        ]
         procs = [await connect_fake(nursery, bot, time_control=CONTROL) for bot in bots]
         try:
             await run_match(
