@@ -15,7 +15,8 @@ counts in full), with the lowest and highest round in brackets; "+us/d"
 is the median over the rounds of the mode's CPU per decision less off's. On a shared machine the
 ratios swing a few percent from round to round, so a change needs more ``--repeat`` than that
 spread to show. Between matches (untimed) the garbage collector collects, so that each match
-pays for the collections its own garbage causes, not for where its neighbours' left the count.
+pays for the collections its own garbage causes, not for where its neighbours' left the count
+(``--no-collect``: nothing is collected between matches, as a tournament runs).
 
 It runs as tournaments run: the referee and its bots on one core (``--affinity off`` lets the
 system place them; rec8 measured with ``taskset -c 1``, the same placement). What a
@@ -63,6 +64,7 @@ from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 
 MODES = {"off": None, "plain": ".jsonl", "gzip": ".jsonl.gz"}
+COLLECT = True  # collect garbage between matches, untimed (--no-collect: as a tournament runs)
 
 
 async def play_modes(
@@ -86,7 +88,8 @@ async def play_modes(
     shutil.rmtree(records, ignore_errors=True)
     records.mkdir(parents=True)
     gc.collect()
-    gc.freeze()  # what lives on (modules, bots) out of the collections between matches
+    if COLLECT:
+        gc.freeze()  # what lives on (modules, bots) out of the collections between matches
     totals = {mode: [0, 0.0, 0.0, 0, 0] for mode in MODES}  # matches, wall, CPU, decisions, bytes
     try:
         began = time.perf_counter()
@@ -102,7 +105,8 @@ async def play_modes(
                 # Untimed: each match pays only for the collections its own garbage causes, not
                 # for its neighbours' (a collection costs ~0.3 ms, 2% of a match, wherever
                 # the count happens to cross the threshold).
-                gc.collect()
+                if COLLECT:
+                    gc.collect()
                 wall, cpu = time.perf_counter(), time.process_time()
                 result = await run_match(
                     game,
@@ -122,7 +126,8 @@ async def play_modes(
                     path.unlink()
                 number += 1
     finally:
-        gc.unfreeze()
+        if COLLECT:
+            gc.unfreeze()
         for bot in bots:
             await bot.close()
         shutil.rmtree(logs, ignore_errors=True)
@@ -183,7 +188,15 @@ def main() -> None:
         help="the referee and its bots on one core, as the arena pins a match (on), or placed "
         "by the system (off) [on]",
     )
+    parser.add_argument(
+        "--no-collect",
+        action="store_true",
+        help="no garbage collection between matches: each match pays for the collections that "
+        "fall in it, as in a tournament",
+    )
     args = parser.parse_args()
+    global COLLECT
+    COLLECT = not args.no_collect
     games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
     chosen = args.modes.split(",")
     if "off" not in chosen or not set(chosen) <= set(MODES):
@@ -201,7 +214,9 @@ def main() -> None:
         floor = file_floor_us(folder / "records")
     print(
         f"median of {args.repeat} rounds of {args.seconds:g} s per game, {args.bot} bots, each "
-        "deal in every mode (random order), collected between matches; load average "
+        "deal in every mode (random order), "
+        + ("collected between matches" if COLLECT else "not collected between matches")
+        + "; load average "
         f"{load_at_start:.1f} at the start, "
         f"{os.getloadavg()[0]:.1f} at the end; "
         + ("pinned to one core" if args.affinity == "on" else "not pinned")
