@@ -135,6 +135,14 @@ def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
     )
 
 
+def split_level(level: str) -> tuple[str, str, str]:
+    """A --concurrency level's (concurrency, worker processes or "", trailing flags u and r):
+    "2w1ur" -> ("2", "1", "ur")."""
+    bare = level.rstrip("ur")
+    concurrency, _, workers = bare.partition("w")
+    return concurrency, workers, level[len(bare) :]
+
+
 def quick(bot_kinds: list[str], games: str, deals: int, folder: Path) -> TournamentConfig:
     commands = {"python": f"{sys.executable} {PY_BOT}"}
     if "c" in bot_kinds:
@@ -186,8 +194,7 @@ def main() -> None:
             config = dataclasses.replace(config, records=args.records)
         for round_number in range(args.repeat):
             for level in levels:
-                concurrency, _, workers = level.rstrip("ur").partition("w")
-                flags = level[len(level.rstrip("ur")) :]
+                concurrency, workers, flags = split_level(level)
                 run_config = dataclasses.replace(
                     config,
                     workers=int(workers or 0) or args.workers,
@@ -212,9 +219,9 @@ def main() -> None:
         bots_cpu = statistics.median(r.bots_cpu_s for r in runs[level])
         share = arena / (arena + bots_cpu) if arena + bots_cpu else 0.0
         last = runs[level][-1]
-        flags = level[len(level.rstrip("ur")) :]
+        concurrency, _, flags = split_level(level)
         print(
-            f"  concurrency {level.rstrip('ur').partition('w')[0]} ({last.workers} "
+            f"  concurrency {concurrency} ({last.workers} "
             f"process{'es' if last.workers > 1 else ''}"
             f"{', not pinned' if 'u' in flags else ''}"
             f"{', records' if 'r' in flags or config.records else ''}): "

@@ -90,7 +90,7 @@ def stale_action_id(line: bytes, pending_id: int) -> int | None:
     decode, for the referee's skipping of many stale lines (decode_plain_action's checks, and
     the ranges decode_from_bot checks that it leaves out)."""
     message = decode_plain_action(line)
-    if message is None or not -INT_LIMIT <= message.id < pending_id or message.id >= INT_LIMIT:
+    if message is None or not -INT_LIMIT <= message.id < min(pending_id, INT_LIMIT):
         return None
     index = message.index
     if index is not UNSET and not -INT_LIMIT <= index < INT_LIMIT:

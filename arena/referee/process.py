@@ -129,16 +129,22 @@ def describe_returncode(code: int | None) -> str | None:
 # -- the real transport: a subprocess ---------------------------------------------------------------
 
 
-def _read_proc_stat(pid: int, zombies: bool = False) -> tuple[int, int, int] | None:
-    """(parent pid, process group, session) of ``pid``, or None if it is gone or (unless
-    ``zombies``) a zombie."""
+def _stat_fields(pid: int) -> list[bytes] | None:
+    """The fields of /proc/<pid>/stat after the command name (the first is field 3, the
+    state), or None if it is gone or cannot be read."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             data = handle.read()
     except OSError:
         return None
-    fields = data[data.rfind(b")") + 2 :].split()
-    if fields[:1] == [b"Z"] and not zombies:
+    return data[data.rfind(b")") + 2 :].split()
+
+
+def _read_proc_stat(pid: int, zombies: bool = False) -> tuple[int, int, int] | None:
+    """(parent pid, process group, session) of ``pid``, or None if it is gone or (unless
+    ``zombies``) a zombie."""
+    fields = _stat_fields(pid)
+    if fields is None or (fields[:1] == [b"Z"] and not zombies):
         return None
     try:
         return int(fields[1]), int(fields[2]), int(fields[3])
@@ -150,12 +156,9 @@ def _cpu_ticks(pid: int) -> int | None:
     """The CPU time of ``pid``, every thread of it, and its children that it has waited for
     (utime + stime + cutime + cstime of /proc/<pid>/stat), in clock ticks; None if it is gone
     or cannot be read."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read()
-    except OSError:
+    fields = _stat_fields(pid)
+    if fields is None:
         return None
-    fields = data[data.rfind(b")") + 2 :].split()  # fields[0] is field 3 (the state)
     try:
         return sum(int(value) for value in fields[11:15])  # fields 14-17
     except ValueError:
