@@ -88,6 +88,7 @@ from protocol.messages import (
 
 DEADLINE_SLACK_S = 0.001  # see the module docstring: a deadline may fire this much late
 MATCH_END_TIMEOUT_S = 2.0  # how long delivering match_end to one bot may take
+SHARED_LINES_KEPT = 256  # at a private event, more shared lines than this are shared out
 RECORDED_STALE_REPLIES = 5  # stale answers recorded per request (the rest are skipped unrecorded)
 
 
@@ -96,10 +97,11 @@ class _Seat:
     index: int
     bot: BotProcess
     clock: SeatClock
-    # The lines (each with its newline) written with the next request: a list joined once, not
-    # a bytearray grown by each event (whose clear() frees its buffer, so each decision's
-    # appends reallocated it again).
+    # The lines (each with its newline) written with the next request, before the match's
+    # shared lines it has not taken yet: a list joined once, not a bytearray grown by each
+    # event (whose clear() frees its buffer, so each decision's appends reallocated it again).
     pending: list[bytes] = field(default_factory=list)
+    shared_taken: int = 0  # how many of the match's shared_lines it has taken
     faults: int = 0
     forfeited: bool = False
     crashed: bool = False
@@ -113,6 +115,13 @@ class _Seat:
     first_id: int = 0
     sent_at: list[float] = field(default_factory=list)
 
+    def take_shared(self, shared: list[bytes]) -> None:
+        """Move the match's shared lines this seat has not taken to its pending lines (before a
+        line for it alone, which must come after them)."""
+        if self.shared_taken < len(shared):
+            self.pending += shared[self.shared_taken :]
+            self.shared_taken = len(shared)
+
     def sent_time(self, request_id: int) -> float | None:
         """When request ``request_id`` was written; None for one not written to it in this match."""
         index = request_id - self.first_id
@@ -124,10 +133,6 @@ _encoder = msgspec.json.Encoder()
 encode_event = _encoder.encode
 encode_into = _encoder.encode_into
 _VIEW_STRUCTS: dict[tuple[str, ...], type[msgspec.Struct]] = {}
-
-
-def _drop(line: bytes) -> None:
-    """What route_events does with a line for a seat that can no longer be written to."""
 
 
 def view_struct(state: GameState) -> type[msgspec.Struct] | None:
@@ -184,7 +189,6 @@ class _Match:
         "match_id",
         "max_faults",
         "now",
-        "open_appends",
         "players",
         "record",
         "record_due",
@@ -194,9 +198,9 @@ class _Match:
         "request_buffer",
         "resolved",
         "scope_deadline",
-        "seat_appends",
         "seats",
         "seed",
+        "shared_lines",
         "shuffles_recorded",
         "state",
         "teams",
@@ -251,9 +255,10 @@ class _Match:
         self.faults: list[FaultRecord] = []
         self.referee_us: list[float] = []
         self.events_routed = 0
-        self.seat_appends: list[Callable[[bytes], object]] = []
-        self.open_appends: list[Callable[[bytes], None]] = []
-        self.find_appends()
+        # The lines of the events for every seat since the last share_out(): each seat takes
+        # those it has not taken yet with its next request (ask_now), so such an event, the
+        # usual kind, is one append and not one per seat.
+        self.shared_lines: list[bytes] = []
         self.shuffles_recorded = 0
         # Every event line of the match starts the same: encode that envelope once (this needs
         # "event" to stay the last field of the Event message, which the module checks at import).
@@ -320,19 +325,26 @@ class _Match:
         recording = self.full_record
         if first == end and not recording:
             return
-        prefix, seat_appends, open_appends = self.event_prefix, self.seat_appends, self.open_appends
+        prefix, share = self.event_prefix, self.shared_lines.append
         for n in range(first, end):
             if recording:
                 self.record_shuffles(n)  # a shuffle comes before the events it led to
             audience, data = events[n]
             line = b"".join((prefix, encode_event(data), b"}\n"))
-            # A seat that can no longer be written to gets nothing (find_appends).
             if audience is None:
-                for append in open_appends:
-                    append(line)
+                share(line)
             else:
+                shared = self.shared_lines
+                if len(shared) > SHARED_LINES_KEPT:
+                    self.share_out()
                 for index in audience:
-                    seat_appends[index](line)
+                    seat = self.seats[index]
+                    if seat.writable:  # (one that is not gets nothing more)
+                        # (seat.take_shared(shared) inline: these events are frequent too)
+                        if seat.shared_taken < len(shared):
+                            seat.pending += shared[seat.shared_taken :]
+                            seat.shared_taken = len(shared)
+                        seat.pending.append(line)
             if recording:
                 self.record.write(
                     {
@@ -346,19 +358,21 @@ class _Match:
         if recording and self.shuffles_recorded < len(self.dealer.decks):
             self.record_shuffles(len(events))
 
+    def share_out(self) -> None:
+        """Move the shared lines each writable seat has not taken yet to its pending lines, and
+        start the shared lines afresh (route_events, when they are many: they are kept no
+        longer than one seat has not taken them)."""
+        shared = self.shared_lines
+        for seat in self.seats:
+            if seat.writable:
+                seat.take_shared(shared)
+            seat.shared_taken = 0
+        shared.clear()
+
     def unwritable(self, seat: _Seat) -> None:
         """The seat's input takes nothing more (closed, or a write was cut off): no event goes
-        to it from now on."""
+        to it from now on (nothing is written to it, its pending lines and shared ones alike)."""
         seat.writable = False
-        self.find_appends()
-
-    def find_appends(self) -> None:
-        """What route_events calls to queue a line for a seat (its pending list's bound append,
-        a call without a method lookup; for a seat that is no longer writable, nothing): for
-        each seat (seat_appends) and for the writable seats (open_appends), which an event for
-        all goes to without a look at each seat."""
-        self.seat_appends = [s.pending.append if s.writable else _drop for s in self.seats]
-        self.open_appends = [s.pending.append for s in self.seats if s.writable]
 
     def record_shuffles(self, before_event: int) -> None:
         """Record every shuffle not yet written that happened before event ``before_event``."""
@@ -495,6 +509,7 @@ class _Match:
             }
         )
         if seat.writable:
+            seat.take_shared(self.shared_lines)  # (the notice comes after the events before it)
             seat.pending.append(
                 encode_line(
                     Fault(
@@ -554,12 +569,17 @@ class _Match:
             line,
         )
         line += b"\n"
+        # What the seat has not seen yet, then the request: its pending lines (rare: match
+        # start, a private event, a fault notice), the shared lines it has not taken.
+        shared = self.shared_lines
+        lines = shared[seat.shared_taken :]
+        seat.shared_taken = len(shared)
         pending = seat.pending
         if pending:
-            data = b"".join((*pending, line))
+            lines[:0] = pending
             pending.clear()
-        else:
-            data = bytes(line)
+        lines.append(line)
+        data = b"".join(lines)
         if self.recording:
             if self.compact_record:
                 self.unwritten_request = time_left  # the request's line only if needed
@@ -1097,7 +1117,8 @@ class _Match:
         rest: list[tuple[_Seat, bytes]] = []
         for seat in self.seats:
             if seat.writable:
-                data = b"".join((*seat.pending, end))
+                untaken = self.shared_lines[seat.shared_taken :]
+                data = b"".join((*seat.pending, *untaken, end))
                 seat.pending.clear()
                 try:
                     written = seat.bot.send_nowait(data)
