@@ -578,7 +578,7 @@ class _Match:
         if pending:
             lines[:0] = pending
             pending.clear()
-        lines.append(line)
+        lines.append(line)  # type: ignore[arg-type]  # (the bytearray: join takes it as it is)
         data = b"".join(lines)
         if self.recording:
             if self.compact_record:

@@ -43,7 +43,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -397,10 +397,6 @@ def _bwrap_args(
     ]
 
 
-def _current_runner() -> object:
-    return getattr(trio_run.GLOBAL_RUN_CONTEXT, "runner", None)
-
-
 class _QuickState:
     """What the quick reads of this process share. Not class attributes of _QuickRead: writing a
     class attribute invalidates every attribute cache of that class, so each decision's count
@@ -418,6 +414,9 @@ class _QuickState:
 
 
 _QUICK = _QuickState()
+# What a run the quick read cannot serve (or a closed pipe) has for a run queue: never empty,
+# so every read takes trio's path at its first check.
+_NEVER_EMPTY = (None,)
 
 
 class _QuickReadType(type):
@@ -448,49 +447,83 @@ class _QuickRead(metaclass=_QuickReadType):
     more: a timer that short is armed in the hardware at every poll that sleeps.) Only with
     trio's system clock (not under a test's mock clock) and where trio's run state is what it
     was written for (trio 0.35, epoll); otherwise every read takes the ordinary path.
+
+    One per bot output (``fd``), for its whole life: it finds what it looks at in a trio run at
+    its first read in that run (``attach``), so a read is one call (LineReader.line_now calls
+    it), with no look-up of the run first.
     """
 
-    def __init__(self, runner: object, poller: select.poll) -> None:
-        self.runner = runner
-        self.poller = poller
-        self.runq: object = runner.runq  # type: ignore[attr-defined]  # checked in for_fd
-        self.deadlines = runner.deadlines  # type: ignore[attr-defined]
-        self.next_deadline = runner.deadlines.next_deadline  # type: ignore[attr-defined]
-        self.clock_offset: float = runner.clock.offset  # type: ignore[attr-defined]  # SystemClock
+    __slots__ = (
+        "fd",
+        "closed",
+        "runner",
+        "runq",
+        "deadlines",
+        "next_deadline",
+        "clock_offset",
+        "poll",
+        "only_ours",
+    )
 
-    @classmethod
-    def for_fd(cls, fd: int) -> _QuickRead | None:
-        runner = _current_runner()
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.closed = False  # the fd is closed (its number may be reused): no read any more
+        self.runner: object = None  # the run the fields below belong to (attach)
+        self.runq: object = _NEVER_EMPTY
+        self.deadlines: object = None
+        self.next_deadline: Callable[[], float] = None  # type: ignore[assignment]
+        self.clock_offset = 0.0
+        self.poll: Callable[[int | None], list[tuple[int, int]]] = None  # type: ignore[assignment]
+        # What poll() returns when the bot's output, and nothing trio watches, is ready.
+        self.only_ours = [(fd, select.POLLIN)]
+
+    def attach(self, runner: object) -> None:
+        """Find what read() looks at in ``runner``'s run (its first read in that run): a run
+        that is not as the quick read was written for keeps a run queue that is never empty."""
+        self.runner, self.runq = runner, _NEVER_EMPTY
+        if self.closed:
+            return
         try:
             epoll = runner.io_manager._epoll  # type: ignore[attr-defined]  # trio's internals
             runq = runner.runq  # type: ignore[attr-defined]
             clock = runner.clock  # type: ignore[attr-defined]
-            next_deadline = runner.deadlines.next_deadline  # type: ignore[attr-defined]
-            heap = runner.deadlines._heap  # type: ignore[attr-defined]  # read() looks at its top
+            deadlines = runner.deadlines  # type: ignore[attr-defined]
+            heap = deadlines._heap  # read() looks at its top
             task = trio_run.GLOBAL_RUN_CONTEXT.task
             task._schedule_points, task._next_send_fn, task._cancel_status.effectively_cancelled  # noqa: B018  # what read() looks at
             iter(runner.tasks)  # type: ignore[attr-defined]
         except (AttributeError, TypeError):
-            return None
+            return
         if (
             type(clock) is not trio_run.SystemClock
             or not hasattr(runq, "__len__")
-            or not callable(next_deadline)
+            or not callable(deadlines.next_deadline)
             or type(heap) is not list
         ):
-            return None
+            return
         poller = select.poll()
-        poller.register(fd, select.POLLIN)
+        poller.register(self.fd, select.POLLIN)
         poller.register(epoll.fileno(), select.POLLIN)
-        return cls(runner, poller)
+        self.poll = poller.poll
+        self.deadlines, self.next_deadline = deadlines, deadlines.next_deadline
+        self.clock_offset = clock.offset
+        self.runq = runq
 
-    def read(self, fd: int, max_bytes: int, until: float = math.inf) -> bytes | None:
+    def close(self) -> None:
+        """The fd is about to be closed: every read from now on takes trio's path."""
+        self.closed = True
+        self.runner = None  # (the next read attaches anew, and finds it closed)
+
+    def read(self, max_bytes: int, until: float = math.inf) -> bytes | None:
         """The bot's output if it comes before trio's next deadline and ``until`` (in
         time.perf_counter()'s time: the request's own deadline, which the caller need not have
-        given trio yet) and nothing else needs the loop; None: take the ordinary path."""
+        given trio yet) and nothing else needs the loop; None: take the ordinary path. Only
+        inside trio.run (where ``GLOBAL_RUN_CONTEXT.task`` is the task reading)."""
+        task = trio_run.GLOBAL_RUN_CONTEXT.task
+        if task._runner is not self.runner:  # (_QuickRead.usable() checked that Task has it)
+            self.attach(task._runner)
         if self.runq:
             return None
-        task = trio_run.GLOBAL_RUN_CONTEXT.task
         points = task._schedule_points
         shared = _QUICK
         if points != shared.step_points or task is not shared.step_task:
@@ -507,28 +540,35 @@ class _QuickRead(metaclass=_QuickReadType):
         # next_deadline() returns first, without the call), none when the heap is empty (the
         # match's scope has had no deadline yet: all its decisions were quick), else
         # next_deadline() itself.
-        heap = self.deadlines._heap
+        heap = self.deadlines._heap  # type: ignore[attr-defined]  # (a prune replaces the list)
         if not heap:
             deadline = math.inf
-        elif heap[0][0] == heap[0][2]._registered_deadline:
-            deadline = heap[0][0]
         else:
-            deadline = self.next_deadline()
-        deadline -= self.clock_offset  # (in perf_counter's time)
-        wait_s = (deadline if deadline < until else until) - time.perf_counter()
+            deadline, _, scope = heap[0]
+            if deadline != scope._registered_deadline:
+                deadline = self.next_deadline()
+        wait_s = deadline - self.clock_offset  # (in perf_counter's time)
+        wait_s = (wait_s if wait_s < until else until) - time.perf_counter()
         if wait_s < 0.001:
             return None  # a deadline is (nearly) due: trio's path handles it
-        ready = self.poller.poll(int(wait_s * 1000) if wait_s < QUICK_WAIT_MAX_S else None)
-        if len(ready) != 1 or ready[0][0] != fd:
-            return None  # nothing before the deadline, or trio has something to do: its path
+        if self.poll(int(wait_s * 1000) if wait_s < QUICK_WAIT_MAX_S else None) != self.only_ours:
+            # Nothing before the deadline, or trio has something to do (or the bot's output
+            # ended: POLLHUP), each of which trio's path takes.
+            return None
         try:
-            data = os.read(fd, max_bytes)
+            data = os.read(self.fd, max_bytes)
         except BlockingIOError:
             return None
         except OSError:
             return b""
         shared.taken += 1
         return data
+
+    @staticmethod
+    def usable() -> bool:
+        """Whether this trio's tasks name their run (``Task._runner``), which read() uses to
+        tell its run; where they do not, no quick read is made at all."""
+        return hasattr(trio_run.Task, "_runner")
 
 
 QUICK_WAIT_MAX_S = 3600.0  # beyond this (or no deadline at all) the poll waits without a timeout
@@ -562,7 +602,8 @@ class ProcessTransport:
         self._stderr = process.stderr
         self._stdin_fd = self._stdin.fileno()
         self._stdout_fd = self._stdout.fileno()
-        self._quick: _QuickRead | None = None  # the fast read path, per trio run
+        # The fast read path (LineReader.line_now calls its read), where this trio allows it.
+        self.quick = _QuickRead(self._stdout_fd) if _QuickRead.usable() else None
         self._streams_closed = False  # set before the fds are closed: their numbers get reused
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()  # set once stderr reached its end (or draining stopped)
@@ -662,27 +703,12 @@ class ProcessTransport:
         except OSError as error:  # EPIPE: the bot closed its input or exited
             raise trio.BrokenResourceError(str(error)) from error
 
-    def receive_now(self, max_bytes: int, until: float = math.inf) -> bytes | None:
-        """The bot's output by the quick read (b"" at end of file), waiting at most up to
-        ``until`` (time.perf_counter()'s time), or None: then receive_some (trio's path). No
-        checkpoint: the caller that gets None awaits receive_some."""
-        if self._streams_closed:
-            return None
-        quick = self._quick
-        # (_current_runner() inline: a call fewer per decision; receive_now runs inside trio.)
-        if quick is None or quick.runner is not getattr(
-            trio_run.GLOBAL_RUN_CONTEXT, "runner", None
-        ):
-            quick = self._quick = _QuickRead.for_fd(self._stdout_fd)
-            if quick is None:
-                return None
-        return quick.read(self._stdout_fd, max_bytes, until)
-
     async def receive_some(self, max_bytes: int) -> bytes:
         fd = self._stdout_fd
-        data = self.receive_now(max_bytes)
-        if data is not None:
-            return data
+        if self.quick is not None:
+            data = self.quick.read(max_bytes)
+            if data is not None:
+                return data
         while not self._streams_closed:
             try:
                 await trio.lowlevel.wait_readable(fd)
@@ -713,6 +739,8 @@ class ProcessTransport:
     async def terminate(self, grace_s: float) -> None:
         with trio.CancelScope(shield=True):
             self._streams_closed = True
+            if self.quick is not None:
+                self.quick.close()
             try:
                 await self._stdin.aclose()  # end of file on the bot's input
             except Exception:
@@ -797,7 +825,9 @@ class BotProcess:
         self.transport = transport
         # The quick read only from the real transport itself (like send_nowait; arena check
         # swaps wrappers in, which read through receive_some).
-        quick = transport.receive_now if type(transport) is ProcessTransport else None
+        quick = None
+        if type(transport) is ProcessTransport and transport.quick is not None:
+            quick = transport.quick.read
         self.reader = LineReader(transport.receive_some, max_line_bytes, quick)
         self.max_line_bytes = max_line_bytes
         self.reported_name = ""

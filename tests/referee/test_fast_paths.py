@@ -228,28 +228,27 @@ def pipes():
 
 async def test_the_quick_read_takes_a_ready_reply_without_a_scheduler_pass(pipes):
     (ours, ours_w), _ = pipes
-    quick = _QuickRead.for_fd(ours)
-    assert quick is not None, "the installed trio no longer offers what the quick read uses"
+    quick = _QuickRead(ours)
+    assert _QuickRead.usable(), "the installed trio no longer offers what the quick read uses"
     with trio.move_on_after(0.2):
         os.write(ours_w, b"reply\n")
-        assert quick.read(ours, 100) == b"reply\n"
+        assert quick.read(100) == b"reply\n"
         # Nothing comes: the poll ends at trio's next deadline (this scope's, 0.2 s), not later
         # (less a millisecond at most; the rest is how late a loaded machine wakes it).
         start = trio.current_time()
-        assert quick.read(ours, 100) is None
+        assert quick.read(100) is None
         assert trio.current_time() < start + 0.2 + 2
     with trio.move_on_after(0.0005):
         # A deadline under a millisecond away: trio's path at once, even with the reply there.
         os.write(ours_w, b"late\n")
-        assert quick.read(ours, 100) is None
+        assert quick.read(100) is None
     assert os.read(ours, 100) == b"late\n"
 
 
 async def test_the_quick_read_never_outlasts_trios_next_timer(pipes):
     """A timer elsewhere (another task's sleep) bounds the wait: it fires on time, not late."""
     (ours, _), _ = pipes
-    quick = _QuickRead.for_fd(ours)
-    assert quick is not None
+    quick = _QuickRead(ours)
     woke: list[float] = []
 
     async def sleeper() -> None:
@@ -261,7 +260,7 @@ async def test_the_quick_read_never_outlasts_trios_next_timer(pipes):
         await trio.sleep(0)  # the sleeper is now waiting on its timer
         due = trio.current_time() + 0.05
         with trio.move_on_after(20):  # the match's own deadline, far away
-            assert quick.read(ours, 100) is None  # nothing came before the sleeper's timer
+            assert quick.read(100) is None  # nothing came before the sleeper's timer
             # Bounded by the sleeper's timer, not the 20 s deadline; the slack is for a loaded
             # machine (a stalled process wakes late whatever the timeout it asked for).
             assert trio.current_time() < due + 2
@@ -272,8 +271,7 @@ async def test_the_quick_read_gives_way_to_a_task_of_the_same_scheduler_batch(pi
     """trio runs a batch of runnable tasks one after the other: a task after this one in the
     batch is in no run queue, yet it must not wait for the quick read (here: 5 s)."""
     (ours, _), _ = pipes
-    quick = _QuickRead.for_fd(ours)
-    assert quick is not None
+    quick = _QuickRead(ours)
     stop = False
 
     async def busy() -> None:  # always runnable: in the run queue or in the current batch
@@ -286,15 +284,14 @@ async def test_the_quick_read_gives_way_to_a_task_of_the_same_scheduler_batch(pi
             for _ in range(20):  # each pass puts the other task before or after this one
                 await trio.sleep(0)
                 start = time.perf_counter()
-                assert quick.read(ours, 100) is None
+                assert quick.read(100) is None
                 assert time.perf_counter() - start < 2.5  # not the 5 s of the guard
         stop = True
 
 
 async def test_the_quick_read_gives_way_to_any_other_task(pipes):
     (ours, ours_w), (other, other_w) = pipes
-    quick = _QuickRead.for_fd(ours)
-    assert quick is not None
+    quick = _QuickRead(ours)
     got = []
 
     async def other_task() -> None:
@@ -306,13 +303,13 @@ async def test_the_quick_read_gives_way_to_any_other_task(pipes):
         with trio.move_on_after(20):  # a deadline that lets the quick wait last 20 s
             # Another task is ready to run: no quick read, even with the reply there.
             os.write(ours_w, b"reply\n")
-            assert quick.read(ours, 100) is None
+            assert quick.read(100) is None
             assert os.read(ours, 100) == b"reply\n"
             await trio.sleep(0.01)  # the other task now waits for its pipe in trio's epoll
             # What it waits for arrives: the quick wait ends at once and trio's path follows.
             os.write(other_w, b"o")
             start = time.perf_counter()
-            assert quick.read(ours, 100) is None
+            assert quick.read(100) is None
             assert time.perf_counter() - start < 10  # not the 20 s the quick wait allows
     assert got == [b"o"]
 
@@ -328,16 +325,17 @@ class RecordingPoller:
 
 async def test_the_quick_read_waits_at_most_until_the_bound_it_is_given(pipes):
     (ours, _), _ = pipes
-    quick = _QuickRead.for_fd(ours)
-    assert quick is not None
-    poller = quick.poller = RecordingPoller()  # type: ignore[assignment]
+    quick = _QuickRead(ours)
+    poller = RecordingPoller()
+    quick.read(100, 0.0)  # (attached: its poll is then replaced)
+    quick.poll = poller.poll
     with trio.move_on_after(20):  # trio's next deadline, far away
-        assert quick.read(ours, 100, time.perf_counter() + 0.05) is None
-        assert quick.read(ours, 100, time.perf_counter() + 0.0005) is None  # under 1 ms: no poll
-        assert quick.read(ours, 100) is None  # no bound of its own: trio's deadline
+        assert quick.read(100, time.perf_counter() + 0.05) is None
+        assert quick.read(100, time.perf_counter() + 0.0005) is None  # under 1 ms: no poll
+        assert quick.read(100) is None  # no bound of its own: trio's deadline
     with trio.move_on_after(0.03):
-        assert quick.read(ours, 100, time.perf_counter() + 5) is None  # trio's is sooner
-    assert quick.read(ours, 100, time.perf_counter() + 0.04) is None  # no deadline in trio
+        assert quick.read(100, time.perf_counter() + 5) is None  # trio's is sooner
+    assert quick.read(100, time.perf_counter() + 0.04) is None  # no deadline in trio
     first, unbounded, sooner, alone = poller.timeouts
     assert first is not None and first <= 50
     assert unbounded is not None and 50 < unbounded <= 20_000
@@ -346,8 +344,38 @@ async def test_the_quick_read_waits_at_most_until_the_bound_it_is_given(pipes):
 
 
 async def test_no_quick_read_under_a_mock_clock(pipes, autojump_clock):
-    (ours, _), _ = pipes
-    assert _QuickRead.for_fd(ours) is None
+    (ours, ours_w), _ = pipes
+    os.write(ours_w, b"reply\n")
+    assert _QuickRead(ours).read(100) is None  # trio's path, even with the reply there
+    assert os.read(ours, 100) == b"reply\n"
+
+
+async def test_no_quick_read_once_closed(pipes):
+    """Its fd's number may be reused once closed: the quick read never polls it again."""
+    (ours, ours_w), _ = pipes
+    quick = _QuickRead(ours)
+    os.write(ours_w, b"one\n")
+    assert quick.read(100) == b"one\n"
+    os.write(ours_w, b"two\n")
+    quick.close()
+    assert quick.read(100) is None
+    assert os.read(ours, 100) == b"two\n"
+
+
+def test_the_quick_read_serves_each_trio_run_it_is_read_in(pipes):
+    """One per bot output for its whole life: a bot may play in one trio run after another."""
+    (ours, ours_w), _ = pipes
+    quick = _QuickRead(ours)
+
+    async def read_one() -> bytes | None:
+        await trio.sleep(0.05)  # (trio's own start-up tasks done: none waits behind the read)
+        os.write(ours_w, b"reply\n")
+        with trio.move_on_after(5):
+            return quick.read(100)
+        return None
+
+    assert trio.run(read_one) == b"reply\n"
+    assert trio.run(read_one) == b"reply\n"
 
 
 async def test_real_bots_take_the_quick_read_and_play_the_same_match(tmp_path, monkeypatch):
@@ -359,7 +387,7 @@ async def test_real_bots_take_the_quick_read_and_play_the_same_match(tmp_path, m
     records = []
     for quick in (True, False):
         if not quick:
-            monkeypatch.setattr(_QuickRead, "for_fd", classmethod(lambda cls, fd: None))
+            monkeypatch.setattr(_QuickRead, "read", lambda self, max_bytes, until=0.0: None)
         taken = _QuickRead.taken
         control = TimeControl(decision_ms=5000)
         procs = [
