@@ -549,8 +549,8 @@ class _Match:
                     }
                 )
             return self.autopilot_move(legal), "autopilot"
-        request_id = bot.next_request_id()
-        bot.stats.requests += 1
+        # (Counted in the bot's stats at the match's end: run_match.)
+        request_id = bot.last_request_id = bot.last_request_id + 1
         clock = seat.clock
         # (clock.allowed_ms() inline without a bank: a call fewer per decision)
         time_left = self.decision_ms if clock.bank_left_ms is None else clock.allowed_ms()
@@ -603,13 +603,14 @@ class _Match:
             return None
         sent_at = self.sent(seat, request_id, before)
         # The quick read waits at most to this request's deadline (the scope's is not moved here).
+        # Nothing in trio runs meanwhile, so the wait need not be noted (self.waiting) for it.
         reply = bot.reader.line_now(sent_at + limit_ms / 1000 + DEADLINE_SLACK_S)
         if reply is not None:
             action = self.quick_reply(seat, request_id, legal, sent_at, limit_ms, reply)
             if action is not None:
                 self.mark = time.perf_counter()
-                self.waiting = None
                 return action, "bot"
+        self.waiting = (seat, request_id, sent_at, True)
         self.asking = (request_id, legal, limit_ms, None, reply)
         return None
 
@@ -621,7 +622,6 @@ class _Match:
             if sent_at >= self.record_due:  # a slow match: let its watchers see the lines so far
                 self.record_due = sent_at + GZIP_FLUSH_S
                 self.record.flush()
-        self.waiting = (seat, request_id, sent_at, True)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         return sent_at
 
@@ -655,6 +655,7 @@ class _Match:
                 return self.cannot_write(seat, scope, request_id, legal)
             # (The rest was written in parts, as the bot read: its time starts once it all is.)
             sent_at = self.sent(seat, request_id, self.now())
+            self.waiting = (seat, request_id, sent_at, True)
         # Whatever waits from here on waits under this request's deadline.
         self.move_deadline(scope, sent_at + limit_ms / 1000)
         action = await self.read_reply(seat, request_id, legal, sent_at, limit_ms, line)
@@ -700,15 +701,16 @@ class _Match:
         message = decode_plain_action(line)
         if message is None or message.id != request_id:
             return None
-        index, named = message.index, message.action
-        if isinstance(named, str):
-            if index is not UNSET or named not in legal:
+        index = message.index
+        if index is not UNSET:
+            if not 0 <= index < len(legal) or message.action is not UNSET:
                 return None
-            chosen = named
-        elif index is not UNSET and 0 <= index < len(legal):
             chosen = legal[index]
         else:
-            return None
+            named = message.action
+            if not isinstance(named, str) or named not in legal:
+                return None
+            chosen = named
         used_ms = (self.now() - sent_at) * 1000
         if used_ms > limit_ms:
             return None  # late: read_reply's path books and reports it
@@ -1036,8 +1038,13 @@ class _Match:
                 while state.seat_to_move is not None:  # (not state.is_over: a property call)
                     seat = seats[state.seat_to_move]
                     answer = self.ask_now(seat, scope)
+                    expired = False
                     if answer is None:
                         answer = await self.ask_rest(seat, scope)
+                        # It expired in the pass that brought this reply: moving its deadline
+                        # does not undo that, and the next seat's wait would end at once. (Only
+                        # trio's scheduler cancels it, and ask_now never yields to it.)
+                        expired = self.now() >= self.expiry_check_from and self.scope_expired(scope)
                     # (apply() inline: a call fewer per decision)
                     if self.action_recorded:  # an ordinary decision's compact line (quick_reply)
                         self.action_recorded = False
@@ -1045,9 +1052,7 @@ class _Match:
                         self.record_action(seat, answer[0], answer[1])
                     state.apply(answer[0])
                     self.route_events()
-                    if self.now() >= self.expiry_check_from and self.scope_expired(scope):
-                        # It expired in the pass that brought this reply: moving its deadline
-                        # does not undo that, and the next seat's wait would end at once.
+                    if expired:
                         break
             if scope.cancelled_caught and self.waiting is not None:
                 seat = self.waiting[0]
@@ -1207,6 +1212,9 @@ async def run_match(
         )
     finally:
         record.close()
+        if match is not None:
+            for seat in match.seats:  # its requests in this match (ids counted in ask_now)
+                seat.bot.stats.requests += seat.bot.last_request_id - seat.first_id + 1
         if not finished:
             # Cut off mid-match (cancelled or a crash in the referee): no bot's stream can be trusted.
             for bot in seats:

@@ -837,7 +837,9 @@ class BotProcess:
         self.closed = False
         self.stats = BotStats()
         self.startup_error: str | None = None  # set on a stand-in for a bot that did not start
-        self._next_id = 0
+        # The id of its last request. Ids grow over the process's whole life, so a reply from an
+        # earlier match is stale. (The referee counts them: _Match.ask_now.)
+        self.last_request_id = 0
 
     @classmethod
     def absent(cls, spec: BotSpec, reason: str) -> BotProcess:
@@ -860,15 +862,6 @@ class BotProcess:
     @property
     def log_path(self) -> Path | None:
         return getattr(self.transport, "log_path", None)
-
-    def next_request_id(self) -> int:
-        """Request ids grow over the process's whole life, so a reply from an earlier match is stale."""
-        self._next_id += 1
-        return self._next_id
-
-    @property
-    def last_request_id(self) -> int:
-        return self._next_id
 
     def mark_broken(self, reason: str) -> None:
         """Its input or output is in an unknown state: nothing more is written to it, not even bye."""
