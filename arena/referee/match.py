@@ -56,7 +56,7 @@ from msgspec import UNSET
 from arena.games import GameSpec, GameState
 from arena.games.cards import Rng, derive_seed
 from arena.referee.clock import Charge, SeatClock, TimeControl
-from arena.referee.lines import LineTooLong, shorten
+from arena.referee.lines import SHORT_READ_BYTES, LineTooLong, shorten
 from arena.referee.process import BotGone, BotProcess
 from arena.referee.record import (
     GZIP_FLUSH_S,
@@ -604,7 +604,8 @@ class _Match:
         sent_at = self.sent(seat, request_id, before)
         # The quick read waits at most to this request's deadline (the scope's is not moved here).
         # Nothing in trio runs meanwhile, so the wait need not be noted (self.waiting) for it.
-        reply = bot.reader.line_now(sent_at + limit_ms / 1000 + DEADLINE_SLACK_S)
+        # (A short read: a longer reply is kept, and read_reply reads the rest.)
+        reply = bot.reader.line_now(sent_at + limit_ms / 1000 + DEADLINE_SLACK_S, SHORT_READ_BYTES)
         if reply is not None:
             action = self.quick_reply(seat, request_id, legal, sent_at, limit_ms, reply)
             if action is not None:

@@ -95,6 +95,21 @@ async def test_line_now_gives_a_whole_line_at_hand_and_leaves_the_rest_to_read_l
     assert LineReader(feeder([b"x\n"])).line_now() is None  # no receive_now: always None
 
 
+async def test_a_short_line_now_keeps_a_longer_line_for_read_line():
+    """line_now(until, max_bytes) reads at most max_bytes (the referee's first read of a reply
+    is short): the start of a longer line is kept, and read_line() gives all of it."""
+    pipe = b"x" * 10 + b"\n"
+    asked = []
+
+    def receive_now(max_bytes, until=None):
+        asked.append(max_bytes)
+        return pipe[:max_bytes]
+
+    reader = LineReader(feeder([pipe[4:]]), receive_now=receive_now)
+    assert reader.line_now(max_bytes=4) is None and asked == [4]
+    assert await reader.read_line() == b"x" * 10
+
+
 async def test_buffered_line_hands_out_whole_lines_already_read_and_never_reads():
     """buffered_line() gives the lines a read brought (split at once), in order, as read_line()
     would, then None until a read brings more; meanwhile line_now() reads nothing (their bytes
