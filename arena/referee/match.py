@@ -360,8 +360,8 @@ class _Match:
 
     def share_out(self) -> None:
         """Move the shared lines each writable seat has not taken yet to its pending lines, and
-        start the shared lines afresh (route_events, when they are many: they are kept no
-        longer than one seat has not taken them)."""
+        start the shared lines afresh (route_events does, at a private event once they are
+        many: so they stay few, as every deal has private events, its hands)."""
         shared = self.shared_lines
         for seat in self.seats:
             if seat.writable:
