@@ -33,7 +33,7 @@ from typing import Any
 
 from .cards import STANDARD_52, SUIT_CARDS
 from .core import GameError, GameSpec, Option
-from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame, trick_winner
+from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame, card_strengths
 
 TARGET = 14
 PLAYERS = 4
@@ -65,6 +65,7 @@ def right_of(seat: int) -> int:
 
 class AllFours(TrickGame):
     DECK = STANDARD_52
+    STRENGTHS = card_strengths(STANDARD_52)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
@@ -314,10 +315,9 @@ class AllFours(TrickGame):
         if self._play_card(seat, card) < PLAYERS:
             self.seat_to_move = (seat - 1) % PLAYERS  # right_of(seat), a call fewer per card
             return
-        winner = trick_winner(self.trick, self.trump, RANK)
+        self.last_trick = taken = self._take_trick(self.trump)
+        winner, cards = taken["winner"], taken["cards"]
         team = winner % 2  # team_of(winner)
-        self.last_trick = self._take_trick(winner)
-        cards = self.last_trick["cards"]
         if "J" + self._trump_suit() in cards:
             self.jack_winner = winner
         self.taken[team].extend(cards)
@@ -436,7 +436,7 @@ class AllFours(TrickGame):
             self.pile_points,
             self.team_scores,
             TARGET,
-            self._shown_trick(),
+            self.trick_shown,
             self.last_trick,
             [len(first), len(second), len(third), len(fourth)],
             self._scores(),

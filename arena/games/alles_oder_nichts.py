@@ -21,7 +21,7 @@ from typing import Any
 
 from .cards import COLOURS_48
 from .core import GameSpec
-from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
+from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths, follow_suit
 from .tricks import trick_winner as winning_seat
 
 HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
@@ -33,6 +33,7 @@ BIDS = {size: tuple(f"bid:{b}" for b in range(size + 1)) for size in HAND_SIZES}
 
 class AllesOderNichts(TrickGame):
     DECK = COLOURS_48
+    STRENGTHS = card_strengths(COLOURS_48)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
@@ -160,9 +161,9 @@ class AllesOderNichts(TrickGame):
         if self._play_card(seat, card) < self.players:
             self.seat_to_move = (seat + 1) % self.players
             return
-        winner = winning_seat(self.trick, self.trump, RANK)  # (trick_winner's call saved)
+        self.last_trick = taken = self._take_trick(self.trump)
+        winner = taken["winner"]
         self.tricks[winner] += 1
-        self.last_trick = self._take_trick(winner)
         self.emit({"type": "trick", **self.last_trick})
         self.played.extend(self.last_trick["cards"])
         if self.hands[winner]:
@@ -253,7 +254,7 @@ class AllesOderNichts(TrickGame):
             bids,
             self.has_bid,
             self.declared,
-            self._shown_trick(),
+            self.trick_shown,
             self.last_trick,
             self.played,
             self.tricks,

@@ -38,7 +38,7 @@ from typing import Any
 
 from .cards import STANDARD_52
 from .core import GameSpec
-from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
+from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths, follow_suit
 from .tricks import trick_winner as winning_seat
 
 CONTRACTS = (
@@ -112,6 +112,7 @@ def trick_winner(trick: list[tuple[int, str]]) -> int:
 
 class EightRounds(TrickGame):
     DECK = STANDARD_52
+    STRENGTHS = card_strengths(STANDARD_52)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
@@ -265,9 +266,8 @@ class EightRounds(TrickGame):
         if self._play_card(seat, card) < self.players:
             self.seat_to_move = (seat + 1) % self.players
             return
-        winner = winning_seat(self.trick, None, RANK)  # (trick_winner's call saved)
-        record = self._take_trick(winner)
-        cards = record["cards"]
+        record = self._take_trick(None)  # (no trump)
+        winner, cards = record["winner"], record["cards"]
         number = len(self.trick_winners) + 1
         points = trick_points(self.round, cards, number, self.hand_size)
         self.tricks[winner] += 1
@@ -403,7 +403,7 @@ class EightRounds(TrickGame):
             self.passes,
             self.consecutive_passes,
             self.round_points,
-            self._shown_trick(),
+            self.trick_shown,
             self.last_trick,
             self.played,
             self.tricks,

@@ -32,7 +32,7 @@ from typing import Any
 
 from .cards import PIQUET_32, SUIT_CARDS, parse_card_list
 from .core import GameSpec, Option
-from .tricks import SEAT_VIEW_TAIL, TrickGame, trick_winner
+from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths
 
 PLAYERS = 4
 START_SCORE = 20
@@ -48,6 +48,7 @@ ORDER = PIQUET_32.order
 
 class VingtDown(TrickGame):
     DECK = PIQUET_32
+    STRENGTHS = card_strengths(PIQUET_32)
     HIGHER_IS_BETTER = False
 
     def __init__(self, players, options, seed, dealer=None) -> None:
@@ -283,9 +284,9 @@ class VingtDown(TrickGame):
                 nxt = (nxt + 1) % n
             self.seat_to_move = nxt
             return
-        winner = trick_winner(self.trick, self.trump, RANK)
+        self.last_trick = taken = self._take_trick(self.trump)
+        winner = taken["winner"]
         self.tricks[winner] += 1
-        self.last_trick = self._take_trick(winner)
         self.played.extend(self.last_trick["cards"])
         self.emit({"type": "trick", **self.last_trick})
         if self.hands[winner]:
@@ -379,7 +380,7 @@ class VingtDown(TrickGame):
             self.exchanged,
             len(self.stock),
             self.drops,
-            self._shown_trick(),
+            self.trick_shown,
             self.last_trick,
             self.played,
             self.tricks,
