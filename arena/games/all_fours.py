@@ -44,7 +44,7 @@ KICK_POINTS = {"A": 1, "6": 2, "J": 3}
 CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
 POINTS_OF = {card: CARD_POINTS.get(card[:-1], 0) for card in STANDARD_52.cards}  # per card
 RANK = STANDARD_52.rank
-# The cards of the led suit or trump (None: no trump yet), by (led, trump), for _playable's filter.
+# The cards of the led suit or trump (None: no trump yet), by (led, trump), for _legal's filter.
 LED_OR_TRUMP = {
     (led, trump): SUIT_CARDS[led] | (SUIT_CARDS[trump] if trump is not None else frozenset())
     for led in STANDARD_52.suits
@@ -248,17 +248,15 @@ class AllFours(TrickGame):
     def _legal(self) -> list[str]:
         seat = self.seat_to_move  # (not mover: a call fewer on every decision)
         assert seat is not None  # (a decision is pending whenever this runs)
-        if self.decision == "play":
-            return self._playable(self.hands[seat])
-        if self.decision == "beg":
-            return ["stand", "beg"]
-        return ["give", "run"]
-
-    def _playable(self, hand: list[str]) -> list[str]:
-        if not self.trick:
+        if self.decision != "play":
+            return ["stand", "beg"] if self.decision == "beg" else ["give", "run"]
+        # The cards that may be played (here, not in a method of their own: a call fewer on
+        # every decision).
+        hand, trick = self.hands[seat], self.trick
+        if not trick:
             return list(hand)
         trump = self.trump
-        led = self.trick[0][1][-1]
+        led = trick[0][1][-1]
         # (filter() with a set's __contains__: no Python step per card)
         if led == trump:
             trumps = [*filter(SUIT_CARDS[led].__contains__, hand)]
@@ -268,7 +266,7 @@ class AllFours(TrickGame):
         else:
             allowed = [*filter(LED_OR_TRUMP[led, trump].__contains__, hand)]
         if self.no_undertrump:
-            top = max((RANK[c] for _, c in self.trick if c[-1] == trump), default=None)
+            top = max((RANK[c] for _, c in trick if c[-1] == trump), default=None)
             if top is not None and any(c[-1] != trump for c in hand):
                 allowed = [c for c in allowed if c[-1] != trump or RANK[c] > top]
         return allowed
@@ -414,6 +412,7 @@ class AllFours(TrickGame):
         """view(seat)'s values in VIEW_KEYS order, the state's own lists uncopied (GameState)."""
         dealer = self.dealer_seat
         first, second, third, fourth = self.hands  # (four players: no map() per view)
+        team_0, team_1 = self.team_scores  # (the seats' scores without a _scores() call)
         return (
             "all-fours",
             PLAYERS,
@@ -439,7 +438,7 @@ class AllFours(TrickGame):
             self.trick_shown,
             self.last_trick,
             [len(first), len(second), len(third), len(fourth)],
-            self._scores(),
+            [team_0, team_1, team_0, team_1],
             self.hands[seat],
         )
 

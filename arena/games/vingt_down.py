@@ -164,7 +164,17 @@ class VingtDown(TrickGame):
         assert seat is not None  # (a decision is pending whenever this runs)
         decision = self.decision
         if decision == "play":
-            return playable(self.hands[seat], self.trick, self.trump)
+            # Follow the led suit if you can; else trump if you can; else any card (canonical
+            # order). (Here, not in a function of its own: a call fewer on every decision.)
+            hand, trick = self.hands[seat], self.trick
+            if not trick:
+                return list(hand)
+            follow = [*filter(SUIT_CARDS[trick[0][1][-1]].__contains__, hand)]
+            if follow:
+                return follow
+            trump = self.trump
+            trumps = [] if trump is None else [*filter(SUIT_CARDS[trump].__contains__, hand)]
+            return trumps or list(hand)
         if decision == "exchange":
             # Every choice of 1 to MAX_EXCHANGE (3) cards in combinations() order, made by
             # map() (no Python step per choice).
@@ -389,17 +399,6 @@ class VingtDown(TrickGame):
             self.hands[seat],
             self.discards[seat],
         )
-
-
-def playable(hand: list[str], trick: list[tuple[int, str]], trump: str | None) -> list[str]:
-    """Follow the led suit if you can; else trump if you can; else any card (canonical order)."""
-    if not trick:
-        return list(hand)
-    follow = [*filter(SUIT_CARDS[trick[0][1][-1]].__contains__, hand)]
-    if follow:
-        return follow
-    trumps = [] if trump is None else [*filter(SUIT_CARDS[trump].__contains__, hand)]
-    return trumps or list(hand)
 
 
 SPEC = GameSpec(
