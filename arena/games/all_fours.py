@@ -197,11 +197,9 @@ class AllFours(TrickGame):
     def _score_hand(self) -> bool:
         """High, Low, Jack, Game in that order; True if an award ended the match."""
         trump = self._trump_suit()
+        is_trump = SUIT_CARDS[trump].__contains__  # (filter(): no Python step per card)
         holders = {
-            card: seat
-            for seat, cards in enumerate(self.dealt)
-            for card in cards
-            if card[-1] == trump
+            card: seat for seat, cards in enumerate(self.dealt) for card in filter(is_trump, cards)
         }
         if holders:
             high = max(holders, key=RANK.__getitem__)
