@@ -290,7 +290,11 @@ class AllFours(TrickGame):
         seat = self.seat_to_move  # (not mover: a call fewer on every decision)
         assert seat is not None  # (a decision is pending whenever this runs)
         if self.decision == "play":
-            self._play(seat, action)
+            # (the play's first step here, not in a method: a call fewer on most cards)
+            if self._play_card(seat, action) < PLAYERS:
+                self.seat_to_move = (seat - 1) % PLAYERS  # right_of(seat), a call fewer per card
+            else:
+                self._end_trick()
         elif action == "stand":
             self.emit({"type": "stand", "seat": seat})
             self._set_trump(self.kick[-1], "stand")
@@ -307,10 +311,8 @@ class AllFours(TrickGame):
             self.emit({"type": "run", "seat": seat})
             self._run_pack()
 
-    def _play(self, seat: int, card: str) -> None:
-        if self._play_card(seat, card) < PLAYERS:
-            self.seat_to_move = (seat - 1) % PLAYERS  # right_of(seat), a call fewer per card
-            return
+    def _end_trick(self) -> None:
+        """The trick is complete: its winner's team takes it; the winner leads, or the hand is scored."""
         self.last_trick = taken = self._take_trick(self.trump)
         winner, cards = taken["winner"], taken["cards"]
         team = winner % 2  # team_of(winner)

@@ -253,7 +253,11 @@ class EightRounds(TrickGame):
         seat = self.seat_to_move  # (not mover: a call fewer on every decision)
         assert seat is not None  # (a decision is pending whenever this runs)
         if self.decision == "play":
-            self._play_to_trick(seat, action)
+            # (the play's first step here, not in a method: a call fewer on most cards)
+            if self._play_card(seat, action) < self.players:
+                self.seat_to_move = (seat + 1) % self.players
+            else:
+                self._end_trick()
         elif action == PASS:
             self.passes[seat] += 1
             self.round_points[seat] -= 10
@@ -263,10 +267,8 @@ class EightRounds(TrickGame):
         else:
             self._lay_down(seat, action)
 
-    def _play_to_trick(self, seat: int, card: str) -> None:
-        if self._play_card(seat, card) < self.players:
-            self.seat_to_move = (seat + 1) % self.players
-            return
+    def _end_trick(self) -> None:
+        """The trick is complete: its winner takes it (and its points) and leads, or the round ends."""
         record = self._take_trick(None)  # (no trump)
         winner, cards = record["winner"], record["cards"]
         number = len(self.trick_winners) + 1
