@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from operator import itemgetter
 from typing import Any, ClassVar
 
-from .cards import SUIT_CARDS, Deck
+from .cards import Deck
 from .core import Event, GameState, _new_event
 
 _CARD = itemgetter(1)  # a trick's (seat, card) -> card
@@ -43,15 +43,6 @@ def card_strengths(deck: Deck) -> dict[tuple[str, str | None], dict[str, int]]:
         for led in deck.suits
         for trump in (*deck.suits, None)
     }
-
-
-def follow_suit(hand: list[str], trick: list[tuple[int, str]]) -> list[str]:
-    """The cards of ``hand`` in the led suit; the whole hand when void or leading (a new list)."""
-    if trick:
-        follow = [*filter(SUIT_CARDS[trick[0][1][-1]].__contains__, hand)]
-        if follow:
-            return follow
-    return list(hand)
 
 
 # The keys ``TrickGame._view_tail`` ends a seat's view with, in its order: the games' VIEW_KEYS
