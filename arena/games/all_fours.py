@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import STANDARD_52, SUIT_CARDS
+from .cards import IN_SUIT, STANDARD_52, SUIT_CARDS
 from .core import GameError, GameSpec, Option
 from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame, card_strengths
 
@@ -44,10 +44,15 @@ KICK_POINTS = {"A": 1, "6": 2, "J": 3}
 CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
 POINTS_OF = {card: CARD_POINTS.get(card[:-1], 0) for card in STANDARD_52.cards}  # per card
 RANK = STANDARD_52.rank
-# The cards of the led suit or trump (None: no trump yet), by (led, trump), for _legal's filter.
-LED_OR_TRUMP = {
-    (led, trump): SUIT_CARDS[led] | (SUIT_CARDS[trump] if trump is not None else frozenset())
-    for led in STANDARD_52.suits
+# Whether a card is of the led suit or trump, by trump (None: none yet) and led suit, for
+# _legal's filter: each set's bound __contains__, made once (no tuple key, no binding per play).
+IS_LED_OR_TRUMP = {
+    trump: {
+        led: (
+            SUIT_CARDS[led] | (SUIT_CARDS[trump] if trump is not None else frozenset())
+        ).__contains__
+        for led in STANDARD_52.suits
+    }
     for trump in (*STANDARD_52.suits, None)
 }
 ORDER = STANDARD_52.order
@@ -197,9 +202,10 @@ class AllFours(TrickGame):
     def _score_hand(self) -> bool:
         """High, Low, Jack, Game in that order; True if an award ended the match."""
         trump = self._trump_suit()
-        is_trump = SUIT_CARDS[trump].__contains__  # (filter(): no Python step per card)
         holders = {
-            card: seat for seat, cards in enumerate(self.dealt) for card in filter(is_trump, cards)
+            card: seat
+            for seat, cards in enumerate(self.dealt)
+            for card in filter(IN_SUIT[trump], cards)
         }
         if holders:
             high = max(holders, key=RANK.__getitem__)
@@ -257,12 +263,12 @@ class AllFours(TrickGame):
         led = trick[0][1][-1]
         # (filter() with a set's __contains__: no Python step per card)
         if led == trump:
-            trumps = [*filter(SUIT_CARDS[led].__contains__, hand)]
+            trumps = [*filter(IS_LED_OR_TRUMP[trump][led], hand)]
             return trumps or list(hand)
         if SUIT_CARDS[led].isdisjoint(hand):
             allowed = list(hand)
         else:
-            allowed = [*filter(LED_OR_TRUMP[led, trump].__contains__, hand)]
+            allowed = [*filter(IS_LED_OR_TRUMP[trump][led], hand)]
         if self.no_undertrump:
             top = max((RANK[c] for _, c in trick if c[-1] == trump), default=None)
             if top is not None and any(c[-1] != trump for c in hand):

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import STANDARD_52, SUIT_CARDS
+from .cards import IN_SUIT, STANDARD_52
 from .core import GameSpec
 from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths
 from .tricks import trick_winner as winning_seat
@@ -222,7 +222,7 @@ class EightRounds(TrickGame):
             # a call fewer on every decision; filter(): no Python step per card.)
             trick = self.trick
             if trick:
-                follow = [*filter(SUIT_CARDS[trick[0][1][-1]].__contains__, hand)]
+                follow = [*filter(IN_SUIT[trick[0][1][-1]], hand)]
                 if follow:
                     return follow
             return list(hand)

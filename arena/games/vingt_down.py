@@ -30,7 +30,7 @@ from __future__ import annotations
 from itertools import chain, combinations
 from typing import Any
 
-from .cards import PIQUET_32, SUIT_CARDS, parse_card_list
+from .cards import IN_SUIT, PIQUET_32, parse_card_list
 from .core import GameSpec, Option
 from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths
 
@@ -169,11 +169,11 @@ class VingtDown(TrickGame):
             hand, trick = self.hands[seat], self.trick
             if not trick:
                 return list(hand)
-            follow = [*filter(SUIT_CARDS[trick[0][1][-1]].__contains__, hand)]
+            follow = [*filter(IN_SUIT[trick[0][1][-1]], hand)]
             if follow:
                 return follow
             trump = self.trump
-            trumps = [] if trump is None else [*filter(SUIT_CARDS[trump].__contains__, hand)]
+            trumps = [] if trump is None else [*filter(IN_SUIT[trump], hand)]
             return trumps or list(hand)
         if decision == "exchange":
             # Every choice of 1 to MAX_EXCHANGE (3) cards in combinations() order, made by

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from arena.games import GAMES, IllegalAction
-from arena.games.cards import SUIT_CARDS, Deck, Rng, derive_seed
+from arena.games.cards import IN_SUIT, SUIT_CARDS, Deck, Rng, derive_seed
 from arena.games.playthrough import random_playout
 from arena.games.tricks import TrickGame, trick_winner
 
@@ -156,12 +156,12 @@ def test_registry_rejects_bad_player_counts_and_options(spec):
 
 
 def test_a_deck_made_later_is_in_the_suit_filters_like_the_games_decks():
-    """The games' legal plays filter by SUIT_CARDS, which every Deck fills as it is made: a new
-    deck's cards are never left out of a legal list."""
+    """The games' legal plays filter by SUIT_CARDS (IN_SUIT), which every Deck fills as it is
+    made: a new deck's cards are never left out of a legal list."""
     deck = Deck("test 8", ("H", "X"), ("2", "Z"))
     hand = ["2X", "ZH", "ZX", "2H"]
-    assert [*filter(SUIT_CARDS["X"].__contains__, hand)] == ["2X", "ZX"]
-    assert [*filter(SUIT_CARDS["H"].__contains__, hand)] == ["ZH", "2H"]
+    assert [*filter(IN_SUIT["X"], hand)] == ["2X", "ZX"]
+    assert [*filter(IN_SUIT["H"], hand)] == ["ZH", "2H"]
     assert all(card in SUIT_CARDS[card[-1]] for card in deck.cards)
 
 
