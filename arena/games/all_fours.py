@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import STANDARD_52, SUIT_CARDS
+from .cards import IN_SUIT, STANDARD_52, SUIT_CARDS
 from .core import GameError, GameSpec, Option
-from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame, trick_winner
+from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame, card_strengths
 
 TARGET = 14
 PLAYERS = 4
@@ -44,10 +44,15 @@ KICK_POINTS = {"A": 1, "6": 2, "J": 3}
 CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
 POINTS_OF = {card: CARD_POINTS.get(card[:-1], 0) for card in STANDARD_52.cards}  # per card
 RANK = STANDARD_52.rank
-# The cards of the led suit or trump (None: no trump yet), by (led, trump), for _playable's filter.
-LED_OR_TRUMP = {
-    (led, trump): SUIT_CARDS[led] | (SUIT_CARDS[trump] if trump is not None else frozenset())
-    for led in STANDARD_52.suits
+# Whether a card is of the led suit or trump, by trump (None: none yet) and led suit, for
+# _legal's filter: each set's bound __contains__, made once (no tuple key, no binding per play).
+IS_LED_OR_TRUMP = {
+    trump: {
+        led: (
+            SUIT_CARDS[led] | (SUIT_CARDS[trump] if trump is not None else frozenset())
+        ).__contains__
+        for led in STANDARD_52.suits
+    }
     for trump in (*STANDARD_52.suits, None)
 }
 ORDER = STANDARD_52.order
@@ -65,6 +70,7 @@ def right_of(seat: int) -> int:
 
 class AllFours(TrickGame):
     DECK = STANDARD_52
+    STRENGTHS = card_strengths(STANDARD_52)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
@@ -199,8 +205,7 @@ class AllFours(TrickGame):
         holders = {
             card: seat
             for seat, cards in enumerate(self.dealt)
-            for card in cards
-            if card[-1] == trump
+            for card in filter(IN_SUIT[trump], cards)
         }
         if holders:
             high = max(holders, key=RANK.__getitem__)
@@ -247,27 +252,25 @@ class AllFours(TrickGame):
     def _legal(self) -> list[str]:
         seat = self.seat_to_move  # (not mover: a call fewer on every decision)
         assert seat is not None  # (a decision is pending whenever this runs)
-        if self.decision == "play":
-            return self._playable(self.hands[seat])
-        if self.decision == "beg":
-            return ["stand", "beg"]
-        return ["give", "run"]
-
-    def _playable(self, hand: list[str]) -> list[str]:
-        if not self.trick:
+        if self.decision != "play":
+            return ["stand", "beg"] if self.decision == "beg" else ["give", "run"]
+        # The cards that may be played (here, not in a method of their own: a call fewer on
+        # every decision).
+        hand, trick = self.hands[seat], self.trick
+        if not trick:
             return list(hand)
         trump = self.trump
-        led = self.trick[0][1][-1]
+        led = trick[0][1][-1]
         # (filter() with a set's __contains__: no Python step per card)
         if led == trump:
-            trumps = [*filter(SUIT_CARDS[led].__contains__, hand)]
+            trumps = [*filter(IS_LED_OR_TRUMP[trump][led], hand)]
             return trumps or list(hand)
         if SUIT_CARDS[led].isdisjoint(hand):
             allowed = list(hand)
         else:
-            allowed = [*filter(LED_OR_TRUMP[led, trump].__contains__, hand)]
+            allowed = [*filter(IS_LED_OR_TRUMP[trump][led], hand)]
         if self.no_undertrump:
-            top = max((RANK[c] for _, c in self.trick if c[-1] == trump), default=None)
+            top = max((RANK[c] for _, c in trick if c[-1] == trump), default=None)
             if top is not None and any(c[-1] != trump for c in hand):
                 allowed = [c for c in allowed if c[-1] != trump or RANK[c] > top]
         return allowed
@@ -293,7 +296,11 @@ class AllFours(TrickGame):
         seat = self.seat_to_move  # (not mover: a call fewer on every decision)
         assert seat is not None  # (a decision is pending whenever this runs)
         if self.decision == "play":
-            self._play(seat, action)
+            # (the play's first step here, not in a method: a call fewer on most cards)
+            if self._play_card(seat, action) < PLAYERS:
+                self.seat_to_move = (seat - 1) % PLAYERS  # right_of(seat), a call fewer per card
+            else:
+                self._end_trick()
         elif action == "stand":
             self.emit({"type": "stand", "seat": seat})
             self._set_trump(self.kick[-1], "stand")
@@ -310,14 +317,11 @@ class AllFours(TrickGame):
             self.emit({"type": "run", "seat": seat})
             self._run_pack()
 
-    def _play(self, seat: int, card: str) -> None:
-        if self._play_card(seat, card) < PLAYERS:
-            self.seat_to_move = (seat - 1) % PLAYERS  # right_of(seat), a call fewer per card
-            return
-        winner = trick_winner(self.trick, self.trump, RANK)
+    def _end_trick(self) -> None:
+        """The trick is complete: its winner's team takes it; the winner leads, or the hand is scored."""
+        self.last_trick = taken = self._take_trick(self.trump)
+        winner, cards = taken["winner"], taken["cards"]
         team = winner % 2  # team_of(winner)
-        self.last_trick = self._take_trick(winner)
-        cards = self.last_trick["cards"]
         if "J" + self._trump_suit() in cards:
             self.jack_winner = winner
         self.taken[team].extend(cards)
@@ -414,6 +418,7 @@ class AllFours(TrickGame):
         """view(seat)'s values in VIEW_KEYS order, the state's own lists uncopied (GameState)."""
         dealer = self.dealer_seat
         first, second, third, fourth = self.hands  # (four players: no map() per view)
+        team_0, team_1 = self.team_scores  # (the seats' scores without a _scores() call)
         return (
             "all-fours",
             PLAYERS,
@@ -436,10 +441,10 @@ class AllFours(TrickGame):
             self.pile_points,
             self.team_scores,
             TARGET,
-            self._shown_trick(),
+            self.trick_shown,
             self.last_trick,
             [len(first), len(second), len(third), len(fourth)],
-            self._scores(),
+            [team_0, team_1, team_0, team_1],
             self.hands[seat],
         )
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import COLOURS_48
+from .cards import COLOURS_48, IN_SUIT
 from .core import GameSpec
-from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
+from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths
 from .tricks import trick_winner as winning_seat
 
 HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
@@ -33,6 +33,7 @@ BIDS = {size: tuple(f"bid:{b}" for b in range(size + 1)) for size in HAND_SIZES}
 
 class AllesOderNichts(TrickGame):
     DECK = COLOURS_48
+    STRENGTHS = card_strengths(COLOURS_48)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
@@ -111,7 +112,15 @@ class AllesOderNichts(TrickGame):
         seat = self.seat_to_move  # (not mover: a call fewer on every decision)
         assert seat is not None  # (a decision is pending whenever this runs)
         if self.decision == "play":
-            return follow_suit(self.hands[seat], self.trick)
+            hand = self.hands[seat]
+            # Follow the led colour if you can, else any card. (Here, not in a function of its own:
+            # a call fewer on every decision; filter(): no Python step per card.)
+            trick = self.trick
+            if trick:
+                follow = [*filter(IN_SUIT[trick[0][1][-1]], hand)]
+                if follow:
+                    return follow
+            return list(hand)
         if self.decision == "bid":
             return [*BIDS[HAND_SIZES[self.round]]]
         return ["declare:open", "declare:secret"]
@@ -133,7 +142,11 @@ class AllesOderNichts(TrickGame):
         assert seat is not None  # (a decision is pending whenever this runs)
         n = self.players
         if self.decision == "play":
-            self._play(seat, action)
+            # (the play's first step here, not in a method: a call fewer on most cards)
+            if self._play_card(seat, action) < n:
+                self.seat_to_move = (seat + 1) % n
+            else:
+                self._end_trick()
         elif self.decision == "bid":
             bid = int(action[4:])
             self.bids[seat] = bid
@@ -156,13 +169,11 @@ class AllesOderNichts(TrickGame):
                 self.decision = "play"
             self.seat_to_move = nxt
 
-    def _play(self, seat: int, card: str) -> None:
-        if self._play_card(seat, card) < self.players:
-            self.seat_to_move = (seat + 1) % self.players
-            return
-        winner = winning_seat(self.trick, self.trump, RANK)  # (trick_winner's call saved)
+    def _end_trick(self) -> None:
+        """The trick is complete: its winner takes it and leads, or the round ends."""
+        self.last_trick = taken = self._take_trick(self.trump)
+        winner = taken["winner"]
         self.tricks[winner] += 1
-        self.last_trick = self._take_trick(winner)
         self.emit({"type": "trick", **self.last_trick})
         self.played.extend(self.last_trick["cards"])
         if self.hands[winner]:
@@ -253,7 +264,7 @@ class AllesOderNichts(TrickGame):
             bids,
             self.has_bid,
             self.declared,
-            self._shown_trick(),
+            self.trick_shown,
             self.last_trick,
             self.played,
             self.tricks,

@@ -160,10 +160,11 @@ class Dealer:
         return deck
 
 
-# Every card of every Deck made (each adds its own) by its suit letter:
-# ``filter(SUIT_CARDS[suit].__contains__, hand)`` keeps a hand's cards of one suit without a
-# Python step per card (the trick games' rules).
+# Every card of every Deck made (each adds its own) by its suit letter, and each suit's
+# ``SUIT_CARDS[suit].__contains__`` bound once: ``filter(IN_SUIT[suit], hand)`` keeps a hand's
+# cards of one suit without a Python step per card nor a binding per call (the trick games' rules).
 SUIT_CARDS: dict[str, set[str]] = {}
+IN_SUIT: dict[str, Callable[[object], bool]] = {}
 
 
 @dataclass(frozen=True)
@@ -187,6 +188,8 @@ class Deck:
         object.__setattr__(self, "order", {c: i for i, c in enumerate(cards)})
         for card in cards:  # every deck's cards, by suit, for the rules' suit filters
             SUIT_CARDS.setdefault(card[-1], set()).add(card)
+        for suit in self.suits:
+            IN_SUIT[suit] = SUIT_CARDS[suit].__contains__
 
     def sorted(self, cards: Iterable[str]) -> list[str]:
         return sorted(cards, key=self.order.__getitem__)

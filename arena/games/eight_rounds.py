@@ -36,9 +36,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from .cards import STANDARD_52
+from .cards import IN_SUIT, STANDARD_52
 from .core import GameSpec
-from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
+from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths
 from .tricks import trick_winner as winning_seat
 
 CONTRACTS = (
@@ -57,6 +57,7 @@ SUITS = STANDARD_52.suits
 RANK = STANDARD_52.rank
 ORDER = STANDARD_52.order
 PATIENCE_RANKS = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")  # Ace low
+SEVENS = frozenset("7" + suit for suit in SUITS)  # a 7 always fits (none is ever removed)
 PASS = "pass"
 
 
@@ -112,6 +113,7 @@ def trick_winner(trick: list[tuple[int, str]]) -> int:
 
 class EightRounds(TrickGame):
     DECK = STANDARD_52
+    STRENGTHS = card_strengths(STANDARD_52)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
@@ -201,8 +203,8 @@ class EightRounds(TrickGame):
 
     def _fitting(self, hand: list[str]) -> list[str]:
         """Cards of ``hand`` that may go on the patience table now (7s only until one is down)."""
-        fits = self.fits
-        return [c for c in hand if c in fits or c[:-1] == "7"]
+        # (filter(): no Python step per card)
+        return [*filter((self.fits | SEVENS).__contains__, hand)]
 
     def _may_pass_by_choice(self, fitting: list[str]) -> bool:
         return (
@@ -216,7 +218,14 @@ class EightRounds(TrickGame):
         assert seat is not None  # (a decision is pending whenever this runs)
         hand = self.hands[seat]
         if self.decision == "play":
-            return follow_suit(hand, self.trick)
+            # Follow the led suit if you can, else any card. (Here, not in a function of its own:
+            # a call fewer on every decision; filter(): no Python step per card.)
+            trick = self.trick
+            if trick:
+                follow = [*filter(IN_SUIT[trick[0][1][-1]], hand)]
+                if follow:
+                    return follow
+            return list(hand)
         fitting = self._fitting(hand)
         if not fitting:
             return [PASS]
@@ -251,7 +260,11 @@ class EightRounds(TrickGame):
         seat = self.seat_to_move  # (not mover: a call fewer on every decision)
         assert seat is not None  # (a decision is pending whenever this runs)
         if self.decision == "play":
-            self._play_to_trick(seat, action)
+            # (the play's first step here, not in a method: a call fewer on most cards)
+            if self._play_card(seat, action) < self.players:
+                self.seat_to_move = (seat + 1) % self.players
+            else:
+                self._end_trick()
         elif action == PASS:
             self.passes[seat] += 1
             self.round_points[seat] -= 10
@@ -261,13 +274,10 @@ class EightRounds(TrickGame):
         else:
             self._lay_down(seat, action)
 
-    def _play_to_trick(self, seat: int, card: str) -> None:
-        if self._play_card(seat, card) < self.players:
-            self.seat_to_move = (seat + 1) % self.players
-            return
-        winner = winning_seat(self.trick, None, RANK)  # (trick_winner's call saved)
-        record = self._take_trick(winner)
-        cards = record["cards"]
+    def _end_trick(self) -> None:
+        """The trick is complete: its winner takes it (and its points) and leads, or the round ends."""
+        record = self._take_trick(None)  # (no trump)
+        winner, cards = record["winner"], record["cards"]
         number = len(self.trick_winners) + 1
         points = trick_points(self.round, cards, number, self.hand_size)
         self.tricks[winner] += 1
@@ -403,7 +413,7 @@ class EightRounds(TrickGame):
             self.passes,
             self.consecutive_passes,
             self.round_points,
-            self._shown_trick(),
+            self.trick_shown,
             self.last_trick,
             self.played,
             self.tricks,

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from operator import itemgetter
-from typing import Any
+from typing import Any, ClassVar
 
-from .cards import SUIT_CARDS
+from .cards import Deck
 from .core import Event, GameState, _new_event
 
 _CARD = itemgetter(1)  # a trick's (seat, card) -> card
@@ -29,13 +29,20 @@ def trick_winner(trick: list[tuple[int, str]], trump: str | None, rank: Mapping[
     return best_seat
 
 
-def follow_suit(hand: list[str], trick: list[tuple[int, str]]) -> list[str]:
-    """The cards of ``hand`` in the led suit; the whole hand when void or leading (a new list)."""
-    if trick:
-        follow = [*filter(SUIT_CARDS[trick[0][1][-1]].__contains__, hand)]
-        if follow:
-            return follow
-    return list(hand)
+def card_strengths(deck: Deck) -> dict[tuple[str, str | None], dict[str, int]]:
+    """trick_winner's rule as tables, by (led suit, trump or None): each card's strength, so that
+    the strongest card of a trick wins: a trump beats a card of the led suit, which beats any
+    other card (which never wins: the led card beats it), and within a suit the higher rank."""
+    size = len(deck.ranks)  # a strength's step between those three kinds, above any rank
+    return {
+        (led, trump): {
+            card: deck.rank[card]
+            + (2 * size if card[-1] == trump else size if card[-1] == led else 0)
+            for card in deck.cards
+        }
+        for led in deck.suits
+        for trump in (*deck.suits, None)
+    }
 
 
 # The keys ``TrickGame._view_tail`` ends a seat's view with, in its order: the games' VIEW_KEYS
@@ -47,44 +54,52 @@ SEAT_VIEW_TAIL_UNCOUNTED = ("trick", "last_trick", "hand_counts", "scores", "han
 class TrickGame(GameState):
     """A game whose deals are played out in tricks.
 
-    The game keeps ``hands`` (each seat's cards, canonical order) and uses:
+    The game keeps ``hands`` (each seat's cards, canonical order), sets ``STRENGTHS`` to its
+    deck's ``card_strengths`` and uses:
     - ``_new_tricks()`` at every deal: no trick in progress, no last trick;
     - ``_play_card(seat, card)``: the card goes from the hand to the trick, announced by a ``play``
       event; returns how many cards the trick holds now;
-    - ``_take_trick(winner)`` once the trick is complete: returns ``{"leader", "cards", "winner"}``
-      (the game keeps it as ``last_trick``, possibly with more fields, and announces it) and starts
-      an empty trick;
+    - ``_take_trick(trump)`` once the trick is complete: finds the winner (trick_winner's rule)
+      and returns ``{"leader", "cards", "winner"}`` (the game keeps it as ``last_trick``, possibly
+      with more fields, and announces it), and starts an empty trick;
     - ``_view_tail`` and ``_card_locations`` for the parts of a view and of ``card_locations`` that
       every trick game shows the same way.
 
     Views are built on every decision, so the trick as views show it (``{"seat", "card"}`` per
-    card) is kept between views and only extended by the cards played since the last one (lazily:
-    a playout that never asks for a view does not pay for it). A view shares those small dicts and
-    ``last_trick`` with the state, which never changes them once made.
+    card, ``trick_shown``) is kept as cards are played rather than built for each view. A view
+    shares those small dicts and ``last_trick`` with the state, which never changes them once made.
     """
 
+    STRENGTHS: ClassVar[dict[tuple[str, str | None], dict[str, int]]]
     hands: list[list[str]]
     trick: list[tuple[int, str]]
+    trick_shown: list[dict[str, Any]]
     last_trick: dict[str, Any] | None
 
     def _new_tricks(self) -> None:
         self.trick = []
-        self._trick_shown: list[dict[str, Any]] = []
+        self.trick_shown = []
         self.last_trick = None
 
     def _play_card(self, seat: int, card: str) -> int:
         self.hands[seat].remove(card)
         trick = self.trick
         trick.append((seat, card))
+        self.trick_shown.append({"seat": seat, "card": card})
         # (emit() inline: a call fewer on every card played)
         self.events.append(_new_event(Event, (None, {"type": "play", "seat": seat, "card": card})))
         return len(trick)
 
-    def _take_trick(self, winner: int) -> dict[str, Any]:
+    def _take_trick(self, trump: str | None) -> dict[str, Any]:
         trick = self.trick
+        cards = [*map(_CARD, trick)]
+        # The strongest card wins: trick_winner as a look-up per card and max(), no Python step
+        # per card (the same seat: tests/games/test_conformance.py compares them).
+        strengths = [*map(self.STRENGTHS[cards[0][-1], trump].__getitem__, cards)]
+        winner = trick[strengths.index(max(strengths))][0]
         self.trick = []
-        self._trick_shown = []
-        return {"leader": trick[0][0], "cards": [*map(_CARD, trick)], "winner": winner}
+        self.trick_shown = []
+        return {"leader": trick[0][0], "cards": cards, "winner": winner}
 
     def _view_tail(
         self,
@@ -99,7 +114,7 @@ class TrickGame(GameState):
         (if given: the cards of this deal's finished tricks, tricks per seat), ``hand_counts``,
         ``scores``; then the seat's ``hand``, or for the all-seeing view (``seat`` None) every
         seat's ``hands`` and the ``stock``. Every list is a copy."""
-        view["trick"] = list(self._shown_trick())
+        view["trick"] = list(self.trick_shown)
         view["last_trick"] = self.last_trick
         if played is not None:
             view["played"] = list(played)
@@ -113,14 +128,6 @@ class TrickGame(GameState):
         else:
             view["hand"] = list(self.hands[seat])
         return view
-
-    def _shown_trick(self) -> list[dict[str, Any]]:
-        """The trick as views show it (the state's own list: a view copies it)."""
-        shown, trick = self._trick_shown, self.trick
-        # The cards played since the last view (mostly one: a loop, not a comprehension's call).
-        for seat, card in trick[len(shown) :]:
-            shown.append({"seat": seat, "card": card})
-        return shown
 
     def _card_locations(self, more: dict[str, list[str]]) -> dict[str, list[str]]:
         """Each seat's ``hand N`` and the ``trick``, then the game's other places ``more``."""

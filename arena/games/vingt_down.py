@@ -30,9 +30,9 @@ from __future__ import annotations
 from itertools import chain, combinations
 from typing import Any
 
-from .cards import PIQUET_32, SUIT_CARDS, parse_card_list
+from .cards import IN_SUIT, PIQUET_32, parse_card_list
 from .core import GameSpec, Option
-from .tricks import SEAT_VIEW_TAIL, TrickGame, trick_winner
+from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths
 
 PLAYERS = 4
 START_SCORE = 20
@@ -48,6 +48,7 @@ ORDER = PIQUET_32.order
 
 class VingtDown(TrickGame):
     DECK = PIQUET_32
+    STRENGTHS = card_strengths(PIQUET_32)
     HIGHER_IS_BETTER = False
 
     def __init__(self, players, options, seed, dealer=None) -> None:
@@ -163,7 +164,17 @@ class VingtDown(TrickGame):
         assert seat is not None  # (a decision is pending whenever this runs)
         decision = self.decision
         if decision == "play":
-            return playable(self.hands[seat], self.trick, self.trump)
+            # Follow the led suit if you can; else trump if you can; else any card (canonical
+            # order). (Here, not in a function of its own: a call fewer on every decision.)
+            hand, trick = self.hands[seat], self.trick
+            if not trick:
+                return list(hand)
+            follow = [*filter(IN_SUIT[trick[0][1][-1]], hand)]
+            if follow:
+                return follow
+            trump = self.trump
+            trumps = [] if trump is None else [*filter(IN_SUIT[trump], hand)]
+            return trumps or list(hand)
         if decision == "exchange":
             # Every choice of 1 to MAX_EXCHANGE (3) cards in combinations() order, made by
             # map() (no Python step per choice).
@@ -223,7 +234,17 @@ class VingtDown(TrickGame):
         assert seat is not None  # (a decision is pending whenever this runs)
         decision = self.decision
         if decision == "play":
-            self._play(seat, action)
+            # (the play's first step here, not in a method: a call fewer on most cards)
+            drops = self.drops
+            if self._play_card(seat, action) < self.players - drops.count("drop"):
+                # The next seat clockwise that has not dropped out.
+                n = self.players
+                nxt = (seat + 1) % n
+                while drops[nxt] == "drop":
+                    nxt = (nxt + 1) % n
+                self.seat_to_move = nxt
+            else:
+                self._end_trick()
         elif decision == "exchange":
             self._exchange(seat, action)
         elif decision == "drop":
@@ -272,20 +293,11 @@ class VingtDown(TrickGame):
         self.emit({"type": "uncontested", "seat": self.forehand, "tricks": HAND_SIZE})
         self._end_deal()
 
-    def _play(self, seat: int, card: str) -> None:
-        drops = self.drops
-        in_play = self.players - drops.count("drop")
-        if self._play_card(seat, card) < in_play:
-            # The next seat clockwise that has not dropped out.
-            n = self.players
-            nxt = (seat + 1) % n
-            while drops[nxt] == "drop":
-                nxt = (nxt + 1) % n
-            self.seat_to_move = nxt
-            return
-        winner = trick_winner(self.trick, self.trump, RANK)
+    def _end_trick(self) -> None:
+        """The trick is complete: its winner takes it and leads, or the deal ends."""
+        self.last_trick = taken = self._take_trick(self.trump)
+        winner = taken["winner"]
         self.tricks[winner] += 1
-        self.last_trick = self._take_trick(winner)
         self.played.extend(self.last_trick["cards"])
         self.emit({"type": "trick", **self.last_trick})
         if self.hands[winner]:
@@ -379,7 +391,7 @@ class VingtDown(TrickGame):
             self.exchanged,
             len(self.stock),
             self.drops,
-            self._shown_trick(),
+            self.trick_shown,
             self.last_trick,
             self.played,
             self.tricks,
@@ -388,17 +400,6 @@ class VingtDown(TrickGame):
             self.hands[seat],
             self.discards[seat],
         )
-
-
-def playable(hand: list[str], trick: list[tuple[int, str]], trump: str | None) -> list[str]:
-    """Follow the led suit if you can; else trump if you can; else any card (canonical order)."""
-    if not trick:
-        return list(hand)
-    follow = [*filter(SUIT_CARDS[trick[0][1][-1]].__contains__, hand)]
-    if follow:
-        return follow
-    trumps = [] if trump is None else [*filter(SUIT_CARDS[trump].__contains__, hand)]
-    return trumps or list(hand)
 
 
 SPEC = GameSpec(

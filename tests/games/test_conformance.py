@@ -7,9 +7,9 @@ import json
 import pytest
 
 from arena.games import GAMES, IllegalAction
-from arena.games.cards import SUIT_CARDS, Deck, Rng, derive_seed
+from arena.games.cards import IN_SUIT, SUIT_CARDS, Deck, Rng, derive_seed
 from arena.games.playthrough import random_playout
-from arena.games.tricks import follow_suit
+from arena.games.tricks import TrickGame, trick_winner
 
 SEEDS = range(12)
 CASES = [(spec, players) for spec in GAMES.values() for players in spec.player_counts]
@@ -155,12 +155,31 @@ def test_registry_rejects_bad_player_counts_and_options(spec):
             spec.resolve_options({option.name: [1, 2]})
 
 
-def test_a_deck_made_later_is_followed_by_suit_like_the_games_decks():
-    """follow_suit filters by SUIT_CARDS, which every Deck fills as it is made: a new deck's
-    cards are never left out of a legal list."""
+def test_a_deck_made_later_is_in_the_suit_filters_like_the_games_decks():
+    """The games' legal plays filter by SUIT_CARDS (IN_SUIT), which every Deck fills as it is
+    made: a new deck's cards are never left out of a legal list."""
     deck = Deck("test 8", ("H", "X"), ("2", "Z"))
     hand = ["2X", "ZH", "ZX", "2H"]
-    assert follow_suit(hand, [(0, "2X")]) == ["2X", "ZX"]
-    assert follow_suit(hand, [(1, "ZH")]) == ["ZH", "2H"]
-    assert follow_suit(["2X"], [(1, "ZH")]) == ["2X"]  # void: the whole hand
+    assert [*filter(IN_SUIT["X"], hand)] == ["2X", "ZX"]
+    assert [*filter(IN_SUIT["H"], hand)] == ["ZH", "2H"]
     assert all(card in SUIT_CARDS[card[-1]] for card in deck.cards)
+
+
+@pytest.mark.parametrize("spec", GAMES.values(), ids=[spec.id for spec in GAMES.values()])
+def test_the_games_trick_winner_tables_pick_trick_winners_seat(spec):
+    """_take_trick finds the winner in the game's STRENGTHS: the seat trick_winner gives, for
+    random tricks of every size under every trump (and none), whatever the suits played."""
+    state_class = spec.state_class
+    assert issubclass(state_class, TrickGame)
+    deck = state_class.DECK
+    rng = Rng(derive_seed(7, spec.id))
+    for trump in (*deck.suits, None):
+        for _ in range(300):
+            cards = list(deck.cards)
+            rng.shuffle(cards)
+            trick = [(seat, card) for seat, card in enumerate(cards[: 2 + rng.below(7)])]
+            state = object.__new__(state_class)
+            state.trick, state.trick_shown = list(trick), []
+            taken = state._take_trick(trump)
+            assert taken["winner"] == trick_winner(trick, trump, deck.rank), (trick, trump)
+            assert taken["cards"] == [card for _, card in trick] and state.trick == []
