@@ -65,6 +65,7 @@ class Run:
     bots_cpu_s: float
     matches: list
     first_stored_s: float  # from the start of run_tournament to the first match stored
+    steady_per_s: float  # matches/s from the first match stored to the last (no start-up)
 
 
 def cpu_seconds(who: int) -> float:
@@ -132,6 +133,7 @@ def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
         bots_cpu,
         matches,
         stored_at[0] - start if stored_at else float("nan"),
+        (len(stored_at) - 1) / (stored_at[-1] - stored_at[0]) if len(stored_at) > 1 else 0.0,
     )
 
 
@@ -141,6 +143,25 @@ def split_level(level: str) -> tuple[str, str, str]:
     bare = level.rstrip("ur")
     concurrency, _, workers = bare.partition("w")
     return concurrency, workers, level[len(bare) :]
+
+
+def records_cost(level: str, on: list[Run], off: list[Run]) -> str:
+    """The records' cost at one level: each round's matches/s with records over those of the same
+    round without (the runs next to each other), their median and spread, from the start and from
+    the first match stored; and the arena's CPU per match, with over without."""
+
+    def ratios(rate: str) -> str:
+        found = [getattr(r, rate) / getattr(o, rate) for r, o in zip(on, off)]
+        return f"{statistics.median(found):.3f} ({min(found):.3f}-{max(found):.3f})"
+
+    cpu = [
+        (r.arena_cpu_s / len(r.matches)) / (o.arena_cpu_s / len(o.matches)) for r, o in zip(on, off)
+    ]
+    return (
+        f"  records at {level}: matches/s with over without, median of the rounds' ratios "
+        f"(lowest-highest): {ratios('matches_per_s')}, after the first stored "
+        f"{ratios('steady_per_s')}; arena CPU per match {statistics.median(cpu):.3f}"
+    )
 
 
 def quick(bot_kinds: list[str], games: str, deals: int, folder: Path) -> TournamentConfig:
@@ -220,18 +241,23 @@ def main() -> None:
         share = arena / (arena + bots_cpu) if arena + bots_cpu else 0.0
         last = runs[level][-1]
         concurrency, _, flags = split_level(level)
+        steady = statistics.median(r.steady_per_s for r in runs[level])
         print(
             f"  concurrency {concurrency} ({last.workers} "
             f"process{'es' if last.workers > 1 else ''}"
             f"{', not pinned' if 'u' in flags else ''}"
             f"{', records' if 'r' in flags or config.records else ''}): "
-            f"{rate:6.2f} matches/s ({rate / base:4.2f}x), "
+            f"{rate:6.2f} matches/s ({rate / base:4.2f}x; {steady:6.2f} after the first stored), "
             f"{statistics.median(r.decisions_per_s for r in runs[level]):7.0f} decisions/s, "
             f"{last.started} bot processes started (pool size {last.pool_size}); CPU: arena "
             f"{arena:5.2f} s (this process {parent:5.2f} s), bots {bots_cpu:5.2f} s "
             f"(arena share {share:.0%}); first match stored after "
             f"{statistics.median(r.first_stored_s for r in runs[level]):.2f} s"
         )
+    for level in levels:
+        paired = level.replace("r", "")
+        if level != paired and paired in runs:
+            print(records_cost(level, runs[level], runs[paired]))
     copies = max(1, 2000 // max(1, len(matches)))
     last_deal = max(m.deal for m in matches) + 1
     many = [  # distinct matches (later deals), in schedule order as a tournament stores them
