@@ -16,7 +16,13 @@ is the median over the rounds of the mode's CPU per decision less off's. On a sh
 ratios swing a few percent from round to round, so a change needs more ``--repeat`` than that
 spread to show. Between matches (untimed) the garbage collector collects, so that each match
 pays for the collections its own garbage causes, not for where its neighbours' left the count
-(``--no-collect``: nothing is collected between matches, as a tournament runs).
+(``--no-collect``: nothing is collected between matches, as a tournament runs). What it finds
+is printed as "garbage/m", objects per match left in reference cycles, which a tournament
+collects as it plays and this untimed collection does not charge: it must be 0 in every mode
+(before rec10 a compact record made its whole match a cycle: 600-960 objects a match, collected
+here for free, which is why records cost twice as much in a tournament). Records are kept until
+the game's round ends, as a tournament keeps them (one deleted at once may never be written out to
+the disk at all).
 
 It runs as tournaments run: the referee and its bots on one core (``--affinity off`` lets the
 system place them; rec8 measured with ``taskset -c 1``, the same placement). What a
@@ -69,8 +75,9 @@ COLLECT = True  # collect garbage between matches, untimed (--no-collect: as a t
 
 async def play_modes(
     game_id: str, argv: list[str], seconds: float, seed: int, records: Path
-) -> dict[str, tuple[float, float, float, float]]:
-    """{mode: (matches/s, CPU ms per match, CPU us per decision, record bytes per match)}.
+) -> dict[str, tuple[float, float, float, float, float]]:
+    """{mode: (matches/s, CPU ms per match, CPU us per decision, record bytes per match, objects
+    the collector found after a match)}.
 
     One set of bots plays cycles of matches: each cycle one seed in every mode, in a random
     order, so that the modes play the same deals and the neighbours' noise falls on all alike;
@@ -90,11 +97,13 @@ async def play_modes(
     gc.collect()
     if COLLECT:
         gc.freeze()  # what lives on (modules, bots) out of the collections between matches
-    totals = {mode: [0, 0.0, 0.0, 0, 0] for mode in MODES}  # matches, wall, CPU, decisions, bytes
+    # per mode: matches, wall, CPU, decisions, bytes, objects the collector found after a match
+    totals = {mode: [0, 0.0, 0.0, 0, 0, 0] for mode in MODES}
     try:
         began = time.perf_counter()
         order = random.Random(seed)
         number = 0
+        last_mode = None
         while number < 3 * len(MODES) or time.perf_counter() - began < seconds:
             cycle = list(MODES)
             order.shuffle(cycle)
@@ -104,9 +113,13 @@ async def play_modes(
                 path = None if suffix is None else records / f"{game_id}-{number}{suffix}"
                 # Untimed: each match pays only for the collections its own garbage causes, not
                 # for its neighbours' (a collection costs ~0.3 ms, 2% of a match, wherever
-                # the count happens to cross the threshold).
+                # the count happens to cross the threshold). What it finds is the garbage of the
+                # match before (reference cycles, which a tournament collects as it plays).
                 if COLLECT:
-                    gc.collect()
+                    found = gc.collect()
+                    if last_mode is not None:
+                        totals[last_mode][5] += found
+                last_mode = mode
                 wall, cpu = time.perf_counter(), time.process_time()
                 result = await run_match(
                     game,
@@ -121,10 +134,11 @@ async def play_modes(
                 row[1] += time.perf_counter() - wall
                 row[2] += time.process_time() - cpu
                 row[3] += sum(len(times) for times in result.decision_ms)
-                if path is not None:
+                if path is not None:  # kept, as a tournament keeps its records
                     row[4] += path.stat().st_size
-                    path.unlink()
                 number += 1
+        if COLLECT and last_mode is not None:
+            totals[last_mode][5] += gc.collect()
     finally:
         if COLLECT:
             gc.unfreeze()
@@ -132,13 +146,13 @@ async def play_modes(
             await bot.close()
         shutil.rmtree(logs, ignore_errors=True)
     return {
-        mode: (n / wall, cpu / n * 1e3, cpu / decisions * 1e6, size / n)
-        for mode, (n, wall, cpu, decisions, size) in totals.items()
+        mode: (n / wall, cpu / n * 1e3, cpu / decisions * 1e6, size / n, garbage / n)
+        for mode, (n, wall, cpu, decisions, size, garbage) in totals.items()
     }
 
 
 async def measure(games: list[str], argv: list[str], seconds: float, repeat: int, folder: Path):
-    figures: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
+    figures: dict[tuple[str, str], list[tuple[float, float, float, float, float]]] = {}
     for round_number in range(repeat):
         for game_id in games:
             modes = await play_modes(
@@ -224,7 +238,7 @@ def main() -> None:
     print(
         f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'(rounds)':>13} "
         f"{'CPU ms/m':>9} {'vs off':>7} {'(rounds)':>13} {'CPU us/d':>9} {'+us/d':>6} "
-        f"{'kB/match':>9}"
+        f"{'kB/match':>9} {'garbage/m':>9}"
     )
     for game_id in games:
         off = figures[(game_id, "off")]
@@ -240,7 +254,8 @@ def main() -> None:
                 f"{statistics.median(rates):>7.3f} {spread(rates):>13} "
                 f"{statistics.median(r[1] for r in runs):>9.2f} {statistics.median(cpus):>7.3f} "
                 f"{spread(cpus):>13} {statistics.median(r[2] for r in runs):>9.1f} {extra:>+6.2f} "
-                f"{statistics.median(r[3] for r in runs) / 1000:>9.1f}"
+                f"{statistics.median(r[3] for r in runs) / 1000:>9.1f} "
+                f"{statistics.median(r[4] for r in runs):>9.0f}"
             )
     print(
         f"  creating, writing 3 kB to and closing a file in the records' folder: {floor:.0f} us CPU"
