@@ -19,10 +19,10 @@ pays for the collections its own garbage causes, not for where its neighbours' l
 (``--no-collect``: nothing is collected between matches, as a tournament runs). What it finds
 is printed as "garbage/m", objects per match left in reference cycles, which a tournament
 collects as it plays and this untimed collection does not charge: it must be 0 in every mode
-(before rec10 a compact record made its whole match a cycle: 600-960 objects a match, collected
-here for free, which is why records cost twice as much in a tournament). Records are kept until
-the game's round ends, as a tournament keeps them (one deleted at once may never be written out to
-the disk at all).
+(before rec10 a compact record made its whole match a cycle: 540-1320 objects a match,
+collected here for free: most of why records cost about twice as much in a tournament). Records
+are kept until the game's round ends, as a tournament keeps them (one deleted at once may never
+be written out to the disk at all).
 
 It runs as tournaments run: the referee and its bots on one core (``--affinity off`` lets the
 system place them; rec8 measured with ``taskset -c 1``, the same placement). What a
