@@ -21,9 +21,14 @@ processes started against the pool size (the most processes of each bot that can
 once), and the CPU seconds of the arena (getrusage RUSAGE_SELF of this process: store, standings,
 and with one process the referee and pool; plus the workers' own CPU time, which they report)
 against those of the bots (RUSAGE_CHILDREN less the workers', counted once they are closed).
-Then it folds the stored matches into standings and prints the cost of adding one match and of
-one snapshot (what the live view pays once a second), and when the first match was stored. The machine is shared: compare figures from
-one run, never across runs.
+Each ``r`` level is then set against the same level without records: the median (and spread)
+of the rounds' ratios of matches/s, also counted from the first match stored (leaving out the
+start-up, ~0.1-0.25 s of a ~4 s run), of the arena's CPU per match, and the extra CPU time per
+match in this process's collections of the young generations (all of the referee's with one
+process: a record that leaves reference cycles shows here). Then it folds the stored matches into standings and
+prints the cost of adding one match and of one snapshot (what the live view pays once a second),
+and when the first match was stored. The machine is shared: compare figures from one run, never
+across runs.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import gc
 import resource
 import statistics
 import sys
@@ -66,6 +72,7 @@ class Run:
     matches: list
     first_stored_s: float  # from the start of run_tournament to the first match stored
     steady_per_s: float  # matches/s from the first match stored to the last (no start-up)
+    collector_s: float  # this process's CPU time in young collections (CollectorClock)
 
 
 def cpu_seconds(who: int) -> float:
@@ -81,6 +88,31 @@ def pool_size(schedule, concurrency: int) -> int:
         for name in set(match.seats):
             per_bot[name] = max(per_bot.get(name, 0), match.seats.count(name))
     return sum(per_bot.values()) * concurrency
+
+
+class CollectorClock:
+    """The CPU time this process spends in collections of the young generations (0 and 1), while
+    installed: where a match's garbage is found. The full collections (~20 ms each here, one in
+    100-200 matches, whatever the records) would swamp it in a run of a few hundred matches."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+        self._began = 0.0
+
+    def __enter__(self) -> CollectorClock:
+        gc.callbacks.append(self.note)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        gc.callbacks.remove(self.note)
+
+    def note(self, phase: str, info: dict) -> None:
+        if info["generation"] == 2:
+            return
+        if phase == "start":
+            self._began = time.thread_time()
+        else:
+            self.spent += time.thread_time() - self._began
 
 
 def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
@@ -103,17 +135,18 @@ def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
         )
         start = time.perf_counter()
         stored_at: list[float] = []
-        summary = trio.run(
-            functools.partial(
-                run_tournament,
-                config,
-                schedule,
-                store,
-                Progress(total=0),
-                workers=workers,
-                on_stored=lambda _match: stored_at.append(time.perf_counter()),
+        with CollectorClock() as collector:
+            summary = trio.run(
+                functools.partial(
+                    run_tournament,
+                    config,
+                    schedule,
+                    store,
+                    Progress(total=0),
+                    workers=workers,
+                    on_stored=lambda _match: stored_at.append(time.perf_counter()),
+                )
             )
-        )
         elapsed = time.perf_counter() - start
         parent_cpu = cpu_seconds(resource.RUSAGE_SELF) - arena_before
         arena_cpu = parent_cpu + summary.workers_cpu_s
@@ -134,6 +167,7 @@ def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
         matches,
         stored_at[0] - start if stored_at else float("nan"),
         (len(stored_at) - 1) / (stored_at[-1] - stored_at[0]) if len(stored_at) > 1 else 0.0,
+        collector.spent,
     )
 
 
@@ -157,10 +191,15 @@ def records_cost(level: str, on: list[Run], off: list[Run]) -> str:
     cpu = [
         (r.arena_cpu_s / len(r.matches)) / (o.arena_cpu_s / len(o.matches)) for r, o in zip(on, off)
     ]
+    collector = [
+        (r.collector_s / len(r.matches) - o.collector_s / len(o.matches)) * 1e6
+        for r, o in zip(on, off)
+    ]
     return (
         f"  records at {level}: matches/s with over without, median of the rounds' ratios "
         f"(lowest-highest): {ratios('matches_per_s')}, after the first stored "
-        f"{ratios('steady_per_s')}; arena CPU per match {statistics.median(cpu):.3f}"
+        f"{ratios('steady_per_s')}; arena CPU per match {statistics.median(cpu):.3f}; "
+        f"young collections {statistics.median(collector):+.0f} us per match in this process"
     )
 
 
