@@ -242,11 +242,19 @@ def main() -> None:
         default=None,
         help="worker processes [one per core, at most the concurrency]",
     )
+    parser.add_argument(
+        "--folder",
+        default=".",
+        help="where the runs' files go (records, results, logs, the C bot), in a temporary folder "
+        "made there [the current folder, as `arena tournament` writes its results/ there; in "
+        "/tmp on this VM each new file cost 10-25x as much: records.py's note at MODES]",
+    )
     args = parser.parse_args()
     levels = args.concurrency.split(",")
     runs: dict[str, list[Run]] = {level: [] for level in levels}
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="arena-bench-", dir=args.folder) as tmp:
+        folder = Path(tmp).resolve()
+        folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
         if args.demo:
             config = demo(args.deals)
         else:
