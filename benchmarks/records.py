@@ -21,8 +21,8 @@ is printed as "garbage/m", objects per match left in reference cycles, which a t
 collects as it plays and this untimed collection does not charge: it must be 0 in every mode
 (before rec10 a compact record made its whole match a cycle: 540-1320 objects a match,
 collected here for free: most of why records cost about twice as much in a tournament). Records
-are kept until the game's round ends, as a tournament keeps them (one deleted at once may never
-be written out to the disk at all).
+are kept until the end, as a tournament keeps them (on this VM deleting them made the next ones
+dearer to create: the note at MODES).
 
 It runs as tournaments run: the referee and its bots on one core (``--affinity off`` lets the
 system place them; rec8 measured with ``taskset -c 1``, the same placement). What a
@@ -72,10 +72,11 @@ from arena.referee.process import BotProcess
 MODES = {"off": None, "plain": ".jsonl", "gzip": ".jsonl.gz"}
 # Where the records go matters on this VM: its ext4 has no journal, so each new file's inode is
 # checked against the recently deleted ones of its block group (the kernel's recently_deleted),
-# and /tmp's groups hold the churn of every test suite run on it. Creating, writing 4 kB to and
-# closing a file (rec10, 22:48, load 5.5, CPU per file): /tmp 655 us, the work tree 61 us,
-# /root 26 us, /dev/shm 13 us. A tournament writes its records under its output folder, by
-# default results/ in the current folder: the benchmarks' default (--folder) too.
+# and /tmp's groups hold the churn of every test suite run on it (a file deleted counts for
+# ~30 s: a benchmark that deletes its records makes its own next ones dearer). Creating, writing
+# 4 kB to and closing a file (rec10, 22:48, load 5.5, CPU per file): /tmp 655 us, the work tree
+# 61 us, /root 26 us, /dev/shm 13 us. A tournament writes its records under its output folder,
+# by default results/ in the current folder: the benchmarks' default (--folder) too.
 COLLECT = True  # collect garbage between matches, untimed (--no-collect: as a tournament runs)
 
 
@@ -98,8 +99,7 @@ async def play_modes(
         )
         for i in range(PLAYERS.get(game_id, game.player_counts[0]))
     ]
-    shutil.rmtree(records, ignore_errors=True)
-    records.mkdir(parents=True)
+    records.mkdir(parents=True, exist_ok=True)
     gc.collect()
     if COLLECT:
         gc.freeze()  # what lives on (modules, bots) out of the collections between matches
@@ -162,7 +162,7 @@ async def measure(games: list[str], argv: list[str], seconds: float, repeat: int
     for round_number in range(repeat):
         for game_id in games:
             modes = await play_modes(
-                game_id, argv, seconds, 1000 * round_number, folder / "records"
+                game_id, argv, seconds, 1000 * round_number, folder / f"records-{round_number}"
             )
             for mode, row in modes.items():
                 figures.setdefault((game_id, mode), []).append(row)
@@ -171,8 +171,10 @@ async def measure(games: list[str], argv: list[str], seconds: float, repeat: int
 
 
 def file_floor_us(folder: Path, count: int = 200) -> float:
-    """CPU us to create a file, write 3 kB to it and close it, in the records' folder: the part of
-    a record's cost per match that is the kernel's (the file system), whatever the referee does."""
+    """CPU us to create a file, write 3 kB to it and close it, in a new folder beside the records:
+    the part of a record's cost per match that is the kernel's (the file system), whatever the
+    referee does. The files are kept, as a tournament keeps its records (see the note at MODES:
+    deleting each would make the next creations dearer here)."""
     folder.mkdir(parents=True, exist_ok=True)
     data = os.urandom(3000)
     spent = 0.0
@@ -183,7 +185,6 @@ def file_floor_us(folder: Path, count: int = 200) -> float:
         os.write(fd, data)
         os.close(fd)
         spent += time.process_time() - began
-        path.unlink()
     return spent / count * 1e6
 
 
@@ -238,7 +239,7 @@ def main() -> None:
         argv = build_c_bot(folder) if args.bot == "c" else [sys.executable, str(PY_BOT)]
         with pinned(spread_cores([1])[0] if args.affinity == "on" else None):
             figures = trio.run(measure, games, argv, args.seconds, args.repeat, folder)
-        floor = file_floor_us(folder / "records")
+        floor = file_floor_us(folder / "floor")
     print(
         f"median of {args.repeat} rounds of {args.seconds:g} s per game, {args.bot} bots, each "
         "deal in every mode (random order), "
@@ -271,7 +272,7 @@ def main() -> None:
                 f"{statistics.median(r[4] for r in runs):>9.0f}"
             )
     print(
-        f"  creating, writing 3 kB to and closing a file in the records' folder: {floor:.0f} us CPU"
+        f"  creating, writing 3 kB to and closing a file in a new folder beside the records: {floor:.0f} us CPU"
         " (the file system's part of each record)"
     )
 
