@@ -16,7 +16,13 @@ is the median over the rounds of the mode's CPU per decision less off's. On a sh
 ratios swing a few percent from round to round, so a change needs more ``--repeat`` than that
 spread to show. Between matches (untimed) the garbage collector collects, so that each match
 pays for the collections its own garbage causes, not for where its neighbours' left the count
-(``--no-collect``: nothing is collected between matches, as a tournament runs).
+(``--no-collect``: nothing is collected between matches, as a tournament runs). What it finds
+is printed as "garbage/m", objects per match left in reference cycles, which a tournament
+collects as it plays and this untimed collection does not charge: it must be 0 in every mode
+(before rec10 a compact record made its whole match a cycle: 540-1320 objects a match,
+collected here for free: most of why records cost about twice as much in a tournament). Records
+are kept until the end, as a tournament keeps them (on this VM deleting them made the next ones
+dearer to create: the note at MODES).
 
 It runs as tournaments run: the referee and its bots on one core (``--affinity off`` lets the
 system place them; rec8 measured with ``taskset -c 1``, the same placement). What a
@@ -64,13 +70,21 @@ from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 
 MODES = {"off": None, "plain": ".jsonl", "gzip": ".jsonl.gz"}
+# Where the records go matters on this VM: its ext4 has no journal, so each new file's inode is
+# checked against the recently deleted ones of its block group (the kernel's recently_deleted),
+# and /tmp's groups hold the churn of every test suite run on it (a file deleted counts for
+# ~30 s: a benchmark that deletes its records makes its own next ones dearer). Creating, writing
+# 4 kB to and closing a file (rec10, 22:48, load 5.5, CPU per file): /tmp 655 us, the work tree
+# 61 us, /root 26 us, /dev/shm 13 us. A tournament writes its records under its output folder,
+# by default results/ in the current folder: the benchmarks' default (--folder) too.
 COLLECT = True  # collect garbage between matches, untimed (--no-collect: as a tournament runs)
 
 
 async def play_modes(
     game_id: str, argv: list[str], seconds: float, seed: int, records: Path
-) -> dict[str, tuple[float, float, float, float]]:
-    """{mode: (matches/s, CPU ms per match, CPU us per decision, record bytes per match)}.
+) -> dict[str, tuple[float, float, float, float, float]]:
+    """{mode: (matches/s, CPU ms per match, CPU us per decision, record bytes per match, objects
+    the collector found after a match)}.
 
     One set of bots plays cycles of matches: each cycle one seed in every mode, in a random
     order, so that the modes play the same deals and the neighbours' noise falls on all alike;
@@ -85,16 +99,17 @@ async def play_modes(
         )
         for i in range(PLAYERS.get(game_id, game.player_counts[0]))
     ]
-    shutil.rmtree(records, ignore_errors=True)
-    records.mkdir(parents=True)
+    records.mkdir(parents=True, exist_ok=True)
     gc.collect()
     if COLLECT:
         gc.freeze()  # what lives on (modules, bots) out of the collections between matches
-    totals = {mode: [0, 0.0, 0.0, 0, 0] for mode in MODES}  # matches, wall, CPU, decisions, bytes
+    # per mode: matches, wall, CPU, decisions, bytes, objects the collector found after a match
+    totals = {mode: [0, 0.0, 0.0, 0, 0, 0] for mode in MODES}
     try:
         began = time.perf_counter()
         order = random.Random(seed)
         number = 0
+        last_mode = None
         while number < 3 * len(MODES) or time.perf_counter() - began < seconds:
             cycle = list(MODES)
             order.shuffle(cycle)
@@ -104,9 +119,13 @@ async def play_modes(
                 path = None if suffix is None else records / f"{game_id}-{number}{suffix}"
                 # Untimed: each match pays only for the collections its own garbage causes, not
                 # for its neighbours' (a collection costs ~0.3 ms, 2% of a match, wherever
-                # the count happens to cross the threshold).
+                # the count happens to cross the threshold). What it finds is the garbage of the
+                # match before (reference cycles, which a tournament collects as it plays).
                 if COLLECT:
-                    gc.collect()
+                    found = gc.collect()
+                    if last_mode is not None:
+                        totals[last_mode][5] += found
+                last_mode = mode
                 wall, cpu = time.perf_counter(), time.process_time()
                 result = await run_match(
                     game,
@@ -121,10 +140,11 @@ async def play_modes(
                 row[1] += time.perf_counter() - wall
                 row[2] += time.process_time() - cpu
                 row[3] += sum(len(times) for times in result.decision_ms)
-                if path is not None:
+                if path is not None:  # kept, as a tournament keeps its records
                     row[4] += path.stat().st_size
-                    path.unlink()
                 number += 1
+        if COLLECT and last_mode is not None:
+            totals[last_mode][5] += gc.collect()
     finally:
         if COLLECT:
             gc.unfreeze()
@@ -132,17 +152,17 @@ async def play_modes(
             await bot.close()
         shutil.rmtree(logs, ignore_errors=True)
     return {
-        mode: (n / wall, cpu / n * 1e3, cpu / decisions * 1e6, size / n)
-        for mode, (n, wall, cpu, decisions, size) in totals.items()
+        mode: (n / wall, cpu / n * 1e3, cpu / decisions * 1e6, size / n, garbage / n)
+        for mode, (n, wall, cpu, decisions, size, garbage) in totals.items()
     }
 
 
 async def measure(games: list[str], argv: list[str], seconds: float, repeat: int, folder: Path):
-    figures: dict[tuple[str, str], list[tuple[float, float, float, float]]] = {}
+    figures: dict[tuple[str, str], list[tuple[float, float, float, float, float]]] = {}
     for round_number in range(repeat):
         for game_id in games:
             modes = await play_modes(
-                game_id, argv, seconds, 1000 * round_number, folder / "records"
+                game_id, argv, seconds, 1000 * round_number, folder / f"records-{round_number}"
             )
             for mode, row in modes.items():
                 figures.setdefault((game_id, mode), []).append(row)
@@ -151,8 +171,10 @@ async def measure(games: list[str], argv: list[str], seconds: float, repeat: int
 
 
 def file_floor_us(folder: Path, count: int = 200) -> float:
-    """CPU us to create a file, write 3 kB to it and close it, in the records' folder: the part of
-    a record's cost per match that is the kernel's (the file system), whatever the referee does."""
+    """CPU us to create a file, write 3 kB to it and close it, in a new folder beside the records:
+    the part of a record's cost per match that is the kernel's (the file system), whatever the
+    referee does. The files are kept, as a tournament keeps its records (see the note at MODES:
+    deleting each would make the next creations dearer here)."""
     folder.mkdir(parents=True, exist_ok=True)
     data = os.urandom(3000)
     spent = 0.0
@@ -163,7 +185,6 @@ def file_floor_us(folder: Path, count: int = 200) -> float:
         os.write(fd, data)
         os.close(fd)
         spent += time.process_time() - began
-        path.unlink()
     return spent / count * 1e6
 
 
@@ -194,6 +215,13 @@ def main() -> None:
         help="no garbage collection between matches: each match pays for the collections that "
         "fall in it, as in a tournament",
     )
+    parser.add_argument(
+        "--folder",
+        default=".",
+        help="where the records (and the C bot) go, in a temporary folder made there [the "
+        "current folder, as `arena tournament` writes its results/ there; in /tmp on this VM "
+        "each new file cost 10-25x as much: see the note at MODES]",
+    )
     args = parser.parse_args()
     global COLLECT
     COLLECT = not args.no_collect
@@ -205,13 +233,13 @@ def main() -> None:
         if mode not in chosen:
             del MODES[mode]
     load_at_start = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="arena-bench-", dir=args.folder) as tmp:
+        folder = Path(tmp).resolve()
         folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
         argv = build_c_bot(folder) if args.bot == "c" else [sys.executable, str(PY_BOT)]
         with pinned(spread_cores([1])[0] if args.affinity == "on" else None):
             figures = trio.run(measure, games, argv, args.seconds, args.repeat, folder)
-        floor = file_floor_us(folder / "records")
+        floor = file_floor_us(folder / "floor")
     print(
         f"median of {args.repeat} rounds of {args.seconds:g} s per game, {args.bot} bots, each "
         "deal in every mode (random order), "
@@ -224,7 +252,7 @@ def main() -> None:
     print(
         f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'(rounds)':>13} "
         f"{'CPU ms/m':>9} {'vs off':>7} {'(rounds)':>13} {'CPU us/d':>9} {'+us/d':>6} "
-        f"{'kB/match':>9}"
+        f"{'kB/match':>9} {'garbage/m':>9}"
     )
     for game_id in games:
         off = figures[(game_id, "off")]
@@ -240,10 +268,11 @@ def main() -> None:
                 f"{statistics.median(rates):>7.3f} {spread(rates):>13} "
                 f"{statistics.median(r[1] for r in runs):>9.2f} {statistics.median(cpus):>7.3f} "
                 f"{spread(cpus):>13} {statistics.median(r[2] for r in runs):>9.1f} {extra:>+6.2f} "
-                f"{statistics.median(r[3] for r in runs) / 1000:>9.1f}"
+                f"{statistics.median(r[3] for r in runs) / 1000:>9.1f} "
+                f"{statistics.median(r[4] for r in runs):>9.0f}"
             )
     print(
-        f"  creating, writing 3 kB to and closing a file in the records' folder: {floor:.0f} us CPU"
+        f"  creating, writing 3 kB to and closing a file in a new folder beside the records: {floor:.0f} us CPU"
         " (the file system's part of each record)"
     )
 

@@ -21,9 +21,14 @@ processes started against the pool size (the most processes of each bot that can
 once), and the CPU seconds of the arena (getrusage RUSAGE_SELF of this process: store, standings,
 and with one process the referee and pool; plus the workers' own CPU time, which they report)
 against those of the bots (RUSAGE_CHILDREN less the workers', counted once they are closed).
-Then it folds the stored matches into standings and prints the cost of adding one match and of
-one snapshot (what the live view pays once a second), and when the first match was stored. The machine is shared: compare figures from
-one run, never across runs.
+Each ``r`` level is then set against the same level without records: the median (and spread)
+of the rounds' ratios of matches/s, also counted from the first match stored (leaving out the
+start-up, ~0.1-0.25 s of a ~4 s run), of the arena's CPU per match, and the extra CPU time per
+match in this process's collections of the young generations (all of the referee's with one
+process: a record that leaves reference cycles shows here). Then it folds the stored matches into standings and
+prints the cost of adding one match and of one snapshot (what the live view pays once a second),
+and when the first match was stored. The machine is shared: compare figures from one run, never
+across runs.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import gc
 import resource
 import statistics
 import sys
@@ -65,6 +71,8 @@ class Run:
     bots_cpu_s: float
     matches: list
     first_stored_s: float  # from the start of run_tournament to the first match stored
+    steady_per_s: float  # matches/s from the first match stored to the last (no start-up)
+    collector_s: float  # this process's CPU time in young collections (CollectorClock)
 
 
 def cpu_seconds(who: int) -> float:
@@ -80,6 +88,31 @@ def pool_size(schedule, concurrency: int) -> int:
         for name in set(match.seats):
             per_bot[name] = max(per_bot.get(name, 0), match.seats.count(name))
     return sum(per_bot.values()) * concurrency
+
+
+class CollectorClock:
+    """The CPU time this process spends in collections of the young generations (0 and 1), while
+    installed: where a match's garbage is found. The full collections (~20 ms each here, one in
+    100-200 matches, whatever the records) would swamp it in a run of a few hundred matches."""
+
+    def __init__(self) -> None:
+        self.spent = 0.0
+        self._began = 0.0
+
+    def __enter__(self) -> CollectorClock:
+        gc.callbacks.append(self.note)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        gc.callbacks.remove(self.note)
+
+    def note(self, phase: str, info: dict) -> None:
+        if info["generation"] == 2:
+            return
+        if phase == "start":
+            self._began = time.thread_time()
+        else:
+            self.spent += time.thread_time() - self._began
 
 
 def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
@@ -102,17 +135,18 @@ def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
         )
         start = time.perf_counter()
         stored_at: list[float] = []
-        summary = trio.run(
-            functools.partial(
-                run_tournament,
-                config,
-                schedule,
-                store,
-                Progress(total=0),
-                workers=workers,
-                on_stored=lambda _match: stored_at.append(time.perf_counter()),
+        with CollectorClock() as collector:
+            summary = trio.run(
+                functools.partial(
+                    run_tournament,
+                    config,
+                    schedule,
+                    store,
+                    Progress(total=0),
+                    workers=workers,
+                    on_stored=lambda _match: stored_at.append(time.perf_counter()),
+                )
             )
-        )
         elapsed = time.perf_counter() - start
         parent_cpu = cpu_seconds(resource.RUSAGE_SELF) - arena_before
         arena_cpu = parent_cpu + summary.workers_cpu_s
@@ -132,6 +166,8 @@ def play(config: TournamentConfig, concurrency: int, folder: Path) -> Run:
         bots_cpu,
         matches,
         stored_at[0] - start if stored_at else float("nan"),
+        (len(stored_at) - 1) / (stored_at[-1] - stored_at[0]) if len(stored_at) > 1 else 0.0,
+        collector.spent,
     )
 
 
@@ -141,6 +177,30 @@ def split_level(level: str) -> tuple[str, str, str]:
     bare = level.rstrip("ur")
     concurrency, _, workers = bare.partition("w")
     return concurrency, workers, level[len(bare) :]
+
+
+def records_cost(level: str, on: list[Run], off: list[Run]) -> str:
+    """The records' cost at one level: each round's matches/s with records over those of the same
+    round without (the runs next to each other), their median and spread, from the start and from
+    the first match stored; and the arena's CPU per match, with over without."""
+
+    def ratios(rate: str) -> str:
+        found = [getattr(r, rate) / getattr(o, rate) for r, o in zip(on, off)]
+        return f"{statistics.median(found):.3f} ({min(found):.3f}-{max(found):.3f})"
+
+    cpu = [
+        (r.arena_cpu_s / len(r.matches)) / (o.arena_cpu_s / len(o.matches)) for r, o in zip(on, off)
+    ]
+    collector = [
+        (r.collector_s / len(r.matches) - o.collector_s / len(o.matches)) * 1e6
+        for r, o in zip(on, off)
+    ]
+    return (
+        f"  records at {level}: matches/s with over without, median of the rounds' ratios "
+        f"(lowest-highest): {ratios('matches_per_s')}, after the first stored "
+        f"{ratios('steady_per_s')}; arena CPU per match {statistics.median(cpu):.3f}; "
+        f"young collections {statistics.median(collector):+.0f} us per match in this process"
+    )
 
 
 def quick(bot_kinds: list[str], games: str, deals: int, folder: Path) -> TournamentConfig:
@@ -182,11 +242,19 @@ def main() -> None:
         default=None,
         help="worker processes [one per core, at most the concurrency]",
     )
+    parser.add_argument(
+        "--folder",
+        default=".",
+        help="where the runs' files go (records, results, logs, the C bot), in a temporary folder "
+        "made there [the current folder, as `arena tournament` writes its results/ there; in "
+        "/tmp on this VM each new file cost 10-25x as much: records.py's note at MODES]",
+    )
     args = parser.parse_args()
     levels = args.concurrency.split(",")
     runs: dict[str, list[Run]] = {level: [] for level in levels}
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
+    with tempfile.TemporaryDirectory(prefix="arena-bench-", dir=args.folder) as tmp:
+        folder = Path(tmp).resolve()
+        folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
         if args.demo:
             config = demo(args.deals)
         else:
@@ -220,18 +288,23 @@ def main() -> None:
         share = arena / (arena + bots_cpu) if arena + bots_cpu else 0.0
         last = runs[level][-1]
         concurrency, _, flags = split_level(level)
+        steady = statistics.median(r.steady_per_s for r in runs[level])
         print(
             f"  concurrency {concurrency} ({last.workers} "
             f"process{'es' if last.workers > 1 else ''}"
             f"{', not pinned' if 'u' in flags else ''}"
             f"{', records' if 'r' in flags or config.records else ''}): "
-            f"{rate:6.2f} matches/s ({rate / base:4.2f}x), "
+            f"{rate:6.2f} matches/s ({rate / base:4.2f}x; {steady:6.2f} after the first stored), "
             f"{statistics.median(r.decisions_per_s for r in runs[level]):7.0f} decisions/s, "
             f"{last.started} bot processes started (pool size {last.pool_size}); CPU: arena "
             f"{arena:5.2f} s (this process {parent:5.2f} s), bots {bots_cpu:5.2f} s "
             f"(arena share {share:.0%}); first match stored after "
             f"{statistics.median(r.first_stored_s for r in runs[level]):.2f} s"
         )
+    for level in levels:
+        paired = level.replace("r", "")
+        if level != paired and paired in runs:
+            print(records_cost(level, runs[level], runs[paired]))
     copies = max(1, 2000 // max(1, len(matches)))
     last_deal = max(m.deal for m in matches) + 1
     many = [  # distinct matches (later deals), in schedule order as a tournament stores them

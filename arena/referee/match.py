@@ -319,7 +319,7 @@ class _Match:
 
     def route_events(self) -> None:
         """Queue each new event for the seats in its audience, and record it (a compact record
-        keeps only the shuffles, which the dealer writes as they happen: compact_shuffle)."""
+        keeps only the shuffles, which the dealer hands the writer as they happen: keep_shuffle)."""
         events = self.state.events
         first, end = self.events_routed, len(events)
         recording = self.full_record
@@ -381,13 +381,6 @@ class _Match:
             n = self.shuffles_recorded
             self.record.write({"type": "shuffle", "n": n + 1, "cards": decks[n]})
             self.shuffles_recorded = n + 1
-
-    def compact_shuffle(self, n: int) -> None:
-        """A compact record's shuffle ``n`` (from 0), kept as the dealer makes it: during the
-        action that led to it, after that action's line, and no event line to come before. (Kept
-        only: nothing is written while the rules are in the middle of an action.)"""
-        self.record.keep({"type": "shuffle", "n": n + 1, "cards": self.dealer.decks[n]})
-        self.shuffles_recorded = n + 1
 
     # -- the record (SPEC.md section 8) -----------------------------------------------------------
     #
@@ -1004,7 +997,7 @@ class _Match:
         if self.full_record:
             self.record.write({"type": "deal", "view": self.state.view(None)})
         elif self.compact_record:
-            self.dealer.then = self.compact_shuffle
+            self.dealer.then = self.record.keep_shuffle
         for seat in self.seats:
             if seat.bot.startup_error is not None:
                 # Its process could not be started: the seat forfeits and the autopilot plays it.

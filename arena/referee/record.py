@@ -35,7 +35,8 @@ class RecordingDealer(Dealer):
     ``marks[i]`` is how many events the match had when deck ``i`` was shuffled (once
     :meth:`watch` names the event list; shuffles before that, the first deal's, get 0), so the
     record can write each shuffle just before the events it led to. ``then``, when set, is
-    called with each new deck's index (a compact record writes the shuffle at once).
+    called with each new deck's number (from 1) and cards (a compact record keeps the shuffle at
+    once: :meth:`RecordWriter.keep_shuffle`).
     """
 
     def __init__(self, rng: Rng) -> None:
@@ -43,7 +44,7 @@ class RecordingDealer(Dealer):
         self.decks: list[list[str]] = []
         self.marks: list[int] = []
         self._events: list | None = None
-        self.then: Callable[[int], None] | None = None
+        self.then: Callable[[int, list[str]], None] | None = None
 
     def watch(self, events: list) -> None:
         self._events = events
@@ -53,7 +54,7 @@ class RecordingDealer(Dealer):
         self.decks.append(list(deck))
         self.marks.append(0 if self._events is None else len(self._events))
         if self.then is not None:
-            self.then(len(self.decks) - 1)
+            self.then(len(self.decks), self.decks[-1])
         return deck
 
 
@@ -156,6 +157,15 @@ class RecordWriter:
         (the referee's compact shuffle line, made while the rules apply an action)."""
         if self._fd is not None:
             self.entries.append(msgspec.Raw(_encoder.encode(entry)))
+
+    def keep_shuffle(self, n: int, cards: list[str]) -> None:
+        """A compact record's shuffle ``n`` (from 1), kept as the dealer makes it
+        (:attr:`RecordingDealer.then`): during the action that led to it, after that action's
+        line, with no event line to come before it. Only kept: nothing is written while the
+        rules are in the middle of an action. (The writer's method, not the referee's: a
+        dealer holding the match would make the whole match a reference cycle, left to the
+        garbage collector when it ends.)"""
+        self.keep({"type": "shuffle", "n": n, "cards": cards})
 
     def flush(self, *, final: bool = False) -> None:
         """Encode, compress and write every kept line: a readable end of the file so far (a
