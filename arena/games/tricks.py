@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from operator import itemgetter
 from typing import Any, ClassVar
 
-from .cards import Deck
+from .cards import IN_SUIT, Deck
 from .core import Event, GameState, _new_event
 
 _CARD = itemgetter(1)  # a trick's (seat, card) -> card
@@ -27,6 +27,16 @@ def trick_winner(trick: list[tuple[int, str]], trump: str | None, rank: Mapping[
         elif suit == led and not best_trump and rank[card] > rank[best_card]:
             best_seat, best_card = seat, card
     return best_seat
+
+
+def follow_suit(hand: list[str], trick: list[tuple[int, str]]) -> list[str]:
+    """The cards of ``hand`` in the led suit; the whole hand when void or leading (a new list).
+    (filter(): no Python step per card.)"""
+    if trick:
+        follow = [*filter(IN_SUIT[trick[0][1][-1]], hand)]
+        if follow:
+            return follow
+    return list(hand)
 
 
 def card_strengths(deck: Deck) -> dict[tuple[str, str | None], dict[str, int]]:

@@ -9,7 +9,7 @@ import pytest
 from arena.games import GAMES, IllegalAction
 from arena.games.cards import IN_SUIT, SUIT_CARDS, Deck, Rng, derive_seed
 from arena.games.playthrough import random_playout
-from arena.games.tricks import TrickGame, trick_winner
+from arena.games.tricks import TrickGame, follow_suit, trick_winner
 
 SEEDS = range(12)
 CASES = [(spec, players) for spec in GAMES.values() for players in spec.player_counts]
@@ -156,12 +156,15 @@ def test_registry_rejects_bad_player_counts_and_options(spec):
 
 
 def test_a_deck_made_later_is_in_the_suit_filters_like_the_games_decks():
-    """The games' legal plays filter by SUIT_CARDS (IN_SUIT), which every Deck fills as it is
+    """The games' legal plays (follow_suit among them) filter by SUIT_CARDS (IN_SUIT), which every Deck fills as it is
     made: a new deck's cards are never left out of a legal list."""
     deck = Deck("test 8", ("H", "X"), ("2", "Z"))
     hand = ["2X", "ZH", "ZX", "2H"]
     assert [*filter(IN_SUIT["X"], hand)] == ["2X", "ZX"]
     assert [*filter(IN_SUIT["H"], hand)] == ["ZH", "2H"]
+    assert follow_suit(hand, [(0, "2X")]) == ["2X", "ZX"]
+    assert follow_suit(hand, [(1, "ZH")]) == ["ZH", "2H"]
+    assert follow_suit(["2X"], [(1, "ZH")]) == ["2X"]  # void: the whole hand
     assert all(card in SUIT_CARDS[card[-1]] for card in deck.cards)
 
 
