@@ -213,11 +213,12 @@ def synthetic_results(path: Path, count: int) -> dict[str, Any]:
     without the standings fold a tournament caches in its file (see :func:`cache_fold`); the
     tournament's definition."""
     bots = ["alpha", "beta", "gamma", "delta"]
+    deals = -(-count // 16)  # 16 matches a deal over the four games: at least ``count`` of them
     plans = [
-        GamePlan("alles-oder-nichts", "alles-oder-nichts", 4, deals=count // 16),
-        GamePlan("vingt-down", "vingt-down", 4, deals=count // 16),
-        GamePlan("eight-rounds", "eight-rounds", 4, deals=count // 16),
-        GamePlan("all-fours", "all-fours", 4, deals=count // 16, team_size=2, max_tables=1),
+        GamePlan("alles-oder-nichts", "alles-oder-nichts", 4, deals=deals),
+        GamePlan("vingt-down", "vingt-down", 4, deals=deals),
+        GamePlan("eight-rounds", "eight-rounds", 4, deals=deals),
+        GamePlan("all-fours", "all-fours", 4, deals=deals, team_size=2, max_tables=1),
     ]
     schedule = build_schedule(5, bots, plans)
     definition = {
