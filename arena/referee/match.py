@@ -210,6 +210,7 @@ class _Match:
         "shared_lines",
         "shuffles_recorded",
         "state",
+        "task",
         "teams",
         "unwritten_request",
         "view_struct",
@@ -291,6 +292,9 @@ class _Match:
         # write (None: all written), a line already read (None: none).
         self.asking: tuple[int, list[str], int, bytes | None, bytes | None] | None = None
         self.record_due = self.now() + GZIP_FLUSH_S
+        # The task play() runs in (set there), which ask_now's quick reads are made in: given to
+        # them, it spares each a look-up of the current task (a thread-local: ~0.6k instructions).
+        self.task: trio.lowlevel.Task | None = None
         self.new_scope()
 
     # -- the match's cancel scope (see the module docstring) --------------------------------------
@@ -605,7 +609,9 @@ class _Match:
         # The quick read waits at most to this request's deadline (the scope's is not moved here).
         # Nothing in trio runs meanwhile, so the wait need not be noted (self.waiting) for it.
         # (A short read: a longer reply is kept, and read_reply reads the rest.)
-        reply = bot.reader.line_now(sent_at + limit_ms / 1000 + DEADLINE_SLACK_S, SHORT_READ_BYTES)
+        reply = bot.reader.line_now(
+            sent_at + limit_ms / 1000 + DEADLINE_SLACK_S, SHORT_READ_BYTES, self.task
+        )
         if reply is not None:
             action = self.quick_reply(seat, request_id, legal, sent_at, limit_ms, reply)
             if action is not None:
@@ -1046,6 +1052,7 @@ class _Match:
 
     async def play(self) -> None:
         state = self.state
+        self.task = trio.lowlevel.current_task()
         while not state.is_over:
             with trio.CancelScope() as scope:
                 self.new_scope()
