@@ -592,7 +592,7 @@ class _Match:
         limit_ms = time_left + clock.margin_ms  # clock.deadline_ms(), known already
         # The bot's time starts as the write begins: on a core it shares with the referee
         # (arena.referee.cores) the woken bot may run before the write returns.
-        before = self.now()
+        sent_at = self.now()
         try:
             # Most requests fit in the pipe at once: then one deadline move suffices. Otherwise
             # the rest waits for the bot to read (ask_rest), under the deadline counted from
@@ -601,11 +601,14 @@ class _Match:
         except BotGone:
             return self.cannot_write(seat, scope, request_id, legal)
         if written < len(data):
-            self.waiting = (seat, request_id, before, False)
-            self.move_deadline(scope, before + limit_ms / 1000)
+            self.waiting = (seat, request_id, sent_at, False)
+            self.move_deadline(scope, sent_at + limit_ms / 1000)
             self.asking = (request_id, legal, limit_ms, data[written:] if written else data, None)
             return None
-        sent_at = self.sent(seat, request_id, before)
+        # (self.sent() inline: a call fewer per decision, ~1k instructions)
+        if self.recording:
+            self.record_sent(seat, sent_at)
+        self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         # The quick read waits at most to this request's deadline (the scope's is not moved here).
         # Nothing in trio runs meanwhile, so the wait need not be noted (self.waiting) for it.
         # (A short read: a longer reply is kept, and read_reply reads the rest.)
@@ -623,14 +626,18 @@ class _Match:
 
     def sent(self, seat: _Seat, request_id: int, sent_at: float) -> float:
         """The request is written; the bot's time started at ``sent_at`` (the match's time),
-        which is returned."""
+        which is returned. (ask_now does the same inline.)"""
         if self.recording:
-            seat.sent_at.append(sent_at)  # (at request_id - seat.first_id)
-            if sent_at >= self.record_due:  # a slow match: let its watchers see the lines so far
-                self.record_due = sent_at + GZIP_FLUSH_S
-                self.record.flush()
+            self.record_sent(seat, sent_at)
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
         return sent_at
+
+    def record_sent(self, seat: _Seat, sent_at: float) -> None:
+        """Note when the seat's latest request was written, for its replies' "ms" (sent_time)."""
+        seat.sent_at.append(sent_at)  # (at request_id - seat.first_id)
+        if sent_at >= self.record_due:  # a slow match: let its watchers see the lines so far
+            self.record_due = sent_at + GZIP_FLUSH_S
+            self.record.flush()
 
     def cannot_write(
         self, seat: _Seat, scope: trio.CancelScope, request_id: int, legal: list[str]
