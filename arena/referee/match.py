@@ -332,20 +332,20 @@ class _Match:
         """Queue each new event for the seats in its audience, and record it (a compact record
         keeps only the shuffles, which the dealer hands the writer as they happen: keep_shuffle)."""
         events = self.state.events
-        first, end = self.events_routed, len(events)
+        n, end = self.events_routed, len(events)
         recording = self.full_record
-        if first == end and not recording:
+        if n == end and not recording:
             return
-        prefix, share = self.event_prefix, self.shared_lines.append
-        for n in range(first, end):
+        prefix, shared = self.event_prefix, self.shared_lines
+        # (The new events as a slice, not by index: ~0.5k instructions fewer per decision; n
+        # counts them only for a full record.)
+        for audience, data in events[n:end]:
             if recording:
                 self.record_shuffles(n)  # a shuffle comes before the events it led to
-            audience, data = events[n]
             line = b"".join((prefix, encode_event(data), b"}\n"))
             if audience is None:
-                share(line)
+                shared.append(line)
             else:
-                shared = self.shared_lines
                 if len(shared) > SHARED_LINES_KEPT:
                     self.share_out()
                 for index in audience:
@@ -365,6 +365,7 @@ class _Match:
                         "data": data,
                     }
                 )
+                n += 1
         self.events_routed = end
         if recording and self.shuffles_recorded < len(self.dealer.decks):
             self.record_shuffles(len(events))
