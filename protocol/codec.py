@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET
@@ -86,11 +86,11 @@ def decode_plain_action(line: bytes) -> Action | None:
 
 class IndexReply(msgspec.Struct, forbid_unknown_fields=True, gc=False):
     """The usual reply, ``{"type":"action","id":N,"index":K}``, and only it: no ``action``, no
-    other key (decode_index_reply raises for any other line)."""
+    other key, no negative index (decode_index_reply raises for any other line)."""
 
     type: Literal["action"]  # (a field, not a tag: a Struct decoded alone may omit its tag)
     id: int
-    index: int
+    index: Annotated[int, msgspec.Meta(ge=0)]  # (so legal[index] is the index-th or raises)
 
 
 decode_index_reply = msgspec.json.Decoder(IndexReply).decode
