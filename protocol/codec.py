@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import UNSET
@@ -81,6 +82,33 @@ def decode_plain_action(line: bytes) -> Action | None:
     if type(message) is not Action or line.count(b'"') > (10 if message.index is UNSET else 8):
         return None
     return message
+
+
+class IndexReply(msgspec.Struct, forbid_unknown_fields=True, gc=False):
+    """The usual reply, ``{"type":"action","id":N,"index":K}``, and only it: no ``action``, no
+    other key, no negative index (decode_index_reply raises for any other line)."""
+
+    type: Literal["action"]  # (a field, not a tag: a Struct decoded alone may omit its tag)
+    id: int
+    index: Annotated[int, msgspec.Meta(ge=0)]  # (so legal[index] is the index-th or raises)
+
+
+decode_index_reply = msgspec.json.Decoder(IndexReply).decode
+# A line decode_index_reply takes that is no longer than this cannot repeat a key: the shortest
+# that does, {"type":"action","id":1,"index":0,"id":1}, has 41 bytes. Then it is an action message
+# decode_plain_action takes too, the same one, without its count of the quotes (~1.2k
+# instructions). An ordinary reply is this short while its id has at most 7 digits.
+INDEX_REPLY_MAX_BYTES = 40
+
+
+def index_reply(line: bytes) -> IndexReply | None:
+    """The line as an IndexReply when it is one decode_plain_action takes too (the same id and
+    index), else None: the referee's check of the usual reply (quick_reply, inline there)."""
+    try:
+        reply = decode_index_reply(line)
+    except Exception:  # whatever a line provokes: the general path judges it
+        return None
+    return reply if len(line) <= INDEX_REPLY_MAX_BYTES else None
 
 
 def stale_action_id(line: bytes, pending_id: int) -> int | None:

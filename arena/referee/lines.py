@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 DEFAULT_MAX_LINE_BYTES = 1 << 20
 CHUNK_BYTES = 1 << 16
@@ -36,7 +37,7 @@ class LineReader:
         self,
         receive_some: Callable[[int], Awaitable[bytes]],
         max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
-        receive_now: Callable[[int, float], bytes | None] | None = None,
+        receive_now: Callable[[int, float, Any], bytes | None] | None = None,
     ) -> None:
         self._receive_some = receive_some
         self._receive_now = receive_now  # what has come already, or None (see line_now)
@@ -51,15 +52,18 @@ class LineReader:
         self._skipping = False  # inside an over-long line: drop bytes up to its newline
         self.at_eof = False
 
-    def line_now(self, until: float = math.inf, max_bytes: int = CHUNK_BYTES) -> bytes | None:
+    def line_now(
+        self, until: float = math.inf, max_bytes: int = CHUNK_BYTES, task: Any = None
+    ) -> bytes | None:
         """The next line if it is at hand without waiting (``receive_now`` brought exactly one
         whole line, reading at most ``max_bytes``; it may wait up to ``until``, in
         time.perf_counter()'s time), else None: then ``await read_line()``, which keeps what was
-        read. Saves the usual reply two coroutines."""
+        read. Saves the usual reply two coroutines. ``task``: the trio task reading, when the
+        caller knows it (passed on to ``receive_now``; None: it finds it)."""
         receive_now = self._receive_now
         if receive_now is None or self._buffer or self._skipping or self.at_eof:
             return None
-        chunk = receive_now(max_bytes, until)
+        chunk = receive_now(max_bytes, until, task)
         if chunk:
             line = chunk[:-1]
             # One whole line: a newline at the end and none before. (Tested thus, not with

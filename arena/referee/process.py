@@ -514,12 +514,16 @@ class _QuickRead(metaclass=_QuickReadType):
         self.closed = True
         self.runner = None  # (the next read attaches anew, and finds it closed)
 
-    def read(self, max_bytes: int, until: float = math.inf) -> bytes | None:
+    def read(
+        self, max_bytes: int, until: float = math.inf, task: trio_run.Task | None = None
+    ) -> bytes | None:
         """The bot's output if it comes before trio's next deadline and ``until`` (in
         time.perf_counter()'s time: the request's own deadline, which the caller need not have
         given trio yet) and nothing else needs the loop; None: take the ordinary path. Only
-        inside trio.run (where ``GLOBAL_RUN_CONTEXT.task`` is the task reading)."""
-        task = trio_run.GLOBAL_RUN_CONTEXT.task
+        inside trio.run, in ``task`` (the trio task reading: a caller that knows it spares the
+        look-up, a thread-local's attribute; None: ``GLOBAL_RUN_CONTEXT.task``, the current one)."""
+        if task is None:
+            task = trio_run.GLOBAL_RUN_CONTEXT.task
         if task._runner is not self.runner:  # (_QuickRead.usable() checked that Task has it)
             self.attach(task._runner)
         if self.runq:

@@ -15,6 +15,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import subprocess
 import sys
@@ -380,14 +381,27 @@ def test_the_quick_read_serves_each_trio_run_it_is_read_in(pipes):
 
 async def test_real_bots_take_the_quick_read_and_play_the_same_match(tmp_path, monkeypatch):
     """The same match (a deterministic bot) with and without the quick read: the same record,
-    times aside; and the quick read was taken."""
+    times aside; and the quick read was taken, in the task it was told it is read in (the
+    referee's reads pass theirs)."""
     bot = tmp_path / "first_legal.py"
     bot.write_text(FIRST_LEGAL_BOT)
     bot.chmod(0o755)
     records = []
+    told = []
+    read = _QuickRead.read
+
+    def told_read(self, max_bytes, until=math.inf, task=None):
+        assert task is None or task is trio.lowlevel.current_task()
+        told.append(task is not None)
+        return read(self, max_bytes, until, task)
+
     for quick in (True, False):
-        if not quick:
-            monkeypatch.setattr(_QuickRead, "read", lambda self, max_bytes, until=0.0: None)
+        if quick:
+            monkeypatch.setattr(_QuickRead, "read", told_read)
+        else:
+            monkeypatch.setattr(
+                _QuickRead, "read", lambda self, max_bytes, until=0.0, task=None: None
+            )
         taken = _QuickRead.taken
         control = TimeControl(decision_ms=5000)
         procs = [
@@ -414,6 +428,7 @@ async def test_real_bots_take_the_quick_read_and_play_the_same_match(tmp_path, m
         assert (_QuickRead.taken > taken) == quick
         records.append([_timeless(entry) for entry in read_record(path)])
     assert records[0] == records[1]
+    assert sum(told) > 50
 
 
 FIRST_LEGAL_BOT = """

@@ -78,7 +78,7 @@ async def test_line_now_gives_a_whole_line_at_hand_and_leaves_the_rest_to_read_l
     ready = [b"one\n", b"tw", None, b"a\nb\n", b""]
     later = [b"o\nthree\n"]
 
-    def receive_now(max_bytes, until=None):
+    def receive_now(max_bytes, until=None, task=None):
         return ready.pop(0)
 
     reader = LineReader(feeder(later), receive_now=receive_now)
@@ -101,7 +101,7 @@ async def test_a_short_line_now_keeps_a_longer_line_for_read_line():
     pipe = b"x" * 10 + b"\n"
     asked = []
 
-    def receive_now(max_bytes, until=None):
+    def receive_now(max_bytes, until=None, task=None):
         asked.append(max_bytes)
         return pipe[:max_bytes]
 
@@ -116,7 +116,7 @@ async def test_buffered_line_hands_out_whole_lines_already_read_and_never_reads(
     stay buffered until the last is taken)."""
     asked = []
 
-    def receive_now(max_bytes, until=None):
+    def receive_now(max_bytes, until=None, task=None):
         asked.append(max_bytes)
         return b"a\n\nbb\nha" if len(asked) == 1 else b"one\n"
 

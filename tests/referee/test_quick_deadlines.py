@@ -88,7 +88,7 @@ class QuickBot:
         self.take(data)
         await trio.lowlevel.checkpoint()
 
-    def receive_now(self, max_bytes: int, until: float) -> bytes | None:
+    def receive_now(self, max_bytes: int, until: float, task: object = None) -> bytes | None:
         self.bounds.append((self.requests[-1][0], until))
         now = trio.current_time()
         bound = min(until, trio_next_deadline())
