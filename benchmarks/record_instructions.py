@@ -70,12 +70,13 @@ def child(game_id: str, matches: int, mode: str) -> None:
         log: list[tuple[str, object]] = []
 
         class Capture(record_module.RecordWriter):
-            """Notes what the referee gives the writer: write()'s entries, the tuples it appends."""
+            """Notes what the referee gives the writer: write()'s entries, the Decisions it appends."""
 
             seen = 0
 
             def take(self) -> None:
-                log.extend(("t", e) for e in self.entries[self.seen :] if type(e) is tuple)
+                kept = self.entries[self.seen :]
+                log.extend(("t", e) for e in kept if type(e) is record_module.Decision)
 
             def write(self, entry: object) -> None:
                 self.take()

@@ -62,6 +62,7 @@ from arena.referee.record import (
     GZIP_FLUSH_S,
     RECORD_FORMAT,
     RECORDED_LINE_CHARS,
+    Decision,
     RecordingDealer,
     RecordWriter,
     ms3,
@@ -402,7 +403,7 @@ class _Match:
     # line [seat, id, time_left_ms, ms, charged_ms, text, action], and a forfeited seat's
     # autopilot decision [seat, action]. Any other decision is written in full, its request line
     # first (kept back until then: unwritten_request). arena.referee.record expands it again.
-    # An ordinary decision costs one tuple appended to the writer's entries (read_reply): the
+    # An ordinary decision costs one Decision appended to the writer's entries (read_reply): the
     # writer encodes what it keeps in one call, at least every GZIP_FLUSH_S (ask) and at the end.
 
     def write(self, entry: dict) -> None:
@@ -455,7 +456,7 @@ class _Match:
         self.unwritten_request = None
         self.action_recorded = True
         self.record_entries.append(
-            (
+            Decision(
                 seat.index,
                 request_id,
                 time_left,
@@ -754,7 +755,7 @@ class _Match:
             self.unwritten_request = None
             self.action_recorded = True
             self.record_entries.append(
-                (
+                Decision(  # (not a tuple: see Decision)
                     seat.index,
                     request_id,
                     time_left,

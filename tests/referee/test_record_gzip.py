@@ -3,6 +3,7 @@ as the same lines as a plain record, and a cut file reported, not a traceback.""
 
 from __future__ import annotations
 
+import gc
 import gzip
 import json
 import math
@@ -156,13 +157,14 @@ async def test_a_match_cut_off_leaves_a_whole_record_of_what_happened(autojump_c
 
 
 def as_the_referee_keeps_it(seat, request_id, time_left, used_ms, charged, line, action):
-    """An ordinary decision's tuple (format 2), made as match.py makes it."""
+    """An ordinary decision's Decision (format 2), made as match.py makes it."""
     text = line.decode() if len(line) <= 1000 else record_module.recorded_text(line)
-    return (seat, request_id, time_left, math.floor(used_ms * 1000.0 + 0.5), charged, text, action)
+    us = math.floor(used_ms * 1000.0 + 0.5)
+    return record_module.Decision(seat, request_id, time_left, us, charged, text, action)
 
 
 def test_the_writer_writes_each_decision_line_as_alone_whatever_is_around_it(tmp_path):
-    """The referee's decision tuples (format 2: whole microseconds, the reply's text, cut to
+    """The referee's Decisions (format 2: whole microseconds, the reply's text, cut to
     what the record keeps) are written as SPEC 8's array lines, each in its place among
     write()'s lines, whether the record is written in one go or flushed mid-way."""
     cut = "é".encode() * 500
@@ -229,3 +231,12 @@ def test_kept_lines_wait_for_the_next_write_however_many_and_late(tmp_path, monk
     unused = record_module.RecordWriter(None)
     unused.keep({"type": "shuffle", "n": 1})  # no record: nothing kept
     assert not unused.entries
+
+
+def test_a_kept_decision_is_never_tracked_by_the_garbage_collector():
+    """The referee keeps each ordinary decision as a Decision, which the collector never visits
+    (a tuple is, until its first collection), and which is written as SPEC 8's array."""
+    reply = b'{"type":"action","id":7,"index":0}'
+    decision = as_the_referee_keeps_it(0, 7, 200, 1.534, 0, reply, "AS")
+    assert not gc.is_tracked(decision)
+    assert json.loads(record_module._encoder.encode(decision)) == [0, 7, 200, 1534, 0, reply.decode(), "AS"]
