@@ -131,10 +131,10 @@ class RecordWriter:
     in full again. :meth:`write` encodes an entry at once (its values may change later) and
     keeps the line. The referee appends each ordinary decision of a compact record to
     :attr:`entries` itself, as its array line (format 2): a :class:`Decision` (numbers and
-    strings only: nothing else of the decision is kept alive), which msgspec encodes as it is. All that is kept is encoded in one call, compressed and written by
-    :meth:`flush`, which the referee calls at least every ``GZIP_FLUSH_S`` while a match runs
-    (for whoever watches it); :meth:`write` does once ``RECORD_BATCH`` entries are
-    kept, and :meth:`close` at the end.
+    strings only: nothing else of the decision is kept alive), which msgspec encodes as it is.
+    All that is kept is encoded in one call, compressed and written by :meth:`flush`, which the
+    referee calls at least every ``GZIP_FLUSH_S`` while a match runs (for whoever watches it);
+    :meth:`write` does once ``RECORD_BATCH`` entries are kept, and :meth:`close` at the end.
     """
 
     def __init__(self, path: Path | None) -> None:
