@@ -27,7 +27,7 @@ Choices, in our words:
 
 from __future__ import annotations
 
-from itertools import chain, combinations
+from itertools import combinations, filterfalse
 from typing import Any
 
 from .cards import IN_SUIT, PIQUET_32, parse_card_list
@@ -44,6 +44,16 @@ SUITS = PIQUET_32.suits
 TRUMP_CHOICES = tuple(f"trump:{suit}" for suit in SUITS)
 RANK = PIQUET_32.rank
 ORDER = PIQUET_32.order
+
+
+# Each exchange action by its cards in canonical order, ("7H", "KS") -> "discard:7H,KS", for every
+# choice of 1-3 cards (5,488; made at import in ~4 ms): _legal looks its 25 choices up instead of
+# joining and concatenating them (43k -> 22k instructions per exchange decision).
+DISCARD_NAMES = {
+    cards: "discard:" + ",".join(cards)
+    for size in range(1, MAX_EXCHANGE + 1)
+    for cards in combinations(PIQUET_32.cards, size)
+}
 
 
 class VingtDown(TrickGame):
@@ -176,19 +186,14 @@ class VingtDown(TrickGame):
             trumps = [] if trump is None else [*filter(IN_SUIT[trump], hand)]
             return trumps or list(hand)
         if decision == "exchange":
-            # Every choice of 1 to MAX_EXCHANGE (3) cards in combinations() order, made by
+            # Every choice of 1 to MAX_EXCHANGE (3) cards in combinations() order, looked up by
             # map() (no Python step per choice).
-            hand = self.hands[seat]
+            hand, name = self.hands[seat], DISCARD_NAMES.__getitem__
             return [
                 "discard:none",
-                *map(
-                    "discard:".__add__,
-                    chain(
-                        hand,
-                        map(",".join, combinations(hand, 2)),
-                        map(",".join, combinations(hand, 3)),
-                    ),
-                ),
+                *map(name, combinations(hand, 1)),
+                *map(name, combinations(hand, 2)),
+                *map(name, combinations(hand, 3)),
             ]
         if decision == "drop":
             return ["stay", "drop"]
@@ -262,12 +267,15 @@ class VingtDown(TrickGame):
 
     def _exchange(self, seat: int, action: str) -> None:
         argument = action[len("discard:") :]
-        discarded = [] if argument == "none" else parse_card_list(argument)
+        # (a legal action: its cards split() without parse_card_list's check for empty parts)
+        discarded = [] if argument == "none" else argument.split(",")
         count = len(discarded)
-        drawn = self.stock[:count]
-        del self.stock[:count]
-        hand = [c for c in self.hands[seat] if c not in discarded]
-        self.hands[seat] = PIQUET_32.sorted(hand + drawn)
+        stock = self.stock
+        drawn = sorted(stock[:count], key=ORDER.__getitem__)
+        del stock[:count]
+        # (filterfalse(): no Python step per card kept; sorted() without PIQUET_32.sorted's call)
+        kept = filterfalse(discarded.__contains__, self.hands[seat])
+        self.hands[seat] = sorted([*kept, *drawn], key=ORDER.__getitem__)
         self.discards[seat] = discarded
         self.exchanged[seat] = count
         self.emit(
@@ -276,12 +284,12 @@ class VingtDown(TrickGame):
                 "seat": seat,
                 "count": count,
                 "discarded": list(discarded),
-                "drawn": PIQUET_32.sorted(drawn),
+                "drawn": drawn,
             },
             (seat,),
         )
         self.emit({"type": "exchange", "seat": seat, "count": count}, self._others[seat])
-        nxt = (seat + 1) % self.players
+        nxt = (seat + 1) % PLAYERS
         if nxt == self.forehand:
             self._after_exchange()
         else:
