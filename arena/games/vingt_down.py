@@ -44,6 +44,10 @@ SUITS = PIQUET_32.suits
 TRUMP_CHOICES = tuple(f"trump:{suit}" for suit in SUITS)
 RANK = PIQUET_32.rank
 ORDER = PIQUET_32.order
+# Seats in turn from each seat clockwise (the deal's order from forehand), and each seat's others
+# (who see an exchange's count only): made once, not per deal or exchange.
+SEATS_FROM = tuple(tuple((first + i) % PLAYERS for i in range(PLAYERS)) for first in range(PLAYERS))
+OTHERS = tuple(tuple(s for s in range(PLAYERS) if s != seat) for seat in range(PLAYERS))
 
 
 # Each exchange action by its cards in canonical order, ("7H", "KS") -> "discard:7H,KS", for every
@@ -68,22 +72,18 @@ class VingtDown(TrickGame):
         self.drop_out: bool = self.options["drop_out"]
         self.deal = 0  # 1-based number of the current deal
         self.totals = [START_SCORE] * players
-        self._others = [tuple(s for s in range(players) if s != seat) for seat in range(players)]
         self._start_deal()
 
     # -- deal structure ------------------------------------------------------------------------
 
-    @property
-    def dealer_seat(self) -> int:
-        return (self.first_dealer + self.deal - 1) % self.players
-
-    @property
-    def forehand(self) -> int:
-        return (self.dealer_seat + 1) % self.players
-
     def _start_deal(self) -> None:
         n = self.players
         self.deal += 1
+        # The deal's dealer and forehand, kept (the views show them at every decision; the rules
+        # ask them at every exchange, drop and deal) rather than derived on each use.
+        self.dealer_seat = (self.first_dealer + self.deal - 1) % n
+        self.forehand = (self.dealer_seat + 1) % n
+        self.in_play = n  # the seats that play this deal's tricks: fewer after drops
         self.stock = self.dealer.shuffled(PIQUET_32.cards)  # dealt and drawn from the front
         self.hands: list[list[str]] = [[] for _ in range(n)]
         self.discards: list[list[str]] = [[] for _ in range(n)]
@@ -111,16 +111,14 @@ class VingtDown(TrickGame):
 
     def _deal_packet(self, size: int) -> None:
         """``size`` cards to each seat from the front of the stock, forehand first, dealer last."""
-        # (the property once, not per seat; sorted() without PIQUET_32.sorted's call)
-        n, forehand = self.players, self.forehand
-        order = [(forehand + i) % n for i in range(n)]
-        packets = {}
-        for seat in order:
-            packets[seat] = sorted(self.stock[:size], key=ORDER.__getitem__)
-            del self.stock[:size]
-            self.hands[seat] = sorted(self.hands[seat] + packets[seat], key=ORDER.__getitem__)
-        for seat in order:
-            self.emit({"type": "deal", "seat": seat, "cards": packets[seat]}, (seat,))
+        # (sorted() without PIQUET_32.sorted's call; each seat's deal event as its packet is
+        # dealt: the same events in the same order, no dict of packets)
+        stock, hands, canonical = self.stock, self.hands, ORDER.__getitem__
+        for seat in SEATS_FROM[self.forehand]:
+            packet = sorted(stock[:size], key=canonical)
+            del stock[:size]
+            hands[seat] = sorted(hands[seat] + packet, key=canonical)
+            self.emit({"type": "deal", "seat": seat, "cards": packet}, (seat,))
 
     def _set_trump(self, suit: str, chosen_by: int | None) -> None:
         self.trump = suit
@@ -240,13 +238,13 @@ class VingtDown(TrickGame):
         decision = self.decision
         if decision == "play":
             # (the play's first step here, not in a method: a call fewer on most cards)
-            drops = self.drops
-            if self._play_card(seat, action) < self.players - drops.count("drop"):
-                # The next seat clockwise that has not dropped out.
-                n = self.players
-                nxt = (seat + 1) % n
-                while drops[nxt] == "drop":
-                    nxt = (nxt + 1) % n
+            in_play = self.in_play
+            if self._play_card(seat, action) < in_play:
+                nxt = (seat + 1) % PLAYERS
+                if in_play < PLAYERS:  # the next seat clockwise that has not dropped out
+                    drops = self.drops
+                    while drops[nxt] == "drop":
+                        nxt = (nxt + 1) % PLAYERS
                 self.seat_to_move = nxt
             else:
                 self._end_trick()
@@ -254,11 +252,13 @@ class VingtDown(TrickGame):
             self._exchange(seat, action)
         elif decision == "drop":
             self.drops[seat] = action
+            if action == "drop":
+                self.in_play -= 1
             self.emit({"type": "drop", "seat": seat, "choice": action})
             nxt = (seat + 1) % self.players
             if nxt != self.forehand:
                 self.seat_to_move = nxt
-            elif self.drops.count("drop") == self.players - 1:
+            elif self.in_play == 1:
                 self._uncontested()
             else:
                 self._start_play()
@@ -288,7 +288,7 @@ class VingtDown(TrickGame):
             },
             (seat,),
         )
-        self.emit({"type": "exchange", "seat": seat, "count": count}, self._others[seat])
+        self.emit({"type": "exchange", "seat": seat, "count": count}, OTHERS[seat])
         nxt = (seat + 1) % PLAYERS
         if nxt == self.forehand:
             self._after_exchange()
@@ -380,19 +380,17 @@ class VingtDown(TrickGame):
 
     def view_values(self, seat: int) -> tuple | None:
         """view(seat)'s values in VIEW_KEYS order, the state's own lists uncopied (GameState)."""
-        n = self.players
-        dealer = (self.first_dealer + self.deal - 1) % n  # (dealer_seat and forehand inline)
         first, second, third, fourth = self.hands  # (four players: no map() per view)
         return (
             "vingt-down",
-            n,
+            PLAYERS,
             seat,
             self.decision or "over",
             self.seat_to_move,
             self.deal,
             self.max_deals,
-            dealer,
-            (dealer + 1) % n,
+            self.dealer_seat,
+            self.forehand,
             self.trump,
             self.trump_chosen_by,
             self.drop_out,
