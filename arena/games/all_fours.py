@@ -62,8 +62,9 @@ TEAMS = (0, 1, 0, 1)  # each seat's team: seat % 2
 DEAL_ORDER = tuple(
     tuple((dealer - 1 - i) % PLAYERS for i in range(PLAYERS)) for dealer in range(PLAYERS)
 )
-# The trump jack of each suit, which _end_trick looks for in every trick.
-JACK_OF = {suit: "J" + suit for suit in STANDARD_52.suits}
+# The trump jack of each suit, which _end_trick looks for in every trick (None: no trump yet, which
+# play never sees: a KeyError, as _trump_suit's GameError without its call per trick).
+JACK_OF: dict[str | None, str] = {suit: "J" + suit for suit in STANDARD_52.suits}
 
 
 def team_of(seat: int) -> int:
@@ -330,7 +331,7 @@ class AllFours(TrickGame):
         self.last_trick = taken = self._take_trick(self.trump)
         winner, cards = taken["winner"], taken["cards"]
         team = winner % 2  # team_of(winner)
-        if JACK_OF[self._trump_suit()] in cards:  # (no string made per trick)
+        if JACK_OF[self.trump] in cards:  # (no string made, no call per trick)
             self.jack_winner = winner
         self.taken[team].extend(cards)
         self.pile_points[team] += sum(map(POINTS_OF.__getitem__, cards))
