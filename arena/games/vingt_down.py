@@ -316,8 +316,8 @@ class VingtDown(TrickGame):
         self.last_trick = taken = self._take_trick(self.trump)
         winner = taken["winner"]
         self.tricks[winner] += 1
-        self.played.extend(self.last_trick["cards"])
-        self.emit({"type": "trick", **self.last_trick})
+        self.played.extend(taken["cards"])
+        self.emit({"type": "trick", **taken})
         if self.hands[winner]:
             self.seat_to_move = winner
         else:
