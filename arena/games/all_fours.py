@@ -57,6 +57,14 @@ IS_LED_OR_TRUMP = {
 }
 ORDER = STANDARD_52.order
 TEAMS = (0, 1, 0, 1)  # each seat's team: seat % 2
+# Each dealer's seats in dealing order, the beggar (its right) first and the dealer last: made
+# once, not per packet.
+DEAL_ORDER = tuple(
+    tuple((dealer - 1 - i) % PLAYERS for i in range(PLAYERS)) for dealer in range(PLAYERS)
+)
+# The trump jack of each suit, which _end_trick looks for in every trick (None: no trump yet, which
+# play never sees: a KeyError, as _trump_suit's GameError without its call per trick).
+JACK_OF: dict[str | None, str] = {suit: "J" + suit for suit in STANDARD_52.suits}
 
 
 def team_of(seat: int) -> int:
@@ -86,10 +94,6 @@ class AllFours(TrickGame):
     @property
     def beggar(self) -> int:
         return right_of(self.dealer_seat)
-
-    def _deal_order(self) -> list[int]:
-        """Seats in dealing order: the beggar first, the dealer last."""
-        return [(self.dealer_seat - 1 - i) % PLAYERS for i in range(PLAYERS)]
 
     def _start_hand(self) -> None:
         self.emit(
@@ -124,12 +128,17 @@ class AllFours(TrickGame):
         self.seat_to_move = self.beggar
 
     def _deal_cards(self, count: int) -> None:
-        for seat in self._deal_order():
-            cards = self.stock[:count]
-            del self.stock[:count]
-            self.dealt[seat].extend(cards)
-            self.hands[seat] = STANDARD_52.sorted(self.hands[seat] + cards)
-            self.emit({"type": "deal", "seat": seat, "cards": STANDARD_52.sorted(cards)}, (seat,))
+        # (new lists sorted in place: sorted() would copy them again and look up their sort())
+        stock, hands, canonical = self.stock, self.hands, ORDER.__getitem__
+        for seat in DEAL_ORDER[self.dealer_seat]:
+            cards = stock[:count]
+            del stock[:count]
+            self.dealt[seat].extend(cards)  # (in the order dealt)
+            hand = hands[seat] + cards
+            hand.sort(key=canonical)
+            hands[seat] = hand
+            cards.sort(key=canonical)
+            self.emit({"type": "deal", "seat": seat, "cards": cards}, (seat,))
 
     def _turn_kick(self) -> bool:
         """Turn the next card face up and score it for the dealer's team. True if that won."""
@@ -322,12 +331,12 @@ class AllFours(TrickGame):
         self.last_trick = taken = self._take_trick(self.trump)
         winner, cards = taken["winner"], taken["cards"]
         team = winner % 2  # team_of(winner)
-        if "J" + self._trump_suit() in cards:
+        if JACK_OF[self.trump] in cards:  # (no string made, no call per trick)
             self.jack_winner = winner
         self.taken[team].extend(cards)
         self.pile_points[team] += sum(map(POINTS_OF.__getitem__, cards))
         self.tricks_won[team] += 1
-        self.emit({"type": "trick", **self.last_trick, "team": team})
+        self.emit({"type": "trick", **taken, "team": team})
         if self.hands[winner]:
             self.seat_to_move = winner
             return

@@ -167,8 +167,8 @@ class AllesOderNichts(TrickGame):
         self.last_trick = taken = self._take_trick(self.trump)
         winner = taken["winner"]
         self.tricks[winner] += 1
-        self.emit({"type": "trick", **self.last_trick})
-        self.played.extend(self.last_trick["cards"])
+        self.emit({"type": "trick", **taken})
+        self.played.extend(taken["cards"])
         if self.hands[winner]:
             self.leader = winner
             self.seat_to_move = winner

@@ -374,7 +374,6 @@ def _vingt_down(view, events, rng, options) -> GameState:
     state.drop_out = view["drop_out"]
     state.deal = view["deal"] - 1
     state.totals = list(view["scores"])
-    state._others = [tuple(x for x in range(n) if x != seat) for seat in range(n)]
     state._start_deal()
     actions: list[tuple[int, str]] = []
     for event in deal:

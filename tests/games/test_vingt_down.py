@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from arena.games import IllegalAction, OptionError, find_game
-from arena.games.cards import PIQUET_32
+from arena.games.cards import PIQUET_32, Rng, derive_seed
 from arena.games.tricks import trick_winner
 from arena.games.vingt_down import RANK
 from tests.games import test_conformance as conformance
@@ -385,3 +385,23 @@ def test_random_play_with_drop_out_keeps_every_invariant():
     )
     variant = dataclasses.replace(SPEC, options=options)
     conformance.test_random_play_keeps_every_invariant(variant, 4)
+
+
+@pytest.mark.parametrize("drop_out", [False, True])
+def test_the_kept_dealer_forehand_and_seats_in_play_are_what_they_derive_from(drop_out):
+    """dealer_seat, forehand and in_play are kept as the deal goes on, not derived on each use:
+    after every step of random matches they equal what they derive from (deal, drops)."""
+    for seed in range(12):
+        state = SPEC.new_match(4, {"drop_out": drop_out, "max_deals": 30}, seed)
+        chooser = Rng(derive_seed(seed, "kept state"))
+        while True:
+            dealer = (state.first_dealer + state.deal - 1) % 4
+            assert state.dealer_seat == dealer
+            assert state.forehand == (dealer + 1) % 4
+            assert state.in_play == 4 - state.drops.count("drop")
+            if state.is_over:
+                break
+            legal = state.legal_actions()
+            state.apply(legal[chooser.below(len(legal))])
+        if drop_out:
+            assert any(event.data.get("choice") == "drop" for event in state.events)
