@@ -239,4 +239,12 @@ def test_a_kept_decision_is_never_tracked_by_the_garbage_collector():
     reply = b'{"type":"action","id":7,"index":0}'
     decision = as_the_referee_keeps_it(0, 7, 200, 1.534, 0, reply, "AS")
     assert not gc.is_tracked(decision)
-    assert json.loads(record_module._encoder.encode(decision)) == [0, 7, 200, 1534, 0, reply.decode(), "AS"]
+    assert json.loads(record_module._encoder.encode(decision)) == [
+        0,
+        7,
+        200,
+        1534,
+        0,
+        reply.decode(),
+        "AS",
+    ]
