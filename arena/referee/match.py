@@ -446,7 +446,7 @@ class _Match:
         used_ms: float,
         charge: Charge,
         line: bytes,
-        action: str | None,
+        action: str,
     ) -> None:
         """An ordinary decision of a compact record: its one array line, kept as the values at
         hand (the writer makes the line of them: RecordWriter); apply() records nothing more.
@@ -881,6 +881,7 @@ class _Match:
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
                 self.fault(seat, kind, request_id, problem)
                 return None
+            assert action is not None  # (check_action chose one: no problem)
             if self.unwritten_request is not None:  # only a compact record keeps it this long
                 self.record_decision(seat, request_id, used_ms, charge, line, action)
             elif self.recording:
