@@ -70,13 +70,13 @@ def child(game_id: str, matches: int, mode: str) -> None:
         log: list[tuple[str, object]] = []
 
         class Capture(record_module.RecordWriter):
-            """Notes what the referee gives the writer: write()'s entries, the Decisions it appends."""
+            """Notes what the referee gives the writer: write()'s entries, and what it appends
+            itself (Decisions, ShortDecisions, the shuffles keep() encoded)."""
 
             seen = 0
 
             def take(self) -> None:
-                kept = self.entries[self.seen :]
-                log.extend(("t", e) for e in kept if type(e) is record_module.Decision)
+                log.extend(("t", e) for e in self.entries[self.seen :])
 
             def write(self, entry: object) -> None:
                 self.take()

@@ -59,12 +59,14 @@ from arena.referee.clock import Charge, SeatClock, TimeControl
 from arena.referee.lines import SHORT_READ_BYTES, LineTooLong, shorten
 from arena.referee.process import BotGone, BotProcess
 from arena.referee.record import (
+    CANONICAL_REPLY_BASE,
     GZIP_FLUSH_S,
     RECORD_FORMAT,
     RECORDED_LINE_CHARS,
     Decision,
     RecordingDealer,
     RecordWriter,
+    ShortDecision,
     ms3,
     recorded_text,
 )
@@ -123,6 +125,11 @@ class _Seat:
     # per decision with C bots (benchmarks: rec6's notes), for one lookup per stale reply.
     first_id: int = 0
     sent_at: list[float] = field(default_factory=list)
+    # The length a canonical reply (record.CANONICAL_REPLY_BASE) of this seat has with a
+    # one-digit index, for its ids from the latest recorded in full on: 0 (none) until a
+    # Decision of the quick path is kept for it. Its ids only grow, so it never exceeds the true
+    # length, which no other reply of that id and index reaches (quick_reply).
+    canonical_len: int = 0
 
     def take_shared(self, shared: list[bytes]) -> None:
         """Move the match's shared lines this seat has not taken to its pending lines (before a
@@ -401,11 +408,13 @@ class _Match:
     # A full record gets every line as it happens. A compact one (RecordWriter.compact) gets the
     # same lines less what the rules derive from the header and the actions: no deal or event
     # lines; an ordinary decision (a request answered in time by one valid reply) is one array
-    # line [seat, id, time_left_ms, ms, charged_ms, text, action], and a forfeited seat's
-    # autopilot decision [seat, action]. Any other decision is written in full, its request line
-    # first (kept back until then: unwritten_request). arena.referee.record expands it again.
-    # An ordinary decision costs one Decision appended to the writer's entries (read_reply): the
-    # writer encodes what it keeps in one call, at least every GZIP_FLUSH_S (ask) and at the end.
+    # line [seat, id, time_left_ms, us, charged_ms, text, action], or [us, index] for the
+    # canonical reply (quick_reply: ShortDecision), and a forfeited seat's autopilot decision
+    # [seat, action]. Any other decision is written in full, its request line first (kept back
+    # until then: unwritten_request). arena.referee.record expands it again. An ordinary
+    # decision costs one Decision or ShortDecision appended to the writer's entries
+    # (quick_reply, read_reply): the writer encodes what it keeps in one call, at least every
+    # GZIP_FLUSH_S (ask) and at the end.
 
     def write(self, entry: dict) -> None:
         """Write a record line, after the request it belongs to if that is still kept back."""
@@ -718,8 +727,8 @@ class _Match:
         choice, in time (``limit_ms`` since ``sent_at``: what the clock's charge finds in time),
         with no record line to write but a compact record's decision array. None for any other
         line, booking nothing: read_reply's full checks then take it."""
-        if self.recording and self.unwritten_request is None:
-            return None
+        if self.full_record:  # (read_reply does not call it once a compact one's request line
+            return None  # is written: no array stands for that decision then)
         # The usual reply, {"type":"action","id":N,"index":K}, by its own decoder: what
         # protocol.codec.index_reply takes, inline (decode_plain_action's count of the quotes and
         # its checks fewer: ~1.7k instructions per decision). Any other line takes the general
@@ -729,7 +738,7 @@ class _Match:
         try:
             reply = (
                 decode_index_reply(line)
-                if line[-2] != QUOTE and len(line) <= INDEX_REPLY_MAX_BYTES
+                if line[-2] != QUOTE and (size := len(line)) <= INDEX_REPLY_MAX_BYTES
                 else None
             )
         except Exception:  # whatever a line provokes (or one under 2 bytes): the general decode
@@ -766,12 +775,35 @@ class _Match:
         if time_left is not None:  # a compact record's: record_decision
             self.unwritten_request = None
             self.action_recorded = True
+            us = floor(used_ms * 1000.0 + 0.5)  # microseconds (ms3 of the line's ms)
+            if reply is not None:
+                # The canonical reply, proved by its length and key order (record.py at
+                # CANONICAL_REPLY_BASE: the length of a seat's later ids' is never less than
+                # canonical_len; the bytes at CANONICAL_ID_AT and CANONICAL_TYPE_AT, literal
+                # here: a constant loads faster than a global), of a seat with a request
+                # recorded before and no bank (canonical_len set): the short array, which the
+                # rest of the record gives the rest of.
+                index = reply.index
+                if (
+                    size == seat.canonical_len + (index > 9)  # (size: len(line), as decoded)
+                    and line[19] == 100  # d
+                    and line[2] == 116  # t
+                ):
+                    self.record_entries.append(ShortDecision(us, index))
+                    return chosen
+                # For the next ids (request_id + 1's digits on); never with a bank (0 matches
+                # no line IndexReply reads).
+                seat.canonical_len = (
+                    CANONICAL_REPLY_BASE + 1 + len(str(request_id + 1))
+                    if clock.bank_left_ms is None
+                    else 0
+                )
             self.record_entries.append(
                 Decision(  # (not a tuple: see Decision)
                     seat.index,
                     request_id,
                     time_left,
-                    floor(used_ms * 1000.0 + 0.5),  # microseconds (ms3 of the line's ms)
+                    us,
                     charged_ms,
                     line.decode() if len(line) <= RECORDED_LINE_CHARS else recorded_text(line),
                     chosen,
@@ -833,9 +865,12 @@ class _Match:
                                 )
                             continue
                     # The ordinary reply takes this shortcut; anything else the checks below.
-                    action = self.quick_reply(seat, request_id, legal, sent_at, limit_ms, line)
-                    if action is not None:
-                        return action
+                    # (Not once a compact record has written this decision's request line, for
+                    # a stale reply before it: then no array stands for the decision.)
+                    if self.unwritten_request is not None or not self.recording:
+                        action = self.quick_reply(seat, request_id, legal, sent_at, limit_ms, line)
+                        if action is not None:
+                            return action
             assert line is not None
             used_ms = (self.now() - sent_at) * 1000
             message: object = None

@@ -38,7 +38,7 @@ def general_choice(line: bytes, request_id: int, legal: list[str]) -> str | None
 def quick_choice(line: bytes, request_id: int, legal: list[str]) -> str | None:
     """What quick_reply itself answers (a match of its own, no record, in time)."""
     match = _Match.__new__(_Match)
-    match.recording = False
+    match.recording = match.full_record = False
     match.unwritten_request = None
     match.now = lambda: 0.0
     seat = _Seat(0, None, SeatClock(TimeControl()))  # type: ignore[arg-type]

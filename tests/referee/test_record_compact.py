@@ -37,10 +37,19 @@ class Scripted(FakeBot):
 
     async def on_request(self, request):
         self.asked += 1
-        step = self.script.get(self.asked)
+        step = self.script.get(self.asked, self.script.get("default"))
         legal, rid = request["legal"], request["id"]
-        if step is None:
-            await self.send({"type": "action", "id": rid, "index": self.asked % len(legal)})
+        index = self.asked % len(legal)
+        if step is None:  # (json.dumps: spaced, so not the canonical reply)
+            await self.send({"type": "action", "id": rid, "index": index})
+        elif step == "canonical":  # as a C bot writes it: a short array (format 3)
+            await self.send(b'{"type":"action","id":%d,"index":%d}\n' % (rid, index))
+        elif step == "reordered":  # as long as the canonical one, and not it
+            await self.send(b'{"id":%d,"type":"action","index":%d}\n' % (rid, index))
+        elif step == "minus zero":
+            await self.send(b'{"type":"action","id":%d,"index":-0}\n' % rid)
+        elif step == "escaped key":
+            await self.send(b'{"type":"action","id":%d,"ind\\u0065x":%d}\n' % (rid, index))
         elif step == "garbage":
             await self.send(b"not json at all\n")
         elif step == "stale":
@@ -68,9 +77,18 @@ class Scripted(FakeBot):
 
 CONTROL = TimeControl(decision_ms=200, margin_ms=20)
 BANK = TimeControl(decision_ms=200, bank_ms=900, increment_ms=30, margin_ms=20)
+# Every seat replies canonically (short arrays from each seat's second decision on), but seat 0
+# now and then with a line that is read as the same reply and is not the canonical one.
+CANONICAL = {seat: {"default": "canonical"} for seat in range(4)}
+CANONICAL[0] = {
+    "default": "canonical",
+    **{k: "reordered" for k in (2, 9, 10, 11)},
+    **{k: step for k, step in zip((4, 12, 13, 30), ("spaced", "cr", "escaped key", "minus zero"))},
+}
 
 SCENARIOS = {
     "ordinary": ("vingt-down", 4, CONTROL, {0: {1: "spaced", 3: "cr"}}),
+    "canonical replies": ("vingt-down", 4, CONTROL, CANONICAL),
     "every kind of fault": (
         "alles-oder-nichts",
         3,
@@ -84,7 +102,12 @@ SCENARIOS = {
         {2: {1: "garbage", 2: "garbage", 3: "garbage"}},
     ),
     "crash in a team game": ("all-fours", 4, CONTROL, {1: {5: "crash"}}),
-    "a bank of time": ("vingt-down", 4, BANK, {3: {1: "late", 2: "slow", 4: "late"}}),
+    "a bank of time": (
+        "vingt-down",
+        4,
+        BANK,
+        {0: {"default": "canonical"}, 3: {1: "late", 2: "slow", 4: "late"}},
+    ),
 }
 
 
@@ -139,8 +162,17 @@ async def test_a_compact_record_reads_as_the_full_lines_of_the_same_match(
     assert len(stored) * 2 < len(expected)  # only what the rules cannot derive is stored
     kinds = {json.loads(line)["type"] for line in stored if line.startswith(b"{")}
     assert not kinds & {"event", "deal"}
-    if scenario != "ordinary":
+    short = [json.loads(line) for line in stored if line.startswith(b"[")]
+    short = [entry for entry in short if len(entry) == 2 and isinstance(entry[1], int)]
+    if scenario == "canonical replies":  # each seat's canonical replies after its first
+        decisions = sum(len(times) for times in full.decision_ms)
+        # In full: each seat's first, seat 0's 8 other lines, and seats 1-3's request 10 (the
+        # first id of two digits: the length proving a reply canonical is counted anew).
+        assert decisions - len(short) == 4 + 8 + 3
+    elif scenario != "ordinary":
         assert full.faults  # the scenario did what it is named for
+    if scenario != "canonical replies":
+        assert not short  # (no canonical reply, or a bank of time)
 
 
 @pytest.mark.parametrize(
@@ -195,14 +227,19 @@ async def test_older_records_of_full_lines_still_read_as_they_are(autojump_clock
     replay_record(tmp_path / "old.jsonl.gz")
 
 
-def test_compact_records_of_format_1_still_read_to_the_same_full_lines():
-    """Compact records written before format 2 (by 734d7bd: their decision arrays hold ms to
-    0.001, the reply's text as a string and null charges without a bank) read to the full lines
-    they did then, and replay."""
-    folder = Path(__file__).parent / "records_format1"
-    for name in ("faults", "bank", "realbank"):
+@pytest.mark.parametrize(
+    "format, names",
+    [(1, ("faults", "bank", "realbank")), (2, ("ordinary", "faults", "bank"))],
+)
+def test_compact_records_of_earlier_formats_still_read_to_the_same_full_lines(format, names):
+    """Compact records written before format 3 read to the full lines they did then, and
+    replay: format 1's (by 734d7bd: their decision arrays hold ms to 0.001, the reply's text as
+    a string and null charges without a bank) and format 2's (by 262d77d: every ordinary
+    decision a 7-array, without format 3's short arrays)."""
+    folder = Path(__file__).parent / f"records_format{format}"
+    for name in names:
         old = folder / f"{name}.jsonl.gz"
-        assert json.loads(gzip.decompress(old.read_bytes()).split(b"\n")[0])["format"] == 1
+        assert json.loads(gzip.decompress(old.read_bytes()).split(b"\n")[0])["format"] == format
         expected = gzip.decompress((folder / f"{name}.full.jsonl.gz").read_bytes())
         assert record_bytes(old) == expected
         replay_record(old)
@@ -228,4 +265,29 @@ async def test_a_damaged_compact_line_is_one_clear_error(autojump_clock, tmp_pat
     for bad in (b"[0, 1", b'["x"]', wrong_seat, wrong_action, b'{"type":"nonsense"}'):
         (tmp_path / "bad.jsonl").write_bytes(b"\n".join([*lines[:at], bad, *lines[at + 1 :]]))
         with pytest.raises(ReplayError, match=rf"bad.jsonl line {at + 1}: .*compact record"):
+            record_bytes(tmp_path / "bad.jsonl")
+
+
+async def test_a_damaged_short_array_is_one_clear_error(autojump_clock, tmp_path):
+    """Format 3's [us, index]: an index out of range, a seat's first decision (no id to count
+    on from), a bank of time (no charge to take as 0), and in a record of format 2."""
+    await play("alles-oder-nichts", 3, CONTROL, CANONICAL, tmp_path / "m.jsonl.gz")
+    lines = gzip.decompress((tmp_path / "m.jsonl.gz").read_bytes()).splitlines()
+    arrays = [i for i, line in enumerate(lines) if line.startswith(b"[")]
+    first, short = arrays[0], next(i for i in arrays if len(json.loads(lines[i])) == 2)
+    header = json.loads(lines[0])
+    banked = json.dumps({**header, "time_control": BANK.as_dict()}, separators=(",", ":"))
+    older = json.dumps({**header, "format": 2}, separators=(",", ":"))
+    cases = [
+        (short, b"[0,99]", "a decision's index 99; expected 0 to"),
+        (short, b"[-1,0]", "a decision's time -1"),
+        (short, b"[0,true]", "a decision's index true"),
+        (first, b"[0,0]", f"array of seat {json.loads(lines[first])[0]}, which had no request"),
+        (0, banked.encode(), "a short decision array in a match with a bank of time"),
+        (0, older.encode(), "(a decision of seat 0,|the rules cannot follow)"),  # [seat, action]
+    ]
+    for at, bad, message in cases:
+        (tmp_path / "bad.jsonl").write_bytes(b"\n".join([*lines[:at], bad, *lines[at + 1 :]]))
+        where = short + 1 if at == 0 else at + 1
+        with pytest.raises(ReplayError, match=rf"bad.jsonl line {where}: .*{message}"):
             record_bytes(tmp_path / "bad.jsonl")
