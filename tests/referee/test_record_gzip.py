@@ -214,22 +214,24 @@ def test_the_writer_writes_each_decision_line_as_alone_whatever_is_around_it(tmp
 
 
 def test_kept_lines_wait_for_the_next_write_however_many_and_late(tmp_path, monkeypatch):
-    """keep() (a compact shuffle line, kept while the rules apply an action) never writes: past
-    RECORD_BATCH lines and the flush interval its lines wait in order for the next write()."""
+    """keep_shuffle() (a compact shuffle line, kept while the rules apply an action) never
+    writes: past RECORD_BATCH lines and the flush interval its lines wait in order for the next
+    write()."""
     monkeypatch.setattr(record_module, "RECORD_BATCH", 3)
     monkeypatch.setattr(record_module, "GZIP_FLUSH_S", 0.0)
     path = tmp_path / "m.jsonl.gz"
     writer = record_module.RecordWriter(path)
     for n in range(5):
-        writer.keep({"type": "shuffle", "n": n})
+        writer.keep_shuffle(n, ["AS", f"{n + 2}C"])
     assert path.stat().st_size == 0 and len(writer.entries) == 5
     writer.write({"type": "result"})  # the write after them takes them all, in order
     assert path.stat().st_size > 0 and not writer.entries
     writer.close()
     lines = [json.loads(line) for line in gzip.decompress(path.read_bytes()).splitlines()]
-    assert lines == [*({"type": "shuffle", "n": n} for n in range(5)), {"type": "result"}]
+    shuffles = [{"type": "shuffle", "n": n, "cards": ["AS", f"{n + 2}C"]} for n in range(5)]
+    assert lines == [*shuffles, {"type": "result"}]
     unused = record_module.RecordWriter(None)
-    unused.keep({"type": "shuffle", "n": 1})  # no record: nothing kept
+    unused.keep_shuffle(1, ["AS"])  # no record: nothing kept
     assert not unused.entries
 
 
