@@ -184,8 +184,10 @@ async def test_a_bot_on_its_referees_core_is_charged_all_of_its_thinking(tmp_pat
 
 # A bot that plays the first action and says on its standard error, at its first request, which
 # cores it may run on then. It holds that first answer until bots of PROCESSES different
-# processes (parent pids, noted in FOLDER) have been asked, so that every process that plays
-# gets a match, however slowly a worker starts (a guard of 10 minutes against a hang only).
+# processes (parent pids, noted in FOLDER) and of two matches have been asked (two bots: while
+# one holds its answer its match asks no other), so that every process that plays gets a match,
+# and both matches at once start all their bots, however slowly a worker starts or a loaded
+# machine lets it warm its bots (a guard of 10 minutes against a hang only).
 CORE_REPORT_BOT = """
 import json, os, sys, time
 folder, processes = sys.argv[1], int(sys.argv[2])
@@ -203,8 +205,9 @@ for line in sys.stdin:
                 note.write(str(os.getppid()))
             give_up = time.monotonic() + 600
             while time.monotonic() < give_up:
-                parents = {open(os.path.join(folder, n)).read() for n in os.listdir(folder)}
-                if len(parents) >= processes:
+                names = os.listdir(folder)
+                parents = {open(os.path.join(folder, n)).read() for n in names}
+                if len(parents) >= processes and len(names) >= 2:
                     break
                 time.sleep(0.05)
         print(json.dumps({"type": "action", "id": message["id"], "index": 0}), flush=True)
