@@ -245,8 +245,11 @@ def test_compact_records_of_earlier_formats_still_read_to_the_same_full_lines(fo
         replay_record(old)
 
 
-async def test_a_running_compact_record_shows_the_full_lines_so_far(autojump_clock, tmp_path):
-    await play("alles-oder-nichts", 3, CONTROL, {}, tmp_path / "m.jsonl.gz")
+@pytest.mark.parametrize("scripts", [{}, CANONICAL], ids=["in full", "short arrays"])
+async def test_a_running_compact_record_shows_the_full_lines_so_far(
+    autojump_clock, tmp_path, scripts
+):
+    await play("alles-oder-nichts", 3, CONTROL, scripts, tmp_path / "m.jsonl.gz")
     full = record_bytes(tmp_path / "m.jsonl.gz").splitlines()
     stored = gzip.decompress((tmp_path / "m.jsonl.gz").read_bytes())
     cut = stored[: stored.index(b"\n", len(stored) // 2) + 5]  # mid-match, within a line
