@@ -315,7 +315,8 @@ class StandingsFold:
     so that standings extend it rather than refold every stored match.
     """
 
-    TRANSIENT = ("_memo",)  # not persisted: the last tables built, until the next match
+    # not persisted: the last tables built (until the next match), the model's rating objects
+    TRANSIENT = ("_memo", "_players")
 
     def __init__(
         self,
@@ -347,6 +348,7 @@ class StandingsFold:
         self._latency = LatencyTally(margin_ms)
         self._changes = 0  # matches added: the tables built are reused until the next one
         self._memo: tuple[tuple[int, float], Standings] | None = None
+        self._players: list[PlackettLuceRating] = []  # the model's objects, reused (_rate)
 
     def order(self, match: StoredMatch) -> tuple:
         return schedule_order(match, self._games)
@@ -456,12 +458,15 @@ class StandingsFold:
 
     def _apply(self, rating: tuple) -> None:
         game, members, ranks = rating
+        players = getattr(self, "_players", None)  # (a fold read back from bytes has none)
+        if players is None:
+            players = self._players = []
         for scope in (game, OVERALL):
             ratings = self._ratings.setdefault(scope, {})
-            teams = [[_model_rating(bot, ratings.get(bot)) for bot in side] for side in members]
-            for side, new_team in zip(members, _MODEL.rate(teams, ranks=list(ranks)), strict=True):
-                for bot, new in zip(side, new_team, strict=True):
-                    ratings[bot] = (new.mu, new.sigma)
+            before = [[ratings.get(bot) for bot in side] for side in members]
+            for side, news in zip(members, _rate(players, before, ranks), strict=True):
+                for bot, new in zip(side, news, strict=True):
+                    ratings[bot] = new
 
     # -- the tables --------------------------------------------------------------------------
 
@@ -531,10 +536,33 @@ _MODEL = PlackettLuce()
 DEFAULT_RATING: Rating = (_MODEL.mu, _MODEL.sigma)
 
 
-def _model_rating(bot: str, rating: Rating | None) -> PlackettLuceRating:
-    if rating is None:
-        return _MODEL.rating(name=bot)
-    return _MODEL.rating(mu=rating[0], sigma=rating[1], name=bot)
+_TAU_SQUARED = _MODEL.tau * _MODEL.tau  # as PlackettLuce.rate squares it
+
+
+def _rate(
+    players: list[PlackettLuceRating], teams: list[list[Rating | None]], ranks: Sequence[float]
+) -> list[list[Rating]]:
+    """The new rating of every player of ``teams`` (None: not rated yet), bit for bit what
+    ``_MODEL.rate`` gives, by the steps it takes (tau added to sigma, the teams sorted by rank,
+    the update) on ``players``, model objects reused across calls (grown as needed): ``rate``
+    makes a new one per player and per copy, each drawing a uuid4 from the OS (~0.5 us).
+    tests/tournament/test_standings.py checks it against ``_MODEL.rate``."""
+    needed = sum(len(team) for team in teams)
+    while len(players) < needed:
+        players.append(_MODEL.rating())
+    objects: list[list[PlackettLuceRating]] = []
+    used = 0
+    for team in teams:
+        side = players[used : used + len(team)]
+        used += len(team)
+        for player, rating in zip(side, team, strict=True):
+            mu, sigma = rating or DEFAULT_RATING
+            player.mu = mu
+            player.sigma = math.sqrt(sigma * sigma + _TAU_SQUARED)
+        objects.append(side)
+    order = sorted(range(len(teams)), key=ranks.__getitem__)  # stable, as rate's sort
+    _MODEL._compute(teams=[objects[i] for i in order], ranks=sorted(ranks))  # updates in place
+    return [[(player.mu, player.sigma) for player in side] for side in objects]
 
 
 def _copy_ratings(ratings: Mapping[str, Mapping[str, Rating]]) -> dict[str, dict[str, Rating]]:
