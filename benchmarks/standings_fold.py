@@ -2,7 +2,7 @@
 trees side by side.
 
     python benchmarks/standings_fold.py [--tree PATH ...] [--rounds 5] [--matches 3000]
-                                        [--spread 0,4,16] [--bots 6]
+                                        [--spread 0,4,16] [--bots 6] [--instructions]
 
 A running tournament folds each match into its standings as it is stored
 (``StandingsFold.add``, through ``LiveStandings``); at concurrency > 1 matches finish out of
@@ -20,12 +20,18 @@ load hits both alike) folds the same matches in a fresh Python process with ``PY
 the tree. Printed per tree and spread: the median and the range over the rounds of the CPU time
 (time.process_time) per match added, in microseconds, and a digest of the final standings
 (equal digests: the trees agree on every figure, the ratings bit for bit).
+
+``--instructions`` counts instructions instead, load-free (valgrind's cachegrind, no cache
+simulation; ~50x slower: use a few hundred matches and one round): each run twice, with and
+without the timed matches (the same ones generated, the same warm-up), the difference divided
+by the matches. It includes the final standings' small difference in cost.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -39,7 +45,7 @@ import hashlib, random, sys, time
 from arena.tournament.standings import StandingsFold, standings_as_data
 from arena.tournament.store import StoredFault, StoredMatch
 
-matches, spread, nbots, warmup = map(int, sys.argv[1:5])
+matches, spread, nbots, warmup, skip = map(int, sys.argv[1:6])
 rng = random.Random(matches * 1000 + nbots)
 BOTS = [f"bot{i}" for i in range(nbots)]
 GAMES = [("aon", "alles-oder-nichts"), ("vd", "vingt-down"), ("er", "eight-rounds"),
@@ -75,28 +81,50 @@ fold = StandingsFold(BOTS, [label for label, _ in GAMES])
 for match in arrivals[:warmup]:
     fold.add(match)
 add = fold.add
-timed = arrivals[warmup:]
+timed = arrivals[warmup:] if not skip else []
 start = time.process_time()
 for match in timed:
     add(match)
 cpu = time.process_time() - start
 digest = hashlib.sha256(repr(standings_as_data(fold.standings())).encode()).hexdigest()[:12]
-print(cpu / len(timed) * 1e6, digest)
+print(cpu / max(len(timed), 1) * 1e6, digest)
 """
 
 
-def run(tree: Path, matches: int, spread: int, bots: int) -> tuple[float, str]:
-    """(CPU us per match added, digest of the standings) in a fresh process on ``tree``."""
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(matches), str(spread), str(bots), str(WARMUP)],
+def child(tree: Path, args: list[str], valgrind: bool = False) -> subprocess.CompletedProcess:
+    counting = [
+        "valgrind",
+        "--tool=cachegrind",
+        "--cache-sim=no",
+        "--cachegrind-out-file=/dev/null",
+    ]
+    return subprocess.run(
+        [*(counting if valgrind else []), sys.executable, "-c", CHILD, *args],
         check=True,
         capture_output=True,
         text=True,
         cwd=tree,
         env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
     )
+
+
+def run(tree: Path, matches: int, spread: int, bots: int) -> tuple[float, str]:
+    """(CPU us per match added, digest of the standings) in a fresh process on ``tree``."""
+    out = child(tree, [str(v) for v in (matches, spread, bots, WARMUP, 0)])
     us, digest = out.stdout.split()
     return float(us), digest
+
+
+def instructions(tree: Path, matches: int, spread: int, bots: int) -> tuple[float, str]:
+    """(Instructions per match added, digest of the standings) on ``tree``, under cachegrind."""
+    counts, digest = [], ""
+    for skip in (0, 1):
+        out = child(tree, [str(v) for v in (matches, spread, bots, WARMUP, skip)], True)
+        found = re.search(r"I\s+refs:\s+([\d,]+)", out.stderr)
+        assert found, out.stderr
+        counts.append(int(found[1].replace(",", "")))
+        digest = digest or out.stdout.split()[1]
+    return (counts[0] - counts[1]) / matches, digest
 
 
 def main() -> None:
@@ -106,7 +134,9 @@ def main() -> None:
     parser.add_argument("--matches", type=int, default=3000, help="timed matches per run")
     parser.add_argument("--spread", default="0,4,16", help="out-of-order spreads (0: in order)")
     parser.add_argument("--bots", type=int, default=6)
+    parser.add_argument("--instructions", action="store_true", help="count them (cachegrind)")
     args = parser.parse_args()
+    measure, unit = (instructions, "instr/match") if args.instructions else (run, "us/match")
     trees = [t.resolve() for t in args.tree or [ROOT]]
     spreads = [int(s) for s in args.spread.split(",")]
     load = os.getloadavg()
@@ -116,16 +146,17 @@ def main() -> None:
     for round_ in range(args.rounds):
         for spread in spreads:
             for tree in trees if round_ % 2 == 0 else trees[::-1]:
-                us, digest = run(tree, args.matches, spread, args.bots)
+                us, digest = measure(tree, args.matches, spread, args.bots)
                 figures[tree, spread].append(us)
                 digests[tree, spread].add(digest)
-    print(f"{'tree':<28} {'spread':>6} {'us/match':>9} {'range':>17}  standings digest")
+    print(f"{'tree':<28} {'spread':>6} {unit:>11} {'range':>21}  standings digest")
     for spread in spreads:
         for tree in trees:
             values = figures[tree, spread]
             print(
-                f"{str(tree)[-28:]:<28} {spread:>6} {statistics.median(values):9.1f} "
-                f"{min(values):8.1f}-{max(values):<8.1f}  {' '.join(sorted(digests[tree, spread]))}"
+                f"{str(tree)[-28:]:<28} {spread:>6} {statistics.median(values):11.1f} "
+                f"{min(values):10.1f}-{max(values):<10.1f}  "
+                f"{' '.join(sorted(digests[tree, spread]))}"
             )
     load = os.getloadavg()
     print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end")
