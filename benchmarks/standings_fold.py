@@ -104,7 +104,13 @@ def child(tree: Path, args: list[str], valgrind: bool = False) -> subprocess.Com
         capture_output=True,
         text=True,
         cwd=tree,
-        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin", "PYTHONHASHSEED": "0"},
+        # no bytecode written: a run that compiled a changed module would count its compiling
+        env={
+            "PYTHONPATH": str(tree),
+            "PATH": "/usr/bin:/bin",
+            "PYTHONHASHSEED": "0",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        },
     )
 
 
