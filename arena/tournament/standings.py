@@ -142,7 +142,7 @@ class Standings:
 # types below (its class, if any, marked ``@persisted``). Only those classes are ever created
 # when a state is read back, so a results file from elsewhere cannot run code.
 
-FOLD_FORMAT = 5  # bump when the fold's attributes change meaning; a state of another is refolded
+FOLD_FORMAT = 6  # bump when the fold's attributes change meaning; a state of another is refolded
 _PERSISTED: dict[str, type] = {}
 _INT64 = 2**63
 
@@ -290,7 +290,6 @@ class StaleFold(Exception):
 
 
 RATING_WINDOW = 1024  # rated matches kept for re-rating when one arrives out of order
-CHECKPOINT_EVERY = 64  # ratings snapshot every so many rated matches inside the window
 
 Rating = tuple[float, float]  # mu, sigma
 
@@ -304,7 +303,7 @@ class StandingsFold:
     is order-independent (counts, integer sums, exact fractions; new accumulators must be so
     too). The ratings are order-dependent: they are applied in schedule order, and a match that
     arrives before some already rated (matches finish out of order at concurrency > 1) is put in
-    its place and the ones after it are rated again, from the snapshot before it. Only the last
+    its place: the ones after it are undone, and rated again after it. Only the last
     ``RATING_WINDOW`` rated matches are kept for that: one arriving before them raises
     :class:`StaleFold`.
 
@@ -315,7 +314,8 @@ class StandingsFold:
     so that standings extend it rather than refold every stored match.
     """
 
-    TRANSIENT = ("_memo",)  # not persisted: the last tables built, until the next match
+    # not persisted: the last tables built (until the next match), the model's rating objects
+    TRANSIENT = ("_memo", "_players")
 
     def __init__(
         self,
@@ -339,14 +339,14 @@ class StandingsFold:
         # per-deal statistics (duplicate, intervals, pairs): exact, the same in any order
         self._deals = DealTally()
         # ratings in schedule order: the current ones, and the window of recent rated matches
-        # [key, (game, sides, ranks), snapshot of the ratings before it or None]
+        # [key, (game, sides, ranks), what undoes it (see _apply)]
         self._ratings: dict[str, dict[str, Rating]] = {}
         self._window: list[list[Any]] = []
-        self._window_start: dict[str, dict[str, Rating]] = {}  # ratings before the window
         self._floor: tuple | None = None  # key of the last match that left the window
         self._latency = LatencyTally(margin_ms)
         self._changes = 0  # matches added: the tables built are reused until the next one
         self._memo: tuple[tuple[int, float], Standings] | None = None
+        self._players: list[PlackettLuceRating] = []  # the model's objects, reused (_rate)
 
     def order(self, match: StoredMatch) -> tuple:
         return schedule_order(match, self._games)
@@ -420,48 +420,61 @@ class StandingsFold:
     def _rate_in_order(self, key: tuple, rating: tuple) -> None:
         window = self._window
         if not window or key > window[-1][0]:
-            snapshot = self._snapshot() if len(window) % CHECKPOINT_EVERY == 0 else None
-            window.append([key, rating, snapshot])
-            self._apply(rating)
+            window.append([key, rating, self._apply(rating)])
             self._trim()
             return
         if self._floor is not None and key < self._floor:
             raise StaleFold(f"match {key[-1]} arrived before the ratings' window")
-        at = bisect.bisect_left([entry[0] for entry in window], key)
-        start = next((i for i in range(at, 0, -1) if window[i][2] is not None), 0)
-        self._ratings = _copy_ratings(window[start][2] if start else self._window_start)
+        at = bisect.bisect_left(window, key, key=_entry_key)
+        # back to the ratings before ``at`` (each entry undone), then the late match and the
+        # ones after it rated again: the cost grows with how late it is, not with the window
+        for i in range(len(window) - 1, at - 1, -1):
+            self._undo(window[i][1], window[i][2])
         window.insert(at, [key, rating, None])
-        for i in range(start, len(window)):
-            window[i][2] = self._snapshot() if i % CHECKPOINT_EVERY == 0 else None
-            self._apply(window[i][1])
+        for i in range(at, len(window)):
+            window[i][2] = self._apply(window[i][1])
         self._trim()
 
-    def _snapshot(self) -> dict[str, dict[str, Rating]]:
-        return _copy_ratings(self._ratings)
-
     def _trim(self) -> None:
-        """Forget the oldest rated matches beyond the window, at a snapshot (which becomes the
-        ratings before the window)."""
+        """Forget the oldest rated matches beyond the window."""
         window = self._window
-        if len(window) < RATING_WINDOW + CHECKPOINT_EVERY:
-            return
-        cut = next(
-            (i for i in range(CHECKPOINT_EVERY, len(window)) if window[i][2] is not None), None
-        )
-        if cut is None:
-            return
-        self._floor = window[cut - 1][0]
-        self._window_start = window[cut][2]
-        del window[:cut]
+        if len(window) > RATING_WINDOW:
+            cut = len(window) - RATING_WINDOW
+            self._floor = window[cut - 1][0]
+            del window[:cut]
 
-    def _apply(self, rating: tuple) -> None:
+    def _apply(self, rating: tuple) -> list[float | None]:
+        """Rate one match in both its scopes; returns what undoes it: the ratings before it,
+        mu and sigma flat, scope by scope, bot by bot (None, None: the bot had none). Floats
+        alone, not the names: the persisted window stays small."""
         game, members, ranks = rating
+        undo: list[float | None] = []
+        players = getattr(self, "_players", None)  # (a fold read back from bytes has none)
+        if players is None:
+            players = self._players = []
         for scope in (game, OVERALL):
             ratings = self._ratings.setdefault(scope, {})
-            teams = [[_model_rating(bot, ratings.get(bot)) for bot in side] for side in members]
-            for side, new_team in zip(members, _MODEL.rate(teams, ranks=list(ranks)), strict=True):
-                for bot, new in zip(side, new_team, strict=True):
-                    ratings[bot] = (new.mu, new.sigma)
+            before = [[ratings.get(bot) for bot in side] for side in members]
+            after = _rate(players, before, ranks)
+            for side, olds, news in zip(members, before, after, strict=True):
+                for bot, old, new in zip(side, olds, news, strict=True):
+                    ratings[bot] = new
+                    undo += old or (None, None)
+        return undo
+
+    def _undo(self, rating: tuple, undo: list[float | None]) -> None:
+        """Put back the ratings from before a rated match (``undo``: what _apply returned)."""
+        game, members, _ranks = rating
+        values = iter(undo)
+        for scope in (game, OVERALL):
+            ratings = self._ratings[scope]
+            for side in members:
+                for bot in side:
+                    mu, sigma = next(values), next(values)
+                    if mu is None or sigma is None:
+                        del ratings[bot]
+                    else:
+                        ratings[bot] = (mu, sigma)
 
     # -- the tables --------------------------------------------------------------------------
 
@@ -531,14 +544,37 @@ _MODEL = PlackettLuce()
 DEFAULT_RATING: Rating = (_MODEL.mu, _MODEL.sigma)
 
 
-def _model_rating(bot: str, rating: Rating | None) -> PlackettLuceRating:
-    if rating is None:
-        return _MODEL.rating(name=bot)
-    return _MODEL.rating(mu=rating[0], sigma=rating[1], name=bot)
+_TAU_SQUARED = _MODEL.tau * _MODEL.tau  # as PlackettLuce.rate squares it
 
 
-def _copy_ratings(ratings: Mapping[str, Mapping[str, Rating]]) -> dict[str, dict[str, Rating]]:
-    return {scope: dict(rows) for scope, rows in ratings.items()}
+def _entry_key(entry: list[Any]) -> tuple:
+    return entry[0]
+
+
+def _rate(
+    players: list[PlackettLuceRating], teams: list[list[Rating | None]], ranks: Sequence[float]
+) -> list[list[Rating]]:
+    """The new rating of every player of ``teams`` (None: not rated yet), bit for bit what
+    ``_MODEL.rate`` gives, by the steps it takes (tau added to sigma, the teams sorted by rank,
+    the update) on ``players``, model objects reused across calls (grown as needed): ``rate``
+    makes a new one per player and per copy, each drawing a uuid4 from the OS (~0.5 us).
+    tests/tournament/test_standings.py checks it against ``_MODEL.rate``."""
+    needed = sum(len(team) for team in teams)
+    while len(players) < needed:
+        players.append(_MODEL.rating())
+    objects: list[list[PlackettLuceRating]] = []
+    used = 0
+    for team in teams:
+        side = players[used : used + len(team)]
+        used += len(team)
+        for player, rating in zip(side, team, strict=True):
+            mu, sigma = rating or DEFAULT_RATING
+            player.mu = mu
+            player.sigma = math.sqrt(sigma * sigma + _TAU_SQUARED)
+        objects.append(side)
+    order = sorted(range(len(teams)), key=ranks.__getitem__)  # stable, as rate's sort
+    _MODEL._compute(teams=[objects[i] for i in order], ranks=sorted(ranks))  # updates in place
+    return [[(player.mu, player.sigma) for player in side] for side in objects]
 
 
 def _pairs(

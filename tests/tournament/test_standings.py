@@ -145,6 +145,32 @@ def test_unrated_matches_are_counted_and_shown():
     assert standings_as_data(standings)["af"]["unrated"] == 2
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_ratings_are_bit_for_bit_those_of_openskill_rate(seed):
+    """The fold's update (model objects reused, openskill's steps taken in place) gives what
+    PlackettLuce.rate gives, to the last bit: ties, mean placings, teams, new and rated bots."""
+    model, rate = standings_module._MODEL, standings_module._rate
+    rng = random.Random(seed)
+    players: list = []  # reused across calls, of every size, as a fold reuses its own
+    for _ in range(500):
+        teams = [
+            [
+                None if rng.random() < 0.2 else (rng.uniform(-5, 60), rng.uniform(0.01, 9))
+                for _ in range(rng.choice((1, 1, 2, 3)))
+            ]
+            for _ in range(rng.randint(2, 6))
+        ]
+        ranks = [rng.choice((1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 7.0)) for _ in teams]
+        expected = model.rate(
+            [[model.rating(*(r or (None, None))) for r in team] for team in teams],
+            ranks=list(ranks),
+        )
+        got = rate(players, teams, ranks)
+        assert [[(p.mu.hex(), p.sigma.hex()) for p in team] for team in expected] == [
+            [(mu.hex(), sigma.hex()) for mu, sigma in team] for team in got
+        ]
+
+
 def test_the_incremental_fold_matches_the_whole_fold():
     fold = StandingsFold(["a", "b", "c"], ["g"])
     for match in DEAL:

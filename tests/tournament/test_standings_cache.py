@@ -3,6 +3,7 @@ always equals a full refold of the same matches in schedule order."""
 
 import random
 import sqlite3
+from dataclasses import replace
 
 import msgspec
 import pytest
@@ -23,10 +24,11 @@ from arena.tournament.standings import (
 from arena.tournament.store import ResultStore, StoredFault, StoredMatch
 
 BOTS = ["a", "b", "c", "d", "e"]
+MANY = [*BOTS, *"fghijklmn"]  # enough that tables often share no bot: late matches reuse more
 GAMES = ["vd", "aon", "af"]  # tournament order differs from label order on purpose
 
 
-def random_history(rng: random.Random, deals: int) -> list[StoredMatch]:
+def random_history(rng: random.Random, deals: int, pool=BOTS) -> list[StoredMatch]:
     """Matches of three games in schedule order, some forfeited, faulty, aborted or unrated."""
     out = []
     for deal in range(deals):
@@ -34,7 +36,7 @@ def random_history(rng: random.Random, deals: int) -> list[StoredMatch]:
             players, teams = (4, (0, 1, 0, 1)) if game == "af" else (rng.choice((3, 4)), None)
             game_id = {"vd": "vingt-down", "aon": "alles-oder-nichts", "af": "all-fours"}[game]
             for table in range(2):
-                seated = rng.sample(BOTS, players) if rng.random() < 0.9 else ["a"] * players
+                seated = rng.sample(pool, players) if rng.random() < 0.9 else ["a"] * players
                 for rotation in range(rng.choice((1, players, players))):
                     bots = tuple(seated[(k - rotation) % players] for k in range(players))
                     scores = tuple(rng.randint(-5, 30) for _ in range(players))
@@ -130,17 +132,17 @@ def completed_version(match: StoredMatch) -> StoredMatch:
     return StoredMatch(**{**match.__dict__, "status": "completed", "faults": ()})
 
 
+@pytest.mark.parametrize("bots", [BOTS, MANY], ids=["5 bots", "14 bots"])
 @pytest.mark.parametrize("seed", range(12))
-def test_the_fold_in_any_nearby_order_with_reloads_equals_the_refold(seed, monkeypatch):
+def test_the_fold_in_any_nearby_order_with_reloads_equals_the_refold(seed, bots, monkeypatch):
     monkeypatch.setattr(standings_module, "RATING_WINDOW", 40)
-    monkeypatch.setattr(standings_module, "CHECKPOINT_EVERY", 8)
     rng = random.Random(seed)
-    history = random_history(rng, deals=6)
-    arrivals = nearly_in_order(rng, history, spread=rng.choice((1, 5, 30)))
+    history = random_history(rng, deals=6, pool=bots)
+    arrivals = nearly_in_order(rng, history, spread=rng.choice((1, 5, 30, 40)))
     # aborted matches are played again later (and replace the aborted row)
     arrivals += [completed_version(m) for m in history if m.status == "aborted"]
     stored: dict[str, StoredMatch] = {}
-    fold = StandingsFold(BOTS, GAMES)
+    fold = StandingsFold(bots, GAMES)
     stale = 0
     for i, match in enumerate(arrivals):
         stored[match.match_id] = match
@@ -148,23 +150,86 @@ def test_the_fold_in_any_nearby_order_with_reloads_equals_the_refold(seed, monke
             fold.add(match)
         except StaleFold:  # what LiveStandings does: fold everything stored again
             stale += 1
-            fold = StandingsFold(BOTS, GAMES)
+            fold = StandingsFold(bots, GAMES)
             for again in sorted(stored.values(), key=fold.order):
                 fold.add(again)
         if rng.random() < 0.05:
             fold = fold_from_bytes(fold_to_bytes(fold))
             assert fold is not None
         if i % 17 == 0 or i == len(arrivals) - 1:
-            assert fold.standings() == compute_standings(stored.values(), BOTS, GAMES)
+            assert fold.standings() == compute_standings(stored.values(), bots, GAMES)
             assert fold.latency() == latency_report(stored.values(), 50)
+            # the ratings themselves, bit for bit, and no bot rated that the refold has not
+            fresh = StandingsFold(bots, GAMES)
+            for again in sorted(stored.values(), key=fresh.order):
+                fresh.add(again)
+            assert hexed(fold._ratings) == hexed(fresh._ratings)
     assert fold.latency().strained and fold.latency().suspect  # the histories have both
     # only the matches replayed long after being aborted came before the window
     assert stale <= sum(1 for m in history if m.status == "aborted")
 
 
+def hexed(ratings):
+    """The ratings of each scope as exact text (-0.0 and 0.0 differ), rated bots only."""
+    return {
+        scope: {bot: (mu.hex(), sigma.hex()) for bot, (mu, sigma) in rows.items()}
+        for scope, rows in ratings.items()
+        if rows
+    }
+
+
+def counted_updates(monkeypatch) -> list:
+    """A list that grows by one per update of the model (one match in one scope)."""
+    updates: list = []
+    real = standings_module._rate
+    monkeypatch.setattr(standings_module, "_rate", lambda *args: updates.append(1) or real(*args))
+    return updates
+
+
+def two_player(deal, game, bots, table=0, winner=0):
+    placings = (1, 2) if winner == 0 else (2, 1)
+    return replace(
+        random_history(random.Random(1), 1)[0],
+        match_id=f"{game}{deal}{bots}",
+        game=game,
+        deal=deal,
+        table=table,
+        bots=tuple(bots),
+        players=len(bots),
+        placings=placings,
+        scores=placings,
+        teams=None,
+        forfeited=(),
+        faults=(),
+        status="completed",
+        decision_ms=(),
+    )
+
+
+def test_a_late_match_costs_what_came_after_it_not_the_window(monkeypatch):
+    """A match k places late is rated, and the k after it again: 2 (k + 1) updates of the
+    model (its game and the overall table), however many matches the window holds."""
+    updates = counted_updates(monkeypatch)
+    history = [two_player(deal, "vd", "ab", winner=deal % 3 == 0) for deal in range(100)]
+    fold = StandingsFold(BOTS, GAMES)
+    for m in history[:97] + history[98:]:
+        fold.add(m)
+    assert len(updates) == 2 * 99
+    updates.clear()
+    fold.add(history[97])
+    assert len(updates) == 2 * 3
+    assert hexed(fold._ratings) == hexed(compute_fold(history)._ratings)
+
+
+def compute_fold(matches):
+    fold = StandingsFold(BOTS, GAMES)
+    for m in sorted(matches, key=fold.order):
+        fold.add(m)
+    return fold
+
+
 def test_a_match_before_the_window_is_reported_stale(monkeypatch):
     monkeypatch.setattr(standings_module, "RATING_WINDOW", 8)
-    monkeypatch.setattr(standings_module, "CHECKPOINT_EVERY", 2)
     history = [m for m in random_history(random.Random(3), deals=4) if m.completed]
     fold = StandingsFold(BOTS, GAMES)
     with pytest.raises(StaleFold):
