@@ -127,8 +127,9 @@ class _Seat:
     sent_at: list[float] = field(default_factory=list)
     # The length a canonical reply (record.CANONICAL_REPLY_BASE) of this seat has with a
     # one-digit index, for its ids from the latest recorded in full on: 0 (none) until a
-    # Decision of the quick path is kept for it. Its ids only grow, so it never exceeds the true
-    # length, which no other reply of that id and index reaches (quick_reply).
+    # Decision of the quick path is kept for it, and always with a bank of time. Its ids only
+    # grow, so it never exceeds the true length, which no other reply of that id and index
+    # reaches (quick_reply).
     canonical_len: int = 0
 
     def take_shared(self, shared: list[bytes]) -> None:

@@ -54,8 +54,9 @@ class ShortDecision(msgspec.Struct, array_like=True, gc=False):
     the canonical line ``canonical_reply(id, index)``, in a match without a bank of time, after
     an earlier request of the same seat: ``[us, index]``. The rest of a Decision follows from
     the record (the seat to move, its previous request's id + 1, ``decision_ms``, no charge, the
-    reply's text, ``legal[index]``), so it is neither kept nor encoded nor compressed: ~1.4k
-    instructions fewer per decision than a Decision (cachegrind, C bots)."""
+    reply's text, ``legal[index]``), so it is neither kept nor encoded nor compressed: a
+    record costs 1.5k-3.1k instructions fewer per decision than with Decisions alone (valgrind,
+    benchmarks/record_instructions.py, the four games)."""
 
     us: int
     index: int
@@ -63,9 +64,10 @@ class ShortDecision(msgspec.Struct, array_like=True, gc=False):
 
 class ShuffleLine(msgspec.Struct, tag_field="type", tag="shuffle", gc=False):
     """A compact record's shuffle line as the writer keeps it, ``{"type":"shuffle","n":N,
-    "cards":[...]}`` (the full record's bytes), encoded with the other kept lines in one call:
-    ~2 us less per shuffle than a dict encoded at once (All Fours shuffles ~6 times a match).
-    ``cards`` is the dealer's copy of the deck, which nothing changes afterwards."""
+    "cards":[...]}`` (the full record's bytes), encoded with the other kept lines in one call
+    (not a dict encoded at once into a msgspec.Raw: an encoder call and two objects fewer per
+    shuffle; All Fours shuffles ~6 times a match). ``cards`` is the dealer's copy of the deck,
+    which nothing changes afterwards."""
 
     n: int
     cards: list[str]
