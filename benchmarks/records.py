@@ -72,11 +72,14 @@ from arena.referee.process import BotProcess
 MODES = {"off": None, "plain": ".jsonl", "gzip": ".jsonl.gz"}
 # Where the records go matters on this VM: its ext4 has no journal, so each new file's inode is
 # checked against the recently deleted ones of its block group (the kernel's recently_deleted),
-# and /tmp's groups hold the churn of every test suite run on it (a file deleted counts for
-# ~30 s: a benchmark that deletes its records makes its own next ones dearer). Creating, writing
-# 4 kB to and closing a file (rec10, 22:48, load 5.5, CPU per file): /tmp 655 us, the work tree
-# 61 us, /root 26 us, /dev/shm 13 us. A tournament writes its records under its output folder,
-# by default results/ in the current folder: the benchmarks' default (--folder) too.
+# and /tmp's groups hold the churn of every test suite run on it (a file deleted counts for 60 s,
+# 360 s while its inode table block is dirty: a benchmark that deletes its records makes its own
+# next ones dearer, run after run). Creating, writing 4 kB to and closing a file (rec10, 22:48,
+# load 5.5, CPU per file): /tmp 655 us, the work tree 61 us, /root 26 us, /dev/shm 13 us. A
+# tournament writes its records under its output folder, by default results/ in the current
+# folder: the benchmarks' default (--folder) too. To compare trees run after run, --folder /:
+# ext4 places each new folder at the top in a block group of its own (Orlov), so every run
+# creates its files in a group without recent deletions (28-30 us a file, rec12, 04:26).
 COLLECT = True  # collect garbage between matches, untimed (--no-collect: as a tournament runs)
 
 
