@@ -71,7 +71,7 @@ def child(game_id: str, matches: int, mode: str) -> None:
 
         class Capture(record_module.RecordWriter):
             """Notes what the referee gives the writer: write()'s entries, and what it appends
-            itself (Decisions, ShortDecisions, the shuffles keep() encoded)."""
+            itself (Decisions, ShortDecisions, keep_shuffle()'s ShuffleLines)."""
 
             seen = 0
 

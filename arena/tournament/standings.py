@@ -708,7 +708,7 @@ def _median(times: Counter[int]) -> float | None:
 
 FOLD_NAME = "standings"
 # a running tournament caches its fold every so many stored matches: a reader then folds at most
-# that many rows on top (~0.2 ms each; caching costs ~15 ms: a few per mille of their play)
+# that many rows on top (~0.14 ms each; caching costs ~15 ms: a few per mille of their play)
 PERSIST_EVERY = 1000
 
 
