@@ -64,6 +64,7 @@ from arena.referee.record import (
     RECORD_FORMAT,
     RECORDED_LINE_CHARS,
     Decision,
+    RecordFile,
     RecordingDealer,
     RecordWriter,
     ShortDecision,
@@ -1229,9 +1230,11 @@ async def run_match(
     match_id: str,
     time_control: TimeControl = TimeControl(),
     max_faults: int = 3,
-    record_path: Path | None = None,
+    record_path: Path | RecordFile | None = None,
 ) -> MatchResult:
     """Play one match between running bots (seat i is ``seats[i]``) and return its result.
+    ``record_path``: a file to write the match's record to, or a records file to append it to
+    (the result's ``record_span`` says where it went).
 
     Raises OptionError for a bad player count or options before any bot is spoken to. The bots are
     not closed here: their owner closes them, and replaces any that is no longer ``alive``.
@@ -1243,7 +1246,11 @@ async def run_match(
     if len({id(bot) for bot in seats}) != len(seats):
         raise ValueError("run_match: one BotProcess in two seats (start one process per seat)")
     options = game.resolve_options(options)  # bad options fail before any file or bot is touched
-    record = RecordWriter(Path(record_path) if record_path is not None else None)
+    record = RecordWriter(
+        record_path
+        if record_path is None or isinstance(record_path, RecordFile)
+        else Path(record_path)
+    )
     match = None
     finished = False
     try:
@@ -1273,6 +1280,7 @@ async def run_match(
             }
         )
         finished = True
+        record.close()  # (before the result: its span is known once written)
         return MatchResult(
             match_id=match_id,
             game=game.id,
@@ -1288,6 +1296,7 @@ async def run_match(
             decision_ms=tuple(tuple(s.times_ms) for s in match.seats),
             referee_us=tuple(match.referee_us),
             record_path=record.path,
+            record_span=record.span,
             termination=termination,
             duration_s=duration,
             load_per_core=load,

@@ -1,4 +1,9 @@
-"""Match records: one self-contained JSONL file per match (SPEC.md section 8), and their replay.
+"""Match records: one self-contained JSONL record per match (SPEC.md section 8), and their replay.
+
+A record is a file of its own (``arena match --record FILE``), or one gzip member of a records
+file that a tournament appends its matches' compact records to (:class:`RecordFile`), found by
+its byte offset and length (the results file keeps them) or by its match id
+(:func:`find_member`).
 
 Plain records hold the full lines; compressed ones (``.gz``) the compact lines, which
 :func:`record_bytes` (and so every reader here) expands to the full lines by the rules.
@@ -10,6 +15,7 @@ record and the rules disagree (a deal, an event, a request's legal actions, an a
 
 from __future__ import annotations
 
+import itertools
 import os
 import time
 import zlib
@@ -145,6 +151,7 @@ GZIP_FLUSH_S = 1.0  # at most this long (and one decision) before kept lines rea
 RECORD_BATCH = 4096  # at most this many entries kept in memory before they are written
 GZIP_MAGIC = b"\x1f\x8b"
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+_APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
 
 
 def ms3(ms: float) -> float:
@@ -164,6 +171,91 @@ def compressed(path: Path) -> bool:
     return path.suffix == ".gz"
 
 
+RECORDS_SUFFIX = ".jsonl.gz"
+
+
+class RecordFile:
+    """An append-only records file (SPEC.md section 8): the compact records of the matches one
+    player of a tournament plays, one after another, each one gzip member, which a
+    :class:`RecordWriter` given this file appends (its span: :attr:`RecordWriter.span`).
+
+    Why not a file per match: creating a file costs this VM's ext4 28-390 us of CPU (its inode
+    checked against the block group's recent deletions, more the more a folder churns), and
+    appending to an open one 3-4 us: over an AoN match of ~5 ms, creating, writing and closing a
+    record's own file cost ~100 us, about 2% of matches/s (benchmarks/records.py). One match at
+    a time: a second writer while one is open is a bug (ValueError)."""
+
+    def __init__(self, path: Path) -> None:
+        if not compressed(path):
+            raise ValueError(f"{path}: a records file holds compact gzip records (name it .gz)")
+        self.path = path
+        self.fd: int | None = os.open(path, _APPEND, 0o666)
+        self.size = os.fstat(self.fd).st_size  # where the next record starts
+        self.writing = False  # a RecordWriter appends to it now
+        # A write failed part-way (e.g. a full disk): the file ends in a cut member, so no
+        # record may follow it (RecordShelf opens another).
+        self.damaged = False
+
+    def append(self, data: bytes) -> tuple[int, int]:
+        """Append a whole record made elsewhere (one gzip member: a cluster worker's); its
+        (byte offset, length) here."""
+        if self.writing or self.fd is None or self.damaged:
+            raise ValueError(f"{self.path}: not free to append a record to")
+        start = self.size
+        view = memoryview(data)
+        try:
+            while view:
+                written = os.write(self.fd, view)
+                self.size += written
+                view = view[written:]
+        except BaseException:
+            self.damaged = True
+            raise
+        return start, len(data)
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+
+_shelf_files = itertools.count(1)  # numbers the records files of this process's shelves
+
+
+class RecordShelf:
+    """The records files of one arena process: a free one for each match that starts, a new one
+    only when every open one is being written (so as many files as matches at once), named
+    ``<started>-<pid>-<n>.jsonl.gz`` in ``folder``: each run of the same tournament (a resume)
+    writes new files, and never appends after a record that a killed run left cut."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.stem = f"{time.strftime('%Y%m%dT%H%M%S', time.gmtime())}-{os.getpid()}"
+        self.free: list[RecordFile] = []
+        self.files: list[RecordFile] = []
+
+    def take(self) -> RecordFile:
+        """A records file no match is being written to (OSError when one cannot be made)."""
+        while self.free:
+            file = self.free.pop()
+            if not file.damaged and file.fd is not None:
+                return file
+        file = RecordFile(self.folder / f"{self.stem}-{next(_shelf_files)}{RECORDS_SUFFIX}")
+        self.files.append(file)
+        return file
+
+    def give_back(self, file: RecordFile) -> None:
+        if file.damaged:
+            file.close()
+        else:
+            self.free.append(file)
+
+    def close(self) -> None:
+        for file in self.files:
+            file.close()
+        self.free.clear()
+
+
 class RecordWriter:
     """Keeps a match's record lines in memory and writes them in a few large writes (or keeps
     nothing when ``path`` is None).
@@ -181,10 +273,23 @@ class RecordWriter:
     :meth:`write` does once ``RECORD_BATCH`` entries are kept, and :meth:`close` at the end.
     """
 
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-        self._fd = os.open(path, _CREATE, 0o666) if path is not None else None
-        self._gzip = path is not None and compressed(path)
+    def __init__(self, path: Path | RecordFile | None) -> None:
+        # A records file to append this match's member to (else a file of its own): the byte
+        # offset and length the record took in it, once closed (the results file keeps them).
+        self.into: RecordFile | None = None
+        self.span: tuple[int, int] | None = None
+        if isinstance(path, RecordFile):
+            if path.writing or path.fd is None:
+                raise ValueError(f"{path.path}: another match's record is being written to it")
+            path.writing = True
+            self.into = path
+            self.start = path.size
+            self.path: Path | None = path.path
+            self._fd: int | None = path.fd
+        else:
+            self.path = path
+            self._fd = os.open(path, _CREATE, 0o666) if path is not None else None
+        self._gzip = self.path is not None and compressed(self.path)
         # Made by the first flush that is not the last: a record written in one go (a match of
         # under a second, most of them) is compressed by one call, without a compressor object.
         self._zip: Any = None
@@ -247,27 +352,57 @@ class RecordWriter:
                     zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH
                 )
         view = memoryview(data)
-        while view:
-            view = view[os.write(self._fd, view) :]
+        into = self.into
+        if into is None:
+            while view:
+                view = view[os.write(self._fd, view) :]
+            return
+        try:
+            while view:
+                written = os.write(self._fd, view)
+                into.size += written
+                view = view[written:]
+        except BaseException:
+            into.damaged = True  # a cut member: nothing may be appended after it
+            raise
 
     def close(self) -> None:
         if self._fd is not None:
             try:
-                self.flush(final=True)
+                if self.into is None or not self.into.damaged:
+                    self.flush(final=True)
             finally:
-                os.close(self._fd)
+                into = self.into
+                if into is None:
+                    os.close(self._fd)
+                else:
+                    into.writing = False
+                    if not into.damaged:
+                        self.span = (self.start, into.size - self.start)
                 self._fd = None
 
 
-def record_bytes(path: Path, *, partial: bool = False) -> bytes:
-    """The content of a record file as the referee wrote it, plain or gzip-compressed alike
-    (recognised by its first bytes, whatever its name). ``partial``: a record still being
-    written, of which a compressed one holds the lines up to its last flush (a cut line at the
-    end is the caller's to drop). OSError when it cannot be read; ReplayError for a damaged, or
-    (unless ``partial``) cut, compressed file."""
-    raw = Path(path).read_bytes()
+def record_bytes(
+    path: Path, *, partial: bool = False, at: int | None = None, length: int | None = None
+) -> bytes:
+    """The content of a record as the referee wrote it, plain or gzip-compressed alike
+    (recognised by its first bytes, whatever its name): the file at ``path``, or the one gzip
+    member at byte ``at`` of a records file (``length`` bytes; None: up to the end, for a
+    record still being written). ``partial``: a record still being written, of which a
+    compressed one holds the lines up to its last flush (a cut line at the end is the caller's
+    to drop). OSError when it cannot be read; ReplayError for a damaged, or (unless
+    ``partial``) cut, compressed record."""
+    where = _where(path, at)
+    if at is None:
+        raw = Path(path).read_bytes()
+    else:
+        with open(path, "rb") as file:
+            file.seek(at)
+            raw = file.read(-1 if length is None else length)
+        if raw[:2] != GZIP_MAGIC:
+            raise ReplayError(f"{where}: no gzip record starts there")
     if raw[:2] != GZIP_MAGIC:
-        return _expand_if_compact(Path(path), raw, partial)
+        return _expand_if_compact(where, raw, partial)
     out = []
     try:
         while raw:
@@ -276,17 +411,115 @@ def record_bytes(path: Path, *, partial: bool = False) -> bytes:
             if not unzip.eof:
                 if partial:
                     break
-                raise ReplayError(f"{path}: a cut gzip record (it ends before its last line)")
+                raise ReplayError(f"{where}: a cut gzip record (it ends before its last line)")
             raw = unzip.unused_data
+            if at is not None:
+                break  # one member: the next is another match's
+            if _starts_record(raw):
+                raise ReplayError(
+                    f"{where}: a records file of several matches: name one (arena replay "
+                    "--match ID)"
+                )
     except zlib.error as error:
-        raise ReplayError(f"{path}: a damaged gzip record: {error}") from None
-    return _expand_if_compact(Path(path), b"".join(out), partial)
+        raise ReplayError(f"{where}: a damaged gzip record: {error}") from None
+    return _expand_if_compact(where, b"".join(out), partial)
+
+
+def _where(path: Path | str, at: int | None) -> str:
+    """How messages name a record: its file, and the byte a records file's member starts at."""
+    return str(path) if at is None else f"{path} (the record at byte {at})"
+
+
+def _starts_record(data: bytes) -> bool:
+    """Whether ``data`` (decompressed, or a gzip member) begins a record: its header line."""
+    if data[:2] == GZIP_MAGIC:
+        try:
+            data = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, len(HEADER_START))
+        except zlib.error:
+            return False
+    return data.startswith(HEADER_START)
+
+
+HEADER_START = b'{"type":"header"'
+
+
+@dataclass(frozen=True)
+class RecordMember:
+    """One match's record in a records file: where it starts, its length in bytes (None: cut
+    short, the last), and its header's match id (None when unreadable)."""
+
+    at: int
+    length: int | None
+    match_id: str | None
+
+
+MEMBER_READ = 1 << 20  # bytes read at a time while scanning a records file
+HEAD_BYTES = 16384  # of each record decompressed, kept for its header line
+
+
+def record_members(path: Path, start: int = 0) -> Iterator[RecordMember]:
+    """The records of a records file from byte ``start`` (a member's first byte) on, in order:
+    each gzip member decompressed once to find where it ends (gzip keeps no lengths), a block
+    at a time, so a file of any size takes little memory. The last may be cut short (a record
+    being written, or left by a killed arena). ReplayError for bytes that are not gzip."""
+    with open(path, "rb") as file:
+        file.seek(start)
+        at = start
+        pending = b""
+        while True:
+            if len(pending) < 32:  # (a gzip header has at least 10 bytes)
+                pending += file.read(MEMBER_READ)
+                if not pending:
+                    return
+            if pending[:2] != GZIP_MAGIC:
+                raise ReplayError(f"{_where(path, at)}: no gzip record starts there")
+            unzip = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            head = b""
+            used = 0
+            try:
+                while True:
+                    out = unzip.decompress(pending)
+                    if len(head) < HEAD_BYTES:
+                        head += out[: HEAD_BYTES - len(head)]
+                    if unzip.eof:
+                        used += len(pending) - len(unzip.unused_data)
+                        pending = unzip.unused_data
+                        break
+                    used += len(pending)
+                    pending = file.read(MEMBER_READ)
+                    if not pending:
+                        yield RecordMember(at, None, _header_match_id(head))
+                        return
+            except zlib.error as error:
+                raise ReplayError(f"{_where(path, at)}: a damaged gzip record: {error}") from None
+            yield RecordMember(at, used, _header_match_id(head))
+            at += used
+
+
+def _header_match_id(head: bytes) -> str | None:
+    """The match id of a record's first line (None: not a whole header line)."""
+    line = head.split(b"\n", 1)[0]
+    try:
+        match_id = msgspec.json.decode(line).get("match_id")
+    except (msgspec.DecodeError, AttributeError):
+        return None
+    return match_id if isinstance(match_id, str) else None
+
+
+def find_member(path: Path, match_id: str) -> RecordMember | None:
+    """The last whole record of ``match_id`` in a records file (a match played again, after
+    an abort, is appended again), by scanning it; None when there is none."""
+    found = None
+    for member in record_members(path):
+        if member.match_id == match_id and member.length is not None:
+            found = member
+    return found
 
 
 COMPACT_MARK = b',"compact":true}'  # how a compact record's header line ends
 
 
-def _expand_if_compact(path: Path, data: bytes, partial: bool) -> bytes:
+def _expand_if_compact(path: Path | str, data: bytes, partial: bool) -> bytes:
     """``data`` itself, or for a compact record (SPEC.md section 8) the full lines it stands for."""
     first = data.split(b"\n", 1)[0]
     if not first.endswith(COMPACT_MARK) or not first.startswith(b'{"type":"header"'):
@@ -304,7 +537,7 @@ class _Expander:
     rules derive from its header and actions (the shuffles, the deal, every event, each ordinary
     decision's request, reply and action), in the order the referee writes a full record."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path | str) -> None:
         self.path = path
         self.out: list[bytes] = []
         self.number = 1
@@ -472,9 +705,11 @@ class _Expander:
         self.emit_shuffles(len(events))
 
 
-def record_lines(path: Path) -> Iterator[bytes]:
-    """The lines of a record file (see :func:`record_bytes`), without their newlines."""
-    yield from record_bytes(path).splitlines()
+def record_lines(
+    path: Path, *, at: int | None = None, length: int | None = None
+) -> Iterator[bytes]:
+    """The lines of a record (see :func:`record_bytes`), without their newlines."""
+    yield from record_bytes(path, at=at, length=length).splitlines()
 
 
 class ReplayError(Exception):
@@ -493,12 +728,17 @@ class Replay:
     faults: list[dict[str, Any]] = field(default_factory=list)
 
 
-def read_record(path: Path) -> list[dict[str, Any]]:
-    """All entries of a record file; ReplayError names the file and line that cannot be read."""
+def read_record(
+    path: Path, *, at: int | None = None, length: int | None = None
+) -> list[dict[str, Any]]:
+    """All entries of a record (a file, or the member at byte ``at`` of a records file);
+    ReplayError names the file and line that cannot be read."""
+    where = _where(path, at)
     try:
-        lines = list(record_lines(Path(path)))
+        lines = list(record_lines(Path(path), at=at, length=length))
     except OSError as error:
-        raise ReplayError(f"{path}: cannot read: {error.strerror or error}") from None
+        raise ReplayError(f"{where}: cannot read: {error.strerror or error}") from None
+    path = where  # type: ignore[assignment]  # (what the messages below name)
     entries = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -516,13 +756,13 @@ def read_record(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def replay_record(path: Path) -> Replay:
+def replay_record(path: Path, *, at: int | None = None, length: int | None = None) -> Replay:
     """Re-derive the record at ``path`` from its header and the rules, line by line (SPEC 8):
     every shuffle, the deal, every event, request, reply, fault, autopilot decision and action in
     the order the referee writes them, the fault counts and forfeits against ``max_faults``, and
     the result line. ReplayError names the first line that departs (one line, never a traceback
     for a damaged record)."""
-    return _Checker(Path(path), read_record(path)).run()
+    return _Checker(_where(path, at), read_record(path, at=at, length=length)).run()
 
 
 VERDICTS = ("ok", "stale", "malformed", "too long", "illegal", "late")
@@ -561,7 +801,7 @@ class _Checker:
     """Walks a record's lines in order, each checked against what the rules make of the header
     and the lines before it."""
 
-    def __init__(self, path: Path, entries: list[_Entry]) -> None:
+    def __init__(self, path: Path | str, entries: list[_Entry]) -> None:
         self.path = path
         self.entries = entries
         self.position = 0

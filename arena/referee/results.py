@@ -44,6 +44,9 @@ class MatchResult:
     decision_ms: tuple[tuple[float, ...], ...]  # per seat: each decision's bot time
     referee_us: tuple[float, ...]  # per decision: the referee's own latency
     record_path: Path | None = None
+    # (byte offset, length) of the record in record_path, a records file of many matches (None:
+    # the file is this match's alone)
+    record_span: tuple[int, int] | None = None
     termination: str = "completed"
     duration_s: float = 0.0
     load_per_core: float | None = None  # the machine's 1-minute load average / cores, at the end

@@ -29,6 +29,7 @@ from arena.games import find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.process import BotProcess, BotStartupError
+from arena.referee.record import RecordFile, RecordShelf
 from arena.referee.results import MatchResult
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import ScheduledMatch
@@ -249,19 +250,29 @@ def unwrapped(kind: type[Exception]) -> Iterator[None]:
 
 
 async def play_pooled_match(
-    config: TournamentConfig, match: ScheduledMatch, pool: BotPool, play: PlayMatch
+    config: TournamentConfig,
+    match: ScheduledMatch,
+    pool: BotPool,
+    play: PlayMatch,
+    shelf: RecordShelf | None = None,
 ) -> StoredMatch:
     """One match with pooled processes: completed, or aborted with the reason. Cancellation
-    propagates (the match is not stored and will be replayed); the processes go back either way."""
+    propagates (the match is not stored and will be replayed); the processes go back either way.
+    With records on, the record is appended to one of ``shelf``'s records files (SPEC 8), or
+    without a shelf written to a file of its own (``record_name``)."""
     processes: list[Any] = []
     reusable: list[bool] = []  # per seat; processes without an entry are closed
     started = time.monotonic()
+    record_path: Path | RecordFile | None = None
     try:
         for name in match.seats:
             processes.append(await pool.acquire(name))
-        record_path = config.records_dir / record_name(match) if config.records else None
         result = None
         try:
+            if config.records:
+                record_path = (
+                    config.records_dir / record_name(match) if shelf is None else shelf.take()
+                )
             with trio.move_on_after(config.match_time_limit_s):
                 result = await play(
                     find_game(match.game_id),
@@ -274,8 +285,9 @@ async def play_pooled_match(
                     record_path=record_path,
                 )
         except OSError as exc:  # the arena's own files (the record): every later match would fail
+            where = record_path.path if isinstance(record_path, RecordFile) else record_path
             raise TournamentError(
-                f"{match.match_id}: cannot write its record {record_path}: "
+                f"{match.match_id}: cannot write its record {where or config.records_dir}: "
                 f"{exc.strerror or exc}; the matches stored before it are kept: fix the cause "
                 "(e.g. free disk space) and run the same command again to resume"
             ) from None
@@ -292,6 +304,8 @@ async def play_pooled_match(
         reusable = [seat not in result.forfeited for seat in range(len(processes))]
         return _stored(match, result)
     finally:
+        if isinstance(record_path, RecordFile) and shelf is not None:
+            shelf.give_back(record_path)
         with trio.CancelScope(shield=True):
             for index, process in enumerate(processes):
                 await pool.release(process, reusable=index < len(reusable) and reusable[index])
@@ -327,6 +341,7 @@ def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
         status="completed",
         reason=result.termination,
         record_path=None if result.record_path is None else str(result.record_path),
+        record_span=result.record_span,
         duration_s=result.duration_s,
         referee=result.referee_latency,
         key=match.key,

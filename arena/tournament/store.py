@@ -64,7 +64,9 @@ CREATE TABLE IF NOT EXISTS matches (
     finished_at TEXT NOT NULL,
     current     INTEGER NOT NULL,   -- 1: a match of the latest definition run; 0: of an older one
     referee     TEXT,               -- JSON: the referee's latency and the load (added columns)
-    seq         INTEGER             -- the order rows were stored in (grows with every save)
+    seq         INTEGER,            -- the order rows were stored in (grows with every save)
+    record_at   INTEGER,            -- where the record starts in record_path, a records file of
+    record_length INTEGER           -- many matches, and its length (NULL: the file is its own)
 );
 CREATE TABLE IF NOT EXISTS faults (
     match_key  TEXT NOT NULL REFERENCES matches(match_key) ON DELETE CASCADE,
@@ -78,11 +80,15 @@ CREATE INDEX IF NOT EXISTS faults_by_match ON faults(match_key);
 """
 # Columns added after this schema first shipped: older files get them when opened for a run (NULL
 # in their old rows), and are read without them.
-ADDED_COLUMNS = (("matches", "referee", "TEXT"),)
+ADDED_COLUMNS = (
+    ("matches", "referee", "TEXT"),
+    ("matches", "record_at", "INTEGER"),
+    ("matches", "record_length", "INTEGER"),
+)
 MATCH_COLUMNS = (
     "match_key, match_id, game, game_id, table_no, deal, rotation, seed, players, options, bots, "
     "scores, placings, teams, forfeited, decision_ms, status, reason, record_path, duration_s, "
-    "finished_at, current, referee"
+    "finished_at, current, referee, record_at, record_length"
 )
 
 # Added to schema 1 without changing its number (older arenas still read the file): ``seq`` on
@@ -140,6 +146,9 @@ class StoredMatch:
     # {"p50_ms", "p99_ms", "max_ms", "load_per_core"}: the referee's latency per decision and the
     # machine's load per core at the end (None for matches stored before they were kept)
     referee: Mapping[str, float | None] | None = None
+    # (byte offset, length) of the record in record_path, a records file of many matches (SPEC
+    # 8); None: record_path is the match's own file
+    record_span: tuple[int, int] | None = None
 
     @property
     def completed(self) -> bool:
@@ -163,7 +172,7 @@ def _loads(text: str) -> Any:
 
 
 def _match_of_row(row: tuple[Any, ...], faults: dict[str, list[StoredFault]]) -> StoredMatch:
-    """A stored match from a row of ResultStore._MATCH_COLUMNS and the referee column."""
+    """A stored match from a row of ResultStore._MATCH_COLUMNS and the ADDED_COLUMNS."""
     (
         _rowid,
         key,
@@ -187,6 +196,8 @@ def _match_of_row(row: tuple[Any, ...], faults: dict[str, list[StoredFault]]) ->
         record_path,
         duration_s,
         referee_json,
+        record_at,
+        record_length,
     ) = row
     return StoredMatch(
         match_id=match_id,
@@ -211,6 +222,7 @@ def _match_of_row(row: tuple[Any, ...], faults: dict[str, list[StoredFault]]) ->
         duration_s=duration_s,
         key=key,
         referee=None if referee_json is None else _loads(referee_json),
+        record_span=None if record_at is None else (record_at, record_length),
     )
 
 
@@ -521,15 +533,21 @@ class ResultStore:
         if not times:
             columns = columns.replace("decision_ms", "'[]'")
         rows = self._db.execute(
-            f"SELECT {columns}, {self._referee_column()} FROM matches {clause}", params
+            f"SELECT {columns}, {self._added_columns()} FROM matches {clause}", params
         ).fetchall()
         faults = self._faults_of(
             None if len(rows) > FAULTS_BY_KEY_UP_TO else [row[1] for row in rows]
         )
         return [(row[0], _match_of_row(row, faults)) for row in rows]
 
-    def _referee_column(self) -> str:
-        return "referee" if "referee" in self._columns("matches") else "NULL"
+    def _added_columns(self) -> str:
+        """The ADDED_COLUMNS a read selects: NULL for those a file from an older arena lacks."""
+        have = self._columns("matches")
+        return ", ".join(
+            column if column in have else "NULL"
+            for table, column, _kind in ADDED_COLUMNS
+            if table == "matches"
+        )
 
     def _faults_of(self, keys: list[str] | None) -> dict[str, list[StoredFault]]:
         """The faults of the matches with these keys (None: of every match, in one pass)."""
@@ -563,7 +581,7 @@ class ResultStore:
         try:
             faults = self._faults_of(None)
             cursor = self._db.execute(
-                f"SELECT {self._MATCH_COLUMNS}, {self._referee_column()} FROM matches "
+                f"SELECT {self._MATCH_COLUMNS}, {self._added_columns()} FROM matches "
                 f"WHERE current = 1 ORDER BY deal, {order}game, table_no, rotation, match_id",
                 tuple(games),
             )
@@ -601,6 +619,8 @@ class ResultStore:
             datetime.now(UTC).isoformat(timespec="seconds"),
             1,  # played now, so a match of the current definition
             None if match.referee is None else _json(dict(match.referee)),
+            None if match.record_span is None else match.record_span[0],
+            None if match.record_span is None else match.record_span[1],
         )
         try:
             with self._db:

@@ -45,6 +45,7 @@ import trio
 from arena.referee.cores import pin_child, pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
+from arena.referee.record import RecordShelf
 from arena.tournament.config import TournamentConfig
 from arena.tournament.pool import (
     CLOSE_GRACE_S,
@@ -456,12 +457,13 @@ async def worker_loop(
     # up to ``slots`` matches at once, in the order they came; the parent sends PREFETCH more,
     # so a worker never waits for the parent between two matches
     queue_in, queue_out = trio.open_memory_channel[ScheduledMatch](math.inf)
+    shelf = RecordShelf(config.records_dir) if config.records else None  # (its records files)
     try:
         async with trio.open_nursery() as nursery:
 
             async def play_one(match: ScheduledMatch) -> None:
                 try:
-                    stored = await play_pooled_match(config, match, pool, run_match)
+                    stored = await play_pooled_match(config, match, pool, run_match, shelf)
                 except TournamentError as exc:
                     await send(Failed(str(exc), pool.started))
                     nursery.cancel_scope.cancel()
@@ -493,6 +495,8 @@ async def worker_loop(
                         queue_in.send_nowait(message.match)
                 nursery.cancel_scope.cancel()  # end of input: stop, whatever runs
     finally:
+        if shelf is not None:
+            shelf.close()
         await pool.close_all()
         await send(Closed(pool.started, cpu_s(), dict(pool.given_up)))
 

@@ -13,7 +13,7 @@ results back. In order:
 4. submit the matches in schedule order, in batches sized from the matches' measured length so
    that a task lasts about :data:`TARGET_TASK_S` (short ones at first, and near the end so the
    last tasks spread over every worker), with two tasks per worker thread in flight;
-5. store each finished match as its batch comes back, write its record where a local run would
+5. store each finished match as its batch comes back, append its record to a records file as a local run would
    write it, and count it for the worker that played it.
 
 Faults of the cluster: a worker that dies mid-batch loses the batch, which Dask plays again on
@@ -44,6 +44,7 @@ import trio
 
 from arena.referee.cores import pin_threads, spread_cores
 from arena.referee.process import related_pids
+from arena.referee.record import RecordShelf
 from arena.tournament.config import LOCAL_CLUSTER, TournamentConfig
 from arena.tournament.executors import Keep
 from arena.tournament.executors.packing import PackError, pack_bots
@@ -145,6 +146,8 @@ class DaskCluster:
                         cluster,
                         abandon_on_cancel=True,
                     )
+            if dispatch.shelf is not None:
+                dispatch.shelf.close()
             summary.started_processes = sum(r.started for r in summary.cluster_workers.values())
 
     def _connect(self, distributed: Any, affinity: bool) -> tuple[Any, Any]:
@@ -206,6 +209,7 @@ class _Dispatch:
         self.mean_match_s: float | None = None
         self.busy: dict[str, list[tuple[float, float]]] = {}  # worker -> task intervals
         self.inside_s = 0.0  # task time outside the matches, summed
+        self.shelf: RecordShelf | None = None  # where the records that come back go (SPEC 8)
 
     # -- in a thread: blocking calls to Dask --------------------------------------------------
 
@@ -345,16 +349,23 @@ class _Dispatch:
         self.summary.cluster_overhead_s = self.inside_s + _idle_s(self.busy)
 
     def _localised(self, stored: StoredMatch, record: bytes | None) -> StoredMatch:
-        """The match as a local run would store it: its record written here, under the same
-        name."""
+        """The match as a local run would store it: its record appended to a records file here
+        (SPEC 8)."""
         if record is None or not self.config.records:
-            return replace(stored, record_path=None)
-        path = self.config.records_dir / (stored.match_id.replace("/", "_") + ".jsonl")
+            return replace(stored, record_path=None, record_span=None)
+        if self.shelf is None:
+            self.shelf = RecordShelf(self.config.records_dir)
+        file = None
         try:
-            path.write_bytes(record)
+            file = self.shelf.take()
+            span = file.append(record)
         except OSError as exc:
-            raise TournamentError(f"{path}: cannot write the match record: {exc}") from None
-        return replace(stored, record_path=str(path))
+            where = file.path if file is not None else self.config.records_dir
+            raise TournamentError(f"{where}: cannot write the match record: {exc}") from None
+        finally:
+            if file is not None:
+                self.shelf.give_back(file)
+        return replace(stored, record_path=str(file.path), record_span=span)
 
     def _failed(self, batch: list[ScheduledMatch], alone: bool, error: BaseException) -> None:
         if isinstance(error, self.distributed.KilledWorker):

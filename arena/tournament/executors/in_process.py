@@ -9,6 +9,7 @@ import trio
 from arena.referee.cores import pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
+from arena.referee.record import RecordShelf
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors import Keep
 from arena.tournament.pool import (
@@ -48,10 +49,11 @@ class InProcess:
             log_dir=config.logs_dir,
         )
         limiter = trio.CapacityLimiter(config.concurrency)
+        shelf = RecordShelf(config.records_dir) if config.records else None
 
         async def play_one(match: ScheduledMatch) -> None:
             try:
-                keep(await play_pooled_match(config, match, pool, self.play_match))
+                keep(await play_pooled_match(config, match, pool, self.play_match, shelf))
             finally:
                 limiter.release_on_behalf_of(match.match_id)
 
@@ -69,6 +71,8 @@ class InProcess:
                             await limiter.acquire_on_behalf_of(match.match_id)
                             nursery.start_soon(play_one, match)
         finally:
+            if shelf is not None:
+                shelf.close()
             summary.started_processes = pool.started
             summary.given_up.update(pool.given_up)
             await pool.close_all()
