@@ -1,5 +1,6 @@
-"""What match records cost: matches/s and the referee's CPU without records, with plain JSONL and
-with the gzip records tournaments write, and the bytes per match on disk.
+"""What match records cost: matches/s and the referee's CPU without records, with plain JSONL,
+with a compact gzip record in a file of its own ("file") and appended to a records file as
+tournaments write them ("gzip", SPEC 8), and the bytes per match on disk.
 
     python benchmarks/records.py [--seconds 1.5] [--repeat 5] [--game ID] [--bot c|python]
 
@@ -9,7 +10,7 @@ mode, the modes in a random order, so that each mode plays the same deals and th
 noise on a shared machine falls on all alike. It prints, per mode, matches/s and the arena
 process's CPU per match and per decision (time.process_time: the bots are other processes), each
 relative to "off" (goal: records cost at most 5%), and the record's mean size per match (goal: at
-most 10 kB; "gzip" is the compact record tournaments write). Each ratio is the median over the
+most 10 kB; "gzip" is what tournaments write). Each ratio is the median over the
 rounds of the round's ratio (of sums over its matches: a cost that falls on a few matches
 counts in full), with the lowest and highest round in brackets; "+us/d"
 is the median over the rounds of the mode's CPU per decision less off's. On a shared machine the
@@ -68,8 +69,13 @@ from arena.referee.clock import TimeControl
 from arena.referee.cores import pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
+from arena.referee.record import RecordFile
 
-MODES = {"off": None, "plain": ".jsonl", "gzip": ".jsonl.gz"}
+# off: no record; plain: the full lines in a file per match (`arena match --record m.jsonl`);
+# file: the compact gzip record in a file of its own (`--record m.jsonl.gz`, and tournaments
+# before records files); gzip: what tournaments write, each match's compact gzip record
+# appended to a records file (SPEC 8).
+MODES = {"off": None, "plain": ".jsonl", "file": ".jsonl.gz", "gzip": "records file"}
 # Where the records go matters on this VM: its ext4 has no journal, so each new file's inode is
 # checked against the recently deleted ones of its block group (the kernel's recently_deleted),
 # and /tmp's groups hold the churn of every test suite run on it (a file deleted counts for 60 s,
@@ -103,6 +109,7 @@ async def play_modes(
         for i in range(PLAYERS.get(game_id, game.player_counts[0]))
     ]
     records.mkdir(parents=True, exist_ok=True)
+    appended = RecordFile(records / f"{game_id}.jsonl.gz")  # (the gzip mode's, as a tournament's)
     gc.collect()
     if COLLECT:
         gc.freeze()  # what lives on (modules, bots) out of the collections between matches
@@ -119,7 +126,13 @@ async def play_modes(
             deal = seed + number // len(MODES)  # one deal per cycle, played in every mode
             for mode in cycle:
                 suffix = MODES[mode]
-                path = None if suffix is None else records / f"{game_id}-{number}{suffix}"
+                path: Path | RecordFile | None = (
+                    None
+                    if suffix is None
+                    else appended
+                    if mode == "gzip"
+                    else records / f"{game_id}-{number}{suffix}"
+                )
                 # Untimed: each match pays only for the collections its own garbage causes, not
                 # for its neighbours' (a collection costs ~0.3 ms, 2% of a match, wherever
                 # the count happens to cross the threshold). What it finds is the garbage of the
@@ -143,12 +156,15 @@ async def play_modes(
                 row[1] += time.perf_counter() - wall
                 row[2] += time.process_time() - cpu
                 row[3] += sum(len(times) for times in result.decision_ms)
-                if path is not None:  # kept, as a tournament keeps its records
+                if result.record_span is not None:
+                    row[4] += result.record_span[1]
+                elif isinstance(path, Path):  # kept, as a tournament keeps its records
                     row[4] += path.stat().st_size
                 number += 1
         if COLLECT and last_mode is not None:
             totals[last_mode][5] += gc.collect()
     finally:
+        appended.close()
         if COLLECT:
             gc.unfreeze()
         for bot in bots:
@@ -203,7 +219,7 @@ def main() -> None:
     parser.add_argument("--game", action="append", help="one game (repeatable); default: all")
     parser.add_argument("--bot", choices=("c", "python"), default="c")
     parser.add_argument(
-        "--modes", default=",".join(MODES), help="the modes to alternate (default: all three)"
+        "--modes", default=",".join(MODES), help="the modes to alternate (default: all four)"
     )
     parser.add_argument(
         "--affinity",

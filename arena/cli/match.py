@@ -30,7 +30,7 @@ from arena.referee.clock import TimeControl
 from arena.referee.cores import pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
-from arena.referee.record import ReplayError, record_bytes, replay_record
+from arena.referee.record import ReplayError, find_member, record_bytes, replay_record
 from arena.referee.results import MatchResult, match_result_dict
 from arena.render.replay import render_deal, render_replay
 from arena.render.terminal import output_console
@@ -477,6 +477,13 @@ def _play(
 @click.argument("record", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--seat", type=int, default=None, help="Show the match as this seat saw it.")
 @click.option(
+    "--match",
+    "match_id",
+    default=None,
+    help="The match to replay, by id, from a tournament's records file of many matches "
+    "(found by the results file beside its records/ folder, else by reading the file).",
+)
+@click.option(
     "--check", "check_only", is_flag=True, help="Only re-derive the record; print one line."
 )
 @click.option(
@@ -504,12 +511,14 @@ def _play(
     "results_path",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="The results file for --deal [the results.sqlite beside the record's records/ folder].",
+    help="The results file for --deal and --match [the results.sqlite beside the record's "
+    "records/ folder].",
 )
 @width_option
 def replay_command(
     record: Path,
     seat: int | None,
+    match_id: str | None,
     check_only: bool,
     print_lines: bool,
     decisions: bool,
@@ -519,9 +528,10 @@ def replay_command(
 ) -> None:
     """Re-derive a match RECORD from its header and the rules, line by line (SPEC.md 8), and
     show it trick by trick. Exits 1 at the first line that departs, naming it."""
+    at, length = _located(record, match_id, results_path) if match_id is not None else (None, None)
     if print_lines:
         try:
-            data = record_bytes(record)
+            data = record_bytes(record, at=at, length=length)
         except ReplayError as error:
             raise click.ClickException(str(error)) from None
         except OSError as error:
@@ -529,7 +539,7 @@ def replay_command(
         click.get_binary_stream("stdout").write(data)
         return
     try:
-        replay = replay_record(record)
+        replay = replay_record(record, at=at, length=length)
     except ReplayError as error:
         raise click.ClickException(f"replay failed: {error}") from None
     players = replay.header["players"]
@@ -548,6 +558,34 @@ def replay_command(
     )
     if rotations is not None:
         console.print(render_deal(replay, rotations, console.width))
+
+
+def _located(record: Path, match_id: str, results_path: Path | None) -> tuple[int, int]:
+    """Where match ``match_id``'s record is in the records file ``record``: as the results file
+    stores it (given, or beside the records/ folder), else found by reading the file."""
+    path = results_path or record.resolve().parent.parent / "results.sqlite"
+    if path.is_file():
+        try:
+            with ResultStore.open_read(path) as store:
+                stored = store.match(match_id, times=False)
+        except StoreError:
+            stored = None  # (read the records file instead)
+        if (
+            stored is not None
+            and stored.record_span is not None
+            and stored.record_path is not None
+            and Path(stored.record_path).resolve() == record.resolve()
+        ):
+            return stored.record_span
+    try:
+        member = find_member(record, match_id)
+    except ReplayError as error:
+        raise click.ClickException(str(error)) from None
+    except OSError as error:
+        raise click.ClickException(f"{record}: cannot read: {error.strerror}") from None
+    if member is None or member.length is None:
+        raise click.UsageError(f"--match {match_id}: no whole record of that match in {record}")
+    return member.at, member.length
 
 
 def _deal_rotations(record: Path, replay: Any, results_path: Path | None) -> list[StoredMatch]:

@@ -250,9 +250,20 @@ class RecordShelf:
         else:
             self.free.append(file)
 
-    def close(self) -> None:
+    def trim(self, most: int) -> None:
+        """Empty each free file that holds more than ``most`` bytes (for records that were
+        read back and kept elsewhere: a cluster worker's, shipped to the arena)."""
+        for file in self.free:
+            if file.size > most and file.fd is not None:
+                os.ftruncate(file.fd, 0)
+                file.size = 0
+
+    def close(self, *, remove: bool = False) -> None:
+        """Close every file (``remove``: and delete them)."""
         for file in self.files:
             file.close()
+            if remove:
+                file.path.unlink(missing_ok=True)
         self.free.clear()
 
 

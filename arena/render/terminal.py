@@ -485,7 +485,9 @@ def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str
                 _number(m.placing, 1),
                 _number(m.duplicate, 1, signed=True),
                 (
-                    f"arena replay {shlex.quote(m.record_path)} --seat {m.seats[0]} --decisions"
+                    f"arena replay {shlex.quote(m.record_path)}"
+                    + (f" --match {shlex.quote(m.match_id)}" if m.record_span else "")
+                    + f" --seat {m.seats[0]} --decisions"
                     if m.record_path
                     else "(no record kept)"
                 ),

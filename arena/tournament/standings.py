@@ -936,6 +936,7 @@ class MatchScore:
     placing: float
     duplicate: float  # score minus the mean of those seats' cards over the rotations (+ = better)
     record_path: str | None
+    record_span: tuple[int, int] | None = None  # where in record_path, a records file (SPEC 8)
 
 
 @dataclass(frozen=True)
@@ -1020,6 +1021,7 @@ def bot_report(
                     placing=statistics.fmean(match.placings[s] for s in seats),
                     duplicate=statistics.fmean(sign * (match.scores[s] - means[s]) for s in seats),
                     record_path=match.record_path,
+                    record_span=match.record_span,
                 )
             )
     scored.sort(key=lambda m: (m.duplicate, m.match_id))

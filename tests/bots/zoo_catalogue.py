@@ -205,7 +205,8 @@ def zoo_match_problems(match: StoredMatch | MatchResult, sandboxed: bool = False
         return [f"{match.match_id}: not completed: {ending}"]
     if match.record_path is not None:
         try:
-            replayed = replay_record(Path(match.record_path))
+            at, length = match.record_span or (None, None)  # (a tournament's records file)
+            replayed = replay_record(Path(match.record_path), at=at, length=length)
         except ReplayError as error:
             problems.append(f"{match.match_id}: the record does not replay: {error}")
         else:

@@ -93,7 +93,12 @@ def test_replay_deal_shows_the_other_rotations_side_by_side(results):
         rotations = store.deal_matches("alles-oder-nichts", 0, 1)
     assert [m.rotation for m in rotations] == [0, 1, 2]
     record = rotations[1].record_path
-    done = arena("replay", record, "--deal")  # the results file beside records/ is found
+    assert rotations[1].record_span is not None  # a records file of many matches (SPEC 8)
+    alone = arena("replay", record)
+    assert alone.returncode == 1 and alone.stderr.count("\n") == 1
+    assert "several matches" in alone.stderr and "--match" in alone.stderr
+    by_id = ("--match", rotations[1].match_id)
+    done = arena("replay", record, *by_id, "--deal")  # the results file beside records/ is found
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "the same deal in 3 rotations" in out
@@ -105,5 +110,7 @@ def test_replay_deal_shows_the_other_rotations_side_by_side(results):
         for match in rotations:
             assert match.bots[seat] in names
             assert f"{match.scores[seat]}, {match.placings[seat]}" in scores
-    elsewhere = arena("replay", record, "--deal", "--results", results.parent / "nope.sqlite")
+    elsewhere = arena(
+        "replay", record, *by_id, "--deal", "--results", results.parent / "nope.sqlite"
+    )
     assert elsewhere.returncode == 2 and "no results file at" in elsewhere.stderr

@@ -20,6 +20,7 @@ import pytest
 import trio
 
 from arena.referee.bot_spec import BotSpec
+from arena.referee.record import replay_record
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.executors.packing import (
     COMPLETE_MARK,
@@ -357,9 +358,11 @@ def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
         and (entries[0] / "player.py").read_bytes()
         == (ROOT / "sample_bots" / "python" / "random_bot.py").read_bytes()
     )
-    for match in stored:  # records came back and sit where a local run puts them
+    for match in stored:  # records came back, appended to a records file as a local run's
         record = Path(match.record_path)
-        assert record.parent == tmp_path / "out" / "records" and record.stat().st_size > 0
+        assert record.parent == tmp_path / "out" / "records" and match.record_span is not None
+        at, length = match.record_span
+        assert replay_record(record, at=at, length=length).header["match_id"] == match.match_id
 
 
 def dask_processes(address: str, port: int, cwd: Path, env: dict) -> list[subprocess.Popen]:

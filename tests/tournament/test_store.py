@@ -210,3 +210,26 @@ def test_the_rows_saved_since_come_with_their_own_faults_in_order(tmp_path, monk
             monkeypatch.setattr(store_module, "FAULTS_BY_KEY_UP_TO", up_to)
             newer = {m.match_id: m.faults for m in store.matches(since=since)}
             assert newer == {m.match_id: m.faults for m in saved[100:]}
+
+
+def test_a_record_span_is_stored_and_an_older_file_reads_without_it(tmp_path):
+    path = tmp_path / "results.sqlite"
+    with open_store(path) as store:
+        store.save(match("g/t0/d0/r0", record_path="r/run.jsonl.gz", record_span=(4096, 1534)))
+        store.save(match("g/t0/d0/r1", rotation=1))  # a record of its own: no span
+    with ResultStore.open_read(path) as store:
+        spanned, own = store.matches()
+        assert spanned.record_span == (4096, 1534) and spanned.record_path == "r/run.jsonl.gz"
+        assert own.record_span is None and own.record_path == "r/x.jsonl"
+    # An older arena's file: the same tables without the span's columns (records of their own).
+    db = sqlite3.connect(path)
+    for column in ("record_at", "record_length"):
+        db.execute(f"ALTER TABLE matches DROP COLUMN {column}")
+    db.commit()
+    db.close()
+    with ResultStore.open_read(path) as store:  # read as it is, never written to
+        assert [m.record_span for m in store.matches()] == [None, None]
+    with open_store(path) as store:  # opened for a run: the columns come back, nothing is lost
+        store.save(match("g/t0/d0/r2", rotation=2, record_span=(0, 10)))
+    with ResultStore.open_read(path) as store:
+        assert [m.record_span for m in store.matches()] == [None, None, (0, 10)]

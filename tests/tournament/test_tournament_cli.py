@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.referee.record import replay_record
 from arena.tournament.config import load_config
 from arena.tournament.schedule import build_schedule
 from arena.tournament.store import ResultStore
@@ -134,6 +135,13 @@ def test_sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
     for match in after:  # what was stored before the kill is kept as it was
         if match.match_id in before:
             assert match == before[match.match_id]
+    for match in after:  # every record reads back from its span, whichever run wrote it
+        at, length = match.record_span
+        replayed = replay_record(Path(match.record_path), at=at, length=length)
+        assert replayed.header["match_id"] == match.match_id and replayed.result is not None
+    # The rerun never appends after what the killed run left (perhaps a cut record).
+    killed_files = {m.record_path for m in after if m.match_id in before}
+    assert killed_files.isdisjoint(m.record_path for m in after if m.match_id not in before)
     db = sqlite3.connect(config.results)
     assert db.execute("SELECT count(*) FROM faults").fetchone()[0] == sum(
         len(m.faults) for m in after

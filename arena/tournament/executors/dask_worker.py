@@ -37,6 +37,7 @@ from distributed.core import Status
 
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
+from arena.referee.record import RecordShelf
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors.packing import Shipment, relocate, unpack
 from arena.tournament.pool import BotPool, play_pooled_match
@@ -45,6 +46,7 @@ from arena.tournament.store import StoredMatch
 
 PLUGIN_NAME = "trick-arena"
 CACHE_VARIABLE = "TRICK_ARENA_CACHE"  # the worker's bot cache folder, if not the default
+SHIPPED_RECORDS_KEPT = 16 << 20  # bytes a worker's records file may hold before it is emptied
 IDLE_CLOSE_S = 300.0  # a run with no task for this long is closed (its arena is gone)
 IDLE_CHECK_S = 10.0
 LOOP_START_S = 30.0
@@ -96,6 +98,9 @@ class _Run:
     busy: int = 0
     last_used: float = field(default_factory=time.monotonic)
     batches: set[trio.CancelScope] = field(default_factory=set)
+    # The run's records files here (with records on): each match's record is read back from
+    # its span and shipped with the result; the arena appends it to its own records file.
+    shelf: RecordShelf | None = None
 
 
 def default_cache() -> Path:
@@ -197,7 +202,8 @@ class ArenaWorkerPlugin(WorkerPlugin):
                 log_dir=log_dir,
             )
             slots = setup.matches_per_worker or self.nthreads
-            run = _Run(config, pool, trio.CapacityLimiter(slots))
+            shelf = RecordShelf(config.records_dir) if config.records else None
+            run = _Run(config, pool, trio.CapacityLimiter(slots), shelf=shelf)
             self.runs[setup.run_id] = run
             await pool.warm_up()
             return run
@@ -230,7 +236,7 @@ class ArenaWorkerPlugin(WorkerPlugin):
 
         async def play_one(index: int, match: ScheduledMatch) -> None:
             async with run.limiter:  # the stored match carries the referee's latency here
-                stored = await play_pooled_match(run.config, match, run.pool, run_match)
+                stored = await play_pooled_match(run.config, match, run.pool, run_match, run.shelf)
             played[index] = PlayedMatch(stored, _take_record(stored))
 
         run.busy += 1
@@ -241,6 +247,10 @@ class ArenaWorkerPlugin(WorkerPlugin):
                 async with trio.open_nursery() as nursery:
                     for index, match in enumerate(matches):
                         nursery.start_soon(play_one, index, match)
+            if run.shelf is not None and run.busy == 1:
+                # Every record of this batch is read back, and no other batch runs: what the
+                # files hold is shipped, so they need not grow without end.
+                run.shelf.trim(SHIPPED_RECORDS_KEPT)
         finally:
             run.batches.discard(scope)
             run.busy -= 1
@@ -257,6 +267,8 @@ class ArenaWorkerPlugin(WorkerPlugin):
         for scope in list(run.batches):
             scope.cancel()
         await run.pool.close_all()
+        if run.shelf is not None:
+            run.shelf.close(remove=True)  # every record in them went back with its match
         return run.pool.started
 
 
@@ -286,15 +298,17 @@ def _restore(changed: list[tuple[Any, float | None]]) -> None:
 
 
 def _take_record(stored: StoredMatch) -> bytes | None:
-    if stored.record_path is None:
+    """The match's record, read back from where it was written here (to ship it)."""
+    if stored.record_path is None or stored.record_span is None:
         return None
-    path = Path(stored.record_path)
+    at, length = stored.record_span
     try:
-        data = path.read_bytes()
-        path.unlink()
+        with open(stored.record_path, "rb") as file:
+            file.seek(at)
+            data = file.read(length)
     except OSError:
         return None
-    return data
+    return data if len(data) == length else None
 
 
 def _plugin() -> ArenaWorkerPlugin:
