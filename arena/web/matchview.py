@@ -31,13 +31,18 @@ class MatchViewError(Exception):
     """A record that cannot be shown; one line naming the file and why."""
 
 
-def read_entries(path: Path, *, partial: bool) -> list[dict[str, Any]]:
-    """A record's entries. ``partial``: a record still being written, whose last line may be cut
-    off mid-write (it is dropped); otherwise every line must be JSON."""
+def read_entries(
+    path: Path, *, partial: bool, at: int | None = None, length: int | None = None
+) -> list[dict[str, Any]]:
+    """A record's entries: the file ``path``, or the gzip member at byte ``at`` of a records
+    file (``length`` bytes; None: up to the end). ``partial``: a record still being written,
+    whose last line may be cut off mid-write (it is dropped); otherwise every line must be
+    JSON."""
+    where = path if at is None else f"{path} (the record at byte {at})"
     try:
-        raw = record_bytes(Path(path), partial=partial)  # plain or gzip
+        raw = record_bytes(Path(path), partial=partial, at=at, length=length)  # plain or gzip
     except OSError as error:
-        raise MatchViewError(f"{path}: cannot read: {error.strerror or error}") from None
+        raise MatchViewError(f"{where}: cannot read: {error.strerror or error}") from None
     except ReplayError as error:
         raise MatchViewError(str(error)) from None
     entries = []
@@ -50,11 +55,11 @@ def read_entries(path: Path, *, partial: bool) -> list[dict[str, Any]]:
         except msgspec.DecodeError:
             if partial and number == len(lines):
                 break  # the writer is in the middle of this line
-            raise MatchViewError(f"{path} line {number}: not JSON") from None
+            raise MatchViewError(f"{where} line {number}: not JSON") from None
         if isinstance(entry, dict) and isinstance(entry.get("type"), str):
             entries.append(entry)
     if not entries or entries[0]["type"] != "header":
-        raise MatchViewError(f"{path}: the first line must be the header")
+        raise MatchViewError(f"{where}: the first line must be the header")
     return entries
 
 

@@ -30,11 +30,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
-from arena.web.source import SETTLE_S, NotFound, TournamentSource
+from arena.web.source import SETTLE_S, NotFound, RecordAt, TournamentSource
 
 SSE_MIN_GAP_S = 1.0  # at most one update a second per page
 SSE_HEARTBEAT_S = 15.0  # a comment line keeps proxies from closing an idle stream
-MATCH_POLL_S = 0.5  # a watched running match: how often its record file is looked at
+MATCH_POLL_S = 0.5  # a watched running match: how often its record is looked at
 PAGES = ("/", "/bot", "/match", "/deal")
 STATIC_TYPES = {
     ".js": "text/javascript",
@@ -74,6 +74,19 @@ def _seat(request: Request) -> int | None:
         return int(raw)
     except ValueError:
         raise ValueError(f"seat={raw!r}: expected a seat number or all") from None
+
+
+def _extent(record: RecordAt | None) -> tuple[Any, ...] | None:
+    """What changes as a record grows: where it is, and the size of a record still being
+    written (the end of its file)."""
+    if record is None:
+        return None
+    if record.length is not None:
+        return (record.path, record.at, record.length)
+    try:
+        return (record.path, record.at, record.path.stat().st_size)
+    except OSError:
+        return (record.path, record.at, -1)
 
 
 def build_app(source: TournamentSource) -> Starlette:
@@ -166,12 +179,12 @@ def build_app(source: TournamentSource) -> Starlette:
         match_id = request.query_params.get("id", "")
 
         async def events() -> AsyncIterator[bytes]:
-            size = -1
+            sent: tuple[Any, ...] | None = ()  # (no record is None: the first look sends)
             while True:
-                path, _stored, running = await trio.to_thread.run_sync(source.record_of, match_id)
-                now = path.stat().st_size if path is not None and path.is_file() else -1
-                if now != size or not running:
-                    size = now
+                record, _stored, running = await trio.to_thread.run_sync(source.record_of, match_id)
+                now = _extent(record)
+                if now != sent or not running:
+                    sent = now
                     data = await load_match(request)
                     if isinstance(data, Response):
                         yield b"event: failed\ndata: " + bytes(data.body) + b"\n\n"

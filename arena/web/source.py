@@ -10,6 +10,11 @@ runner's ``on_stored`` callback) or by :meth:`TournamentSource.watch`, which pol
 file's ``data_version`` (microseconds) and reads only the rows added since (``arena serve`` on a
 running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
 
+The matches being played are the records not (yet) stored at the end of the records files
+written to lately (a tournament appends each match's record to one, SPEC 8): each file is read
+on from where the last look stopped, the first time from where the records it stores end (the
+stored matches' spans), so a look reads only the bytes added since.
+
 The standings are the tournament's own fold (arena.tournament.standings): in-process the live
 one the runner feeds; watching a file, the fold cached in the file (with the tournament's
 seating, margin and confidence) extended with the rows saved since and with each new one. It
@@ -22,9 +27,12 @@ fold built again, in a worker thread, from the file (streamed: arena.tournament.
 from __future__ import annotations
 
 import glob
+import os
 import re
 import statistics
+import threading
 import time
+import zlib
 from bisect import insort
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
@@ -36,7 +44,14 @@ import msgspec
 import trio
 
 from arena.games import find_game
-from arena.referee.record import ReplayError, record_bytes, replay_record
+from arena.referee.record import (
+    GZIP_MAGIC,
+    RECORDS_SUFFIX,
+    RecordMember,
+    ReplayError,
+    record_members,
+    replay_record,
+)
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.runner import Progress
 from arena.tournament.schedule import GamePlan, Schedule, build_schedule
@@ -61,13 +76,60 @@ RUNNING_FRESH_S = 30.0  # a record file touched this recently, of a match not st
 LATEST = 20  # finished matches and faults listed on the tournament page
 BOT_FAULTS = 200  # a bot's latest faults listed on its page (all are counted)
 WORST = 20  # a bot's worst seats by duplicate score listed on its page
-# tournaments name records <id with _>-<key prefix>.jsonl.gz (SPEC 8); older ones .jsonl
+# older tournaments named each match's own record <id with _>-<key prefix>.jsonl.gz, older
+# ones still .jsonl; tournaments now append records to records files, <started>-<pid>-<n>.jsonl.gz
 RECORD_NAME = re.compile(r"^(.+)_t(\d+)_d(\d+)_r(\d+)(?:-[0-9a-f]+)?\.jsonl(?:\.gz)?$")
+HEAD_READ = 65536  # bytes read of a record to find its header line
+UNSTORED_KEPT = 64  # whole records of a file not (yet) stored that are remembered, at most
 TIME_BUCKETS_MS = (0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000)
 
 
 class NotFound(Exception):
     """A page asked for something the tournament does not have (one line, shown as a 404)."""
+
+
+@dataclass(frozen=True)
+class RecordAt:
+    """Where a match's record is: the file ``path`` (a record of its own: ``at`` None), or the
+    gzip member at byte ``at`` of a records file, ``length`` bytes long (None: up to the end of
+    the file, a record still being written)."""
+
+    path: Path
+    at: int | None = None
+    length: int | None = None
+
+
+def _stored_record(match: StoredMatch) -> RecordAt | None:
+    """Where a stored match's record is (None: none was kept)."""
+    if not match.record_path:
+        return None
+    if match.record_span is None:
+        return RecordAt(Path(match.record_path))
+    at, length = match.record_span
+    return RecordAt(Path(match.record_path), at, length)
+
+
+@dataclass(frozen=True)
+class _Playing:
+    """A match being played (or just finished, not yet stored), and its record."""
+
+    match_id: str
+    record: RecordAt
+    bots: list[str]
+
+
+@dataclass
+class _RecordsFile:
+    """What the source has read of one records file: each poll reads only the bytes after
+    ``cursor`` (every member before it is whole), and nothing when the file is unchanged."""
+
+    cursor: int
+    seen: tuple[int, int] = (-1, -1)  # (size, mtime_ns) when last read
+    cut: RecordMember | None = None  # the last member, cut short: being written
+    # whole members passed whose match was not stored: just finished (the results file gets it
+    # a moment later), or aborted
+    unstored: list[RecordMember] = field(default_factory=list)
+    bots: dict[int, list[str]] = field(default_factory=dict)  # of members by offset, read once
 
 
 @dataclass
@@ -140,6 +202,12 @@ class TournamentSource:
         except Exception:  # an odd definition (any kind): no schedule, no progress total
             self.schedule = None
         self.records_dir = records_dir
+        # Records files (by name): how far each stored match's record reaches in it (where a
+        # new reader of the file starts), and what has been read of each file, by the event
+        # loop's summaries and the worker threads' match pages alike (hence the lock).
+        self._record_ends: dict[str, int] = {}
+        self._records_files: dict[str, _RecordsFile] = {}
+        self._records_lock = threading.Lock()
         self.progress = progress  # the runner's, in-process; None when watching a file
         self.organiser = organiser  # may see every hand of a running match
         self.clock = clock
@@ -258,6 +326,11 @@ class TournamentSource:
                     break
         self._latest.append(match)
         self._seen_bots.update(match.bots)
+        if match.record_span is not None and match.record_path:
+            name = os.path.basename(match.record_path)
+            end = match.record_span[0] + match.record_span[1]
+            if end > self._record_ends.get(name, 0):
+                self._record_ends[name] = end
         if not match.completed:
             self._aborted[match_id] = match
             self._faults.append(
@@ -368,6 +441,9 @@ class TournamentSource:
         self._seen_bots.clear()
         self._open_deals.clear()
         self._worst_done.clear()
+        with self._records_lock:
+            self._record_ends.clear()
+            self._records_files.clear()
         if not self._shared_fold:
             self._fold, self._stale, self._pending = None, False, []
         self._generation += 1
@@ -538,33 +614,124 @@ class TournamentSource:
         }
 
     def running(self) -> list[dict[str, Any]]:
-        """Matches being played now: a record file written to lately, of a match not stored as
-        completed (only when the tournament keeps records)."""
+        """Matches being played now (only when the tournament keeps records): see
+        :meth:`_playing`."""
+        return [
+            {"match_id": p.match_id, "game": p.match_id.rsplit("/", 3)[0], "bots": p.bots}
+            for p in self._playing()
+        ]
+
+    def _playing(self, *, alone: bool = True) -> list[_Playing]:
+        """The matches being played, by match id: in each records file written to lately, the
+        records after those stored, of matches not stored as completed: the last one cut short
+        (being written), or whole (just finished, not yet stored). ``alone``: also the records
+        of their own (an older arena's) written to lately, of matches not stored completed. A
+        file that cannot be read is skipped."""
         if self.records_dir is None or not self.is_running():
             return []
-        found = []
+        # (named first: an older arena's folder holds a file per match, stored ones not looked at)
+        candidates: list[tuple[os.stat_result, Path, str | None]] = []
+        names = set()
         try:
-            entries = list(Path(self.records_dir).iterdir())
+            with os.scandir(self.records_dir) as listing:
+                for entry in listing:
+                    name = entry.name
+                    match_id = None
+                    if RECORD_NAME.match(name):
+                        match_id = self._match_id_of_record(name) if alone else None
+                        if match_id is None or self.is_done(match_id):
+                            continue
+                    elif name.endswith(RECORDS_SUFFIX):
+                        names.add(name)
+                    else:
+                        continue
+                    try:
+                        candidates.append((entry.stat(), Path(entry.path), match_id))
+                    except OSError:
+                        continue  # (gone meanwhile)
         except OSError:
             return []
         wall = time.time()
-        for path in entries:
-            match_id = self._match_id_of_record(path.name)
+        found: dict[str, _Playing] = {}
+        # oldest first: a match found twice (a killed run's cut record, and the same match
+        # played again) is the one written to last
+        for stat, path, match_id in sorted(candidates, key=lambda c: c[0].st_mtime_ns):
+            if wall - stat.st_mtime > RUNNING_FRESH_S:
+                continue
             if match_id is None:
+                for playing in self._playing_in(path, stat):
+                    found[playing.match_id] = playing
                 continue
-            if self.is_done(match_id):
-                continue
-            try:
-                fresh = wall - path.stat().st_mtime <= RUNNING_FRESH_S
-                first_line = record_bytes(path, partial=True).split(b"\n", 1)[0]  # plain or gzip
-                header = msgspec.json.decode(first_line)
-                bots = [s["bot"] for s in header["seats"]]
-                game = match_id.rsplit("/", 3)[0]
-            except (OSError, ReplayError, msgspec.DecodeError, KeyError, TypeError):
-                continue  # not yet a whole header line
-            if fresh:
-                found.append({"match_id": match_id, "game": game, "bots": bots})
-        return sorted(found, key=lambda m: m["match_id"])
+            bots = _record_bots(path, None)
+            if bots is not None:
+                found[match_id] = _Playing(match_id, RecordAt(path), bots)
+        with self._records_lock:
+            for gone in self._records_files.keys() - names:
+                del self._records_files[gone]
+        return sorted(found.values(), key=lambda p: p.match_id)
+
+    def _playing_in(self, path: Path, stat: os.stat_result) -> list[_Playing]:
+        """The records of a records file after those stored, of matches not stored: reads
+        only what was added since the last look, from where the stored records end the first
+        time (a running match's record is at the end of its file)."""
+        name = path.name
+        with self._records_lock:
+            state = self._records_files.get(name)
+            if state is None or stat.st_size < state.cursor:  # (smaller: another file now)
+                start = self._record_ends.get(name, 0) if state is None else 0
+                state = _RecordsFile(cursor=start if start <= stat.st_size else 0)
+                self._records_files[name] = state
+            seen = (stat.st_size, stat.st_mtime_ns)
+            if seen != state.seen:
+                state.seen = seen
+                self._read_on(path, state)
+            state.unstored = [m for m in state.unstored if self._unstored(m.match_id)]
+            members = list(state.unstored)
+            cut = state.cut
+            if cut is not None and cut.match_id is not None and self._playable(cut.match_id):
+                members.append(cut)
+            found = []
+            for member in members:
+                bots = state.bots.get(member.at)
+                if bots is None:
+                    bots = _record_bots(path, member.at)
+                    if bots is None:
+                        continue
+                    state.bots[member.at] = bots
+                assert member.match_id is not None  # (members without one are not kept)
+                record = RecordAt(path, member.at, member.length)
+                found.append(_Playing(member.match_id, record, bots))
+            kept = {member.at for member in members}
+            state.bots = {at: bots for at, bots in state.bots.items() if at in kept}
+        return found
+
+    def _read_on(self, path: Path, state: _RecordsFile) -> None:
+        """Read a records file's members from ``state.cursor`` on, moving the cursor past the
+        whole ones; a damaged file keeps what was found before the damage."""
+        cut = None
+        try:
+            for member in record_members(path, state.cursor):
+                if member.length is None:
+                    cut = member
+                    break
+                state.cursor = member.at + member.length
+                if member.match_id is not None and self._unstored(member.match_id):
+                    state.unstored.append(member)
+                    del state.unstored[:-UNSTORED_KEPT]
+        except (OSError, ReplayError):
+            pass  # (read again when the file changes: from the last whole member on)
+        state.cut = cut
+
+    def _playable(self, match_id: str) -> bool:
+        """Whether a match of this id may be being played: scheduled, not stored completed."""
+        if self.schedule is not None and not self.schedule.contains_id(match_id):
+            return False
+        return not self.is_done(match_id)
+
+    def _unstored(self, match_id: str | None) -> bool:
+        """Whether a whole record of this match may be of one just finished, not yet stored
+        (not of one stored completed or aborted)."""
+        return match_id is not None and match_id not in self._aborted and self._playable(match_id)
 
     def _match_id_of_record(self, name: str) -> str | None:
         """The match id of a record file's name (ids have "/" where names have "_")."""
@@ -693,20 +860,24 @@ class TournamentSource:
 
     # -- the match page ---------------------------------------------------------------------------
 
-    def record_of(self, match_id: str) -> tuple[Path | None, StoredMatch | None, bool]:
-        """(record path, stored match, still running) of a match. Blocking (it may read the
-        results file): call it in a thread."""
+    def record_of(self, match_id: str) -> tuple[RecordAt | None, StoredMatch | None, bool]:
+        """(where its record is, stored match, still running) of a match. Blocking (it may read
+        the results file and records files): call it in a thread."""
         stored = self._stored(match_id)
         if stored is not None and stored.completed:
-            return (Path(stored.record_path) if stored.record_path else None), stored, False
+            return _stored_record(stored), stored, False
         scheduled = self.schedule is not None and self.schedule.contains_id(match_id)
         if not scheduled and stored is None:
             raise NotFound(f"no match {match_id!r} in tournament {self.name!r}")
         if self.records_dir is not None and self.is_running():
+            for playing in self._playing(alone=False):
+                if playing.match_id == match_id:
+                    return playing.record, stored, True
+            # an older arena's record of its own, by name
             stem = match_id.replace("/", "_")
             for path in sorted(Path(self.records_dir).glob(f"{glob.escape(stem)}*.jsonl*")):
                 if RECORD_NAME.match(path.name) and self._match_id_of_record(path.name) == match_id:
-                    return path, stored, True
+                    return RecordAt(path), stored, True
         return None, stored, False
 
     def _stored(self, match_id: str) -> StoredMatch | None:
@@ -728,7 +899,7 @@ class TournamentSource:
     def match_page(self, match_id: str, seat: int | None) -> dict[str, Any]:
         """The match page's data, as ``seat`` saw it (None: all hands). Blocking: call it in a
         thread. All hands of a running match only for the organiser."""
-        path, stored, running = self.record_of(match_id)
+        record, stored, running = self.record_of(match_id)
         base: dict[str, Any] = {
             "match_id": match_id,
             "stored": None if stored is None else _match_line(stored),
@@ -740,7 +911,7 @@ class TournamentSource:
                 "this match is still being played: choose a seat (all hands are for the "
                 "organiser: arena serve --organiser)"
             )
-        if path is None:
+        if record is None:
             base["frames"] = None
             base["why"] = (
                 "no record kept for this match (records = false in the tournament file)"
@@ -749,15 +920,32 @@ class TournamentSource:
             )
             return base
         try:
+            at, length = record.at, record.length
             if running:
-                entries = read_entries(path, partial=True)
+                entries = read_entries(record.path, partial=True, at=at, length=length)
             else:
-                entries = replay_record(path).entries
+                entries = replay_record(record.path, at=at, length=length).entries
             base.update(match_frames(entries, seat))
         except (ReplayError, MatchViewError) as error:
             base["frames"] = None
             base["why"] = str(error)
         return base
+
+
+def _record_bots(path: Path, at: int | None) -> list[str] | None:
+    """The bots of a record's seats, from its header line (None until it is whole): read from
+    the record's first bytes only (the record, being written, is not expanded by the rules)."""
+    try:
+        with open(path, "rb") as file:
+            file.seek(at or 0)
+            head = file.read(HEAD_READ)
+        if head[:2] == GZIP_MAGIC:
+            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_READ)
+        line, newline, _rest = head.partition(b"\n")
+        header = msgspec.json.decode(line) if newline else None
+        return [str(seat["bot"]) for seat in header["seats"]] if header else None
+    except (OSError, zlib.error, msgspec.DecodeError, KeyError, TypeError, IndexError):
+        return None
 
 
 def _duplicate_seats(group: list[StoredMatch]) -> list[tuple[float, str, int, int, str]]:

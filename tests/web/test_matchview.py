@@ -7,19 +7,28 @@ import json
 import zlib
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from arena.games import find_game
 from arena.games.cards import Dealer, Rng
-from arena.referee.record import replay_record
+from arena.referee.record import RecordShelf, RecordWriter, replay_record
 from arena.tournament.store import ResultStore
 from arena.web.matchview import MatchViewError, match_frames, read_entries
+from arena.web.source import RecordAt
 from tests.web.conftest import CARD
 
 
-def records(results: Path) -> list[tuple[Path, object]]:
+def records(results: Path) -> list[tuple[RecordAt, object]]:
+    """Where each stored match's record is: its member of a records file (SPEC 8)."""
     with ResultStore.open_read(results) as store:
-        return [(Path(m.record_path), m) for m in store.matches() if m.record_path]
+        found = [(RecordAt(Path(m.record_path), *m.record_span), m) for m in store.matches()]
+    assert found and all(record.length for record, _ in found)
+    return found
+
+
+def replay(record: RecordAt):
+    return replay_record(record.path, at=record.at, length=record.length)
 
 
 def secret_cards(state, seat: int) -> set[str]:
@@ -57,17 +66,17 @@ def without_own_fault_text(frame: dict) -> dict:
     return {**frame, "decision": {**decision, "faults": faults}}
 
 
-def one_per_game(results: Path) -> list[tuple[Path, object]]:
-    chosen: dict[str, tuple[Path, object]] = {}
-    for path, stored in records(results):
-        chosen.setdefault(stored.game, (path, stored))
+def one_per_game(results: Path) -> list[tuple[RecordAt, object]]:
+    chosen: dict[str, tuple[RecordAt, object]] = {}
+    for record, stored in records(results):
+        chosen.setdefault(stored.game, (record, stored))
     return list(chosen.values())
 
 
 def test_a_seat_view_never_holds_hidden_cards(played: Path) -> None:
     checked_frames = 0
-    for path, _stored in one_per_game(played):
-        entries = replay_record(path).entries
+    for record, _stored in one_per_game(played):
+        entries = replay(record).entries
         header = entries[0]
         actions = [e for e in entries if e["type"] == "action"]
         for seat in range(header["players"]):
@@ -89,7 +98,7 @@ def test_a_seat_view_never_holds_hidden_cards(played: Path) -> None:
                 allowed = before_known | seen(state, seat, since)
                 sent = set(CARD.findall(json.dumps(without_own_fault_text(frame))))
                 leaked = sent & (secrets - allowed)
-                assert not leaked, f"{path} seat {seat} frame {k}: {sorted(leaked)}"
+                assert not leaked, f"{record} seat {seat} frame {k}: {sorted(leaked)}"
                 checked_frames += 1
             # Nothing outside the frames either (header, seats, result).
             rest = {key: value for key, value in data.items() if key != "frames"}
@@ -100,8 +109,8 @@ def test_a_seat_view_never_holds_hidden_cards(played: Path) -> None:
 
 def test_the_detector_sees_the_all_hands_view_as_full_of_secrets(played: Path) -> None:
     """The check above can fail: the all-hands data holds the others' cards at once."""
-    path, _ = records(played)[0]
-    entries = replay_record(path).entries
+    record, _ = records(played)[0]
+    entries = replay(record).entries
     header = entries[0]
     spec = find_game(header["game"])
     state = spec.new_match(
@@ -113,11 +122,11 @@ def test_the_detector_sees_the_all_hands_view_as_full_of_secrets(played: Path) -
 
 def test_frames_follow_the_record_decisions_faults_and_scores(played: Path) -> None:
     autopilot = faults = 0
-    for path, stored in records(played):
-        replay = replay_record(path)
-        data = match_frames(replay.entries, None)
+    for record, stored in records(played):
+        replayed = replay(record)
+        data = match_frames(replayed.entries, None)
         decisions = [f["decision"] for f in data["frames"][1:]]
-        actions = [e for e in replay.entries if e["type"] == "action"]
+        actions = [e for e in replayed.entries if e["type"] == "action"]
         assert [d["action"] for d in decisions] == [a["action"] for a in actions]
         assert all(d["action"] in d["legal"] for d in decisions)
         for d in decisions:
@@ -126,7 +135,7 @@ def test_frames_follow_the_record_decisions_faults_and_scores(played: Path) -> N
             else:
                 assert d["ms"] is None
         autopilot += sum(d["by"] == "autopilot" for d in decisions)
-        recorded_faults = [e for e in replay.entries if e["type"] == "fault"]
+        recorded_faults = [e for e in replayed.entries if e["type"] == "fault"]
         shown = [f for d in decisions for f in d["faults"]]
         assert [(f["seat"], f["kind"], f["message"]) for f in shown] == [
             (f["seat"], f["kind"], f["message"]) for f in recorded_faults
@@ -134,15 +143,15 @@ def test_frames_follow_the_record_decisions_faults_and_scores(played: Path) -> N
         faults += len(shown)
         assert data["over"]
         assert data["result"]["scores"] == list(stored.scores)
-        assert data["frames"][-1]["view"]["scores"] == list(replay.state.result().scores)
+        assert data["frames"][-1]["view"]["scores"] == list(replayed.state.result().scores)
     assert autopilot > 0 and faults > 0  # the illegal bot faulted and was forfeited
 
 
 def test_another_seats_decision_shows_only_who_and_when(played: Path) -> None:
-    path, stored = next((p, m) for p, m in records(played) if m.faults)
+    record, stored = next((r, m) for r, m in records(played) if m.faults)
     bad_seat = stored.faults[0].seat
     seat = (bad_seat + 1) % stored.players
-    data = match_frames(replay_record(path).entries, seat)
+    data = match_frames(replay(record).entries, seat)
     others = [f["decision"] for f in data["frames"][1:] if f["decision"]["seat"] != seat]
     assert others and all(d["legal"] is None and d["action"] is None for d in others)
     assert all(d["replies"] == [] for d in others)
@@ -150,32 +159,71 @@ def test_another_seats_decision_shows_only_who_and_when(played: Path) -> None:
     assert foreign and all(set(f) == {"seat", "kind"} for f in foreign)
 
 
-@pytest.mark.parametrize("compressed", [False, True])
+def compact_lines(record: RecordAt) -> list[bytes]:
+    """A stored record's lines as written: compact (SPEC 8), each with its newline."""
+    assert record.at is not None and record.length is not None
+    with open(record.path, "rb") as file:
+        file.seek(record.at)
+        member = file.read(record.length)
+    return zlib.decompress(member, 16 + zlib.MAX_WBITS).splitlines(keepends=True)
+
+
+@pytest.mark.parametrize("layout", ["plain", "gzip", "records file"])
 def test_a_record_being_written_shows_the_frames_so_far(
-    played: Path, tmp_path: Path, compressed: bool
+    played: Path, tmp_path: Path, layout: str
 ) -> None:
-    """Half a record's lines and the start of the next, as a running match leaves its file:
-    plain, or gzip up to its last flush (the referee's writes end in a flush, not a gzip end)."""
-    path, _ = records(played)[0]
-    lines = zlib.decompress(path.read_bytes(), 16 + zlib.MAX_WBITS).splitlines(keepends=True)
-    half = b"".join(lines[: len(lines) // 2]) + lines[len(lines) // 2][:7]
-    cut = tmp_path / ("running.jsonl.gz" if compressed else "running.jsonl")
-    if compressed:
+    """Half a record's lines, as a running match leaves them: in a file of its own (an older
+    arena's), plain or gzip up to its last flush with the start of the next line; or the last,
+    unfinished gzip member of a records file, after a finished match's."""
+    (record, _), (other, _) = records(played)[:2]
+    lines = compact_lines(record)
+    half = b"".join(lines[: len(lines) // 2])
+    at = None
+    if layout == "records file":
+        file = RecordShelf(tmp_path).take()
+        with open(other.path, "rb") as source:
+            source.seek(other.at)
+            at = file.append(source.read(other.length))[1]  # (the first member's length)
+        writer = RecordWriter(file)
+        writer.entries.extend(msgspec.Raw(line.rstrip(b"\n")) for line in lines[: len(lines) // 2])
+        writer.flush()  # a sync point: the member goes on, unfinished
+        file.close()
+        cut = file.path
+    elif layout == "gzip":
+        cut = tmp_path / "running.jsonl.gz"
         gzip = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
-        cut.write_bytes(gzip.compress(half) + gzip.flush(zlib.Z_SYNC_FLUSH))
+        more = lines[len(lines) // 2][:7]
+        cut.write_bytes(gzip.compress(half + more) + gzip.flush(zlib.Z_SYNC_FLUSH))
     else:
-        cut.write_bytes(half)
-    data = match_frames(read_entries(cut, partial=True), 0)
+        cut = tmp_path / "running.jsonl"
+        cut.write_bytes(half + lines[len(lines) // 2][:7])
+    data = match_frames(read_entries(cut, partial=True, at=at), 0)
     assert not data["over"] and data["result"] is None
-    assert 1 < len(data["frames"]) < len(match_frames(replay_record(path).entries, 0)["frames"])
+    assert data["match_id"] == replay(record).header["match_id"]
+    assert 1 < len(data["frames"]) < len(match_frames(replay(record).entries, 0)["frames"])
     with pytest.raises(MatchViewError, match="line|cut"):
-        read_entries(cut, partial=False)
+        read_entries(cut, partial=False, at=at)
+
+
+def test_a_damaged_records_file_is_one_line(played: Path, tmp_path: Path) -> None:
+    (record, _), *_ = records(played)
+    damaged = tmp_path / "damaged.jsonl.gz"
+    member = compact_lines(record)  # (only to have a header to start the damage with)
+    gzip = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
+    whole = gzip.compress(b"".join(member)) + gzip.flush()
+    damaged.write_bytes(whole[:40] + b"\xff" * 200 + whole[240:])
+    for at, length in ((0, len(whole)), (0, None), (5, None), (len(whole) + 9, 10)):
+        with pytest.raises(MatchViewError) as caught:
+            read_entries(damaged, partial=length is None, at=at, length=length)
+        assert "\n" not in str(caught.value) and str(damaged) in str(caught.value)
+    with pytest.raises(MatchViewError, match="cannot read"):
+        read_entries(tmp_path / "gone.jsonl.gz", partial=True, at=0)
 
 
 def test_a_seat_that_does_not_exist_is_one_line(played: Path) -> None:
-    path, _ = records(played)[0]
+    record, _ = records(played)[0]
     with pytest.raises(MatchViewError, match="seat 9: the match has seats 0 to"):
-        match_frames(replay_record(path).entries, 9)
+        match_frames(replay(record).entries, 9)
 
 
 def test_the_first_deal_from_the_seed_is_the_recorded_one(played: Path) -> None:
@@ -183,9 +231,9 @@ def test_the_first_deal_from_the_seed_is_the_recorded_one(played: Path) -> None:
     the first card was played or exchanged."""
     from arena.web.matchview import first_deal
 
-    for path, stored in one_per_game(played):
+    for record, stored in one_per_game(played):
         dealt: list[list[str]] = [[] for _ in range(stored.players)]
-        for entry in read_entries(path, partial=False):
+        for entry in read_entries(record.path, partial=False, at=record.at, length=record.length):
             if entry["type"] != "event":
                 continue
             data = entry["data"]

@@ -8,12 +8,14 @@ import sys
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 
-from arena.referee.record import record_bytes
+from arena.referee.record import RecordShelf, RecordWriter
 from arena.tournament.standings import compute_standings, standings_as_data
 from arena.tournament.store import ResultStore, StoredMatch
 from arena.web.source import TournamentSource
@@ -42,15 +44,52 @@ def source_of(results: Path, **kwargs) -> tuple[TournamentSource, ResultStore]:
     return source, store
 
 
-def source_without(played: Path, game: str) -> tuple[TournamentSource, StoredMatch]:
-    """A source of every match of the file but a finished one of ``game``: not stored yet, as
-    if it were being played."""
+def stored_matches(played: Path) -> list[StoredMatch]:
     with ResultStore.open_read(played) as store:
-        stored = store.matches(include_aborted=True)
+        return store.matches(include_aborted=True)
+
+
+def source_without(played: Path, *games: str) -> tuple[TournamentSource, list[StoredMatch]]:
+    """A source of every match of the file but a finished one of each of ``games``: not stored
+    yet, as if they were being played."""
+    stored = stored_matches(played)
+    with ResultStore.open_read(played) as store:
         source = TournamentSource(played, name=store.name(), definition=store.definition())
-    finished = next(m for m in stored if m.game == game)
-    source.load([m for m in stored if m.match_id != finished.match_id])
+    finished = [next(m for m in stored if m.game == game) for game in games]
+    source.load([m for m in stored if m not in finished])
+    source.is_running = lambda: True  # type: ignore[method-assign]  # the file is not locked here
     return source, finished
+
+
+def member_of(match: StoredMatch) -> bytes:
+    """A stored match's record as the tournament wrote it: one gzip member of a records file."""
+    assert match.record_path is not None and match.record_span is not None
+    at, length = match.record_span
+    with open(match.record_path, "rb") as file:
+        file.seek(at)
+        return file.read(length)
+
+
+def compact_lines(match: StoredMatch) -> list[bytes]:
+    """A stored match's record lines as written (compact, SPEC 8), without their newlines."""
+    return zlib.decompress(member_of(match), 16 + zlib.MAX_WBITS).splitlines()
+
+
+def go_on(writer: RecordWriter, lines: list[bytes]) -> RecordWriter:
+    """A record written on by these lines, as the referee does: kept, then flushed to a gzip
+    sync point (the member stays unfinished until the writer is closed)."""
+    writer.entries.extend(msgspec.Raw(line) for line in lines)
+    writer.flush()
+    return writer
+
+
+def own_record(records: Path, match: StoredMatch, lines: list[bytes]) -> Path:
+    """A running match's record in a file of its own, as an older arena wrote it."""
+    path = records / (match.match_id.replace("/", "_") + "-0123456789ab.jsonl.gz")
+    gzip = zlib.compressobj(wbits=16 + zlib.MAX_WBITS)
+    data = b"".join(line + b"\n" for line in lines)
+    path.write_bytes(gzip.compress(data) + gzip.flush(zlib.Z_SYNC_FLUSH))
+    return path
 
 
 async def test_the_pages_data_matches_the_results_file(played: Path) -> None:
@@ -105,21 +144,27 @@ async def test_the_pages_data_matches_the_results_file(played: Path) -> None:
             nursery.cancel_scope.cancel()
 
 
+@pytest.mark.parametrize("layout", ["records file", "own file"])
 async def test_a_spectator_of_a_running_match_gets_no_hidden_cards(
-    played: Path, tmp_path: Path
+    played: Path, tmp_path: Path, layout: str
 ) -> None:
-    """A match still being played (its record cut in the middle, no stored row): the seat view
-    is served, all hands are refused, and the JSON holds no card of another hand."""
-    source, finished = source_without(played, "eight-rounds")
+    """A match still being played (a third of its record written, no stored row): the seat
+    view is served, all hands are refused, and the JSON holds no card of another hand. Its
+    record is the unfinished last member of a records file, after finished matches' (or, as an
+    older arena wrote it, a file of its own)."""
+    source, (finished,) = source_without(played, "eight-rounds")
     records = tmp_path / "records"
     records.mkdir()
-    # the full lines (a tournament's record is compact and compressed: SPEC 8)
-    lines = record_bytes(Path(finished.record_path)).splitlines(keepends=True)
-    (records / (finished.match_id.replace("/", "_") + ".jsonl")).write_bytes(
-        b"".join(lines[: len(lines) // 3])
-    )
+    lines = compact_lines(finished)
+    if layout == "records file":
+        file = RecordShelf(records).take()
+        for done in [m for m in stored_matches(played) if m != finished][:3]:
+            file.append(member_of(done))
+        go_on(RecordWriter(file), lines[: len(lines) // 3])
+        file.close()
+    else:
+        own_record(records, finished, lines[: len(lines) // 3])
     source.records_dir = records
-    source.is_running = lambda: True  # type: ignore[method-assign]  # the file is not locked here
     async with trio.open_nursery() as nursery:
         url = await nursery.start(server.serve_tournament, source, "127.0.0.1", 0)
         status, summary = await fetch(url + "api/summary")
@@ -225,15 +270,14 @@ def test_the_web_server_stays_off_the_referee_import_path() -> None:
 async def test_a_running_match_is_followed_as_its_record_grows(
     played: Path, tmp_path: Path
 ) -> None:
-    source, finished = source_without(played, "all-fours")
-    # the full lines (a tournament's record is compact and compressed: SPEC 8)
-    lines = record_bytes(Path(finished.record_path)).splitlines(keepends=True)
+    source, (finished,) = source_without(played, "all-fours")
+    lines = compact_lines(finished)
     records = tmp_path / "records"
     records.mkdir()
-    record = records / (finished.match_id.replace("/", "_") + ".jsonl")
-    record.write_bytes(b"".join(lines[:60]))
+    file = RecordShelf(records).take()
+    file.append(member_of(stored_matches(played)[0]))  # a finished match's record first
+    writer = go_on(RecordWriter(file), lines[:20])
     source.records_dir = records
-    source.is_running = lambda: True  # type: ignore[method-assign]  # the file is not locked here
     async with trio.open_nursery() as nursery:
         url = await nursery.start(server.serve_tournament, source, "127.0.0.1", 0)
         query = urllib.parse.urlencode({"id": finished.match_id, "seat": 3})
@@ -251,10 +295,11 @@ async def test_a_running_match_is_followed_as_its_record_grows(
                         assert data["seat"] == 3 and data["running"]
                         frames.append(len(data["frames"]))
                         if len(frames) == 1:
-                            record.write_bytes(b"".join(lines[:200]))  # the match goes on
+                            go_on(writer, lines[20:-1])  # the match goes on
                         else:
                             return
 
         await trio.to_thread.run_sync(listen)
         assert frames[1] > frames[0] > 1
         nursery.cancel_scope.cancel()
+    file.close()
