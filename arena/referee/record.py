@@ -175,9 +175,9 @@ RECORDS_SUFFIX = ".jsonl.gz"
 
 
 class RecordFile:
-    """An append-only records file (SPEC.md section 8): the compact records of the matches one
-    player of a tournament plays, one after another, each one gzip member, which a
-    :class:`RecordWriter` given this file appends (its span: :attr:`RecordWriter.span`).
+    """An append-only records file (SPEC.md section 8): the compact records of matches an arena
+    process plays, one after another, each one gzip member, which a :class:`RecordWriter`
+    given this file appends (where: :attr:`RecordWriter.span`).
 
     Why not a file per match: creating a file costs this VM's ext4 28-390 us of CPU (its inode
     checked against the block group's recent deletions, more the more a folder churns), and
@@ -749,7 +749,6 @@ def read_record(
         lines = list(record_lines(Path(path), at=at, length=length))
     except OSError as error:
         raise ReplayError(f"{where}: cannot read: {error.strerror or error}") from None
-    path = where  # type: ignore[assignment]  # (what the messages below name)
     entries = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
@@ -757,13 +756,13 @@ def read_record(
         try:
             entry = msgspec.json.decode(line)
         except msgspec.DecodeError as error:
-            raise ReplayError(f"{path} line {number}: not JSON: {error}") from None
+            raise ReplayError(f"{where} line {number}: not JSON: {error}") from None
         if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
-            raise ReplayError(f'{path} line {number}: expected an object with a "type"')
+            raise ReplayError(f'{where} line {number}: expected an object with a "type"')
         entry["_line"] = number
         entries.append(entry)
     if not entries or entries[0]["type"] != "header":
-        raise ReplayError(f"{path}: the first line must be the header")
+        raise ReplayError(f"{where}: the first line must be the header")
     return entries
 
 
