@@ -7,10 +7,15 @@ tournaments write them ("gzip", SPEC 8), and the bytes per match on disk.
 For each game, one set of bots (the C starter bot, or the Python random bot, in every seat) plays
 whole matches for ``--seconds``, in cycles: each cycle plays one deal (one seed) once in every
 mode, the modes in a random order, so that each mode plays the same deals and the neighbours'
-noise on a shared machine falls on all alike. It prints, per mode, matches/s and the arena
-process's CPU per match and per decision (time.process_time: the bots are other processes), each
-relative to "off" (goal: records cost at most 5%), and the record's mean size per match (goal: at
-most 10 kB; "gzip" is what tournaments write). Each ratio is the median over the
+noise on a shared machine falls on all alike. It prints, per mode, matches/s, decisions/s
+("dec/s") and the arena process's CPU per decision (time.process_time: the bots are other
+processes), each relative to "off" (goal: records cost at most 5%), and the record's mean size
+per match (goal: at most 10 kB; "gzip" is what tournaments write). The same deal is not the
+same match in every mode: a random bot's choices depend on every match it played before, so in
+Vingt-down, whose length follows the play (224 to 1,568 decisions a match seen in one run), a
+round's matches/s swings 10-20% whatever the mode: there, decisions/s is the figure that
+compares the modes over the same work (in the other games a deal fixes a match's decisions,
+and the two agree). Each ratio is the median over the
 rounds of the round's ratio (of sums over its matches: a cost that falls on a few matches
 counts in full), with the lowest and highest round in brackets; "+us/d"
 is the median over the rounds of the mode's CPU per decision less off's. On a shared machine the
@@ -91,9 +96,9 @@ COLLECT = True  # collect garbage between matches, untimed (--no-collect: as a t
 
 async def play_modes(
     game_id: str, argv: list[str], seconds: float, seed: int, records: Path
-) -> dict[str, tuple[float, float, float, float, float]]:
+) -> dict[str, tuple[float, float, float, float, float, float]]:
     """{mode: (matches/s, CPU ms per match, CPU us per decision, record bytes per match, objects
-    the collector found after a match)}.
+    the collector found after a match, decisions/s)}.
 
     One set of bots plays cycles of matches: each cycle one seed in every mode, in a random
     order, so that the modes play the same deals and the neighbours' noise falls on all alike;
@@ -171,13 +176,20 @@ async def play_modes(
             await bot.close()
         shutil.rmtree(logs, ignore_errors=True)
     return {
-        mode: (n / wall, cpu / n * 1e3, cpu / decisions * 1e6, size / n, garbage / n)
+        mode: (
+            n / wall,
+            cpu / n * 1e3,
+            cpu / decisions * 1e6,
+            size / n,
+            garbage / n,
+            decisions / wall,
+        )
         for mode, (n, wall, cpu, decisions, size, garbage) in totals.items()
     }
 
 
 async def measure(games: list[str], argv: list[str], seconds: float, repeat: int, folder: Path):
-    figures: dict[tuple[str, str], list[tuple[float, float, float, float, float]]] = {}
+    figures: dict[tuple[str, str], list[tuple[float, float, float, float, float, float]]] = {}
     for round_number in range(repeat):
         for game_id in games:
             modes = await play_modes(
@@ -270,6 +282,7 @@ def main() -> None:
     )
     print(
         f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'(rounds)':>13} "
+        f"{'dec/s':>7} {'(rounds)':>13} "
         f"{'CPU ms/m':>9} {'vs off':>7} {'(rounds)':>13} {'CPU us/d':>9} {'+us/d':>6} "
         f"{'kB/match':>9} {'garbage/m':>9}"
     )
@@ -280,11 +293,13 @@ def main() -> None:
             # per round against the "off" matches of the same round: the median, and the spread
             # (lowest-highest) over the rounds, which says how far the median can be trusted
             rates = [r[0] / o[0] for r, o in zip(runs, off)]
+            paces = [r[5] / o[5] for r, o in zip(runs, off)]
             cpus = [r[2] / o[2] for r, o in zip(runs, off)]
             extra = statistics.median(r[2] - o[2] for r, o in zip(runs, off))
             print(
                 f"  {game_id:<18} {mode:<6} {statistics.median(r[0] for r in runs):>9.1f} "
                 f"{statistics.median(rates):>7.3f} {spread(rates):>13} "
+                f"{statistics.median(paces):>7.3f} {spread(paces):>13} "
                 f"{statistics.median(r[1] for r in runs):>9.2f} {statistics.median(cpus):>7.3f} "
                 f"{spread(cpus):>13} {statistics.median(r[2] for r in runs):>9.1f} {extra:>+6.2f} "
                 f"{statistics.median(r[3] for r in runs) / 1000:>9.1f} "
