@@ -202,16 +202,24 @@ class RecordFile:
         if self.writing or self.fd is None or self.damaged:
             raise ValueError(f"{self.path}: not free to append a record to")
         start = self.size
+        self.write_all(data)
+        return start, len(data)
+
+    def write_all(self, data: bytes) -> None:
+        """Write ``data`` at the end (the writer's or :meth:`append`'s); a write that fails
+        part-way leaves a cut member, so the file is marked damaged: nothing may follow it."""
+        fd = self.fd
+        if fd is None:
+            raise ValueError(f"{self.path}: closed")
         view = memoryview(data)
         try:
             while view:
-                written = os.write(self.fd, view)
+                written = os.write(fd, view)
                 self.size += written
                 view = view[written:]
         except BaseException:
             self.damaged = True
             raise
-        return start, len(data)
 
     def close(self) -> None:
         if self.fd is not None:
@@ -362,20 +370,12 @@ class RecordWriter:
                 data = self._zip.compress(data) + self._zip.flush(
                     zlib.Z_FINISH if final else zlib.Z_SYNC_FLUSH
                 )
-        view = memoryview(data)
-        into = self.into
-        if into is None:
-            while view:
-                view = view[os.write(self._fd, view) :]
+        if self.into is not None:
+            self.into.write_all(data)
             return
-        try:
-            while view:
-                written = os.write(self._fd, view)
-                into.size += written
-                view = view[written:]
-        except BaseException:
-            into.damaged = True  # a cut member: nothing may be appended after it
-            raise
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
 
     def close(self) -> None:
         if self._fd is not None:
