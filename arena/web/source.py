@@ -913,11 +913,16 @@ class TournamentSource:
             )
         if record is None:
             base["frames"] = None
-            base["why"] = (
-                "no record kept for this match (records = false in the tournament file)"
-                if stored is not None
-                else "this match has not been played yet"
-            )
+            if stored is None:
+                base["why"] = "this match has not been played yet"
+            elif not stored.completed:  # (its record, cut short, is not stored: SPEC 8)
+                base["why"] = (
+                    f"this match was aborted ({stored.reason}): the next run plays it again"
+                )
+            else:
+                base["why"] = (
+                    "no record kept for this match (records = false in the tournament file)"
+                )
             return base
         try:
             at, length = record.at, record.length

@@ -163,3 +163,25 @@ def test_a_record_of_its_own_still_shows(played: Path, tmp_path: Path) -> None:
     assert page["running"] and len(page["frames"]) > 1
     make_stale(path)
     assert running_ids(source) == []
+
+
+def test_an_aborted_match_says_so_not_that_records_are_off(played: Path) -> None:
+    source, (cut,) = source_without(played, "all-fours")
+    aborted = dataclasses.replace(
+        cut,
+        scores=(),
+        placings=(),
+        forfeited=(),
+        faults=(),
+        decision_ms=(),
+        status="aborted",
+        reason="cut by the match time limit of 60 s",
+        record_path=None,
+        record_span=None,
+    )
+    source.add(aborted)
+    page = source.match_page(cut.match_id, 0)
+    assert page["frames"] is None and not page["running"]
+    assert page["why"] == (
+        "this match was aborted (cut by the match time limit of 60 s): the next run plays it again"
+    )
