@@ -14,6 +14,7 @@ import trio
 import trio.testing
 
 from arena.referee.bot_spec import BotSpec
+from arena.referee.record import record_lines
 from arena.tournament import workers
 from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.pool import RunSummary, TournamentError
@@ -30,6 +31,7 @@ from arena.tournament.workers import (
     frame,
     slots_per_worker,
 )
+from tests.referee.test_record_gzip import without_times
 from tests.tournament.test_tournament_cli import (
     PATIENCE_S,
     RANDOM_BOT,
@@ -182,7 +184,7 @@ def test_worker_count_defaults_to_cores_up_to_concurrency(monkeypatch):
     )
 
 
-def seeded_tournament(tmp_path, name):
+def seeded_tournament(tmp_path, name, *, records=False):
     bots = "".join(
         f'[[bots]]\nname = "p{i}"\nargv = ["{sys.executable}", "{SEEDED_BOT}", "{i}"]\n'
         for i in range(4)
@@ -191,25 +193,44 @@ def seeded_tournament(tmp_path, name):
     path.write_text(
         f'name = "same"\nseed = 5\noutput = "{tmp_path / name}"\n'
         f'games = ["aon", "vingt-down", "eight-rounds", "all-fours"]\ndeals = 1\n'
-        f"records = false\n\n{bots}"
+        f"records = {'true' if records else 'false'}\n\n{bots}"
     )
     return path
 
 
+def played_lines(match):
+    """A stored match's record lines less what depends on the clock or on which pooled process
+    played it (request ids run on across a process's matches, and the replies' texts hold them)."""
+    lines = record_lines(
+        Path(match.record_path), at=match.record_span[0], length=match.record_span[1]
+    )
+    return [
+        {k: v for k, v in line.items() if k not in ("id", "pending", "text")}
+        for line in without_times(lines)
+    ]
+
+
 def test_workers_store_the_same_results_as_one_process(tmp_path):
     results = {}
+    records = {}
     for name, options in (
         ("one", ("--concurrency", "1", "--workers", "1")),
         ("two", ("--concurrency", "3", "--workers", "2")),
     ):
-        path = seeded_tournament(tmp_path, name)
+        path = seeded_tournament(tmp_path, name, records=True)
         process = arena("tournament", path, *options)
         out, err = process.communicate(timeout=PATIENCE_S)
         assert process.returncode == 0, err
         expected = "1 process" if name == "one" else "2 processes (this one and 1 worker process)"
         assert expected in out
         with ResultStore.open_read(load_config(path).results) as store:
-            results[name] = {m.match_id: outcome(m) for m in store.matches(include_aborted=True)}
+            stored = store.matches(include_aborted=True)
+        results[name] = {m.match_id: outcome(m) for m in stored}
+        # Each match's record, read from its span in its process's records files (a file per
+        # match at once: matches played side by side never share one).
+        records[name] = {m.match_id: played_lines(m) for m in stored}
+        files = {m.record_path for m in stored}
+        assert len(files) == 1 if name == "one" else len(files) >= 2
     config = load_config(path)
     assert (
         len(results["one"])
@@ -217,6 +238,7 @@ def test_workers_store_the_same_results_as_one_process(tmp_path):
         == 3 * 4 + 3 * 4
     )
     assert results["one"] == results["two"]
+    assert records["one"] == records["two"]  # the same lines, whichever file holds them
 
 
 def test_sigkill_of_the_parent_ends_workers_and_bots_and_a_rerun_completes(tmp_path):
