@@ -13,8 +13,8 @@ results back. In order:
 4. submit the matches in schedule order, in batches sized from the matches' measured length so
    that a task lasts about :data:`TARGET_TASK_S` (short ones at first, and near the end so the
    last tasks spread over every worker), with two tasks per worker thread in flight;
-5. store each finished match as its batch comes back, append its record to a records file as a local run would
-   write it, and count it for the worker that played it.
+5. store each finished match as its batch comes back, append its record to a records file as a
+   local run would, and count it for the worker that played it.
 
 Faults of the cluster: a worker that dies mid-batch loses the batch, which Dask plays again on
 another worker; a batch that kills workers again and again (Dask gives up after
