@@ -150,6 +150,7 @@ def deflate_module() -> Any:
 GZIP_FLUSH_S = 1.0  # at most this long (and one decision) before kept lines reach the file
 RECORD_BATCH = 4096  # at most this many entries kept in memory before they are written
 GZIP_MAGIC = b"\x1f\x8b"
+HEADER_START = b'{"type":"header"'  # how every record's first line begins
 _CREATE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
 _APPEND = os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC
 
@@ -403,16 +404,11 @@ def record_bytes(
     compressed one holds the lines up to its last flush (a cut line at the end is the caller's
     to drop). OSError when it cannot be read; ReplayError for a damaged, or (unless
     ``partial``) cut, compressed record."""
-    where = _where(path, at)
-    if at is None:
-        raw = Path(path).read_bytes()
-    else:
-        with open(path, "rb") as file:
-            file.seek(at)
-            raw = file.read(-1 if length is None else length)
-        if raw[:2] != GZIP_MAGIC:
-            raise ReplayError(f"{where}: no gzip record starts there")
+    where = record_where(path, at)
+    raw = Path(path).read_bytes() if at is None else read_span(path, at, length)
     if raw[:2] != GZIP_MAGIC:
+        if at is not None:
+            raise ReplayError(f"{where}: no gzip record starts there")
         return _expand_if_compact(where, raw, partial)
     out = []
     try:
@@ -436,9 +432,17 @@ def record_bytes(
     return _expand_if_compact(where, b"".join(out), partial)
 
 
-def _where(path: Path | str, at: int | None) -> str:
+def record_where(path: Path | str, at: int | None) -> str:
     """How messages name a record: its file, and the byte a records file's member starts at."""
     return str(path) if at is None else f"{path} (the record at byte {at})"
+
+
+def read_span(path: Path | str, at: int, length: int | None = None) -> bytes:
+    """The ``length`` bytes of a file from byte ``at`` (None: to its end): a records file's
+    member, as the results file locates it. OSError when it cannot be read."""
+    with open(path, "rb") as file:
+        file.seek(at)
+        return file.read(-1 if length is None else length)
 
 
 def _starts_record(data: bytes) -> bool:
@@ -449,9 +453,6 @@ def _starts_record(data: bytes) -> bool:
         except zlib.error:
             return False
     return data.startswith(HEADER_START)
-
-
-HEADER_START = b'{"type":"header"'
 
 
 @dataclass(frozen=True)
@@ -483,7 +484,7 @@ def record_members(path: Path, start: int = 0) -> Iterator[RecordMember]:
                 if not pending:
                     return
             if pending[:2] != GZIP_MAGIC:
-                raise ReplayError(f"{_where(path, at)}: no gzip record starts there")
+                raise ReplayError(f"{record_where(path, at)}: no gzip record starts there")
             unzip = zlib.decompressobj(16 + zlib.MAX_WBITS)
             head = b""
             used = 0
@@ -502,7 +503,9 @@ def record_members(path: Path, start: int = 0) -> Iterator[RecordMember]:
                         yield RecordMember(at, None, _header_match_id(head))
                         return
             except zlib.error as error:
-                raise ReplayError(f"{_where(path, at)}: a damaged gzip record: {error}") from None
+                raise ReplayError(
+                    f"{record_where(path, at)}: a damaged gzip record: {error}"
+                ) from None
             yield RecordMember(at, used, _header_match_id(head))
             at += used
 
@@ -533,7 +536,7 @@ COMPACT_MARK = b',"compact":true}'  # how a compact record's header line ends
 def _expand_if_compact(path: Path | str, data: bytes, partial: bool) -> bytes:
     """``data`` itself, or for a compact record (SPEC.md section 8) the full lines it stands for."""
     first = data.split(b"\n", 1)[0]
-    if not first.endswith(COMPACT_MARK) or not first.startswith(b'{"type":"header"'):
+    if not first.endswith(COMPACT_MARK) or not first.startswith(HEADER_START):
         return data
     lines = data.split(b"\n")
     if lines[-1] == b"":
@@ -744,7 +747,7 @@ def read_record(
 ) -> list[dict[str, Any]]:
     """All entries of a record (a file, or the member at byte ``at`` of a records file);
     ReplayError names the file and line that cannot be read."""
-    where = _where(path, at)
+    where = record_where(path, at)
     try:
         lines = list(record_lines(Path(path), at=at, length=length))
     except OSError as error:
@@ -772,7 +775,7 @@ def replay_record(path: Path, *, at: int | None = None, length: int | None = Non
     the order the referee writes them, the fault counts and forfeits against ``max_faults``, and
     the result line. ReplayError names the first line that departs (one line, never a traceback
     for a damaged record)."""
-    return _Checker(_where(path, at), read_record(path, at=at, length=length)).run()
+    return _Checker(record_where(path, at), read_record(path, at=at, length=length)).run()
 
 
 VERDICTS = ("ok", "stale", "malformed", "too long", "illegal", "late")

@@ -22,7 +22,7 @@ import msgspec
 
 from arena.games import GameSpec, GameState, find_game
 from arena.games.cards import Dealer, Rng
-from arena.referee.record import ReplayError, record_bytes
+from arena.referee.record import ReplayError, record_bytes, record_where
 
 _encoder = msgspec.json.Encoder()
 
@@ -38,7 +38,7 @@ def read_entries(
     file (``length`` bytes; None: up to the end). ``partial``: a record still being written,
     whose last line may be cut off mid-write (it is dropped); otherwise every line must be
     JSON."""
-    where = path if at is None else f"{path} (the record at byte {at})"
+    where = record_where(path, at)
     try:
         raw = record_bytes(Path(path), partial=partial, at=at, length=length)  # plain or gzip
     except OSError as error:

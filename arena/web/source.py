@@ -49,6 +49,7 @@ from arena.referee.record import (
     RECORDS_SUFFIX,
     RecordMember,
     ReplayError,
+    read_span,
     record_members,
     replay_record,
 )
@@ -941,9 +942,7 @@ def _record_bots(path: Path, at: int | None) -> list[str] | None:
     """The bots of a record's seats, from its header line (None until it is whole): read from
     the record's first bytes only (the record, being written, is not expanded by the rules)."""
     try:
-        with open(path, "rb") as file:
-            file.seek(at or 0)
-            head = file.read(HEAD_READ)
+        head = read_span(path, at or 0, HEAD_READ)
         if head[:2] == GZIP_MAGIC:
             head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_READ)
         line, newline, _rest = head.partition(b"\n")

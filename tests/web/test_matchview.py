@@ -7,16 +7,16 @@ import json
 import zlib
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from arena.games import find_game
 from arena.games.cards import Dealer, Rng
-from arena.referee.record import RecordShelf, RecordWriter, replay_record
+from arena.referee.record import RecordShelf, RecordWriter, read_span, replay_record
 from arena.tournament.store import ResultStore
 from arena.web.matchview import MatchViewError, match_frames, read_entries
 from arena.web.source import RecordAt
 from tests.web.conftest import CARD
+from tests.web.test_server import go_on
 
 
 def records(results: Path) -> list[tuple[RecordAt, object]]:
@@ -162,9 +162,7 @@ def test_another_seats_decision_shows_only_who_and_when(played: Path) -> None:
 def compact_lines(record: RecordAt) -> list[bytes]:
     """A stored record's lines as written: compact (SPEC 8), each with its newline."""
     assert record.at is not None and record.length is not None
-    with open(record.path, "rb") as file:
-        file.seek(record.at)
-        member = file.read(record.length)
+    member = read_span(record.path, record.at, record.length)
     return zlib.decompress(member, 16 + zlib.MAX_WBITS).splitlines(keepends=True)
 
 
@@ -181,12 +179,9 @@ def test_a_record_being_written_shows_the_frames_so_far(
     at = None
     if layout == "records file":
         file = RecordShelf(tmp_path).take()
-        with open(other.path, "rb") as source:
-            source.seek(other.at)
-            at = file.append(source.read(other.length))[1]  # (the first member's length)
-        writer = RecordWriter(file)
-        writer.entries.extend(msgspec.Raw(line.rstrip(b"\n")) for line in lines[: len(lines) // 2])
-        writer.flush()  # a sync point: the member goes on, unfinished
+        at = file.append(read_span(other.path, other.at, other.length))[1]  # (its length)
+        # to a sync point: the member goes on, unfinished
+        go_on(RecordWriter(file), [line.rstrip(b"\n") for line in lines[: len(lines) // 2]])
         file.close()
         cut = file.path
     elif layout == "gzip":

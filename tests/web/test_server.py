@@ -15,7 +15,7 @@ import msgspec
 import pytest
 import trio
 
-from arena.referee.record import RecordShelf, RecordWriter
+from arena.referee.record import RecordShelf, RecordWriter, read_span
 from arena.tournament.standings import compute_standings, standings_as_data
 from arena.tournament.store import ResultStore, StoredMatch
 from arena.web.source import TournamentSource
@@ -64,10 +64,7 @@ def source_without(played: Path, *games: str) -> tuple[TournamentSource, list[St
 def member_of(match: StoredMatch) -> bytes:
     """A stored match's record as the tournament wrote it: one gzip member of a records file."""
     assert match.record_path is not None and match.record_span is not None
-    at, length = match.record_span
-    with open(match.record_path, "rb") as file:
-        file.seek(at)
-        return file.read(length)
+    return read_span(match.record_path, *match.record_span)
 
 
 def compact_lines(match: StoredMatch) -> list[bytes]:

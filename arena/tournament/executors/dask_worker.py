@@ -37,7 +37,7 @@ from distributed.core import Status
 
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
-from arena.referee.record import RecordShelf
+from arena.referee.record import RecordShelf, read_span
 from arena.tournament.config import TournamentConfig
 from arena.tournament.executors.packing import Shipment, relocate, unpack
 from arena.tournament.pool import BotPool, play_pooled_match
@@ -303,9 +303,7 @@ def _take_record(stored: StoredMatch) -> bytes | None:
         return None
     at, length = stored.record_span
     try:
-        with open(stored.record_path, "rb") as file:
-            file.seek(at)
-            data = file.read(length)
+        data = read_span(stored.record_path, at, length)
     except OSError:
         return None
     return data if len(data) == length else None
