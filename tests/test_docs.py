@@ -63,3 +63,20 @@ def test_writing_a_bot_counts_the_messages_it_lists():
     table = guide.split("| the referee sends | the bot answers |")[1].split("\n\n")[0]
     rows = [line for line in table.splitlines() if line.startswith("| `")]
     assert {"three": 3, "four": 4}[count] == len(rows)
+
+
+def test_the_test_command_installs_the_lock_and_ci_runs_it():
+    """The README's test command installs constraints.txt's exact releases, and .ci/run runs
+    the same install and the same checks: a new release elsewhere cannot break either."""
+    command = next(
+        line.strip() for line in README.splitlines() if "pytest" in line and "&&" in line
+    )
+    install, *checks = command.split(" && ")
+    assert install.startswith("python3 -m pip install -c constraints.txt -e '.[")
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert install.replace("pip install", "pip install --quiet") in ci
+    assert " && ".join(checks) in ci
+    pins = [line for line in (ROOT / "constraints.txt").read_text().splitlines() if "==" in line]
+    names = {pin.split("==")[0].lower().replace("_", "-") for pin in pins}
+    assert {"trio", "msgspec", "click", "rich", "openskill", "pytest", "mypy", "ruff"} <= names
+    assert all(re.fullmatch(r"[\w.-]+==[\w.+-]+", pin) for pin in pins), "only exact pins"

@@ -38,6 +38,12 @@ class CompareInputError(click.ClickException):
     exit_code = EXIT_INPUT
 
 
+class CompareUsageError(click.UsageError):
+    """A usage error of compare's: exit 3, since 2 means "undecided" to scripts."""
+
+    exit_code = EXIT_INPUT
+
+
 class _CompareCommand(click.Command):
     """Usage errors exit 3 here: 2 means "undecided" to scripts."""
 
@@ -45,8 +51,8 @@ class _CompareCommand(click.Command):
         try:
             return super().parse_args(ctx, args)
         except click.UsageError as exc:
-            exc.exit_code = EXIT_INPUT
-            raise
+            # Re-raised as our own class: click's exit_code is a class variable.
+            raise CompareUsageError(exc.format_message(), exc.ctx or ctx) from None
 
 
 def bot_entry(text: str, default_name: str) -> dict[str, Any]:

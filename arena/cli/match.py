@@ -13,6 +13,7 @@ import shlex
 import shutil
 import signal
 import statistics
+import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -536,7 +537,9 @@ def replay_command(
             raise click.ClickException(str(error)) from None
         except OSError as error:
             raise click.ClickException(f"{record}: cannot read: {error.strerror}") from None
-        click.get_binary_stream("stdout").write(data)
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
         return
     try:
         replay = replay_record(record, at=at, length=length)
