@@ -22,6 +22,9 @@ class BotSpec:
     sandbox: str | None = None  # None or "bwrap"
     # The user it runs as (a name or a number); None: the arena's default (SPEC.md section 7)
     user: str | None = None
+    # The name it and the other bots are sent (hello, match_start), when not ``name``: arena
+    # compare sends NEW and OLD under one name, so the field cannot tell its copies apart
+    sent_name: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name:

@@ -153,6 +153,9 @@ class TournamentConfig:
     stop: StopRule | None = None
     # per bot name: what its program is, {file or folder: SHA-256} (see program_hashes)
     programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # a new process of every bot for every match (arena compare: the field meets NEW's and
+    # OLD's copies of a deal in the same state); part of the definition when set
+    fresh_processes: bool = False
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
@@ -175,6 +178,7 @@ class TournamentConfig:
                     "program": dict(self.programs.get(b.name, {})),
                     # only when given, so that older definitions keep their fingerprints
                     **({"user": b.user} if b.user else {}),
+                    **({"sent_name": b.sent_name} if b.sent_name else {}),
                 }
                 for b in self.bots
             ],
@@ -198,6 +202,7 @@ class TournamentConfig:
             },
             "max_faults": self.max_faults,
             "match_time_limit": self.match_time_limit_s,
+            **({"fresh_processes": True} if self.fresh_processes else {}),
         }
 
     def bot_identities(self) -> dict[str, str]:
@@ -483,7 +488,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         field_name = f"{where}.argv" if "argv" in table else f"{where}.cmd"
         reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
     env: list[tuple[str, str]] = reader.read(environment, [])
-    limits = {}
+    limits: dict[str, int] = {}
     for limit in ("memory_mb", "cpu_seconds", "file_mb"):
         if limit in table:
             limits[limit] = reader.read(
@@ -511,7 +516,9 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         version=version,
         sandbox=sandbox,
         user=user,
-        **limits,
+        memory_mb=limits.get("memory_mb"),
+        cpu_seconds=limits.get("cpu_seconds"),
+        file_mb=limits.get("file_mb"),
     )
 
 

@@ -44,7 +44,7 @@ from arena.tournament.pool import (
     TournamentError,
     unwrapped,
 )
-from arena.tournament.schedule import Schedule, ScheduledMatch
+from arena.tournament.schedule import Schedule, ScheduledMatch, sent_match_id
 from arena.tournament.standings import Standings, compute_standings
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
@@ -172,6 +172,7 @@ async def run_tournament(
             config, matches if definition_matches is None else definition_matches, store
         )
         done = store.completed_ids()
+        secret = store.match_id_secret()
     except StoreError as exc:
         raise TournamentError(str(exc)) from None
     summary = summary if summary is not None else RunSummary()
@@ -187,7 +188,10 @@ async def run_tournament(
         executor = _executor(config, workers if in_workers else 1, cluster, start_bot, play)
     needed = needed_bots(config, pending_matches(matches, done))
     keyer = config.keyer()
-    todo = (keyer(match) for match in pending_matches(matches, done))
+    todo = (
+        replace(keyed, sent_id=sent_match_id(secret, keyed))
+        for keyed in map(keyer, pending_matches(matches, done))
+    )
     config.logs_dir.mkdir(parents=True, exist_ok=True)
     if config.records:
         config.records_dir.mkdir(parents=True, exist_ok=True)

@@ -23,6 +23,7 @@ Match ids are stable and readable, ``<label>/t<table>/d<deal>/r<rotation>``; the
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import json
 import math
@@ -67,6 +68,7 @@ class ScheduledMatch:
     seed: int
     seats: tuple[str, ...]  # bot name per seat
     key: str = ""  # what the match is, by content (match_key); "" until the config keys it
+    sent_id: str = ""  # the match id the bots are sent (sent_match_id); "" until the run sets it
 
 
 def deal_seed(tournament_seed: int, label: str, table: int, deal: int) -> int:
@@ -75,6 +77,23 @@ def deal_seed(tournament_seed: int, label: str, table: int, deal: int) -> int:
 
 def match_id(label: str, table: int, deal: int, rotation: int) -> str:
     return f"{label}/t{table}/d{deal}/r{rotation}"
+
+
+def sent_match_id(secret: bytes, match: ScheduledMatch) -> str:
+    """The match id the bots are sent (SPEC 4.1): 16 hex digits of an HMAC-SHA256, keyed with
+    the tournament's secret (kept in its results file), of the game, players, options, deal seed
+    and rotation. Opaque: a bot learns nothing of the schedule or the seed from it. The table is
+    left out, so that ``arena compare``'s two copies of a deal, at tables t and T + t with the
+    same seed, are sent the same id."""
+    content = {
+        "game": match.game_id,
+        "players": match.players,
+        "options": dict(match.options),
+        "seed": match.seed,
+        "rotation": match.rotation,
+    }
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()[:16]
 
 
 def match_key(

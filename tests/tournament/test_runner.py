@@ -47,7 +47,9 @@ class Bots:
 def referee(*, stuck=(), forfeit=()):
     """play: a match takes 1 s; a seat of a bot in ``forfeit`` forfeits (its process dies)."""
 
-    async def play(game, seats, *, seed, options, match_id, time_control, max_faults, record_path):
+    async def play(
+        game, seats, *, seed, options, match_id, time_control, max_faults, record_path, sent_id
+    ):
         absent = {s for s, bot in enumerate(seats) if getattr(bot, "startup_error", None)}
         assert all(bot.alive and not bot.closed for s, bot in enumerate(seats) if s not in absent)
         assert len({id(bot) for bot in seats}) == len(seats)  # one process per seat
@@ -294,7 +296,9 @@ def by_content():
     """play: placings and scores follow from the seed and the bots in seat order alone, as with
     deterministic bots, so a match gives the same result whenever it is played."""
 
-    async def play(game, seats, *, seed, options, match_id, time_control, max_faults, record_path):
+    async def play(
+        game, seats, *, seed, options, match_id, time_control, max_faults, record_path, sent_id
+    ):
         await trio.sleep(1)
         names = tuple(bot.name for bot in seats)
         scores = tuple(hash((seed, s, name)) % 50 for s, name in enumerate(names))

@@ -4,6 +4,7 @@ behind, errors inside a worker end the run with the usual line. Generous limits;
 """
 
 import os
+import shutil
 import signal
 import sys
 import time
@@ -198,6 +199,15 @@ def seeded_tournament(tmp_path, name, *, records=False):
     return path
 
 
+def same_key(played, path):
+    """Give tournament file ``path`` the results file of ``played``, whose key of the match ids
+    sent to the bots it then keeps (SPEC 10.5), so that with ``--restart`` it plays the same
+    tournament again: the bots are sent the same ids."""
+    results = load_config(path).results
+    results.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(load_config(played).results, results)
+
+
 def played_lines(match):
     """A stored match's record lines less what depends on the clock or on which pooled process
     played it (request ids run on across a process's matches, and the replies' texts hold them)."""
@@ -215,9 +225,11 @@ def test_workers_store_the_same_results_as_one_process(tmp_path):
     records = {}
     for name, options in (
         ("one", ("--concurrency", "1", "--workers", "1")),
-        ("two", ("--concurrency", "3", "--workers", "2")),
+        ("two", ("--concurrency", "3", "--workers", "2", "--restart")),
     ):
         path = seeded_tournament(tmp_path, name, records=True)
+        if name == "two":
+            same_key(tmp_path / "one.toml", path)
         process = arena("tournament", path, *options)
         out, err = process.communicate(timeout=PATIENCE_S)
         assert process.returncode == 0, err
