@@ -13,7 +13,7 @@ import click
 import trio
 from rich.console import Console
 
-from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, width_option
+from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, kept_note, width_option
 from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.cli.standings import print_latency, stop_confidence
 from arena.games import GameError, find_game
@@ -223,8 +223,8 @@ def tournament_command(
         latency = live.latency()  # folded with the standings: no second reading of the matches
         store.save_note(LATENCY_NOTE, latency.warning)  # in the results, for `arena standings`
     except PreflightError as exc:
-        raise InputError(str(exc)) from None
-    except TournamentError as exc:
+        raise InputError(f"{exc}\n{kept_note(store)}") from None
+    except TournamentError as exc:  # (its message says what is kept)
         raise click.ClickException(str(exc)) from None
     except OSError as exc:
         if web_port is None:

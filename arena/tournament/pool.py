@@ -231,8 +231,10 @@ def preflight_message(broken: Sequence[str], total: int) -> str:
     lines = sorted(broken)
     return "\n".join(
         [
-            f"preflight: {len(lines)} of {total} bots cannot start; no match was played "
-            "(fix them and run the same command again)",
+            # (no count of what was played: a round of arena compare or of a stop rule may fail
+            # after earlier rounds were stored; the commands say what is stored)
+            f"preflight: {len(lines)} of {total} bots cannot start, so the run stopped before "
+            "its next match (fix them and run the same command again)",
             *lines,
         ]
     )

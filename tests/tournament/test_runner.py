@@ -231,7 +231,9 @@ async def test_a_bot_that_cannot_start_stops_the_run_before_any_match(tmp_path, 
             )
         assert store.matches(include_aborted=True) == []
     lines = str(caught.value).splitlines()
-    assert lines[0].startswith("preflight: 1 of 3 bots cannot start; no match was played")
+    assert lines[0].startswith(
+        "preflight: 1 of 3 bots cannot start, so the run stopped before its next match"
+    )
     assert lines[1:] == [
         "bot 'c': `none` in a fresh private folder (no cwd given): exited before ready "
         "(exit status 1); it wrote nothing to stderr"

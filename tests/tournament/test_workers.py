@@ -332,10 +332,11 @@ def test_a_bot_that_cannot_start_stops_the_run_before_any_match(tmp_path, worker
     assert "Traceback" not in err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines[0] == (
-        "Error: preflight: 2 of 3 bots cannot start; no match was played "
+        "Error: preflight: 2 of 3 bots cannot start, so the run stopped before its next match "
         "(fix them and run the same command again)"
     )
-    assert len(lines) == 3, err  # one line per broken bot
+    assert len(lines) == 4, err  # one line per broken bot, then what is stored
+    assert lines[3].startswith("0 completed matches are stored in ") and "kept" in lines[3]
     assert lines[1].startswith(f"bot 'r1': `{sys.executable} no/such/bot.py 1 {tmp_path}` in a")
     assert "can't open file" in lines[1] and "no/such/bot.py" in lines[1]
     assert lines[2].startswith("bot 'r2': ") and "ended before saying ready" in lines[2]
