@@ -215,8 +215,8 @@ def compare_command(
 def _estimate_text(est: Estimate) -> str:
     if est.mean is None:
         return "no complete deal yet"
-    if est.low is None or est.high is None:
-        return f"{est.mean:+.2f} (1 deal)"
+    if est.low is None or est.high is None:  # one deal, or no spread: no interval
+        return f"{est.mean:+.2f} over {est.n} deals (no interval: not enough data)"
     return (
         f"{est.mean:+.2f}, {est.confidence:.0%} interval [{est.low:+.2f}, {est.high:+.2f}] "
         f"over {est.n} deals"

@@ -140,7 +140,7 @@ function standingsTable(scope, table) {
   const level = table.confidence ? `${Math.round(100 * table.confidence)}%` : "95%";
   const notes = [];
   if (rows.some((r) => r.placing_interval && r.placing_interval.low !== null)) notes.push(`±: ${level} interval by deal`);
-  if (rows.some((r) => r.tied)) notes.push(`=: not separated (P(better) < ${level})`);
+  if (rows.some((r) => r.tied)) notes.push(`=: not separated from a neighbour at ${level}`);
   return h("section", { class: "panel", "data-scope": scope },
     h("h2", {}, scope === "overall" ? "Overall" : scope, " ",
       h("span", { class: "muted", "data-matches": table.matches }, `(${table.matches} matches`,
