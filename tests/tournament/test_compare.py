@@ -1,17 +1,24 @@
-"""``arena compare``: its schedule (NEW in OLD's seats over the same deals), the paired per-deal
-differences, and the command end to end with real bots (exit 0/1/2/3, resuming)."""
+"""``arena compare``: its schedule (NEW in OLD's seats over the same deals, both copies sent the
+same match id), the paired per-deal differences and forfeits, and the command end to end with
+real bots: exact pairing (the same program as NEW and OLD gives 0 on every deal, and the field
+is sent the same bytes in both copies), verdicts, exit statuses, resuming."""
 
 import subprocess
 import sys
 from pathlib import Path
 
-from arena.tournament.compare import CompareTally, compare_schedule
-from arena.tournament.schedule import GamePlan
-from arena.tournament.store import StoredMatch
+from arena.referee.record import record_lines
+from arena.stats.sequential import TestSettings, Verdict
+from arena.tournament.compare import CompareTally, compare_schedule, sent_name
+from arena.tournament.schedule import GamePlan, sent_match_id
+from arena.tournament.store import ResultStore, StoredMatch
+from tests.referee.test_record_gzip import without_times
 
 ROOT = Path(__file__).resolve().parents[2]
 HEURISTIC = ROOT / "sample_bots" / "heuristic" / "heuristic_bot.py"
 RANDOM = ROOT / "sample_bots" / "python" / "random_bot.py"
+CRASH = ROOT / "tests" / "bots" / "crash_bot.py"
+FIRST_LEGAL = ROOT / "tests" / "bots" / "first_legal_bot.py"
 PATIENCE_S = 300
 
 AON = GamePlan("aon", "alles-oder-nichts", 4, deals=3)
@@ -34,9 +41,20 @@ def test_new_takes_old_seats_at_every_table_over_the_same_deals():
     assert len({m.match_id for m in plan.matches}) == len(plan.matches)
     assert [m.deal for m in plan.matches] == sorted(m.deal for m in plan.matches)
     assert plan.first_deals(1) == [m for m in plan.matches if m.deal == 0]
+    assert plan.first_deals({"aon": 2}) == [m for m in plan.matches if m.deal < 2]
+    assert plan.first_deals({}) == []
+    # both copies of a deal are sent one opaque id; every deal and rotation another
+    secret = bytes(range(32))
+    for old, new in zip(olds, news):
+        assert sent_match_id(secret, old) == sent_match_id(secret, new)
+        assert len(sent_match_id(secret, old)) == 16 and "/" not in sent_match_id(secret, old)
+    assert len({sent_match_id(secret, m) for m in olds}) == len(olds)
+    assert sent_match_id(bytes(32), olds[0]) != sent_match_id(secret, olds[0])
+    assert sent_name(["new", "old", "f1"]) == "candidate"
+    assert sent_name(["new", "candidate", "candidate-2"]) == "candidate-3"
 
 
-def stored(match, scores, game_id="alles-oder-nichts"):
+def stored(match, scores, game_id="alles-oder-nichts", forfeited=()):
     return StoredMatch(
         match_id=match.match_id,
         game=match.game,
@@ -51,7 +69,7 @@ def stored(match, scores, game_id="alles-oder-nichts"):
         scores=tuple(scores),
         placings=tuple(1 for _ in scores),
         teams=None,
-        forfeited=(),
+        forfeited=forfeited,
         faults=(),
         decision_ms=tuple(() for _ in scores),
     )
@@ -77,6 +95,21 @@ def test_the_paired_difference_per_deal():
     for m in plan.matches[:-1]:
         partial.add(stored(m, [1, 2, 3]))
     assert partial.differences()["aon"].n == 1
+
+
+def test_forfeits_where_the_other_did_not_make_a_game_worse():
+    plan = compare_schedule(
+        5, "new", "old", ["f1", "f2"], [GamePlan("aon", "alles-oder-nichts", 3, deals=2)]
+    )
+    tally = CompareTally("new", "old", plan.tables)
+    for m in plan.matches:
+        seat = m.seats.index("new") if "new" in m.seats else m.seats.index("old")
+        lost = (seat,) if "new" in m.seats and m.deal == 1 and m.rotation == 0 else ()
+        scores = [50 if b == "new" else 10 for b in m.seats]  # NEW far better otherwise
+        tally.add(stored(m, scores, forfeited=lost))
+    assert tally.forfeits() == {"aon": (1, 0)} and tally.forfeits(1) == {"aon": (0, 0)}
+    judged = tally.judge({"aon": 2}, TestSettings())
+    assert judged["aon"].verdict is Verdict.WORSE and "NEW forfeited 1 matches" in judged["aon"].why
 
 
 def arena(*args):
@@ -109,9 +142,11 @@ def test_compare_calls_the_heuristic_bot_better_and_resumes(tmp_path):
     ]
     done = arena(*args)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert "h is better than r (LLR +" in done.stdout
-    assert "deals 2: LLR +0.00" in done.stdout  # fewer than 5 deals: no evidence counted yet
-    assert "alles-oder-nichts: NEW - OLD per deal +" in done.stdout
+    assert "h is better than r: better in alles-oder-nichts" in done.stdout
+    assert "deals 2: alles-oder-nichts t +" in done.stdout  # looks, fewer than 12: no verdict
+    assert "  alles-oder-nichts: better (t = +" in done.stdout
+    assert "NEW - OLD per deal +" in done.stdout and "95% interval [+" in done.stdout
+    assert "the field sees h and r as candidate, each match with fresh processes" in done.stdout
     again = arena(*args)
     assert again.returncode == 0 and "done: 0 played" in again.stdout
     assert again.stdout.splitlines()[-3:-1] == done.stdout.splitlines()[-3:-1]
@@ -119,8 +154,12 @@ def test_compare_calls_the_heuristic_bot_better_and_resumes(tmp_path):
     assert shown.returncode == 0, shown.stderr
 
 
-def test_identical_versions_are_undecided_after_fixed_deals_and_bad_input_exits_3(tmp_path):
+def test_the_same_program_as_new_and_old_differs_by_exactly_zero(tmp_path):
+    """Exact pairing: NEW and OLD are the same program, the field random bots that seed from the
+    match id they are sent: every deal's difference is exactly 0, and every bot is sent the
+    same lines in both copies of a deal (their records are the same but for the names)."""
     same = f"{sys.executable} {RANDOM} 4"
+    results = tmp_path / "r.sqlite"
     done = arena(
         "compare",
         f"new={same}",
@@ -130,15 +169,90 @@ def test_identical_versions_are_undecided_after_fixed_deals_and_bad_input_exits_
         "--games",
         "aon",
         "--deals",
-        "2",
+        "3",
+        "--results",
+        results,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "alles-oder-nichts: undecided (not enough data: the same score in every deal so far" in (
+        done.stdout
+    )
+    assert "NEW - OLD per deal +0.00 over 3 deals" in done.stdout
+    assert "inconclusive at max: 3 deals per table: undecided in alles-oder-nichts" in done.stdout
+    with ResultStore.open_read(results) as store:
+        matches = store.matches()
+    plan_tables = {"alles-oder-nichts": 1}
+    tally = CompareTally("new", "old", plan_tables)
+    tally.add_all(matches)
+    differences = tally.differences()["alles-oder-nichts"]
+    assert differences.n == 3 and differences.total() == 0 and differences.total_squares() == 0
+    by_id = {m.match_id: m for m in matches}
+    assert len(by_id) == 3 * 4 * 2
+    for match in matches:
+        if match.table != 0:
+            continue
+        twin = by_id[match.match_id.replace("/t0/", "/t1/")]
+        assert twin.scores == match.scores and twin.placings == match.placings
+        old_lines, new_lines = (
+            without_times(
+                record_lines(Path(m.record_path), at=m.record_span[0], length=m.record_span[1])
+            )
+            for m in (match, twin)
+        )
+        old_header, new_header = old_lines[0], new_lines[0]
+        assert old_header["match_id"] == match.match_id != new_header["match_id"]
+        assert old_header["sent_match_id"] == new_header["sent_match_id"]
+        assert len(old_header["sent_match_id"]) == 16
+        assert [s["sent_name"] for s in old_header["seats"]] == [
+            s["sent_name"] for s in new_header["seats"]
+        ]
+        assert "candidate" in [s["sent_name"] for s in old_header["seats"]]
+        # every event, request, reply and action alike (the replies hold the request ids:
+        # fresh processes count from 1 in both copies)
+        assert len(old_lines) > 100 and old_lines[1:] == new_lines[1:]
+
+
+def test_a_new_version_that_crashes_is_worse_whatever_else_it_does(tmp_path):
+    done = arena(
+        "compare",
+        f"new={sys.executable} {CRASH}",
+        "--against",
+        f"old={sys.executable} {FIRST_LEGAL}",
+        *field(),
+        "--games",
+        "aon",
         "--results",
         tmp_path / "r.sqlite",
     )
-    assert done.returncode == 2, done.stdout + done.stderr
-    assert "inconclusive at max: 2 deals per table" in done.stdout
-    assert "alles-oder-nichts: NEW - OLD per deal " in done.stdout and "over 2 deals" in done.stdout
-    bad = arena("compare", "x", "--against", "y", "--field", "z", "--sprt", "alpha=2")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "new is not better than old: worse in alles-oder-nichts" in done.stdout
+    assert "worse (NEW forfeited 8 matches where OLD did not (OLD 0 where NEW did not))" in (
+        done.stdout
+    )
+    assert "deals 2: " in done.stdout and "deals 4: " not in done.stdout  # decided at once
+
+
+def test_bad_input_exits_3_and_a_failed_run_4_counting_what_is_stored(tmp_path):
+    bad = arena("compare", "x", "--against", "y", "--field", "z", "--test", "alpha=2")
     assert bad.returncode == 3 and "alpha and beta must be in (0, 0.5)" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+    old_name = arena("compare", "x", "--against", "y", "--field", "z", "--sprt", "e1=0.1,e0=0.2")
+    assert old_name.returncode == 3 and "--test: expected 0 <= e0 < e1" in old_name.stderr
     usage = arena("compare", "x", "--field", "z")
     assert usage.returncode == 3 and "--against" in usage.stderr
+    broken = arena(
+        "compare",
+        f"new={sys.executable} {tmp_path / 'missing.py'}",
+        "--against",
+        f"old={sys.executable} {FIRST_LEGAL}",
+        *field(1),
+        "--games",
+        "aon",
+        "--results",
+        tmp_path / "r.sqlite",
+    )
+    assert broken.returncode == 4, broken.stdout + broken.stderr
+    lines = broken.stderr.strip().splitlines()
+    assert lines[0].startswith("Error: preflight: 1 of 3 bots cannot start")
+    assert lines[-1].startswith(f"0 completed matches are stored in {tmp_path / 'r.sqlite'}")
+    assert "Traceback" not in broken.stderr
