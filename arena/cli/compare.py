@@ -260,7 +260,8 @@ def _judgement_text(judgement: Judgement, deals: int) -> str:
         estimate += (
             f", {judgement.confidence:.0%} interval [{judgement.low:+.2f}, {judgement.high:+.2f}]"
         )
-    return f"{what}: {estimate} over {judgement.n} deals (of {deals} played)"
+    tables = "" if judgement.n == deals else f" of its tables, {deals} per table"
+    return f"{what}: {estimate} over {judgement.n} deals{tables}"
 
 
 def _look_line(look: int, judgements: dict[str, Judgement], deals: dict[str, int]) -> str:

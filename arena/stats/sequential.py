@@ -167,7 +167,9 @@ def judge(
     bound = max(FLOOR, mixture_bound(max(n, 1), settings.alpha / (2 * games)))
     level = settings.confidence
 
-    def judged(verdict: Verdict, why: str, t: float | None = None, half: float | None = None):
+    def judged(
+        verdict: Verdict, why: str, t: float | None = None, half: float | None = None
+    ) -> Judgement:
         low = high = None
         if half is not None and mean is not None:
             low, high = mean - half, mean + half

@@ -126,28 +126,24 @@ def field(n=3):
     return [arg for i in range(n) for arg in ("--field", f"f{i}={sys.executable} {RANDOM} {i}")]
 
 
+def compare(tmp_path, new, old, *options, fields=3):
+    """``arena compare NEW --against OLD`` in Alles oder Nichts, random bots as the field."""
+    return arena(
+        "compare", new, "--against", old, *field(fields), "--games", "aon",
+        "--results", tmp_path / "r.sqlite", *options,
+    )  # fmt: skip
+
+
 def test_compare_calls_the_heuristic_bot_better_and_resumes(tmp_path):
-    args = [
-        "compare",
-        f"h={sys.executable} {HEURISTIC} 1",
-        "--against",
-        f"r={sys.executable} {RANDOM} 9",
-        *field(),
-        "--games",
-        "aon",
-        "--concurrency",
-        "2",
-        "--results",
-        tmp_path / "r.sqlite",
-    ]
-    done = arena(*args)
+    args = [f"h={sys.executable} {HEURISTIC} 1", f"r={sys.executable} {RANDOM} 9"]
+    done = compare(tmp_path, *args, "--concurrency", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "h is better than r: better in alles-oder-nichts" in done.stdout
     assert "deals 2: alles-oder-nichts t +" in done.stdout  # looks, fewer than 12: no verdict
     assert "  alles-oder-nichts: better (t = +" in done.stdout
     assert "NEW - OLD per deal +" in done.stdout and "95% interval [+" in done.stdout
     assert "the field sees h and r as candidate, each match with fresh processes" in done.stdout
-    again = arena(*args)
+    again = compare(tmp_path, *args, "--concurrency", "2")
     assert again.returncode == 0 and "done: 0 played" in again.stdout
     assert again.stdout.splitlines()[-3:-1] == done.stdout.splitlines()[-3:-1]
     shown = arena("standings", tmp_path / "r.sqlite", "--json")
@@ -159,27 +155,14 @@ def test_the_same_program_as_new_and_old_differs_by_exactly_zero(tmp_path):
     match id they are sent: every deal's difference is exactly 0, and every bot is sent the
     same lines in both copies of a deal (their records are the same but for the names)."""
     same = f"{sys.executable} {RANDOM} 4"
-    results = tmp_path / "r.sqlite"
-    done = arena(
-        "compare",
-        f"new={same}",
-        "--against",
-        f"old={same}",
-        *field(),
-        "--games",
-        "aon",
-        "--deals",
-        "3",
-        "--results",
-        results,
-    )
+    done = compare(tmp_path, f"new={same}", f"old={same}", "--deals", "3")
     assert done.returncode == 2, done.stdout + done.stderr
     assert "alles-oder-nichts: undecided (not enough data: the same score in every deal so far" in (
         done.stdout
     )
     assert "NEW - OLD per deal +0.00 over 3 deals" in done.stdout
     assert "inconclusive at max: 3 deals per table: undecided in alles-oder-nichts" in done.stdout
-    with ResultStore.open_read(results) as store:
+    with ResultStore.open_read(tmp_path / "r.sqlite") as store:
         matches = store.matches()
     plan_tables = {"alles-oder-nichts": 1}
     tally = CompareTally("new", "old", plan_tables)
@@ -213,17 +196,7 @@ def test_the_same_program_as_new_and_old_differs_by_exactly_zero(tmp_path):
 
 
 def test_a_new_version_that_crashes_is_worse_whatever_else_it_does(tmp_path):
-    done = arena(
-        "compare",
-        f"new={sys.executable} {CRASH}",
-        "--against",
-        f"old={sys.executable} {FIRST_LEGAL}",
-        *field(),
-        "--games",
-        "aon",
-        "--results",
-        tmp_path / "r.sqlite",
-    )
+    done = compare(tmp_path, f"new={sys.executable} {CRASH}", f"old={sys.executable} {FIRST_LEGAL}")
     assert done.returncode == 1, done.stdout + done.stderr
     assert "new is not better than old: worse in alles-oder-nichts" in done.stdout
     assert "worse (NEW forfeited 8 matches where OLD did not (OLD 0 where NEW did not))" in (
@@ -240,16 +213,9 @@ def test_bad_input_exits_3_and_a_failed_run_4_counting_what_is_stored(tmp_path):
     assert old_name.returncode == 3 and "--test: expected 0 <= e0 < e1" in old_name.stderr
     usage = arena("compare", "x", "--field", "z")
     assert usage.returncode == 3 and "--against" in usage.stderr
-    broken = arena(
-        "compare",
-        f"new={sys.executable} {tmp_path / 'missing.py'}",
-        "--against",
-        f"old={sys.executable} {FIRST_LEGAL}",
-        *field(1),
-        "--games",
-        "aon",
-        "--results",
-        tmp_path / "r.sqlite",
+    missing = tmp_path / "missing.py"
+    broken = compare(
+        tmp_path, f"new={sys.executable} {missing}", f"old={sys.executable} {FIRST_LEGAL}", fields=1
     )
     assert broken.returncode == 4, broken.stdout + broken.stderr
     lines = broken.stderr.strip().splitlines()
