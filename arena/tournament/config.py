@@ -130,7 +130,10 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class TournamentConfig:
     name: str
-    seed: int
+    # The tournament seed every deal derives from (SPEC 10.3). None: secret, drawn for the
+    # results file when it is new and read from it on a resume (arena.tournament.sealing), so
+    # a config read from a file without `seed` has none until then.
+    seed: int | None
     bots: tuple[BotSpec, ...]
     games: tuple[GamePlan, ...]
     seating: str = "duplicate"
@@ -153,13 +156,22 @@ class TournamentConfig:
     stop: StopRule | None = None
     # per bot name: what its program is, {file or folder: SHA-256} (see program_hashes)
     programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Whether the seed is the organiser's (the file's `seed`, --seed): public, so bots may know
+    # it. False: a secret seed, never in the definition (its commitment is in the results file).
+    public_seed: bool = True
+    # The secret seed's commitment (SPEC 10.3), written into every record header; and whether
+    # the seed was revealed already (the tournament has ended: nothing more may be dealt).
+    commitment: str | None = None
+    revealed: bool = False
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
-        once): its fingerprint ties a results file to the definition that filled it."""
+        once): its fingerprint ties a results file to the definition that filled it. A secret
+        seed is null here: the definition is stored in the results file and shown by its web
+        pages while the tournament runs."""
         return {
             "name": self.name,
-            "seed": self.seed,
+            "seed": self.seed if self.public_seed else None,
             "seating": self.seating,
             "bots": [
                 {
@@ -203,10 +215,13 @@ class TournamentConfig:
     def bot_identities(self) -> dict[str, str]:
         """Per bot name, a hash of everything that makes it the bot it is: its definition entry,
         its program's content hash included. A stored match is a match of these identities."""
-        return {
-            entry["name"]: _sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")))
-            for entry in self.definition()["bots"]
-        }
+        return bot_identities(self.definition()["bots"])
+
+    def for_players(self) -> TournamentConfig:
+        """This config as processes that only play matches get it (worker processes, a Dask
+        cluster's workers): without the seed, which they never need (each match comes with
+        its own) and which would give away every deal to be played."""
+        return replace(self, seed=None)
 
     def keyer(self) -> Callable[[ScheduledMatch], ScheduledMatch]:
         """A function giving a match its content key (:func:`arena.tournament.schedule.match_key`),
@@ -245,6 +260,31 @@ class TournamentConfig:
 
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def bot_identities(entries: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Per bot name, the hash of its definition entry (TournamentConfig.bot_identities), from
+    the entries as a definition holds them (a results file's too)."""
+    return {
+        entry["name"]: _sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")))
+        for entry in entries
+    }
+
+
+def plans_of(definition: Mapping[str, Any]) -> list[GamePlan]:
+    """The games of a definition as the schedule takes them (a results file's definition)."""
+    return [
+        GamePlan(
+            label=g["label"],
+            game_id=g["game"],
+            players=g["players"],
+            deals=g["deals"],
+            options=dict(g["options"]),
+            team_size=find_game(g["game"]).team_size,
+            max_tables=g["max_tables"],
+        )
+        for g in definition["games"]
+    ]
 
 
 def program_hashes(spec: BotSpec, *, submitted: bool = False) -> dict[str, str]:
@@ -736,8 +776,10 @@ def config_from_table(
     read = reader.read
     reader.only(data, TOP_FIELDS, "")
     name = read(lambda: reader.name("name", data.get("name", default_name)), "tournament")
-    seed = read(
-        lambda: reader.integer("seed", data.get("seed", 0), minimum=0, maximum=2**63 - 1), 0
+    seed = (
+        read(lambda: reader.integer("seed", data["seed"], minimum=0, maximum=2**63 - 1), 0)
+        if data.get("seed") is not None
+        else None
     )
     stop = read(lambda: _stop(reader, data["stop"]), None) if "stop" in data else None
     default_deals = DEFAULT_DEALS if stop is None else stop.max_deals
@@ -836,6 +878,7 @@ def config_from_table(
     return TournamentConfig(
         name=name,
         seed=seed,
+        public_seed=seed is not None,
         bots=bots,
         games=games,
         seating=seating,
@@ -891,7 +934,7 @@ def quick_config(
     *,
     games: str = "all",
     deals: int | None = DEFAULT_DEALS,
-    seed: int = 0,
+    seed: int | None = None,
     concurrency: int | None = None,
     results: str | None = None,
     until_confident: bool = False,
@@ -905,7 +948,7 @@ def quick_config(
     options; ConfigError lists every mistake in them."""
     data: dict[str, Any] = {
         "name": "quick",
-        "seed": seed,
+        **({} if seed is None else {"seed": seed}),
         "bots": [parse_bot_option(b) for b in bots],
         "games": _quick_games(select_games(games, source="--games"), players, options),
     }

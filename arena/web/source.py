@@ -167,8 +167,10 @@ def schedule_from_definition(definition: Mapping[str, Any]) -> Schedule:
             )
         )
     bots = [b["name"] for b in definition.get("bots", [])]
+    # A secret seed is null until the tournament ends (SPEC 10.3): what the pages take of the
+    # schedule (its size, ids and places) does not depend on it, so 0 stands in for it.
     return build_schedule(
-        int(definition.get("seed", 0)), bots, plans, definition.get("seating", "duplicate")
+        int(definition.get("seed") or 0), bots, plans, definition.get("seating", "duplicate")
     )
 
 
