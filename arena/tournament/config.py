@@ -49,6 +49,13 @@ ENV_EXPECTED = "environment variable names of letters, digits and _ (not startin
 # Limits the kernel can hold (bytes fit in 63 bits) and no bot needs more of: 1 TiB, 1 year.
 LIMIT_MAXIMA = {"memory_mb": 1 << 20, "file_mb": 1 << 20, "cpu_seconds": 366 * 24 * 3600}
 NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
+# Bounds that keep a schedule countable and quick to build: its length must fit a machine
+# integer (deals x tables x rotations x games), and sampling tables keeps a count per pair of
+# bots (bots^2 of them: 20,000 bots took 3.2 GB and minutes before the first line).
+MAX_BOTS = 1024
+MAX_DEALS = 10**12
+MAX_TABLES = 10_000
+MAX_GAMES = 100
 
 TOP_FIELDS = (
     "name",
@@ -645,11 +652,17 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
     if "label" in table:
         label = reader.read(lambda: reader.name(f"{where}.label", table["label"]), label)
     deals = reader.read(
-        lambda: reader.integer(f"{where}.deals", table.get("deals", default_deals), minimum=1), 1
+        lambda: reader.integer(
+            f"{where}.deals", table.get("deals", default_deals), minimum=1, maximum=MAX_DEALS
+        ),
+        1,
     )
     max_tables = reader.read(
         lambda: reader.integer(
-            f"{where}.max_tables", table.get("max_tables", DEFAULT_MAX_TABLES), minimum=1
+            f"{where}.max_tables",
+            table.get("max_tables", DEFAULT_MAX_TABLES),
+            minimum=1,
+            maximum=MAX_TABLES,
         ),
         1,
     )
@@ -784,7 +797,9 @@ def config_from_table(
     stop = read(lambda: _stop(reader, data["stop"]), None) if "stop" in data else None
     default_deals = DEFAULT_DEALS if stop is None else stop.max_deals
     deals = read(
-        lambda: reader.integer("deals", data.get("deals", default_deals), minimum=1),
+        lambda: reader.integer(
+            "deals", data.get("deals", default_deals), minimum=1, maximum=MAX_DEALS
+        ),
         default_deals,
     )
 
@@ -842,6 +857,15 @@ def config_from_table(
             None,
         )
         bots_raw = bots_raw if isinstance(bots_raw, list) else []
+    if len(dir_bots) + len(bots_raw) > MAX_BOTS:
+        reader.note(
+            "bots",
+            f"{len(dir_bots) + len(bots_raw)} bots"
+            + (f" ({len(dir_bots)} of bots_dir)" if dir_bots else ""),
+            f"at most {MAX_BOTS} bots in one tournament",
+            raw=True,
+        )
+        reader.done()  # now: checking and hashing each of them first would take minutes
     entries = [(i, _bot(reader, f"bots[{i}]", raw)) for i, raw in enumerate(bots_raw)]
     bots = dir_bots + tuple(bot for _, bot in entries if bot is not None)
     _unique(
@@ -854,10 +878,13 @@ def config_from_table(
     games_raw = data.get("games", "all")
     if games_raw == "all":
         games_raw = list(GAMES)
-    if not isinstance(games_raw, list) or not games_raw:
+    if not isinstance(games_raw, list) or not games_raw or len(games_raw) > MAX_GAMES:
         read(
             lambda: reader.fail(
-                "games", games_raw, '"all", a list of game ids or [[games]] entries'
+                "games",
+                f"{len(games_raw)} entries" if isinstance(games_raw, list) else games_raw,
+                f'"all", a list of game ids or [[games]] entries (1 to {MAX_GAMES})',
+                raw=isinstance(games_raw, list),
             ),
             None,
         )
@@ -912,7 +939,10 @@ def _stop(reader: _Reader, raw: object) -> StopRule:
         "stop.min_deals", table.get("min_deals", defaults.min_deals), minimum=2
     )
     max_deals = reader.integer(
-        "stop.max_deals", table.get("max_deals", defaults.max_deals), minimum=min_deals
+        "stop.max_deals",
+        table.get("max_deals", defaults.max_deals),
+        minimum=min_deals,
+        maximum=MAX_DEALS,
     )
     return StopRule(confidence=float(confidence), min_deals=min_deals, max_deals=max_deals)
 
