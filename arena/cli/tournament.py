@@ -45,7 +45,7 @@ from arena.tournament.runner import (
     unwrapped,
 )
 from arena.tournament.schedule import Schedule, build_schedule
-from arena.tournament.sealing import open_sealed, reveal
+from arena.tournament.sealing import has_ended, open_sealed, reveal
 from arena.tournament.standings import (
     LiveStandings,
 )
@@ -176,8 +176,8 @@ def tournament_command(
             raise InputError(str(exc)) from None
     if config.cluster is not None and importlib.util.find_spec("distributed") is None:
         raise InputError(INSTALL_LINE)
-    if file is not None and games is not None:
-        _only_games(config, games)  # a mistake in --games: before any file is touched
+    # (a mistake in --games: before any file is touched)
+    chosen = _only_games(config, games) if file is not None and games is not None else None
     try:
         output_lock = OutputLock.take(config.output, config.results, restart=restart)
     except StoreError as exc:
@@ -191,8 +191,8 @@ def tournament_command(
     assert config.seed is not None  # (settled by open_sealed)
     full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
     schedule = full
-    if file is not None and games is not None and games.strip().lower() != "all":
-        schedule = full.only(_only_games(config, games))
+    if chosen is not None and chosen != {g.label for g in config.games}:
+        schedule = full.only(chosen)
     try:
         output_lock.claim()
         kept, older = refresh_current(config, full, store)
@@ -238,7 +238,7 @@ def tournament_command(
         latency = live.latency()  # folded with the standings: no second reading of the matches
         store.save_note(LATENCY_NOTE, latency.warning)  # in the results, for `arena standings`
         revealed = None
-        if not interrupted and _ended(full, store, summary, report):
+        if not interrupted and has_ended(full, store, summary.aborted, report):
             revealed = reveal(store, sealed)
     except PreflightError as exc:
         raise InputError(str(exc)) from None
@@ -396,18 +396,6 @@ def _config(
     if results_path is not None:
         config = replace(config, results=Path(results_path))
     return config
-
-
-def _ended(
-    full: Schedule, store: ResultStore, summary: RunSummary, report: StopReport | None
-) -> bool:
-    """Whether the tournament has ended (SPEC 10.3): nothing aborted, and every match of its
-    schedule stored, or with a stop rule, the rule decided."""
-    if summary.aborted:
-        return False
-    if report is not None:
-        return report.decided
-    return stored_count(full, store.completed_ids()) == len(full)
 
 
 def _only_games(config: TournamentConfig, games: str) -> set[str]:

@@ -22,7 +22,14 @@ from typing import Any
 import msgspec
 
 from arena.games import GameError
-from arena.referee.record import DecisionTime, Replay, ReplayError, charges, replay_record
+from arena.referee.record import (
+    DecisionTime,
+    Replay,
+    ReplayError,
+    charges,
+    record_where,
+    replay_record,
+)
 from arena.tournament.compare import COMPARE_SCHEDULE, compare_schedule
 from arena.tournament.config import bot_identities, plans_of
 from arena.tournament.schedule import ScheduledMatch, build_schedule, match_key
@@ -312,11 +319,7 @@ def _match_problem(
     except ReplayError as error:
         return str(error)
     problem = audit.match_problems(replay, stored, current)
-    return None if problem is None else f"{_where(record, at)}: {problem}"
-
-
-def _where(record: Path, at: int | None) -> str:
-    return str(record) if at is None else f"{record} (the record at byte {at})"
+    return None if problem is None else f"{record_where(record, at)}: {problem}"
 
 
 def stored_match_of(

@@ -286,7 +286,7 @@ def plans_of(definition: Mapping[str, Any]) -> list[GamePlan]:
             game_id=g["game"],
             players=g["players"],
             deals=g["deals"],
-            options=dict(g["options"]),
+            options=dict(g.get("options", {})),
             team_size=find_game(g["game"]).team_size,
             max_tables=g["max_tables"],
         )

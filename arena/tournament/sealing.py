@@ -5,12 +5,14 @@ tournament ends. ``arena tournament`` and ``arena compare`` open their results f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.tournament.config import TournamentConfig
-from arena.tournament.seal import PUBLIC_SEED_NOTE, DealSecret
+from arena.tournament.runner import StopReport, stored_count
+from arena.tournament.schedule import ScheduledMatch
+from arena.tournament.seal import PUBLIC_SEED_NOTE, DealSecret, SealState
 from arena.tournament.store import ResultStore, StoreError
 
 
@@ -92,7 +94,8 @@ def _sealed(config: TournamentConfig, secret: DealSecret, *, revealed: bool) -> 
     return replace(config, seed=secret.seed, commitment=secret.commitment, revealed=revealed)
 
 
-def _revealed(state: Any) -> str:
+def _revealed(state: SealState) -> str:
+    assert state.revealed is not None
     return f"seed {state.revealed.seed}, salt {state.revealed.salt} (commitment {state.commitment})"
 
 
@@ -120,6 +123,18 @@ def open_sealed(
     if schedule is not None:
         store.save_note("schedule", schedule)
     return store, settled[0]
+
+
+def has_ended(
+    schedule: Sequence[ScheduledMatch], store: ResultStore, aborted: int, report: StopReport | None
+) -> bool:
+    """Whether a tournament has ended with this run (SPEC 10.3): nothing ``aborted``, and every
+    match of its ``schedule`` stored, or, run in rounds (``report``), its stop rule decided."""
+    if aborted:
+        return False
+    if report is not None:
+        return report.decided
+    return stored_count(schedule, store.completed_ids()) == len(schedule)
 
 
 def reveal(store: ResultStore, run: SealedRun) -> str | None:

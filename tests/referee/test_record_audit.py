@@ -19,8 +19,6 @@ import gzip
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
@@ -33,10 +31,11 @@ from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
 from arena.referee.record import ReplayError, read_record, replay_record
 from arena.referee.testing import connect_fake
-from tests.referee.audit_corpus import ROOT, Checker, CorpusMatch, build, load
+from tests.referee.audit_corpus import Checker, CorpusMatch, build, load
 from tests.referee.record_edits import catalogue, has_short_arrays, unrevealable
 from tests.referee.test_hostile_lines import OneLineBot
 from tests.referee.test_late_lines import LATE_S
+from tests.tournament.test_sealed_deals import arena
 
 GAMES = ("alles-oder-nichts", "vingt-down", "eight-rounds", "all-fours")
 
@@ -57,16 +56,6 @@ def corpus(tmp_path_factory) -> list[CorpusMatch]:
         matches = build(folder)
         (folder / "done").write_text("")
         return matches
-
-
-def arena(*args: object) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *map(str, args)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
 
 
 def test_the_corpus_holds_every_game_fault_and_clock(corpus, tmp_path):

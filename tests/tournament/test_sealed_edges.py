@@ -7,26 +7,16 @@ from __future__ import annotations
 import json
 import shutil
 import sqlite3
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 from arena.tournament.config import MAX_BOTS, MAX_DEALS
 from arena.tournament.store import OutputLock, ResultStore
+from tests.tournament.test_sealed_deals import arena
 
 ROOT = Path(__file__).resolve().parents[2]
 RANDOM_BOT = ROOT / "tests" / "bots" / "random_bot.py"
-
-
-def arena(*args: object, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "arena", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
 
 
 def bots_toml(count: int) -> str:
