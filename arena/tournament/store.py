@@ -328,13 +328,13 @@ class ResultStore:
                         f"{path}: holds the results of tournament {meta.get('name', '?')!r}, "
                         f"not {name!r}; give another results file, or --restart to discard them"
                     )
+                old = json.loads(meta.get("definition", "{}"))
+                changed = _changed_program(old, definition)  # (whatever the seed)
+                if changed:
+                    raise StoreError(f"{path}: {changed}")
                 if settle is not None:
                     fingerprint, definition = settle(store)
                 store._add_missing_columns()
-                old = json.loads(meta.get("definition", "{}"))
-                changed = _changed_program(old, definition)
-                if changed:
-                    raise StoreError(f"{path}: {changed}")
                 if meta.get("fingerprint") != fingerprint:
                     store._update_definition(fingerprint, definition)
             store._add_seq()
