@@ -26,7 +26,8 @@ P(better) >= 95% for the marks and at every round).
 random bot (OLD), with three more random bots as the field, one game at a time, default test:
 the deals per table it needed, the matches that took, and the verdict, for each seed and their
 median. ``--demo``: the stopping rule (``--until-confident``) on tournaments/demo.toml's four
-bots: the deals per table it played, why it stopped, and the matches. ``--demo-max N`` first
+bots (dealt from a secret seed, SPEC 10.3: the deals, so the figures, differ from run to run):
+the deals per table it played, why it stopped, and the matches. ``--demo-max N`` first
 writes a copy of the file with ``stop = { max_deals = N }`` instead of its ``deals``. Every run
 writes to a fresh temporary results file; figures are counts, not times (times are printed for
 information only: the machine is shared).

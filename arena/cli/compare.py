@@ -19,6 +19,7 @@ import trio
 from arena.cli.common import STOP_SIGNALS, StopOnSignal, kept_note
 from arena.stats.sequential import FLOOR, Judgement, Overall, TestSettings, Verdict, looks
 from arena.tournament.compare import (
+    COMPARE_SCHEDULE,
     CompareReport,
     CompareSchedule,
     compare_schedule,
@@ -33,6 +34,7 @@ from arena.tournament.config import (
     select_games,
 )
 from arena.tournament.runner import RunSummary, TournamentError, unwrapped
+from arena.tournament.sealing import open_sealed, reveal
 from arena.tournament.store import ResultStore, StoreError
 
 EXIT_BETTER, EXIT_NOT_BETTER, EXIT_UNDECIDED, EXIT_INPUT, EXIT_FAILED = 0, 1, 2, 3, 4
@@ -127,7 +129,12 @@ def parse_test(text: str | None) -> TestSettings:
     show_default=True,
     help="The most deals per table before it says inconclusive.",
 )
-@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=2**63 - 1),
+    help="The seed of the deals, public to anyone who knows it [a secret one, revealed when "
+    "the comparison ends].",
+)
 @click.option("--concurrency", type=click.IntRange(1, 256), help="Matches at once [cores].")
 @click.option("--workers", type=click.IntRange(1, 256), help="Processes playing the matches.")
 @click.option(
@@ -145,7 +152,7 @@ def compare_command(
     deals: int | None,
     test_text: str | None,
     max_deals: int,
-    seed: int,
+    seed: int | None,
     concurrency: int | None,
     workers: int | None,
     results_path: str | None,
@@ -167,19 +174,17 @@ def compare_command(
     if workers is not None:
         config = replace(config, workers=workers)
     new_name, old_name = config.bots[0].name, config.bots[1].name
+    try:
+        store, sealed = open_sealed(config, restart=restart, schedule=COMPARE_SCHEDULE)
+    except StoreError as exc:
+        raise CompareInputError(str(exc)) from None
+    config = sealed.config
+    assert config.seed is not None  # (settled by open_sealed)
     plan = compare_schedule(
         config.seed, new_name, old_name, [b.name for b in config.bots[2:]], config.games
     )
-    try:
-        store = ResultStore.open_for_run(
-            config.results,
-            name=config.name,
-            fingerprint=config.fingerprint(),
-            definition=config.definition(),
-            restart=restart,
-        )
-    except StoreError as exc:
-        raise CompareInputError(str(exc)) from None
+    for note in sealed.notes:
+        _say(note)
     most = deals or max_deals
     rounds = [most] if deals else looks(most)
     _say(
@@ -194,9 +199,12 @@ def compare_command(
     )
     summary = RunSummary()
     report: CompareReport | None = None
-    failure = None
+    failure = revealed = None
     try:
         report = trio.run(_run, config, plan, store, settings, rounds, summary)
+        # It has ended when it decided, or played its deals, with nothing aborted (SPEC 10.10).
+        if report is not None and not report.aborted:
+            revealed = reveal(store, sealed)
     except TournamentError as exc:
         failure = f"{exc}\n{kept_note(store)}"
     finally:
@@ -221,6 +229,8 @@ def compare_command(
         f"done: {summary.played} played, {summary.skipped} already stored, "
         f"{summary.aborted} aborted; {summary.started_processes} bot processes started"
     )
+    if revealed is not None:
+        _say(revealed)
     sys.exit(
         {Overall.BETTER: EXIT_BETTER, Overall.NOT_BETTER: EXIT_NOT_BETTER}.get(
             report.verdict.verdict, EXIT_UNDECIDED
@@ -286,7 +296,7 @@ def _config(
     field_bots: tuple[str, ...],
     games: str,
     deals: int,
-    seed: int,
+    seed: int | None,
     concurrency: int | None,
 ) -> TournamentConfig:
     entries = [bot_entry(new, "new"), bot_entry(old, "old")]
@@ -296,7 +306,9 @@ def _config(
         raise CompareInputError(
             f"bot names must differ, found {', '.join(names)}; name them NAME=CMD"
         )
-    data: dict[str, Any] = {"name": "compare", "seed": seed, "deals": deals, "bots": entries}
+    data: dict[str, Any] = {"name": "compare", "deals": deals, "bots": entries}
+    if seed is not None:
+        data["seed"] = seed
     if concurrency is not None:
         data["concurrency"] = concurrency
     try:

@@ -1050,7 +1050,7 @@ class _Match:
 
     # -- the whole match ---------------------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self, commitment: str | None = None) -> None:
         seats_info = [
             SeatInfo(
                 seat=s.index,
@@ -1084,6 +1084,7 @@ class _Match:
                 "time_control": self.control.as_dict(),
                 "max_faults": self.max_faults,
                 "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                **({"commitment": commitment} if commitment is not None else {}),
                 **({"compact": True} if self.compact_record else {}),
             }
         )
@@ -1237,13 +1238,16 @@ async def run_match(
     time_control: TimeControl = TimeControl(),
     max_faults: int = 3,
     record_path: Path | RecordFile | None = None,
+    commitment: str | None = None,
     sent_id: str | None = None,
 ) -> MatchResult:
     """Play one match between running bots (seat i is ``seats[i]``) and return its result.
     ``record_path``: a file to write the match's record to, or a records file to append it to
-    (the result's ``record_span`` says where it went). ``sent_id``: the match id the bots are
-    sent, when it is not ``match_id`` (a tournament's opaque id, SPEC 4.1); everything else
-    (record, result, log markers, messages) names the match by ``match_id``.
+    (the result's ``record_span`` says where it went). ``commitment``: the commitment of the
+    secret tournament seed the match seed derives from, for the record's header (SPEC 10.3).
+    ``sent_id``: the match id the bots are sent, when it is not ``match_id`` (a tournament's
+    opaque id, SPEC 4.1); everything else (record, result, log markers, messages) names the
+    match by ``match_id``.
 
     Raises OptionError for a bad player count or options before any bot is spoken to. The bots are
     not closed here: their owner closes them, and replaces any that is no longer ``alive``.
@@ -1266,7 +1270,7 @@ async def run_match(
         match = _Match(
             game, seats, seed, options, match_id, time_control, max_faults, record, sent_id
         )
-        match.start()
+        match.start(commitment)
         await match.play()
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)

@@ -38,6 +38,7 @@ from arena.tournament.schedule import GamePlan, ScheduledMatch, build_schedule, 
 from arena.tournament.standings import higher_is_better
 from arena.tournament.store import ResultStore, StoredMatch
 
+COMPARE_SCHEDULE = "compare"  # how a comparison's results file names its schedule (meta note)
 SENT_NAME = "candidate"  # the name NEW and OLD are both sent (another if a field bot has it)
 
 
