@@ -30,7 +30,7 @@ import math
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, Protocol, overload
 
 from arena.games.cards import MASK64, TWO64, Rng, derive_seed
 
@@ -79,16 +79,30 @@ def match_id(label: str, table: int, deal: int, rotation: int) -> str:
     return f"{label}/t{table}/d{deal}/r{rotation}"
 
 
-def sent_match_id(secret: bytes, match: ScheduledMatch) -> str:
+class Dealt(Protocol):
+    """What decides a match's deal and seats: a scheduled match, or a stored one."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def rotation(self) -> int: ...
+
+
+def sent_match_id(secret: bytes, match: Dealt) -> str:
     """The match id the bots are sent (SPEC 4.1): 16 hex digits of an HMAC-SHA256, keyed with
-    the tournament's secret (kept in its results file), of the game, players, options, deal seed
-    and rotation. Opaque: a bot learns nothing of the schedule or the seed from it. The table is
+    the tournament's secret (kept in its results file), of the game, players, deal seed and
+    rotation. Opaque: a bot learns nothing of the schedule or the seed from it. The table is
     left out, so that ``arena compare``'s two copies of a deal, at tables t and T + t with the
-    same seed, are sent the same id."""
+    same seed, are sent the same id. (The options are left out too: the seed already differs
+    between the games of a tournament, and a stored match's options are resolved where a
+    scheduled one's are as written.)"""
     content = {
         "game": match.game_id,
         "players": match.players,
-        "options": dict(match.options),
         "seed": match.seed,
         "rotation": match.rotation,
     }

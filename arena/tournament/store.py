@@ -852,8 +852,8 @@ class ResultStore:
         """The tournament's key for the match ids its bots are sent (SPEC 4.1): 32 random
         bytes, made with the file (a file of an older arena gets one the first time a run asks)
         and kept in the meta table as ``match_id_key`` (hex), also by ``--restart``."""
-        found = (self._meta() or {}).get(MATCH_ID_KEY)
-        if found is None:
+        found = self.match_id_key()
+        if found is None:  # (a file of an older arena)
             try:
                 with self._db:
                     self._db.execute(
@@ -862,7 +862,15 @@ class ResultStore:
                     )
             except sqlite3.Error as exc:
                 raise StoreError(f"{self.path}: cannot write to it: {exc}") from None
-            found = (self._meta() or {})[MATCH_ID_KEY]
+            found = self.match_id_key()
+        assert found is not None  # (just written)
+        return found
+
+    def match_id_key(self) -> bytes | None:
+        """The key of the match ids sent to bots, None when the file has none (yet)."""
+        found = (self._meta() or {}).get(MATCH_ID_KEY)
+        if found is None:
+            return None
         try:
             return bytes.fromhex(found)
         except ValueError:
