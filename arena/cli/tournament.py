@@ -18,6 +18,7 @@ from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.cli.standings import print_latency, stop_confidence
 from arena.games import GameError, find_game
 from arena.referee.cores import spread_cores
+from arena.referee.seal import missing_line
 from arena.render.terminal import (
     output_console,
     show_progress,
@@ -198,6 +199,9 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    note = missing_line(config.bots) if to_play else None  # said once, at start
+    if note:
+        console.print(note, highlight=False, markup=False, soft_wrap=True)
     console.print(
         f"kept {kept} stored matches, {to_play} to play"
         + (f"; {older} stored matches of an earlier definition are not counted" if older else ""),

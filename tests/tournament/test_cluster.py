@@ -7,12 +7,15 @@ Generous limits; nothing is timed."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +24,7 @@ import trio
 
 from arena.referee.bot_spec import BotSpec
 from arena.referee.record import replay_record
+from arena.referee.spawn import own_uid_range
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.executors.packing import (
     COMPLETE_MARK,
@@ -410,3 +414,73 @@ def test_a_scheduler_that_goes_away_stops_the_run_in_one_line_and_the_command_re
     with ResultStore.open_read(config.results) as store:
         after = {m.match_id: m for m in store.matches()}
     assert len(after) == total and all(after[k] == v for k, v in before.items())
+
+
+@needs_dask
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a worker run as root switches bots' users")
+def test_a_root_worker_runs_a_shipped_bot_as_a_user_of_its_own(tmp_path):
+    """A worker run as root starts bots as users of their own (SPEC 7), who must read the
+    folder it unpacked (it was 0700, so no shipped bot could start); its cache lets them pass
+    but not list it. The bot reports its user in its ready version, which the records keep."""
+    from ordinary_user import as_user
+
+    source = tmp_path / "botsrc"
+    shutil.copytree(
+        ROOT / "tests" / "bots", source, ignore=shutil.ignore_patterns("__pycache__", "broken")
+    )
+    # (Its parents passable by the bots' users, as root's default /var/cache/... would be.)
+    cache = Path(tempfile.mkdtemp(prefix="arena-cache-", dir="/tmp")) / "bots"
+    cwd = tmp_path / "worker-cwd"
+    cwd.mkdir()
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TRICK_ARENA_CACHE=str(cache))
+    env.pop("ARENA_BOT_USER", None)  # root's default: @own
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": cwd, "env": env}
+    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+    worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
+    started = [subprocess.Popen([*scheduler, "--port", str(port), "--no-dashboard"], **quiet)]
+    try:
+        # (In a mount namespace where this Python is reachable for the bots' users too.)
+        started.append(
+            subprocess.Popen(
+                [*worker, "--no-dashboard", "--no-nanny", "--local-directory", str(cwd)],
+                preexec_fn=as_user(None),
+                **quiet,
+            )
+        )
+        bots = "".join(
+            f'[[bots]]\nname = "p{i}"\nargv = ["{sys.executable}", "probe_bot.py", "report"]\n'
+            f'cwd = "{source}"\n'
+            for i in range(3)
+        )
+        path = write(
+            tmp_path / "root.toml",
+            f'name = "root"\nseed = 3\noutput = "{tmp_path / "out"}"\nrecords = true\n'
+            f'games = [{{ game = "aon", players = 3 }}]\ndeals = 1\n\n{bots}',
+        )
+        process = arena("tournament", path, "--cluster", address)
+        out, err = process.communicate(timeout=PATIENCE_S)
+        assert process.returncode == 0, (out, err)
+    finally:
+        for process in reversed(started):
+            process.send_signal(signal.SIGINT)
+        for process in reversed(started):
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    with ResultStore.open_read(load_config(path).results) as store:
+        stored = store.matches(include_aborted=True)
+    assert len(stored) == 3 and all(m.completed and not m.faults for m in stored), stored
+    at, length = stored[0].record_span
+    header = replay_record(Path(stored[0].record_path), at=at, length=length).header
+    uids = {json.loads(seat["version"])["uid"] for seat in header["seats"]}
+    low, high = own_uid_range()
+    assert all(low <= uid <= high for uid in uids) and len(uids) == 3
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o711  # passable, not listable
+    (entry,) = [e for e in cache.iterdir() if e.is_dir() and e.name != "logs"]
+    assert stat.S_IMODE(entry.stat().st_mode) == 0o755
+    assert stat.S_IMODE((entry / "probe_bot.py").stat().st_mode) & 0o044 == 0o044
+    assert stat.S_IMODE((cache / "logs").stat().st_mode) == 0o700  # its logs: root's alone
+    shutil.rmtree(cache.parent, ignore_errors=True)
