@@ -691,9 +691,9 @@ class ProcessTransport:
                 os.killpg(self.pid, signal.SIGKILL)
             except OSError:
                 pass
-            if self.in_cgroup:
+            if self.cgroup is not None and self.in_cgroup:
                 # Whatever it started, wherever it went, with whatever environment: gone.
-                self.cgroup.kill()  # type: ignore[union-attr]
+                self.cgroup.kill()
             else:
                 # Found by a look at every process of the machine, which takes milliseconds to
                 # tens of them: in a thread, so that the other matches of this process do not
@@ -723,6 +723,43 @@ class ProcessTransport:
                 except Exception:
                     pass
             _remove(self.private_dir)
+
+
+def _sealed(
+    spec: BotSpec,
+    argv: list[str],
+    folder: str | None,
+    user: BotUser | None,
+    how: str,
+    log_dir: Path,
+    file_mb: int,
+) -> tuple[list[str], Callable[[], None] | None]:
+    """The bot's command line and what its child runs before exec, sealed ``how`` ("namespaces":
+    the child makes them; "bwrap": the command line runs it in bubblewrap). BotStartupError for
+    a program its seal would hide."""
+    plan = SealPlan(
+        workdir=folder or "/tmp",  # without a folder: its private /tmp
+        own_folder=folder,
+        program_folders=tuple(seal.program_folders(argv, folder or "/")),
+        hidden=seal.hidden_from(
+            [folder] if folder else [], (), (*spec.hidden, os.path.abspath(log_dir))
+        ),
+        file_mb=file_mb,
+        owner=None if user is None else (user.uid, user.gid),
+        drop_capabilities=how == "namespaces" and user is None and os.geteuid() == 0,
+    )
+    program = os.path.normpath(os.path.join(folder or "/", argv[0]))
+    covering = [path for path in plan.hidden if seal.under(program, path)]
+    if "/" in argv[0] and covering and not (folder and seal.under(program, folder)):
+        raise BotStartupError(
+            spec.name,
+            f"sealed: its program {program} is in {covering[0]}, which its seal hides (the "
+            "arena's files and other bots' folders): keep it in the bot's own folder "
+            "(SPEC.md section 7)",
+        )
+    if how == "namespaces":
+        return argv, seal.namespaces_child(plan)
+    return seal.bwrap_argv(plan, argv, strict=spec.sandbox == "bwrap"), None
 
 
 def _remove(folder: str | None) -> None:
@@ -966,32 +1003,9 @@ class BotProcess:
                     os.chown(made, user.uid, user.gid)  # its own HOME and TMPDIR
             workdir = folder or private
         else:
-            plan = SealPlan(
-                workdir=folder or "/tmp",  # without a folder: its private /tmp
-                own_folder=folder,
-                program_folders=tuple(seal.program_folders(argv, folder or "/")),
-                hidden=seal.hidden_from(
-                    [folder] if folder else [], (), (*spec.hidden, os.path.abspath(log_dir))
-                ),
-                file_mb=file_mb,
-                owner=None if user is None else (user.uid, user.gid),
-                drop_capabilities=how == "namespaces" and user is None and os.geteuid() == 0,
-            )
-            program = os.path.normpath(os.path.join(folder or "/", argv[0]))
-            covering = [path for path in plan.hidden if seal.under(program, path)]
-            if "/" in argv[0] and covering and not (folder and seal.under(program, folder)):
-                raise BotStartupError(
-                    spec.name,
-                    f"sealed: its program {program} is in {covering[0]}, which its seal hides "
-                    "(the arena's files and other bots' folders): keep it in the bot's own "
-                    "folder (SPEC.md section 7)",
-                )
+            argv, enter = _sealed(spec, argv, folder, user, how, log_dir, file_mb)
             home, tmp = "/tmp/home", "/tmp/tmp"
             workdir = folder or "/"  # (where the child starts; the seal moves it to its own)
-            if how == "namespaces":
-                enter = seal.namespaces_child(plan)
-            else:
-                argv = seal.bwrap_argv(plan, argv, strict=spec.sandbox == "bwrap")
         env = {
             "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
             "LANG": os.environ.get("LANG", "C.UTF-8"),

@@ -106,15 +106,15 @@ def hidden_from(
     """What to hide from a bot whose own folder is in ``own`` (none or one): the arena's paths
     (all but its own folder itself: one holding it is hidden and its folder shown again), and
     the other bots' folders but those holding its own (bots sharing a folder see each other's
-    files). Absolute and normalised, in order, once each."""
-    kept = [os.path.normpath(os.path.abspath(p)) for p in own]
+    files). Absolute, symbolic links resolved, in order, once each."""
+    kept = [os.path.realpath(p) for p in own]
     found: list[str] = []
     for path in arena:
-        path = os.path.normpath(os.path.abspath(path))
+        path = os.path.realpath(path)
         if path not in found and path not in kept:
             found.append(path)
     for path in others:
-        path = os.path.normpath(os.path.abspath(path))
+        path = os.path.realpath(path)
         if path not in found and not any(under(mine, path) for mine in kept):
             found.append(path)
     return tuple(found)
