@@ -31,6 +31,7 @@ import struct
 import subprocess
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from arena.referee.cgroups import pids_problem
 
@@ -412,25 +413,31 @@ def machine_seal() -> MachineSeal:
     return _machine
 
 
-def namespaces_problem() -> str | None:
-    """None when root can make a bot's namespaces here (tried on ``true``), else why not."""
-    plan = SealPlan("/tmp", None, (), (), 1, None)
+def _try(what: str, argv: list[str], **options: Any) -> str | None:
+    """Run ``argv`` (``true``, sealed as ``options`` say): None when it ends well, else ``what``
+    and the last line it wrote to stderr."""
     try:
         done = subprocess.run(
-            ["true"],
-            preexec_fn=namespaces_child(plan),
+            argv,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             timeout=30,
             check=False,
+            **options,
         )
     except (OSError, subprocess.SubprocessError) as error:
-        return f"cannot make namespaces: {error}"
+        return f"{what}: {error}"
     if done.returncode == 0:
         return None
     said = done.stderr.decode(errors="replace").strip().splitlines()
-    return "cannot make namespaces: " + (said[-1] if said else f"status {done.returncode}")
+    return f"{what}: " + (said[-1] if said else f"status {done.returncode}")
+
+
+def namespaces_problem() -> str | None:
+    """None when root can make a bot's namespaces here (tried on ``true``), else why not."""
+    plan = SealPlan("/tmp", None, (), (), 1, None)
+    return _try("cannot make namespaces", ["true"], preexec_fn=namespaces_child(plan))
 
 
 PROBE_USER = 65534  # root tries bubblewrap as this user: bots of other users need it to work
@@ -442,25 +449,12 @@ def bwrap_problem() -> str | None:
     if shutil.which(BWRAP) is None:
         return "bubblewrap (the `bwrap` program) is not installed"
     plan = SealPlan("/", None, (), (), 1, None)
-    root = os.geteuid() == 0
-    try:
-        done = subprocess.run(
-            bwrap_argv(plan, ["true"], strict=True),
-            user=PROBE_USER if root else None,
-            group=PROBE_USER if root else None,
-            extra_groups=[] if root else None,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            timeout=30,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError) as error:
-        return f"bubblewrap cannot run here: {error}"
-    if done.returncode == 0:
-        return None
-    said = done.stderr.decode(errors="replace").strip().splitlines()
-    return "bubblewrap cannot run here: " + (said[-1] if said else f"status {done.returncode}")
+    as_user = {"user": PROBE_USER, "group": PROBE_USER, "extra_groups": []}
+    return _try(
+        "bubblewrap cannot run here",
+        bwrap_argv(plan, ["true"], strict=True),
+        **(as_user if os.geteuid() == 0 else {}),
+    )
 
 
 def missing_line(specs: Iterable[object] = ()) -> str | None:
