@@ -39,9 +39,9 @@ sys.path.insert(0, str(ROOT))
 from arena.games import find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
+from arena.referee.confine import machine_seal
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
-from arena.referee.seal import machine_seal
 
 C_BOT_SOURCE = ROOT / "sample_bots" / "c" / "random_bot.c"
 CONTROL = TimeControl(decision_ms=1000, startup_ms=20000)

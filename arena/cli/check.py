@@ -16,8 +16,8 @@ from arena.bots.check import FAILED, GROUPS, PASSED, CheckResult, CheckSettings,
 from arena.cli.common import width_option
 from arena.games import GAMES, OptionError, find_game
 from arena.referee.bot_spec import BotSpec
+from arena.referee.confine import missing_line
 from arena.referee.lines import printable
-from arena.referee.seal import missing_line
 from arena.render.terminal import PIPED_WIDTH, output_console
 
 STATUS_STYLE = {PASSED: "green", FAILED: "bold red"}

@@ -12,7 +12,7 @@ What a real bot gets (SPEC.md section 7):
   reserves about 4 GiB of address space at start), CPU seconds (default 3600 for the process's
   whole life), file size (default 64 MiB), no core dumps, and with a user id of its own its
   processes and threads (``max_processes``, default 256; also its cgroup's pids.max);
-- a seal (arena/referee/seal.py), unless ``sandbox="none"``: its own network, /tmp, /var/tmp,
+- a seal (arena/referee/confine.py), unless ``sandbox="none"``: its own network, /tmp, /var/tmp,
   /dev/shm and IPC, the arena's files and the other bots' folders hidden (``BotSpec.hidden`` and
   the log folder); made in its child before ``exec`` as root, by bubblewrap otherwise or with
   ``sandbox="bwrap"`` (then also its own PID namespace, the file system read-only, no
@@ -57,10 +57,11 @@ import msgspec
 import trio
 import trio._core._run as trio_run  # the quick read path looks at the run loop (_QuickRead)
 
-from arena.referee import seal
+from arena.referee import confine
 from arena.referee.bot_spec import BotSpec
 from arena.referee.cgroups import BotCgroup
 from arena.referee.clock import TimeControl
+from arena.referee.confine import DEFAULT_MAX_PROCESSES, SEAL_OFF, MachineSeal, SealPlan
 from arena.referee.cores import pin_threads
 from arena.referee.lines import (
     DEFAULT_MAX_LINE_BYTES,
@@ -70,7 +71,6 @@ from arena.referee.lines import (
     shorten,
 )
 from arena.referee.protect import protect_referee
-from arena.referee.seal import DEFAULT_MAX_PROCESSES, SEAL_OFF, MachineSeal, SealPlan
 from arena.referee.spawn import (
     BOT_USER_VARIABLE,
     BotChild,
@@ -322,7 +322,7 @@ async def _seal_method(spec: BotSpec) -> str | None:
     else:
         how = machine.method
     folder = os.path.abspath(spec.cwd) if spec.cwd else None
-    if how is not None and folder in ("/", *seal.PRIVATE_DIRS, *seal.EMPTY_DIRS):
+    if how is not None and folder in ("/", *confine.PRIVATE_DIRS, *confine.EMPTY_DIRS):
         where = "sandbox 'bwrap'" if spec.sandbox == "bwrap" else "sealed"
         raise BotStartupError(
             spec.name,
@@ -340,10 +340,10 @@ async def check_bwrap() -> str | None:
 
 
 async def _machine_seal() -> MachineSeal:
-    """How bots are sealed here (arena.referee.seal), found once, in a thread (it starts a
+    """How bots are sealed here (arena.referee.confine), found once, in a thread (it starts a
     process or two)."""
-    known = seal.known_machine()
-    return known if known is not None else await trio.to_thread.run_sync(seal.machine_seal)
+    known = confine.known_machine()
+    return known if known is not None else await trio.to_thread.run_sync(confine.machine_seal)
 
 
 class _QuickState:
@@ -740,8 +740,8 @@ def _sealed(
     plan = SealPlan(
         workdir=folder or "/tmp",  # without a folder: its private /tmp
         own_folder=folder,
-        program_folders=tuple(seal.program_folders(argv, folder or "/")),
-        hidden=seal.hidden_from(
+        program_folders=tuple(confine.program_folders(argv, folder or "/")),
+        hidden=confine.hidden_from(
             [folder] if folder else [], (), (*spec.hidden, os.path.abspath(log_dir))
         ),
         file_mb=file_mb,
@@ -749,8 +749,8 @@ def _sealed(
         drop_capabilities=how == "namespaces" and user is None and os.geteuid() == 0,
     )
     program = os.path.normpath(os.path.join(folder or "/", argv[0]))
-    covering = [path for path in plan.hidden if seal.under(program, path)]
-    if "/" in argv[0] and covering and not (folder and seal.under(program, folder)):
+    covering = [path for path in plan.hidden if confine.under(program, path)]
+    if "/" in argv[0] and covering and not (folder and confine.under(program, folder)):
         raise BotStartupError(
             spec.name,
             f"sealed: its program {program} is in {covering[0]}, which its seal hides (the "
@@ -758,8 +758,8 @@ def _sealed(
             "(SPEC.md section 7)",
         )
     if how == "namespaces":
-        return argv, seal.namespaces_child(plan)
-    return seal.bwrap_argv(plan, argv, strict=spec.sandbox == "bwrap"), None
+        return argv, confine.namespaces_child(plan)
+    return confine.bwrap_argv(plan, argv, strict=spec.sandbox == "bwrap"), None
 
 
 def _remove(folder: str | None) -> None:

@@ -28,10 +28,10 @@ import trio
 from arena.games import find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
+from arena.referee.confine import hidden_from
 from arena.referee.process import BotProcess, BotStartupError
 from arena.referee.record import RecordFile, RecordShelf
 from arena.referee.results import MatchResult
-from arena.referee.seal import hidden_from
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import ScheduledMatch
 from arena.tournament.store import StoredFault, StoredMatch
@@ -298,6 +298,8 @@ async def play_pooled_match(
                     time_control=config.time_control,
                     max_faults=config.max_faults,
                     record_path=record_path,
+                    # (only with a secret seed: a test's stand-in `play` may not take it)
+                    **({"commitment": config.commitment} if config.commitment else {}),
                 )
         except OSError as exc:  # the arena's own files (the record): every later match would fail
             where = record_path.path if isinstance(record_path, RecordFile) else record_path

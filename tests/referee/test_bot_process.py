@@ -329,10 +329,10 @@ async def test_bwrap_sandbox(tmp_path):
 
 
 async def test_bwrap_missing_is_one_clear_line(tmp_path, monkeypatch):
-    from arena.referee import seal
+    from arena.referee import confine
 
-    monkeypatch.setattr(seal, "BWRAP", "bwrap-not-installed-xyz")
-    seal.forget_machine()
+    monkeypatch.setattr(confine, "BWRAP", "bwrap-not-installed-xyz")
+    confine.forget_machine()
     try:
         with pytest.raises(
             BotStartupError,
@@ -340,4 +340,4 @@ async def test_bwrap_missing_is_one_clear_line(tmp_path, monkeypatch):
         ):
             await start_all([BotSpec("b", ("true",), sandbox="bwrap")], tmp_path)
     finally:
-        seal.forget_machine()  # looked at again with the real one later
+        confine.forget_machine()  # looked at again with the real one later

@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 from ordinary_user import ordinary_user, run_arena
 
-from arena.referee import seal
+from arena.referee import confine
 
 BOTS = Path(__file__).resolve().parent.parent / "bots"
 ROOT = BOTS.parent.parent
@@ -204,7 +204,7 @@ def assert_sealed(attack: Attack) -> None:
 
 
 def machine_can(method: str | None):
-    machine = seal.machine_seal()
+    machine = confine.machine_seal()
     if method == "namespaces" and machine.method != "namespaces":
         pytest.skip(f"root cannot make namespaces here: {machine.why_not}")
     if method == "bwrap" and machine.bwrap_problem is not None:

@@ -25,7 +25,7 @@ import trio
 from sandbox_support import BWRAP, bwrap_problem
 
 from arena.games import find_game
-from arena.referee import seal
+from arena.referee import confine
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
@@ -206,7 +206,7 @@ async def test_the_sandbox_bounds_what_a_bot_can_store_in_memory_backed_folders(
 @pytest.mark.parametrize("sandbox", [None, BWRAP])  # sealed by default, and in bubblewrap
 async def test_the_seal_hides_service_sockets_under_run(tmp_path, sandbox):
     """Sockets under /run (D-Bus, Docker, systemd) would let a bot act outside its seal."""
-    machine = seal.machine_seal()
+    machine = confine.machine_seal()
     if sandbox is None and machine.method is None:
         pytest.skip(f"bots cannot be sealed here: {machine.why_not}")
     try:
