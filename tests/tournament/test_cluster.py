@@ -282,6 +282,37 @@ def hidden_mount_works(folder: Path) -> bool:
     return probe.returncode == 0
 
 
+def three_bots_play(tmp_path: Path, name: str, address: str, source: Path, argv) -> list:
+    """Three bots run from ``source`` (``argv(i)`` after this Python) play one deal of AoN on
+    the Dask cluster at ``address``, records on; the stored matches."""
+    bots = "".join(
+        f'[[bots]]\nname = "p{i}"\nargv = {json.dumps([sys.executable, *map(str, argv(i))])}\n'
+        f'cwd = "{source}"\n'
+        for i in range(3)
+    )
+    path = write(
+        tmp_path / f"{name}.toml",
+        f'name = "{name}"\nseed = 3\noutput = "{tmp_path / "out"}"\nrecords = true\n'
+        f'games = [{{ game = "aon", players = 3 }}]\ndeals = 1\n\n{bots}',
+    )
+    process = arena("tournament", path, "--cluster", address)
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 0, (out, err)
+    with ResultStore.open_read(load_config(path).results) as store:
+        return store.matches(include_aborted=True)
+
+
+def stop(started: list[subprocess.Popen]) -> None:
+    """Stop a scheduler and its workers as Ctrl-C would (killed if they do not go)."""
+    for process in reversed(started):
+        process.send_signal(signal.SIGINT)
+    for process in reversed(started):
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 @needs_dask
 def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
     """The scheduler and one worker are real ``dask`` processes; the worker runs in its own
@@ -332,29 +363,9 @@ def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
                 stderr=subprocess.DEVNULL,
             )
         )
-        bots = "".join(
-            f'[[bots]]\nname = "p{i}"\nargv = ["{sys.executable}", "player.py", "{i}"]\n'
-            f'cwd = "{source}"\n'
-            for i in range(3)
-        )
-        path = write(
-            tmp_path / "far.toml",
-            f'name = "far"\nseed = 3\noutput = "{tmp_path / "out"}"\nrecords = true\n'
-            f'games = [{{ game = "aon", players = 3 }}]\ndeals = 1\n\n{bots}',
-        )
-        process = arena("tournament", path, "--cluster", address)
-        out, err = process.communicate(timeout=PATIENCE_S)
-        assert process.returncode == 0, (out, err)
+        stored = three_bots_play(tmp_path, "far", address, source, lambda i: ["player.py", i])
     finally:
-        for process in reversed(started):
-            process.send_signal(signal.SIGINT)
-        for process in reversed(started):
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    with ResultStore.open_read(load_config(path).results) as store:
-        stored = store.matches(include_aborted=True)
+        stop(started)
     assert len(stored) == 3 and all(m.completed and not m.faults for m in stored), stored
     entries = [e for e in cache.iterdir() if e.is_dir() and e.name != "logs"]
     assert (
@@ -449,29 +460,11 @@ def test_a_root_worker_runs_a_shipped_bot_as_a_user_of_its_own(tmp_path):
                 **quiet,
             )
         )
-        bots = "".join(
-            f'[[bots]]\nname = "p{i}"\nargv = ["{sys.executable}", "probe_bot.py", "report"]\n'
-            f'cwd = "{source}"\n'
-            for i in range(3)
+        stored = three_bots_play(
+            tmp_path, "root", address, source, lambda i: ["probe_bot.py", "report"]
         )
-        path = write(
-            tmp_path / "root.toml",
-            f'name = "root"\nseed = 3\noutput = "{tmp_path / "out"}"\nrecords = true\n'
-            f'games = [{{ game = "aon", players = 3 }}]\ndeals = 1\n\n{bots}',
-        )
-        process = arena("tournament", path, "--cluster", address)
-        out, err = process.communicate(timeout=PATIENCE_S)
-        assert process.returncode == 0, (out, err)
     finally:
-        for process in reversed(started):
-            process.send_signal(signal.SIGINT)
-        for process in reversed(started):
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    with ResultStore.open_read(load_config(path).results) as store:
-        stored = store.matches(include_aborted=True)
+        stop(started)
     assert len(stored) == 3 and all(m.completed and not m.faults for m in stored), stored
     at, length = stored[0].record_span
     header = replay_record(Path(stored[0].record_path), at=at, length=length).header

@@ -340,9 +340,9 @@ def test_a_bot_may_turn_its_seal_off_and_bound_its_processes(tmp_path):
     text = GOOD.replace('name = "beta"\n', 'name = "beta"\nsandbox = "none"\nmax_processes = 9\n')
     config = load_config(write(tmp_path, text))
     assert [(b.sandbox, b.max_processes) for b in config.bots] == [(None, None), ("none", 9)]
-    assert "max_processes" not in load_config(write(tmp_path, GOOD, "g.toml")).definition()[
-        "bots"
-    ][1]
+    assert (
+        "max_processes" not in load_config(write(tmp_path, GOOD, "g.toml")).definition()["bots"][1]
+    )
     assert config.definition()["bots"][1]["max_processes"] == 9
     for field, value, expected in (
         ("sandbox", '"docker"', '"bwrap" or "none"'),
