@@ -427,9 +427,17 @@ def test_a_scheduler_that_goes_away_stops_the_run_in_one_line_and_the_command_re
     assert len(after) == total and all(after[k] == v for k, v in before.items())
 
 
+@pytest.fixture
+def passable_folder():
+    """A folder every user may pass through (tmp_path's parents may not be), removed after."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-cache-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 @needs_dask
 @pytest.mark.skipif(os.geteuid() != 0, reason="only a worker run as root switches bots' users")
-def test_a_root_worker_runs_a_shipped_bot_as_a_user_of_its_own(tmp_path):
+def test_a_root_worker_runs_a_shipped_bot_as_a_user_of_its_own(tmp_path, passable_folder):
     """A worker run as root starts bots as users of their own (SPEC 7), who must read the
     folder it unpacked (it was 0700, so no shipped bot could start); its cache lets them pass
     but not list it. The bot reports its user in its ready version, which the records keep."""
@@ -440,7 +448,7 @@ def test_a_root_worker_runs_a_shipped_bot_as_a_user_of_its_own(tmp_path):
         ROOT / "tests" / "bots", source, ignore=shutil.ignore_patterns("__pycache__", "broken")
     )
     # (Its parents passable by the bots' users, as root's default /var/cache/... would be.)
-    cache = Path(tempfile.mkdtemp(prefix="arena-cache-", dir="/tmp")) / "bots"
+    cache = passable_folder / "bots"
     cwd = tmp_path / "worker-cwd"
     cwd.mkdir()
     port = free_port()
@@ -476,4 +484,3 @@ def test_a_root_worker_runs_a_shipped_bot_as_a_user_of_its_own(tmp_path):
     assert stat.S_IMODE(entry.stat().st_mode) == 0o755
     assert stat.S_IMODE((entry / "probe_bot.py").stat().st_mode) & 0o044 == 0o044
     assert stat.S_IMODE((cache / "logs").stat().st_mode) == 0o700  # its logs: root's alone
-    shutil.rmtree(cache.parent, ignore_errors=True)
