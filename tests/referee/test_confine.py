@@ -63,27 +63,29 @@ def test_bubblewrap_hides_only_what_it_can_see_and_shows_the_bots_folder_again()
     parent = ROOT / "results"  # (outside /tmp, which is the bot's own anyway)
     parent.mkdir(exist_ok=True)
     cache = Path(tempfile.mkdtemp(prefix="confine-", dir=parent))
-    entry = cache / "abc"
-    entry.mkdir()
-    plan = SealPlan(
-        workdir=str(entry),
-        own_folder=str(entry),
-        program_folders=(),
-        hidden=(str(cache), "/tmp/not-there-anyway"),
-        file_mb=4,
-        owner=None,
-    )
-    argv = bwrap_argv(plan, ["bot"], strict=False)
-    text = " ".join(argv)
-    assert "/tmp/not-there-anyway" not in text
-    hide, show, seal = (
-        text.index(f"--tmpfs {cache} "),
-        text.rindex(f"--bind {entry} {entry}"),
-        text.index(f"--remount-ro {cache} "),
-    )
-    assert hide < show < seal
-    assert argv[-2:] == ["--", "bot"]
-    shutil.rmtree(cache)
+    try:
+        entry = cache / "abc"
+        entry.mkdir()
+        plan = SealPlan(
+            workdir=str(entry),
+            own_folder=str(entry),
+            program_folders=(),
+            hidden=(str(cache), "/tmp/not-there-anyway"),
+            file_mb=4,
+            owner=None,
+        )
+        argv = bwrap_argv(plan, ["bot"], strict=False)
+        text = " ".join(argv)
+        assert "/tmp/not-there-anyway" not in text
+        hide, show, seal = (
+            text.index(f"--tmpfs {cache} "),
+            text.rindex(f"--bind {entry} {entry}"),
+            text.index(f"--remount-ro {cache} "),
+        )
+        assert hide < show < seal
+        assert argv[-2:] == ["--", "bot"]
+    finally:
+        shutil.rmtree(cache)
 
 
 def test_printable_escapes_what_a_terminal_acts_on_and_nothing_else():
