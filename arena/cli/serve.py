@@ -97,8 +97,10 @@ def serve_command(results: str, port: int, host: str, organiser: bool) -> None:
                         break
 
         try:
-            with unwrapped(OSError):
+            with unwrapped(OSError), unwrapped(StoreError):
                 trio.run(run)
+        except StoreError as exc:
+            raise InputError(str(exc)) from None
         except OSError as exc:
             raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     finally:

@@ -234,6 +234,25 @@ def test_serve_prints_its_url_and_bad_files_are_one_line(played: Path, tmp_path:
     assert run.returncode == 2
     assert run.stderr.strip().splitlines()[-1].endswith(f"{bad}: no such results file")
     assert "Traceback" not in run.stderr
+    # A results file damaged where its matches are (their table's first page overwritten): it
+    # opens, and the first read of its matches is one line (it was a traceback).
+    damaged = bytearray(played.read_bytes())
+    page = 4096
+    damaged[3 * page : 4 * page] = b"A" * page  # (page 4: the matches table's root)
+    (tmp_path / "damaged.sqlite").write_bytes(damaged)
+    run = subprocess.run(
+        [sys.executable, "-m", "arena", "serve", str(tmp_path / "damaged.sqlite"), "--port", "0"],
+        cwd=ROOT,
+        env=arena_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.strip().splitlines() == [
+        f"Error: {tmp_path / 'damaged.sqlite'}: cannot read its matches (database disk image is "
+        "malformed): the file is damaged; it was not changed"
+    ]
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", str(played), "--port", "0"],
         cwd=ROOT,
