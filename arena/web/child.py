@@ -128,12 +128,17 @@ async def _keep_last_lines(stream: trio.abc.ReceiveStream | None, said: deque[st
 
 
 def _idle_and_bound_to(parent: int) -> None:
-    """Run at the lowest priority (only when a core has nothing else to do), and end with the
-    process that started this one."""
+    """Run at the lowest priority (only when a core has nothing else to do), on any core (not
+    the one the tournament's process may have pinned itself and its bots to: SPEC 7), and end
+    with the process that started this one."""
     try:
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
     except (AttributeError, OSError):
         os.nice(19)  # (no SCHED_IDLE here: the lowest nice level)
+    try:
+        os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    except (AttributeError, OSError):
+        pass  # (a machine that does not pin, or a cpuset that forbids some cores)
     try:
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0)
