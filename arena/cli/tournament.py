@@ -23,9 +23,11 @@ from arena.render.terminal import (
     standings_tables,
 )
 from arena.tournament.config import (
+    LOCAL_CLUSTER,
     ConfigError,
     TournamentConfig,
     check_cluster_address,
+    check_cluster_tls,
     load_config,
     quick_config,
 )
@@ -107,9 +109,15 @@ EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfe
 )
 @click.option(
     "--cluster",
-    metavar="tcp://HOST:PORT|local:N",
+    metavar="tls://HOST:PORT|local:N",
     help="Play on the workers of this Dask scheduler (local:N: a Dask cluster of N workers "
     "here) [the file's cluster, else none].",
+)
+@click.option(
+    "--cluster-tls",
+    metavar="CA,CERT,KEY",
+    help="A tls:// scheduler's security files: the CA, this client's certificate and its key "
+    "(PEM) [the file's cluster.tls_*, else Dask's configuration] (SPEC.md 10.8).",
 )
 @click.option(
     "--results",
@@ -148,6 +156,7 @@ def tournament_command(
     workers: int | None,
     affinity: bool | None,
     cluster: str | None,
+    cluster_tls: str | None,
     results_path: str | None,
     restart: bool,
     until_confident: bool,
@@ -173,8 +182,23 @@ def tournament_command(
             config = replace(config, cluster=check_cluster_address(cluster, where="--cluster"))
         except ConfigError as exc:
             raise InputError(str(exc)) from None
+    if cluster_tls is not None:
+        try:
+            files = check_cluster_tls(tuple(cluster_tls.split(",")), where="--cluster-tls")
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
+        if not (config.cluster or "").startswith("tls://"):
+            raise InputError("--cluster-tls: expected with a tls://HOST:PORT cluster")
+        config = replace(config, cluster_tls=files)
     if config.cluster is not None and importlib.util.find_spec("distributed") is None:
         raise InputError(INSTALL_LINE)
+    if config.cluster is not None and not LOCAL_CLUSTER.match(config.cluster):
+        if not config.cluster.startswith("tls://"):
+            click.echo(
+                f"warning: the Dask scheduler {config.cluster} is reached without TLS: anyone "
+                "who can connect to it runs code on every worker; use tls:// (SPEC.md 10.8)",
+                err=True,
+            )
     full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
     schedule = full
     if file is not None and games is not None:
