@@ -16,7 +16,7 @@ requests carry the organiser's token (``$ARENA_WEB_SECRET``), so they are served
 
 Each ``--tree`` (a checkout of the arena; default this one, e.g. ``--tree /work/main`` for the
 tree before the pages moved to a process of their own) plays ``--rounds`` rounds, each without
-and with traffic, interleaved. Printed per tree and traffic: the referee's worst latency per
+``--web``, with it, and with it and the traffic, interleaved. Printed per tree and traffic: the referee's worst latency per
 decision (the highest ``max_ms`` any match stored, SPEC 5), the worst p99, the honest bots'
 timeouts (their only faults), the matches, the tournament's seconds, and the requests the
 traffic got answered per second (the pages run at the lowest priority: on a busy machine they
@@ -166,7 +166,11 @@ def traffic(url: str) -> None:
 # -- one run ---------------------------------------------------------------------------------------
 
 
-def run(tree: Path, deals: int, with_traffic: bool) -> dict[str, float]:
+MODES = ("no --web", "--web", "--web + traffic")
+
+
+def run(tree: Path, deals: int, mode: str) -> dict[str, float]:
+    with_web, with_traffic = mode != MODES[0], mode == MODES[2]
     with tempfile.TemporaryDirectory(prefix="web-load-") as folder:
         toml = tournament(Path(folder), deals)
         env = {
@@ -177,7 +181,7 @@ def run(tree: Path, deals: int, with_traffic: bool) -> dict[str, float]:
         }
         arena = subprocess.Popen(
             ["taskset", "-c", str(REFEREE_CORE), sys.executable, "-m", "arena", "tournament"]
-            + [str(toml), "--web", "0"],
+            + [str(toml), *(["--web", "0"] if with_web else [])],
             cwd=tree,
             env=env,
             stdout=subprocess.PIPE,
@@ -186,15 +190,15 @@ def run(tree: Path, deals: int, with_traffic: bool) -> dict[str, float]:
         )
         assert arena.stdout is not None
         url = None
-        for line in arena.stdout:
+        for line in arena.stdout if with_web else ():
             found = re.search(r"watch it at (http://\S+)", line)
             if found:
                 url = found[1]
                 break
-        if url is None:
+        if with_web and url is None:
             raise SystemExit(f"{tree}: arena tournament --web printed no URL: {arena.stderr}")
         load = None
-        if with_traffic:
+        if with_traffic and url is not None:
             others = sorted(set(range(os.cpu_count() or 1)) - {REFEREE_CORE}) or [REFEREE_CORE]
             load = subprocess.Popen(
                 ["taskset", "-c", ",".join(map(str, others)), sys.executable, __file__]
@@ -238,30 +242,27 @@ def main() -> None:
         traffic(args.traffic)
         return
     trees = [t.resolve() for t in args.tree or [ROOT]]
-    results: dict[tuple[Path, bool], list[dict[str, float]]] = {}
+    results: dict[tuple[Path, str], list[dict[str, float]]] = {}
     for round_ in range(args.rounds):
-        order = [(t, w) for t in trees for w in (False, True)]
-        for tree, with_traffic in order if round_ % 2 == 0 else order[::-1]:
-            figures = run(tree, args.deals, with_traffic)
-            results.setdefault((tree, with_traffic), []).append(figures)
-            print(
-                f"round {round_ + 1}: {tree} {'with' if with_traffic else 'without'} traffic:"
-                f" {figures}",
-                flush=True,
-            )
+        order = [(t, mode) for t in trees for mode in MODES]
+        for tree, mode in order if round_ % 2 == 0 else order[::-1]:
+            figures = run(tree, args.deals, mode)
+            results.setdefault((tree, mode), []).append(figures)
+            print(f"round {round_ + 1}: {tree} {mode}: {figures}", flush=True)
     print()
     print(
-        f"{'tree':<28} {'traffic':<8} {'matches':>8} {'worst ms':>9} {'p99 ms':>7} "
+        f"{'tree':<28} {'pages':<16} {'matches':>8} {'worst ms':>9} {'p99 ms':>7} "
         f"{'timeouts':>9} {'faults':>7} {'seconds':>8} {'answered/s':>10}"
     )
-    for (tree, with_traffic), runs in results.items():
-        for figures in runs:
-            print(
-                f"{str(tree)[-28:]:<28} {'yes' if with_traffic else 'no':<8} "
-                f"{figures['matches']:>8} {figures['worst_ms']:>9.1f} {figures['p99_ms']:>7.2f} "
-                f"{figures['timeouts']:>9} {figures['faults']:>7} {figures['seconds']:>8.1f} "
-                f"{figures['answered'] / figures['seconds']:>10.1f}"
-            )
+    for tree in trees:
+        for mode in MODES:
+            for figures in results[(tree, mode)]:
+                print(
+                    f"{str(tree)[-28:]:<28} {mode:<16} {figures['matches']:>8} "
+                    f"{figures['worst_ms']:>9.1f} {figures['p99_ms']:>7.2f} "
+                    f"{figures['timeouts']:>9} {figures['faults']:>7} {figures['seconds']:>8.1f} "
+                    f"{figures['answered'] / figures['seconds']:>10.1f}"
+                )
 
 
 if __name__ == "__main__":

@@ -4,17 +4,13 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import signal
-from functools import partial
 from pathlib import Path
 from typing import Any
 
 import click
-import trio
 
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import ConfigError, load_config
-from arena.tournament.pool import unwrapped
 from arena.tournament.store import ResultStore, StoreError
 from arena.web.access import SECRET_ENV, TOKEN_PARAM, SecretError, check_secret, new_secret
 
@@ -126,26 +122,16 @@ def serve_command(
             records_dir=records_dir,
             confidence=confidence,
         )
-        access = Access(secret, source.bots)
-
-        async def run() -> None:
-            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
-                async with trio.open_nursery() as nursery:
-                    serving = partial(
-                        server.serve_results, access=access, allowed_hosts=allowed_hosts
-                    )
-                    url = await nursery.start(serving, store, source, host, port)
-                    say_url(url, secret, made)
-                    async for _ in signals:
-                        nursery.cancel_scope.cancel()
-                        break
-
-        try:
-            with unwrapped(OSError), unwrapped(StoreError):
-                trio.run(run)
-        except StoreError as exc:
-            raise InputError(str(exc)) from None
-        except OSError as exc:
-            raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        server.serve_until_signalled(
+            store,
+            source,
+            host,
+            port,
+            access=Access(secret, source.bots),
+            allowed_hosts=allowed_hosts,
+            on_ready=lambda url: say_url(url, secret, made),
+        )
+    except server.ServeError as exc:
+        raise InputError(str(exc)) from None
     finally:
         store.close()

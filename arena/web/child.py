@@ -27,6 +27,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import trio
@@ -161,12 +162,10 @@ def main(argv: list[str]) -> int:
     parent = int(argv[1]) if len(argv) > 1 and argv[1].isdigit() else os.getppid()
     _idle_and_bound_to(parent)
     settings = WebSettings(**json.loads(sys.stdin.readline()))
-    from pathlib import Path
-
-    from arena.tournament.pool import unwrapped
+    # (imported here, after the priority is lowered: the imports are most of its start)
     from arena.tournament.store import ResultStore, StoreError
     from arena.web.access import Access
-    from arena.web.server import serve_results
+    from arena.web.server import ServeError, serve_until_signalled
     from arena.web.source import TournamentSource
 
     try:
@@ -181,28 +180,18 @@ def main(argv: list[str]) -> int:
     except StoreError as exc:
         _say({"error": str(exc)})
         return 2
-    access = Access(settings.secret, source.bots)
-
-    async def run() -> None:
-        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
-            async with trio.open_nursery() as nursery:
-                serving = partial(
-                    serve_results, access=access, allowed_hosts=settings.allowed_hosts
-                )
-                url = await nursery.start(serving, store, source, settings.host, settings.port)
-                _say({"url": url})
-                async for _ in signals:
-                    nursery.cancel_scope.cancel()
-                    break
-
     try:
-        with unwrapped(OSError), unwrapped(StoreError):
-            trio.run(run)
-    except StoreError as exc:
+        serve_until_signalled(
+            store,
+            source,
+            settings.host,
+            settings.port,
+            access=Access(settings.secret, source.bots),
+            allowed_hosts=settings.allowed_hosts,
+            on_ready=lambda url: _say({"url": url}),
+        )
+    except ServeError as exc:
         _say({"error": str(exc)})
-        return 2
-    except OSError as exc:
-        _say({"error": f"cannot listen on {settings.host}:{settings.port}: {exc.strerror or exc}"})
         return 2
     finally:
         store.close()

@@ -22,6 +22,7 @@ with it sets an HttpOnly cookie and drops it from the address), or that cookie.
 from __future__ import annotations
 
 import ipaddress
+import signal
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from importlib import resources
@@ -41,7 +42,8 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.tournament.store import ResultStore
+from arena.tournament.pool import unwrapped
+from arena.tournament.store import ResultStore, StoreError
 from arena.web.access import SPECTATOR, TOKEN_COOKIE, TOKEN_PARAM, Access, Viewer
 from arena.web.source import SETTLE_S, NotFound, RecordAt, Sealed, TournamentSource
 
@@ -446,6 +448,42 @@ async def serve_results(
         task_status.started(url)
         nursery.start_soon(source.watch, store)
         nursery.start_soon(source.refresh)  # the exact standings, before anyone asks
+
+
+class ServeError(Exception):
+    """Serving could not start or go on: the results file cannot be read, or the port is
+    taken (one line)."""
+
+
+def serve_until_signalled(
+    store: ResultStore,
+    source: TournamentSource,
+    host: str,
+    port: int,
+    *,
+    access: Access | None = None,
+    allowed_hosts: Iterable[str] = (),
+    on_ready: Callable[[str], None],
+) -> None:
+    """:func:`serve_results` in a trio run of its own, until SIGINT, SIGTERM or SIGHUP;
+    ``on_ready`` gets the URL once it serves (``arena serve``, and the web process)."""
+
+    async def run() -> None:
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+            async with trio.open_nursery() as nursery:
+                serving = partial(serve_results, access=access, allowed_hosts=allowed_hosts)
+                on_ready(await nursery.start(serving, store, source, host, port))
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    break
+
+    try:
+        with unwrapped(OSError), unwrapped(StoreError):
+            trio.run(run)
+    except StoreError as exc:
+        raise ServeError(str(exc)) from None
+    except OSError as exc:
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
 
 
 async def _serve(

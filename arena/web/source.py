@@ -21,11 +21,11 @@ stored matches' spans), so a look reads only the bytes added since.
 
 The standings are the tournament's own fold (arena.tournament.standings): given one (tests), that
 one; watching a file, the fold cached in the file (with the tournament's seating, margin and
-confidence) extended with the rows saved since and with each new one. It
-rates in schedule order, so it is always what ``arena standings`` prints; they are called
-``exact`` once nothing has arrived for :data:`SETTLE_S`. Only when a match arrives too far out
-of order (an aborted match replayed much later), or when the file has no cached fold, is the
-fold built again, in a worker thread, from the file (streamed: arena.tournament.standings.refold).
+confidence) extended with the rows saved since and with each new one. It rates in schedule
+order, so it is always what ``arena standings`` prints; they are called ``exact`` once nothing
+has arrived for :data:`SETTLE_S`. Only when a match arrives too far out of order (an aborted
+match replayed much later), or when the file has no cached fold, is the fold built again, in a
+worker thread, from the file (streamed: arena.tournament.standings.refold).
 """
 
 from __future__ import annotations
@@ -195,7 +195,6 @@ class TournamentSource:
         name: str,
         definition: Mapping[str, Any],
         records_dir: Path | None = None,
-        organiser: bool = False,
         fold: StandingsFold | None = None,
         confidence: float = CONFIDENCE,
         clock: Callable[[], float] = time.monotonic,
@@ -221,7 +220,6 @@ class TournamentSource:
         self._record_ends: dict[str, int] = {}
         self._records_files: dict[str, _RecordsFile] = {}
         self._records_lock = threading.Lock()
-        self.organiser = organiser  # may see every hand of a running match
         self.clock = clock
         # What the pages show, kept as matches arrive (see _note): none of it grows with the
         # matches stored but the bits of those completed and the deals still open.
@@ -871,7 +869,7 @@ class TournamentSource:
         if not group:
             raise NotFound(f"no completed match of {game} table {table} deal {deal}")
         first = group[0]
-        sealed = not viewer.may_see(None, sealed=self.deal_sealed(game, table, deal))
+        sealed = self.deal_sealed(game, table, deal)
         sign = 1 if higher_is_better(first.game_id) else -1
         means: list[float | None] = [
             statistics.fmean(m.scores[s] for m in group) if len(group) > 1 else None
@@ -887,9 +885,9 @@ class TournamentSource:
             "table": table,
             "deal": deal,
             "higher_is_better": sign == 1,
-            "hands": None
-            if sealed
-            else first_deal(first.game_id, first.players, first.options, first.seed),
+            "hands": first_deal(first.game_id, first.players, first.options, first.seed)
+            if viewer.may_see(None, sealed=sealed)
+            else None,
             "sealed": sealed,
             "seats": [
                 {

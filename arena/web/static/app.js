@@ -254,7 +254,7 @@ async function dealPage() {
   const rotations = d.seats[0].rotations;
   put(
     h("h1", {}, `${d.game} · table ${d.table} · deal ${d.deal}: every seat rotation`),
-    d.sealed ? h("p", { class: "panel muted", id: "sealed" }, "The cards are shown once every rotation of this deal is over: they are still in play.") : null,
+    d.sealed && !d.hands ? h("p", { class: "panel muted", id: "sealed" }, "The cards are shown once every rotation of this deal is over: they are still in play.") : null,
     h("p", { class: "help" }, "Each row is one seat's cards (the first deal's hand, the same in every rotation); each column one rotation: ",
       "which bot held those cards and what it scored with them. dup: the score minus the row's mean", d.higher_is_better ? "" : " (sign flipped: low scores win)", "."),
     h("div", { class: "scroll panel" }, h("table", { id: "duplicate" },
