@@ -46,6 +46,7 @@ from arena.tournament.runner import (
     unwrapped,
 )
 from arena.tournament.schedule import Schedule, build_schedule
+from arena.tournament.sealing import has_ended, open_sealed, reveal
 from arena.tournament.standings import (
     LiveStandings,
 )
@@ -56,6 +57,7 @@ from arena.web.child import WebSettings, WebStartError, serve_elsewhere
 
 EXIT_INTERRUPTED = 130
 EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
+EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was played
 
 
 @click.command("tournament")
@@ -89,7 +91,10 @@ EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfe
     help="Quick form: a game option (e.g. vingt-down.max_deals=20); `arena games` lists them.",
 )
 @click.option(
-    "--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Quick form: the tournament seed [0]."
+    "--seed",
+    type=click.IntRange(min=0, max=2**63 - 1),
+    help="Quick form: the tournament seed, public to anyone who knows it [a secret one, "
+    "revealed when the tournament ends].",
 )
 @click.option(
     "--concurrency",
@@ -172,7 +177,7 @@ def tournament_command(
     )
     if web_port is not None:  # before any match: a missing extra, a bad secret
         check_web_extra()
-    secret = organiser_secret() if web_port is not None else None
+    web_secret = organiser_secret() if web_port is not None else None
     if workers is not None:
         config = replace(config, workers=workers)
     if affinity is not None:
@@ -199,24 +204,34 @@ def tournament_command(
                 "who can connect to it runs code on every worker; use tls:// (SPEC.md 10.8)",
                 err=True,
             )
-    full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
-    schedule = full
-    if file is not None and games is not None:
-        schedule = _only_games(full, config, games)
+    # (a mistake in --games: before any file is touched)
+    chosen = _only_games(config, games) if file is not None and games is not None else None
     try:
         output_lock = OutputLock.take(config.output, config.results, restart=restart)
-        store = ResultStore.open_for_run(
-            config.results,
-            name=config.name,
-            fingerprint=config.fingerprint(),
-            definition=config.definition(),
-            restart=restart,
-        )
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
+    try:
+        store, sealed = open_sealed(config, restart=restart)
+    except StoreError as exc:
+        output_lock.release()
+        raise InputError(str(exc)) from None
+    config = sealed.config
+    assert config.seed is not None  # (settled by open_sealed)
+    full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
+    schedule = full
+    if chosen is not None and chosen != {g.label for g in config.games}:
+        schedule = full.only(chosen)
+    try:
+        output_lock.claim()
         kept, older = refresh_current(config, full, store)
         to_play = len(schedule) - stored_count(schedule, store.completed_ids())
     except StoreError as exc:
+        store.close()
+        output_lock.release()
         raise InputError(str(exc)) from None
     console = output_console(width)
+    for note in sealed.notes:
+        console.print(note, highlight=False, markup=False, soft_wrap=True)
     console.print(
         f"tournament {config.name!r}: {len(config.bots)} bots, "
         f"{len(config.games)} games, {'up to ' if config.stop else ''}{len(schedule)} matches, "
@@ -244,12 +259,15 @@ def tournament_command(
         )
         with unwrapped(WebStartError):
             summary, interrupted, report = trio.run(
-                _run, config, schedule, full, store, live, console, web_port, secret
+                _run, config, schedule, full, store, live, console, web_port, web_secret
             )
         live.persist()
         final = live.standings()
         latency = live.latency()  # folded with the standings: no second reading of the matches
         store.save_note(LATENCY_NOTE, latency.warning)  # in the results, for `arena standings`
+        revealed = None
+        if not interrupted and has_ended(full, store, summary.aborted, report):
+            revealed = reveal(store, sealed)
     except PreflightError as exc:
         raise InputError(str(exc)) from None
     except TournamentError as exc:
@@ -284,6 +302,17 @@ def tournament_command(
     )
     for line in _cluster_lines(summary):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    if revealed is not None:
+        console.print(revealed, highlight=False, markup=False, soft_wrap=True)
+    if summary.aborted and not summary.played:
+        console.print(
+            f"every match of this run was aborted ({summary.aborted}): nothing was played; "
+            "see the reasons above, and run the same command again to replay them",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_ALL_ABORTED)
     if summary.given_up:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(summary.given_up.items()))
         console.print(
@@ -367,7 +396,7 @@ def _config(
                 bots,
                 games=games or "all",
                 deals=deals if until_confident else deals or 2,
-                seed=seed or 0,
+                seed=seed,
                 concurrency=concurrency,
                 results=results_path,
                 until_confident=until_confident,
@@ -395,9 +424,10 @@ def _config(
     return config
 
 
-def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Schedule:
+def _only_games(config: TournamentConfig, games: str) -> set[str]:
+    """The labels of the file's games that --games names."""
     if games.strip().lower() == "all":
-        return schedule
+        return {g.label for g in config.games}
     chosen: set[str] = set()
     labels = {g.label: g for g in config.games}
     for part in (p.strip() for p in games.split(",")):
@@ -415,7 +445,7 @@ def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Sch
                 f"({', '.join(labels)}) or all"
             )
         chosen |= matching
-    return schedule.only(chosen)
+    return chosen
 
 
 async def _run(
@@ -426,7 +456,7 @@ async def _run(
     live: LiveStandings,
     console: Console,
     web_port: int | None = None,
-    secret: tuple[str, bool] | None = None,
+    web_secret: tuple[str, bool] | None = None,
 ) -> tuple[RunSummary, bool, StopReport | None]:
     """The runner and the display side by side (and, given a ``web_port``, the web pages from
     a process of their own); SIGINT, SIGTERM and SIGHUP stop it cleanly. With a stop rule the
@@ -443,21 +473,21 @@ async def _run(
     ):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(stop.watch, signals, nursery.cancel_scope)
-            if web_port is not None and secret is not None:
+            if web_port is not None and web_secret is not None:
                 web = WebSettings(
                     results=str(config.results),
                     records_dir=str(config.records_dir) if config.records else None,
                     confidence=stop_confidence(config),
                     host="127.0.0.1",
                     port=web_port,
-                    secret=secret[0],
+                    secret=web_secret[0],
                 )
 
                 def say_gone(line: str) -> None:
                     console.print(line, highlight=False, markup=False, soft_wrap=True)
 
                 url, _pid = await nursery.start(serve_elsewhere, web, say_gone)
-                say_url(url, *secret, with_tournament=True)
+                say_url(url, *web_secret, with_tournament=True)
             nursery.start_soon(show_progress, progress, live.standings, console)
             workers = config.worker_count()
             if config.stop is not None:
