@@ -424,32 +424,6 @@ async def serve_tournament(
         task_status.started(url)
 
 
-async def serve_results(
-    store: ResultStore,
-    source: TournamentSource,
-    host: str,
-    port: int,
-    *,
-    access: Access | None = None,
-    allowed_hosts: Iterable[str] = (),
-    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
-) -> None:
-    """Serve the pages of a results file until cancelled, following it while a tournament
-    writes it (``arena serve``, and ``arena tournament --web``'s web process). A file that
-    cannot be read is a StoreError (one line)."""
-    source.poll_file(store)
-    async with trio.open_nursery() as nursery:
-        url = await nursery.start(
-            partial(serve_tournament, access=access, allowed_hosts=allowed_hosts),
-            source,
-            host,
-            port,
-        )
-        task_status.started(url)
-        nursery.start_soon(source.watch, store)
-        nursery.start_soon(source.refresh)  # the exact standings, before anyone asks
-
-
 class ServeError(Exception):
     """Serving could not start or go on: the results file cannot be read, or the port is
     taken (one line)."""
@@ -465,14 +439,18 @@ def serve_until_signalled(
     allowed_hosts: Iterable[str] = (),
     on_ready: Callable[[str], None],
 ) -> None:
-    """:func:`serve_results` in a trio run of its own, until SIGINT, SIGTERM or SIGHUP;
-    ``on_ready`` gets the URL once it serves (``arena serve``, and the web process)."""
+    """Serve the pages of a results file, following it while a tournament writes it, in a trio
+    run of its own until SIGINT, SIGTERM or SIGHUP (``arena serve``, and ``arena tournament
+    --web``'s web process); ``on_ready`` gets the URL once it serves."""
 
     async def run() -> None:
+        source.poll_file(store)
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
             async with trio.open_nursery() as nursery:
-                serving = partial(serve_results, access=access, allowed_hosts=allowed_hosts)
-                on_ready(await nursery.start(serving, store, source, host, port))
+                serving = partial(serve_tournament, access=access, allowed_hosts=allowed_hosts)
+                on_ready(await nursery.start(serving, source, host, port))
+                nursery.start_soon(source.watch, store)
+                nursery.start_soon(source.refresh)  # the exact standings, before anyone asks
                 async for _ in signals:
                     nursery.cancel_scope.cancel()
                     break
