@@ -30,6 +30,7 @@ from arena.bots.manifest import BotFolderError, content_hash
 from arena.games import GAMES, GameError, GameSpec, find_game
 from arena.referee.bot_spec import SANDBOXES, BotSpec
 from arena.referee.clock import TimeControl
+from arena.referee.confine import arena_files
 from arena.tournament.schedule import (
     DEFAULT_MAX_TABLES,
     SEATINGS,
@@ -47,7 +48,13 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ENV_EXPECTED = "environment variable names of letters, digits and _ (not starting with a digit)"
 # Limits the kernel can hold (bytes fit in 63 bits) and no bot needs more of: 1 TiB, 1 year.
-LIMIT_MAXIMA = {"memory_mb": 1 << 20, "file_mb": 1 << 20, "cpu_seconds": 366 * 24 * 3600}
+LIMIT_MAXIMA = {
+    "memory_mb": 1 << 20,
+    "file_mb": 1 << 20,
+    "cpu_seconds": 366 * 24 * 3600,
+    "max_processes": 1 << 22,  # (the kernel's own bound on pid numbers)
+}
+SANDBOX_EXPECTED = '"bwrap" or "none" (or leave it out: sealed as the machine allows)'
 NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
 # Bounds that keep a schedule countable and quick to build: its length must fit a machine
 # integer (deals x tables x rotations x games), and sampling tables keeps a count per pair of
@@ -90,11 +97,13 @@ BOT_FIELDS = (
     "file_mb",
     "sandbox",
     "user",
+    "max_processes",
 )
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
-CLUSTER_FIELDS = ("address", "matches_per_worker")
+CLUSTER_FIELDS = ("address", "matches_per_worker", "tls_ca_file", "tls_cert", "tls_key")
+CLUSTER_TLS_FIELDS = ("tls_ca_file", "tls_cert", "tls_key")
 CLUSTER_EXPECTED = (
-    'a Dask scheduler\'s address such as "tcp://HOST:8786", or "local:N" for a Dask cluster of '
+    'a Dask scheduler\'s address such as "tls://HOST:8786", or "local:N" for a Dask cluster of '
     "N workers on this machine"
 )
 CLUSTER_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+]*://)?[^\s/:]+:\d{1,5}$")
@@ -151,6 +160,9 @@ class TournamentConfig:
     affinity: bool = True
     cluster: str | None = None  # a Dask scheduler's address or "local:N": play on its workers
     matches_per_worker: int | None = None  # on a cluster; None = each worker's thread count
+    # a tls:// cluster's security files (CA, certificate, key): the organiser's, not part of the
+    # definition; None: Dask's own configuration (``local:N`` makes its own)
+    cluster_tls: tuple[str, str, str] | None = None
     time_control: TimeControl = TimeControl()
     max_faults: int = DEFAULT_MAX_FAULTS
     match_time_limit_s: float = DEFAULT_MATCH_TIME_LIMIT_S
@@ -197,6 +209,7 @@ class TournamentConfig:
                     "program": dict(self.programs.get(b.name, {})),
                     # only when given, so that older definitions keep their fingerprints
                     **({"user": b.user} if b.user else {}),
+                    **({"max_processes": b.max_processes} if b.max_processes else {}),
                     **({"sent_name": b.sent_name} if b.sent_name else {}),
                 }
                 for b in self.bots
@@ -260,6 +273,12 @@ class TournamentConfig:
     def fingerprint(self) -> str:
         text = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+    def arena_files(self) -> list[str]:
+        """What no bot may read (hidden from sealed bots, SPEC.md section 7): the output folder,
+        the results file and the tournament file."""
+        source = [self.source] if os.path.isfile(self.source) else []
+        return arena_files(self.output, self.results, *source)
 
     @property
     def records_dir(self) -> Path:
@@ -524,7 +543,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     def sandboxed() -> str | None:
         sandbox = table.get("sandbox")
         if sandbox not in SANDBOXES:
-            reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
+            reader.fail(f"{where}.sandbox", sandbox, SANDBOX_EXPECTED)
         return sandbox
 
     bot_name: str = reader.read(read_name, "")
@@ -536,7 +555,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
     env: list[tuple[str, str]] = reader.read(environment, [])
     limits: dict[str, int] = {}
-    for limit in ("memory_mb", "cpu_seconds", "file_mb"):
+    for limit in ("memory_mb", "cpu_seconds", "file_mb", "max_processes"):
         if limit in table:
             limits[limit] = reader.read(
                 partial(
@@ -566,6 +585,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         memory_mb=limits.get("memory_mb"),
         cpu_seconds=limits.get("cpu_seconds"),
         file_mb=limits.get("file_mb"),
+        max_processes=limits.get("max_processes"),
     )
 
 
@@ -599,7 +619,7 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
     path = reader.place(reader.text("bots_dir.path", table.get("path")))
     sandbox = table.get("sandbox")
     if sandbox not in SANDBOXES:
-        reader.fail("bots_dir.sandbox", sandbox, '"bwrap" (or leave it out)')
+        reader.fail("bots_dir.sandbox", sandbox, SANDBOX_EXPECTED)
     try:
         return tuple(replace(bot, sandbox=sandbox) for bot in tournament_bots(path))
     except BotsDirError as exc:
@@ -697,8 +717,23 @@ def check_cluster_address(text: str, *, where: str) -> str:
     raise ConfigError(f"{where}: found {_describe(text)}; expected {CLUSTER_EXPECTED}")
 
 
-def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None]:
-    """``cluster = "tcp://..."`` or ``cluster = { address = "...", matches_per_worker = N }``."""
+def check_cluster_tls(files: tuple[str, ...], *, where: str) -> tuple[str, str, str]:
+    """A cluster's TLS files (CA, certificate, key), each a readable file; ConfigError names
+    ``where``."""
+    if len(files) != 3:
+        raise ConfigError(
+            f"{where}: found {len(files)} files; expected three: the CA, the certificate and its "
+            "key (PEM files, as dask scheduler --tls-ca-file --tls-cert --tls-key takes)"
+        )
+    for name in files:
+        if not os.path.isfile(name) or not os.access(name, os.R_OK):
+            raise ConfigError(f"{where}: {name}: no such readable file")
+    return files[0], files[1], files[2]
+
+
+def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None, tuple[str, str, str] | None]:
+    """``cluster = "tls://..."`` or ``cluster = { address = "...", matches_per_worker = N,
+    tls_ca_file = "...", tls_cert = "...", tls_key = "..." }``."""
     table = {"address": raw} if isinstance(raw, str) else reader.table("cluster", raw)
     reader.only(table, CLUSTER_FIELDS, "cluster")
     where = "cluster" if isinstance(raw, str) else "cluster.address"
@@ -712,7 +747,24 @@ def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None]:
         per_worker = reader.integer(
             "cluster.matches_per_worker", table["matches_per_worker"], minimum=1, maximum=256
         )
-    return address, per_worker
+    tls = None
+    given = [name for name in CLUSTER_TLS_FIELDS if name in table]
+    if given:
+        for name in given:
+            if not isinstance(table[name], str):
+                reader.fail(f"cluster.{name}", table[name], "a file's path")
+        if len(given) < 3 or not address.startswith("tls://"):
+            reader.fail(
+                "cluster",
+                f"{', '.join(given)} for {address}",
+                'a "tls://HOST:PORT" address with all of tls_ca_file, tls_cert and tls_key',
+                raw=True,
+            )
+        tls = check_cluster_tls(
+            tuple(reader.place(table[name]) for name in CLUSTER_TLS_FIELDS),
+            where=f"{reader.source}: cluster",
+        )
+    return address, per_worker, tls
 
 
 def _time_control(reader: _Reader, raw: object) -> TimeControl:
@@ -829,8 +881,8 @@ def config_from_table(
         else None
     )
     affinity = read(lambda: reader.boolean("affinity", data.get("affinity", True)), True)
-    no_cluster: tuple[str | None, int | None] = (None, None)
-    cluster, matches_per_worker = (
+    no_cluster: tuple[str | None, int | None, tuple[str, str, str] | None] = (None, None, None)
+    cluster, matches_per_worker, cluster_tls = (
         read(lambda: _cluster(reader, data["cluster"]), no_cluster)
         if "cluster" in data
         else no_cluster
@@ -921,6 +973,7 @@ def config_from_table(
         affinity=affinity,
         cluster=cluster,
         matches_per_worker=matches_per_worker,
+        cluster_tls=cluster_tls,
         time_control=time_control,
         max_faults=max_faults,
         match_time_limit_s=limit,

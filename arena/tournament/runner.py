@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from arena.referee.lines import printable
 from arena.tournament.config import StopRule, TournamentConfig
 from arena.tournament.executors import Executor
 from arena.tournament.executors.in_process import InProcess
@@ -78,6 +79,7 @@ class Progress:
     unprinted_faults: deque[str] | None = None
 
     def note_fault(self, line: str) -> None:
+        line = printable(line)  # (a stored message of an older arena may quote raw stderr)
         self.recent_faults.append(line)
         self.faults_seen += 1
         if self.unprinted_faults is not None:
@@ -199,9 +201,9 @@ async def run_tournament(
         replace(keyed, sent_id=sent_match_id(secret, keyed))
         for keyed in map(keyer, pending_matches(matches, done))
     )
-    config.logs_dir.mkdir(parents=True, exist_ok=True)
+    config.logs_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     if config.records:
-        config.records_dir.mkdir(parents=True, exist_ok=True)
+        config.records_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     kept: set[str] = set()
 
     def keep(stored: StoredMatch) -> None:
@@ -241,7 +243,9 @@ def _executor(
     if cluster is not None:
         from arena.tournament.executors.dask_cluster import DaskCluster  # Dask is optional
 
-        return DaskCluster(cluster, matches_per_worker=config.matches_per_worker)
+        return DaskCluster(
+            cluster, matches_per_worker=config.matches_per_worker, tls=config.cluster_tls
+        )
     if workers > 1:
         return WorkerProcesses(workers)
     return InProcess(start_bot, play)

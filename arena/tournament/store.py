@@ -297,9 +297,10 @@ class ResultStore:
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             raise StoreError(f"{path}: cannot create it: {exc.strerror or exc}") from None
+        keep_private(path, lock)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -549,7 +550,10 @@ class ResultStore:
     def last_rowid(self) -> int:
         """The highest rowid stored (0 for none): lower than a watcher's last one means the
         file was started afresh (``--restart``)."""
-        row = self._db.execute("SELECT max(rowid) FROM matches").fetchone()
+        try:
+            row = self._db.execute("SELECT max(rowid) FROM matches").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
         return int(row[0] or 0)
 
     @contextlib.contextmanager
@@ -567,7 +571,10 @@ class ResultStore:
 
     def data_version(self) -> int:
         """Changes whenever another connection commits to the file: a cheap test for news."""
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        try:
+            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
 
     def created(self) -> str:
         """When the tournament first wrote to this file (a new value after ``--restart``)."""
@@ -733,9 +740,12 @@ class ResultStore:
         """The cached fold ``name`` and the save number it covers, if any."""
         if not self._has_seq():
             return None
-        row = self._db.execute(
-            "SELECT state, seq FROM fold_state WHERE name = ?", (name,)
-        ).fetchone()
+        try:
+            row = self._db.execute(
+                "SELECT state, seq FROM fold_state WHERE name = ?", (name,)
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
         return None if row is None or not isinstance(row[0], bytes) else (row[0], row[1])
 
     def save_fold_state(self, name: str, state: bytes, seq: int) -> None:
@@ -1001,8 +1011,23 @@ def _changed_program(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | No
     return None
 
 
+def keep_private(path: Path, fd: int) -> None:
+    """A results file and SQLite's companions readable by the arena's user only (SQLite makes
+    its -wal and -shm files with the database's mode): no bot of another user reads a result,
+    a seed or a record's place. One that cannot be changed (not ours) is left as it is."""
+    try:
+        os.fchmod(fd, 0o600)
+        for suffix in ("-wal", "-shm", "-journal"):
+            companion = Path(f"{path}{suffix}")
+            if companion.exists():
+                companion.chmod(0o600)
+    except OSError:
+        pass
+
+
 class OutputLock:
-    """A tournament's output folder (records, logs), held for the whole run with an exclusive
+    """A tournament's output folder (records, logs), made private (0700) and held for the whole
+    run with an exclusive
     ``flock`` on ``<output>/.arena-lock``, and tied to one results file (named in that file), so
     neither a second run at the same time nor a later one into another results file can
     overwrite the records a results file points to. :meth:`take` only checks and locks: the
@@ -1021,8 +1046,9 @@ class OutputLock:
         if folder.exists() and not folder.is_dir():
             raise StoreError(f"{folder}: output: found a file; expected a folder (or nothing)")
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(folder / cls.LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(folder, 0o700)  # (made by an older arena, or by hand) bots read none of it
+            fd = os.open(folder / cls.LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             raise StoreError(f"{folder}: output: cannot create it: {exc.strerror or exc}") from None
         try:
