@@ -223,7 +223,9 @@ def test_a_seat_that_does_not_exist_is_one_line(played: Path) -> None:
 
 def test_the_first_deal_from_the_seed_is_the_recorded_one(played: Path) -> None:
     """The duplicate view's hands (seed only, no record) are the cards the record dealt before
-    the first card was played or exchanged."""
+    the first card was played or exchanged, or (All Fours) a seat stood or begged: a run of the
+    pack after a beg deals more, and whether the random bots beg follows from the match id they
+    are sent, which is the results file's own (SPEC 4.1)."""
     from arena.web.matchview import first_deal
 
     for record, stored in one_per_game(played):
@@ -232,7 +234,7 @@ def test_the_first_deal_from_the_seed_is_the_recorded_one(played: Path) -> None:
             if entry["type"] != "event":
                 continue
             data = entry["data"]
-            if data["type"] in ("play", "exchange", "trick"):
+            if data["type"] in ("play", "exchange", "trick", "stand", "beg"):
                 break
             if data["type"] == "deal":
                 dealt[data["seat"]] += data["cards"]
