@@ -18,6 +18,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from fnmatch import fnmatch
@@ -189,6 +190,12 @@ def test_each_kits_manifest_builds_and_runs_as_the_guide_does(kit):
     assert lines[-1] == "arena check -- " + shlex.join(manifest.run)
     assert manifest.name == f"starter-{kit}"
     assert (ROOT / "sample_bots" / kit / "README.md").is_file()
+    # docs/submitting-a-bot.md's table of sample folders shows the same run and build.
+    table = (ROOT / "docs" / "submitting-a-bot.md").read_text()
+    row = next(line for line in table.splitlines() if line.startswith(f"| `sample_bots/{kit}` |"))
+    run, build = (tomllib.loads(f"v = {cell.strip(' `')}")["v"] for cell in row.split("|")[2:4])
+    written = tomllib.loads((ROOT / "sample_bots" / kit / "bot.toml").read_text())
+    assert (run, build) == (written["run"], written["build"])
 
 
 @pytest.mark.parametrize("kit", KITS)
