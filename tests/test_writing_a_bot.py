@@ -38,8 +38,6 @@ from arena.referee.record import read_record
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ROOT / "docs" / "writing-a-bot.md"
 KITS = ("rust", "java", "cpp", "go")
-# Programs a block's build needs besides its commands' first words (make runs a compiler).
-COMPILERS = {"C": "cc", "C++": "c++"}
 
 
 def section_blocks(number: int) -> dict[str, list[str]]:
@@ -73,18 +71,27 @@ def block_of(language: str) -> tuple[str, list[str]]:
     raise AssertionError(f"the guide's section 2 has no block that copies sample_bots/{language}")
 
 
+def commands(lines: list[str]) -> list[list[str]]:
+    """The words of each command of a block (a line ending in a backslash goes on)."""
+    joined = "\n".join(lines).replace("\\\n", " ")
+    return [shlex.split(line) for line in joined.splitlines()]
+
+
 def missing_programs(heading: str, lines: list[str]) -> list[str]:
-    """The programs a block runs (its commands' and `arena check`'s bot's, a compiler for make)
-    that are not installed."""
+    """The programs a block runs (its commands', the bots' of `arena check --` and `--bot`, a
+    compiler for make) that are not installed."""
     programs = set()
-    for line in lines:
-        words = shlex.split(line)
-        program = words[3] if words[:3] == ["arena", "check", "--"] else words[0]
-        if "/" not in program and program not in ("cd", "arena"):  # a built file, or a builtin
-            programs.add(program)
-    if heading.split()[0] in COMPILERS:
-        programs.add(COMPILERS[heading.split()[0]])
-    return sorted(program for program in programs if shutil.which(program) is None)
+    for words in commands(lines):
+        programs.add(words[0])
+        if words[:3] == ["arena", "check", "--"]:
+            programs.add(words[3])
+        for flag, value in zip(words, words[1:]):
+            if flag == "--bot":  # a command line, or NAME=COMMAND
+                programs.add(shlex.split(re.sub(r"^\w+=", "", value))[0])
+    if "make" in programs:  # the C++ kit's Makefile runs c++, the C bot's cc
+        programs.add("c++" if heading.startswith("C++") else "cc")
+    needed = {p for p in programs if "/" not in p and p not in ("cd", "arena")}  # built, builtin
+    return sorted(program for program in needed if shutil.which(program) is None)
 
 
 def environment() -> dict[str, str]:
@@ -126,6 +133,7 @@ def guide_folder(tmp_path_factory) -> Path:
     with locked(folder / ".copy.lock"):
         if not (folder / "sample_bots").is_dir():
             ignore = shutil.ignore_patterns(*wheel_skip_patterns())
+            shutil.rmtree(folder / ".sample_bots", ignore_errors=True)  # a copy cut short
             shutil.copytree(ROOT / "sample_bots", folder / ".sample_bots", ignore=ignore)
             (folder / ".sample_bots").rename(folder / "sample_bots")
     return folder
@@ -170,6 +178,36 @@ def test_each_language_of_the_guide_copies_builds_and_passes_arena_check(guide_f
     )
     assert done.returncode == 0, f"{lines[-1]}\n{done.stdout[-3000:]}\n{done.stderr}"
     assert re.search(r"\b\d+ passed, 0 failed: ready for a tournament", done.stdout)
+
+
+def test_the_newcomer_path_runs_as_written(guide_folder):
+    """Section 2's Python bot, then every command of sections 3 (check), 4 (a match and its
+    replay) and 6 (a quick tournament, submit) in order, where the guide runs them."""
+    heading, first = block_of("python")
+    later = [
+        line for number in (3, 4, 6) for block in section_blocks(number).values() for line in block
+    ]
+    assert [words[:2] for words in commands(later)] == [
+        ["arena", "check"], ["make", "-C"], ["arena", "match"], ["arena", "replay"],
+        ["arena", "tournament"], ["arena", "submit"],
+    ]  # fmt: skip
+    missing = missing_programs("", first + later)
+    if missing:
+        pytest.skip(f"{', '.join(missing)} not installed: cannot follow the guide's newcomer path")
+    here = prepared(guide_folder, heading, first)
+    done = subprocess.run(
+        ["bash", "-c", "\n".join(["set -e", *later])],
+        cwd=here,
+        env=environment(),
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert "ready for a tournament" in done.stdout  # arena check, and submit's check
+    assert "record checked: every line agrees with the rules" in done.stdout  # the replay
+    assert "done: " in done.stdout  # the tournament
+    assert "installed random-python@1.0.0+" in done.stdout  # submit
 
 
 def test_the_guide_offers_every_sample_language_and_kit():
