@@ -94,10 +94,18 @@ def missing_programs(heading: str, lines: list[str]) -> list[str]:
     return sorted(program for program in needed if shutil.which(program) is None)
 
 
-def environment() -> dict[str, str]:
-    """This interpreter's scripts (`arena`, `python3`) first on PATH, as after installing."""
+def bash(script: str, cwd: Path, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` as bash would from ``cwd``, with this interpreter's scripts (`arena`,
+    `python3`) first on PATH, as after installing."""
     path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"
-    return {**os.environ, "PATH": path}
+    return subprocess.run(
+        ["bash", "-c", script],
+        cwd=cwd,
+        env={**os.environ, "PATH": path},
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def wheel_skip_patterns() -> list[str]:
@@ -150,14 +158,7 @@ def prepared(guide_folder: Path, heading: str, lines: list[str]) -> Path:
     with locked(guide_folder / f".{slug}.lock"):
         if not done.exists():
             script = "\n".join(["set -e", *lines[:-1], f"pwd > {shlex.quote(str(done))}.new"])
-            ran = subprocess.run(
-                ["bash", "-c", script],
-                cwd=guide_folder,
-                env=environment(),
-                capture_output=True,
-                text=True,
-                timeout=600,
-            )
+            ran = bash(script, guide_folder, timeout=600)
             assert ran.returncode == 0, f"{heading}: {script}\n{ran.stdout}\n{ran.stderr}"
             Path(f"{done}.new").rename(done)
     return Path(done.read_text().strip())
@@ -168,14 +169,7 @@ def test_each_language_of_the_guide_copies_builds_and_passes_arena_check(guide_f
     lines = BLOCKS[heading]
     assert lines[0].startswith("cp -r sample_bots/") and lines[-1].startswith("arena check -- ")
     here = prepared(guide_folder, heading, lines)
-    done = subprocess.run(
-        ["bash", "-c", lines[-1]],
-        cwd=here,
-        env=environment(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = bash(lines[-1], here, timeout=300)
     assert done.returncode == 0, f"{lines[-1]}\n{done.stdout[-3000:]}\n{done.stderr}"
     assert re.search(r"\b\d+ passed, 0 failed: ready for a tournament", done.stdout)
 
@@ -195,14 +189,7 @@ def test_the_newcomer_path_runs_as_written(guide_folder):
     if missing:
         pytest.skip(f"{', '.join(missing)} not installed: cannot follow the guide's newcomer path")
     here = prepared(guide_folder, heading, first)
-    done = subprocess.run(
-        ["bash", "-c", "\n".join(["set -e", *later])],
-        cwd=here,
-        env=environment(),
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    done = bash("\n".join(["set -e", *later]), here, timeout=600)
     assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert "ready for a tournament" in done.stdout  # arena check, and submit's check
     assert "record checked: every line agrees with the rules" in done.stdout  # the replay
