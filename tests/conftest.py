@@ -1,6 +1,13 @@
 import os
 
 import pytest
+from hypothesis import settings
+
+# CI draws the same examples every run (a failure there is a bug, not a bad draw); elsewhere
+# Hypothesis explores anew. `.ci/run` sets CI.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
 
 # Run as root, the arena starts bots as nobody (SPEC.md section 7), who may not read this
 # checkout's Python (often under /root): the suite's bots run as root, and

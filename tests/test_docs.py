@@ -80,3 +80,14 @@ def test_the_test_command_installs_the_lock_and_ci_runs_it():
     names = {pin.split("==")[0].lower().replace("_", "-") for pin in pins}
     assert {"trio", "msgspec", "click", "rich", "openskill", "pytest", "mypy", "ruff"} <= names
     assert all(re.fullmatch(r"[\w.-]+==[\w.+-]+", pin) for pin in pins), "only exact pins"
+
+
+def test_the_code_cites_only_files_in_the_repository():
+    """A docstring or comment that names a file of this repository names one that exists."""
+    cited = re.compile(
+        r"\b((?:arena|benchmarks|protocol|sample_bots|tests|docs)/[\w./-]+\.(?:md|py|toml|json))\b"
+    )
+    for source in [*ROOT.glob("arena/**/*.py"), *ROOT.glob("protocol/*.py")]:
+        for path in cited.findall(source.read_text()):
+            generated = path.endswith("submission.json")  # written into an archive, not kept here
+            assert generated or (ROOT / path).exists(), f"{source.relative_to(ROOT)} cites {path}"

@@ -54,8 +54,10 @@ def unpacked_wheel(tmp_path_factory) -> Path:
 
 
 def _run_installed(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    # Only the unpacked wheel and the installed dependencies: never this checkout.
-    env = {**os.environ, "PYTHONPATH": str(site)}
+    # Only the unpacked wheel and the installed dependencies: never this checkout. The demo's
+    # bots run `python3`: this interpreter's, whichever python3 comes first on the caller's PATH.
+    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
+    env = {**os.environ, "PYTHONPATH": str(site), "PATH": path}
     code = "import sys; from arena.cli import main; sys.exit(main())"
     return subprocess.run(
         [sys.executable, "-c", code, *args],

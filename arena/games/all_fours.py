@@ -1,7 +1,7 @@
 """All Fours (Trinidad), 4 players in two teams.
 
-Source: shared/seeds/004 (a German description, cut off mid-sentence), completed and settled by
-shared/RULES.md (section All Fours). Choices, in our words:
+The rules as this arena plays them are SPEC.md section 9.4 (from a German description, cut off
+mid-sentence, completed and settled by the project's rulings). Choices, in our words:
 - Seats 0 and 2 are team 0, seats 1 and 3 team 1. One standard 52-card pack, A high. The deal and
   play go anticlockwise: the next seat is seat - 1 (mod 4). The first dealer is the Rng's first
   draw, ``below(4)``; the deal passes to the right (dealer - 1) after each hand.

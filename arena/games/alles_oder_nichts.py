@@ -1,7 +1,7 @@
 """Alles oder Nichts (1988), 3-6 players.
 
-Source: shared/seeds/000 (the publisher's rules, in translation), settled by shared/RULES.md.
-Choices, in our words:
+The rules as this arena plays them are SPEC.md section 9.1 (from the publisher's rules, in
+translation, settled by the project's rulings). Choices, in our words:
 - 48 cards in four colours R G B Y of values 1..12, 12 high (no publisher's deck survives).
 - Seven rounds of 6, 5, 4, 3, 4, 5, 6 cards. The first dealer is drawn from the seed (the Rng's
   first draw); the deal passes one seat clockwise (seat + 1) each round.

@@ -1,7 +1,7 @@
 """Eight Rounds (a compendium of the Barbu/Kings family), 3-8 players.
 
-Source: shared/seeds/003 (a short, partly machine-translated description), settled by
-shared/RULES.md (section Eight Rounds). Choices, in our words:
+The rules as this arena plays them are SPEC.md section 9.3 (from a short, partly
+machine-translated description, settled by the project's rulings). Choices, in our words:
 - A standard 52-card pack. With n players, 52 mod n cards are removed in the order 2D, 2H, 2S, 2C
   (3: 2D; 4: none; 5: 2D 2H; 6 and 8: all four 2s; 7: 2D 2H 2S); all the rest is dealt out.
 - The first dealer is drawn from the seed (the Rng's first draw, ``below(n)``). Eight deals, one per

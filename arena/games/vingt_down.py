@@ -1,7 +1,7 @@
 """Vingt-down (Ralf Brostedt's "Zwanzig ab"), 4 players.
 
-Source: shared/seeds/001 (a machine translation into French), settled by shared/RULES.md.
-Choices, in our words:
+The rules as this arena plays them are SPEC.md section 9.2 (from a machine translation into
+French, settled by the project's rulings). Choices, in our words:
 - 32 cards, C D H S x 7 8 9 10 J Q K A (A high). Everyone starts at 20; low is good.
 - The first dealer is the Rng's first draw, ``below(4)``; the deal passes clockwise (seat + 1).
   Forehand is the dealer's left; it names trump, leads the first trick and exchanges first.

@@ -2,7 +2,7 @@
 
 Tables::
 
-    meta(key, value)        app = "trick-arena-results", schema = "1", name, fingerprint,
+    meta(key, value)        app = "trick-arena-results", schema = "2", name, fingerprint,
                             definition (JSON), created (UTC ISO time)
     matches(match_id, ...)  one row per match played to its end ("completed") or cut by the
                             match time limit ("aborted", replayed on the next run); ``seq``

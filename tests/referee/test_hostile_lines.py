@@ -225,6 +225,15 @@ def run(main):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(line=lines, seat=st.integers(0, 2))
 def test_any_reply_line_gets_one_verdict_and_the_match_goes_on(line, seat):
+    _one_line_gets_one_verdict(line, seat)
+
+
+def test_an_action_for_an_earlier_request_is_skipped_and_the_request_times_out():
+    """The case the property draws rarely, every run: id 0 while request 1 is pending."""
+    _one_line_gets_one_verdict(b'{"type":"action","id":0,"index":0}', seat=0)
+
+
+def _one_line_gets_one_verdict(line: bytes, seat: int) -> None:
     bots = [FakeBot(f"honest{i}") for i in range(3)]
     bots[seat] = OneLineBot("hostile", line)
 
@@ -251,11 +260,26 @@ def test_any_reply_line_gets_one_verdict_and_the_match_goes_on(line, seat):
     assert len(replies) == 1, replies
     faults = [f for f in result.faults if f.request_id == first["id"]]
     assert {f.seat for f in result.faults} <= {seat}
-    if replies[0]["verdict"] == "ok":
+    if _is_stale(line, first["id"]):
+        # An action for an earlier request is skipped (SPEC 5): nothing else comes, so the
+        # request times out.
+        assert replies[0]["verdict"] == "stale"
+        assert [f.kind for f in faults] == [FaultKind.TIMEOUT]
+    elif replies[0]["verdict"] == "ok":
         assert faults == []
     else:
         assert [f.kind for f in faults] in ([FaultKind.MALFORMED], [FaultKind.ILLEGAL])
+    if faults:
         assert "hostile" in faults[0].message and "\n" not in faults[0].message
+
+
+def _is_stale(line: bytes, pending: int) -> bool:
+    """What SPEC 5 calls stale, by the full decoder: an action naming an earlier request."""
+    try:
+        message = decode_from_bot(line)
+    except msgspec.DecodeError:
+        return False
+    return isinstance(message, Action) and message.id < pending
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
