@@ -7,16 +7,16 @@ import statistics
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import click
 import trio
 from rich.console import Console
 
 from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, width_option
-from arena.cli.serve import DEFAULT_PORT, say_url, web_server
+from arena.cli.serve import DEFAULT_PORT, check_web_extra, organiser_secret, say_url
 from arena.cli.standings import print_latency, stop_confidence
 from arena.games import GameError, find_game
+from arena.referee.confine import missing_line
 from arena.referee.cores import spread_cores
 from arena.render.terminal import (
     output_console,
@@ -24,9 +24,11 @@ from arena.render.terminal import (
     standings_tables,
 )
 from arena.tournament.config import (
+    LOCAL_CLUSTER,
     ConfigError,
     TournamentConfig,
     check_cluster_address,
+    check_cluster_tls,
     load_config,
     quick_config,
 )
@@ -45,14 +47,18 @@ from arena.tournament.runner import (
     unwrapped,
 )
 from arena.tournament.schedule import Schedule, build_schedule
+from arena.tournament.sealing import has_ended, open_sealed, reveal
 from arena.tournament.standings import (
     LiveStandings,
 )
-from arena.tournament.store import OutputLock, ResultStore, StoredMatch, StoreError
+from arena.tournament.store import OutputLock, ResultStore, StoreError
 from arena.tournament.workers import slots_per_worker
+from arena.web.access import SECRET_ENV
+from arena.web.child import WebSettings, WebStartError, serve_elsewhere
 
 EXIT_INTERRUPTED = 130
 EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
+EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was played
 
 
 @click.command("tournament")
@@ -86,7 +92,10 @@ EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfe
     help="Quick form: a game option (e.g. vingt-down.max_deals=20); `arena games` lists them.",
 )
 @click.option(
-    "--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Quick form: the tournament seed [0]."
+    "--seed",
+    type=click.IntRange(min=0, max=2**63 - 1),
+    help="Quick form: the tournament seed, public to anyone who knows it [a secret one, "
+    "revealed when the tournament ends].",
 )
 @click.option(
     "--concurrency",
@@ -106,9 +115,15 @@ EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfe
 )
 @click.option(
     "--cluster",
-    metavar="tcp://HOST:PORT|local:N",
+    metavar="tls://HOST:PORT|local:N",
     help="Play on the workers of this Dask scheduler (local:N: a Dask cluster of N workers "
     "here) [the file's cluster, else none].",
+)
+@click.option(
+    "--cluster-tls",
+    metavar="CA,CERT,KEY",
+    help="A tls:// scheduler's security files: the CA, this client's certificate and its key "
+    "(PEM) [the file's cluster.tls_*, else Dask's configuration] (SPEC.md 10.8).",
 )
 @click.option(
     "--results",
@@ -131,7 +146,8 @@ EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfe
     flag_value=DEFAULT_PORT,
     default=None,
     metavar="[PORT]",
-    help=f"Serve live web pages of the tournament on 127.0.0.1:PORT [{DEFAULT_PORT}] while it runs.",
+    help=f"Serve live web pages of the tournament on 127.0.0.1:PORT [{DEFAULT_PORT}] while it runs "
+    f"(from a process of its own; the organiser's token is ${SECRET_ENV}, else made and printed).",
 )
 @width_option
 def tournament_command(
@@ -146,6 +162,7 @@ def tournament_command(
     workers: int | None,
     affinity: bool | None,
     cluster: str | None,
+    cluster_tls: str | None,
     results_path: str | None,
     restart: bool,
     until_confident: bool,
@@ -159,7 +176,9 @@ def tournament_command(
     config = _config(
         file, bots, games, deals, seed, concurrency, results_path, until_confident, players, options
     )
-    server = web_server() if web_port is not None else None  # before any match: a missing extra
+    if web_port is not None:  # before any match: a missing extra, a bad secret
+        check_web_extra()
+    web_secret = organiser_secret() if web_port is not None else None
     if workers is not None:
         config = replace(config, workers=workers)
     if affinity is not None:
@@ -169,26 +188,51 @@ def tournament_command(
             config = replace(config, cluster=check_cluster_address(cluster, where="--cluster"))
         except ConfigError as exc:
             raise InputError(str(exc)) from None
+    if cluster_tls is not None:
+        try:
+            files = check_cluster_tls(tuple(cluster_tls.split(",")), where="--cluster-tls")
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
+        if not (config.cluster or "").startswith("tls://"):
+            raise InputError("--cluster-tls: expected with a tls://HOST:PORT cluster")
+        config = replace(config, cluster_tls=files)
     if config.cluster is not None and importlib.util.find_spec("distributed") is None:
         raise InputError(INSTALL_LINE)
-    full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
-    schedule = full
-    if file is not None and games is not None:
-        schedule = _only_games(full, config, games)
+    if config.cluster is not None and not LOCAL_CLUSTER.match(config.cluster):
+        if not config.cluster.startswith("tls://"):
+            click.echo(
+                f"warning: the Dask scheduler {config.cluster} is reached without TLS: anyone "
+                "who can connect to it runs code on every worker; use tls:// (SPEC.md 10.8)",
+                err=True,
+            )
+    # (a mistake in --games: before any file is touched)
+    chosen = _only_games(config, games) if file is not None and games is not None else None
     try:
         output_lock = OutputLock.take(config.output, config.results, restart=restart)
-        store = ResultStore.open_for_run(
-            config.results,
-            name=config.name,
-            fingerprint=config.fingerprint(),
-            definition=config.definition(),
-            restart=restart,
-        )
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
+    try:
+        store, sealed = open_sealed(config, restart=restart)
+    except StoreError as exc:
+        output_lock.release()
+        raise InputError(str(exc)) from None
+    config = sealed.config
+    assert config.seed is not None  # (settled by open_sealed)
+    full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
+    schedule = full
+    if chosen is not None and chosen != {g.label for g in config.games}:
+        schedule = full.only(chosen)
+    try:
+        output_lock.claim()
         kept, older = refresh_current(config, full, store)
         to_play = len(schedule) - stored_count(schedule, store.completed_ids())
     except StoreError as exc:
+        store.close()
+        output_lock.release()
         raise InputError(str(exc)) from None
     console = output_console(width)
+    for note in sealed.notes:
+        console.print(note, highlight=False, markup=False, soft_wrap=True)
     console.print(
         f"tournament {config.name!r}: {len(config.bots)} bots, "
         f"{len(config.games)} games, {'up to ' if config.stop else ''}{len(schedule)} matches, "
@@ -198,6 +242,9 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    missing = missing_line(config.bots) if to_play else None  # said once, at start
+    if missing:
+        console.print(missing, highlight=False, markup=False, soft_wrap=True)
     console.print(
         f"kept {kept} stored matches, {to_play} to play"
         + (f"; {older} stored matches of an earlier definition are not counted" if older else ""),
@@ -214,22 +261,23 @@ def tournament_command(
             confidence=stop_confidence(config),
             margin_ms=config.time_control.margin_ms,
         )
-        with unwrapped(OSError):
+        with unwrapped(WebStartError):
             summary, interrupted, report = trio.run(
-                _run, config, schedule, full, store, live, console, server, web_port
+                _run, config, schedule, full, store, live, console, web_port, web_secret
             )
         live.persist()
         final = live.standings()
         latency = live.latency()  # folded with the standings: no second reading of the matches
         store.save_note(LATENCY_NOTE, latency.warning)  # in the results, for `arena standings`
+        revealed = None
+        if not interrupted and has_ended(full, store, summary.aborted, report):
+            revealed = reveal(store, sealed)
     except PreflightError as exc:
         raise InputError(str(exc)) from None
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
-    except OSError as exc:
-        if web_port is None:
-            raise
-        raise InputError(f"--web {web_port}: cannot listen: {exc.strerror or exc}") from None
+    except WebStartError as exc:
+        raise InputError(f"--web {web_port}: {exc}") from None
     finally:
         store.close()
         output_lock.release()
@@ -258,6 +306,17 @@ def tournament_command(
     )
     for line in _cluster_lines(summary):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    if revealed is not None:
+        console.print(revealed, highlight=False, markup=False, soft_wrap=True)
+    if summary.aborted and not summary.played:
+        console.print(
+            f"every match of this run was aborted ({summary.aborted}): nothing was played; "
+            "see the reasons above, and run the same command again to replay them",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_ALL_ABORTED)
     if summary.given_up:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(summary.given_up.items()))
         console.print(
@@ -341,7 +400,7 @@ def _config(
                 bots,
                 games=games or "all",
                 deals=deals if until_confident else deals or 2,
-                seed=seed or 0,
+                seed=seed,
                 concurrency=concurrency,
                 results=results_path,
                 until_confident=until_confident,
@@ -369,9 +428,10 @@ def _config(
     return config
 
 
-def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Schedule:
+def _only_games(config: TournamentConfig, games: str) -> set[str]:
+    """The labels of the file's games that --games names."""
     if games.strip().lower() == "all":
-        return schedule
+        return {g.label for g in config.games}
     chosen: set[str] = set()
     labels = {g.label: g for g in config.games}
     for part in (p.strip() for p in games.split(",")):
@@ -389,7 +449,7 @@ def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Sch
                 f"({', '.join(labels)}) or all"
             )
         chosen |= matching
-    return schedule.only(chosen)
+    return chosen
 
 
 async def _run(
@@ -399,35 +459,14 @@ async def _run(
     store: ResultStore,
     live: LiveStandings,
     console: Console,
-    server: Any = None,
     web_port: int | None = None,
+    web_secret: tuple[str, bool] | None = None,
 ) -> tuple[RunSummary, bool, StopReport | None]:
-    """The runner and the display side by side (and the web pages, given a ``server``);
-    SIGINT, SIGTERM and SIGHUP stop it cleanly. With a stop rule the deals are played in
-    rounds (the report says why it stopped)."""
+    """The runner and the display side by side (and, given a ``web_port``, the web pages from
+    a process of their own); SIGINT, SIGTERM and SIGHUP stop it cleanly. With a stop rule the
+    deals are played in rounds (the report says why it stopped)."""
     progress = Progress(total=len(schedule))
-    fold = live.fold
     on_stored = live.add
-    source = None
-    if server is not None:
-        from arena.web.source import TournamentSource
-
-        source = TournamentSource(
-            config.results,
-            name=config.name,
-            definition=config.definition(),
-            records_dir=config.records_dir if config.records else None,
-            progress=progress,
-            fold=fold,
-        )
-        # in the order stored, a few thousand at a time (the pages keep what they show, not the
-        # matches; no decision times: the tournament's fold, which they share, has them)
-        with store.snapshot():
-            source.load(match for _rowid, match in store.iter_matches_after(0, times=False))
-
-        def on_stored(match: StoredMatch) -> None:
-            live.add(match)
-            source.add(match)
 
     stop = StopOnSignal()
     summary = RunSummary()
@@ -438,9 +477,21 @@ async def _run(
     ):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(stop.watch, signals, nursery.cancel_scope)
-            if source is not None:
-                url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
-                say_url(url, with_tournament=True)
+            if web_port is not None and web_secret is not None:
+                web = WebSettings(
+                    results=str(config.results),
+                    records_dir=str(config.records_dir) if config.records else None,
+                    confidence=stop_confidence(config),
+                    host="127.0.0.1",
+                    port=web_port,
+                    secret=web_secret[0],
+                )
+
+                def say_gone(line: str) -> None:
+                    console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+                url, _pid = await nursery.start(serve_elsewhere, web, say_gone)
+                say_url(url, *web_secret, with_tournament=True)
             nursery.start_soon(show_progress, progress, live.standings, console)
             workers = config.worker_count()
             if config.stop is not None:

@@ -30,6 +30,7 @@ from arena.bots.manifest import BotFolderError, content_hash
 from arena.games import GAMES, GameError, GameSpec, find_game
 from arena.referee.bot_spec import SANDBOXES, BotSpec
 from arena.referee.clock import TimeControl
+from arena.referee.confine import arena_files
 from arena.tournament.schedule import (
     DEFAULT_MAX_TABLES,
     SEATINGS,
@@ -47,8 +48,21 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ENV_EXPECTED = "environment variable names of letters, digits and _ (not starting with a digit)"
 # Limits the kernel can hold (bytes fit in 63 bits) and no bot needs more of: 1 TiB, 1 year.
-LIMIT_MAXIMA = {"memory_mb": 1 << 20, "file_mb": 1 << 20, "cpu_seconds": 366 * 24 * 3600}
+LIMIT_MAXIMA = {
+    "memory_mb": 1 << 20,
+    "file_mb": 1 << 20,
+    "cpu_seconds": 366 * 24 * 3600,
+    "max_processes": 1 << 22,  # (the kernel's own bound on pid numbers)
+}
+SANDBOX_EXPECTED = '"bwrap" or "none" (or leave it out: sealed as the machine allows)'
 NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
+# Bounds that keep a schedule countable and quick to build: its length must fit a machine
+# integer (deals x tables x rotations x games), and sampling tables keeps a count per pair of
+# bots (bots^2 of them: 20,000 bots took 3.2 GB and minutes before the first line).
+MAX_BOTS = 1024
+MAX_DEALS = 10**12
+MAX_TABLES = 10_000
+MAX_GAMES = 100
 
 TOP_FIELDS = (
     "name",
@@ -83,11 +97,13 @@ BOT_FIELDS = (
     "file_mb",
     "sandbox",
     "user",
+    "max_processes",
 )
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
-CLUSTER_FIELDS = ("address", "matches_per_worker")
+CLUSTER_FIELDS = ("address", "matches_per_worker", "tls_ca_file", "tls_cert", "tls_key")
+CLUSTER_TLS_FIELDS = ("tls_ca_file", "tls_cert", "tls_key")
 CLUSTER_EXPECTED = (
-    'a Dask scheduler\'s address such as "tcp://HOST:8786", or "local:N" for a Dask cluster of '
+    'a Dask scheduler\'s address such as "tls://HOST:8786", or "local:N" for a Dask cluster of '
     "N workers on this machine"
 )
 CLUSTER_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+]*://)?[^\s/:]+:\d{1,5}$")
@@ -130,7 +146,10 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class TournamentConfig:
     name: str
-    seed: int
+    # The tournament seed every deal derives from (SPEC 10.3). None: secret, drawn for the
+    # results file when it is new and read from it on a resume (arena.tournament.sealing), so
+    # a config read from a file without `seed` has none until then.
+    seed: int | None
     bots: tuple[BotSpec, ...]
     games: tuple[GamePlan, ...]
     seating: str = "duplicate"
@@ -141,6 +160,9 @@ class TournamentConfig:
     affinity: bool = True
     cluster: str | None = None  # a Dask scheduler's address or "local:N": play on its workers
     matches_per_worker: int | None = None  # on a cluster; None = each worker's thread count
+    # a tls:// cluster's security files (CA, certificate, key): the organiser's, not part of the
+    # definition; None: Dask's own configuration (``local:N`` makes its own)
+    cluster_tls: tuple[str, str, str] | None = None
     time_control: TimeControl = TimeControl()
     max_faults: int = DEFAULT_MAX_FAULTS
     match_time_limit_s: float = DEFAULT_MATCH_TIME_LIMIT_S
@@ -153,13 +175,22 @@ class TournamentConfig:
     stop: StopRule | None = None
     # per bot name: what its program is, {file or folder: SHA-256} (see program_hashes)
     programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Whether the seed is the organiser's (the file's `seed`, --seed): public, so bots may know
+    # it. False: a secret seed, never in the definition (its commitment is in the results file).
+    public_seed: bool = True
+    # The secret seed's commitment (SPEC 10.3), written into every record header; and whether
+    # the seed was revealed already (the tournament has ended: nothing more may be dealt).
+    commitment: str | None = None
+    revealed: bool = False
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
-        once): its fingerprint ties a results file to the definition that filled it."""
+        once): its fingerprint ties a results file to the definition that filled it. A secret
+        seed is null here: the definition is stored in the results file and shown by its web
+        pages while the tournament runs."""
         return {
             "name": self.name,
-            "seed": self.seed,
+            "seed": self.seed if self.public_seed else None,
             "seating": self.seating,
             "bots": [
                 {
@@ -175,6 +206,7 @@ class TournamentConfig:
                     "program": dict(self.programs.get(b.name, {})),
                     # only when given, so that older definitions keep their fingerprints
                     **({"user": b.user} if b.user else {}),
+                    **({"max_processes": b.max_processes} if b.max_processes else {}),
                 }
                 for b in self.bots
             ],
@@ -203,10 +235,13 @@ class TournamentConfig:
     def bot_identities(self) -> dict[str, str]:
         """Per bot name, a hash of everything that makes it the bot it is: its definition entry,
         its program's content hash included. A stored match is a match of these identities."""
-        return {
-            entry["name"]: _sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")))
-            for entry in self.definition()["bots"]
-        }
+        return bot_identities(self.definition()["bots"])
+
+    def for_players(self) -> TournamentConfig:
+        """This config as processes that only play matches get it (worker processes, a Dask
+        cluster's workers): without the seed, which they never need (each match comes with
+        its own) and which would give away every deal to be played."""
+        return replace(self, seed=None)
 
     def keyer(self) -> Callable[[ScheduledMatch], ScheduledMatch]:
         """A function giving a match its content key (:func:`arena.tournament.schedule.match_key`),
@@ -234,6 +269,12 @@ class TournamentConfig:
         text = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
 
+    def arena_files(self) -> list[str]:
+        """What no bot may read (hidden from sealed bots, SPEC.md section 7): the output folder,
+        the results file and the tournament file."""
+        source = [self.source] if os.path.isfile(self.source) else []
+        return arena_files(self.output, self.results, *source)
+
     @property
     def records_dir(self) -> Path:
         return self.output / "records"
@@ -245,6 +286,31 @@ class TournamentConfig:
 
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def bot_identities(entries: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Per bot name, the hash of its definition entry (TournamentConfig.bot_identities), from
+    the entries as a definition holds them (a results file's too)."""
+    return {
+        entry["name"]: _sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")))
+        for entry in entries
+    }
+
+
+def plans_of(definition: Mapping[str, Any]) -> list[GamePlan]:
+    """The games of a definition as the schedule takes them (a results file's definition)."""
+    return [
+        GamePlan(
+            label=g["label"],
+            game_id=g["game"],
+            players=g["players"],
+            deals=g["deals"],
+            options=dict(g.get("options", {})),
+            team_size=find_game(g["game"]).team_size,
+            max_tables=g["max_tables"],
+        )
+        for g in definition["games"]
+    ]
 
 
 def program_hashes(spec: BotSpec, *, submitted: bool = False) -> dict[str, str]:
@@ -472,7 +538,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     def sandboxed() -> str | None:
         sandbox = table.get("sandbox")
         if sandbox not in SANDBOXES:
-            reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
+            reader.fail(f"{where}.sandbox", sandbox, SANDBOX_EXPECTED)
         return sandbox
 
     bot_name: str = reader.read(read_name, "")
@@ -484,7 +550,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
     env: list[tuple[str, str]] = reader.read(environment, [])
     limits = {}
-    for limit in ("memory_mb", "cpu_seconds", "file_mb"):
+    for limit in ("memory_mb", "cpu_seconds", "file_mb", "max_processes"):
         if limit in table:
             limits[limit] = reader.read(
                 partial(
@@ -511,7 +577,10 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         version=version,
         sandbox=sandbox,
         user=user,
-        **limits,
+        memory_mb=limits.get("memory_mb"),
+        cpu_seconds=limits.get("cpu_seconds"),
+        file_mb=limits.get("file_mb"),
+        max_processes=limits.get("max_processes"),
     )
 
 
@@ -545,7 +614,7 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
     path = reader.place(reader.text("bots_dir.path", table.get("path")))
     sandbox = table.get("sandbox")
     if sandbox not in SANDBOXES:
-        reader.fail("bots_dir.sandbox", sandbox, '"bwrap" (or leave it out)')
+        reader.fail("bots_dir.sandbox", sandbox, SANDBOX_EXPECTED)
     try:
         return tuple(replace(bot, sandbox=sandbox) for bot in tournament_bots(path))
     except BotsDirError as exc:
@@ -605,11 +674,17 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
     if "label" in table:
         label = reader.read(lambda: reader.name(f"{where}.label", table["label"]), label)
     deals = reader.read(
-        lambda: reader.integer(f"{where}.deals", table.get("deals", default_deals), minimum=1), 1
+        lambda: reader.integer(
+            f"{where}.deals", table.get("deals", default_deals), minimum=1, maximum=MAX_DEALS
+        ),
+        1,
     )
     max_tables = reader.read(
         lambda: reader.integer(
-            f"{where}.max_tables", table.get("max_tables", DEFAULT_MAX_TABLES), minimum=1
+            f"{where}.max_tables",
+            table.get("max_tables", DEFAULT_MAX_TABLES),
+            minimum=1,
+            maximum=MAX_TABLES,
         ),
         1,
     )
@@ -637,8 +712,23 @@ def check_cluster_address(text: str, *, where: str) -> str:
     raise ConfigError(f"{where}: found {_describe(text)}; expected {CLUSTER_EXPECTED}")
 
 
-def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None]:
-    """``cluster = "tcp://..."`` or ``cluster = { address = "...", matches_per_worker = N }``."""
+def check_cluster_tls(files: tuple[str, ...], *, where: str) -> tuple[str, str, str]:
+    """A cluster's TLS files (CA, certificate, key), each a readable file; ConfigError names
+    ``where``."""
+    if len(files) != 3:
+        raise ConfigError(
+            f"{where}: found {len(files)} files; expected three: the CA, the certificate and its "
+            "key (PEM files, as dask scheduler --tls-ca-file --tls-cert --tls-key takes)"
+        )
+    for name in files:
+        if not os.path.isfile(name) or not os.access(name, os.R_OK):
+            raise ConfigError(f"{where}: {name}: no such readable file")
+    return files[0], files[1], files[2]
+
+
+def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None, tuple[str, str, str] | None]:
+    """``cluster = "tls://..."`` or ``cluster = { address = "...", matches_per_worker = N,
+    tls_ca_file = "...", tls_cert = "...", tls_key = "..." }``."""
     table = {"address": raw} if isinstance(raw, str) else reader.table("cluster", raw)
     reader.only(table, CLUSTER_FIELDS, "cluster")
     where = "cluster" if isinstance(raw, str) else "cluster.address"
@@ -652,7 +742,24 @@ def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None]:
         per_worker = reader.integer(
             "cluster.matches_per_worker", table["matches_per_worker"], minimum=1, maximum=256
         )
-    return address, per_worker
+    tls = None
+    given = [name for name in CLUSTER_TLS_FIELDS if name in table]
+    if given:
+        for name in given:
+            if not isinstance(table[name], str):
+                reader.fail(f"cluster.{name}", table[name], "a file's path")
+        if len(given) < 3 or not address.startswith("tls://"):
+            reader.fail(
+                "cluster",
+                f"{', '.join(given)} for {address}",
+                'a "tls://HOST:PORT" address with all of tls_ca_file, tls_cert and tls_key',
+                raw=True,
+            )
+        tls = check_cluster_tls(
+            tuple(reader.place(table[name]) for name in CLUSTER_TLS_FIELDS),
+            where=f"{reader.source}: cluster",
+        )
+    return address, per_worker, tls
 
 
 def _time_control(reader: _Reader, raw: object) -> TimeControl:
@@ -736,13 +843,17 @@ def config_from_table(
     read = reader.read
     reader.only(data, TOP_FIELDS, "")
     name = read(lambda: reader.name("name", data.get("name", default_name)), "tournament")
-    seed = read(
-        lambda: reader.integer("seed", data.get("seed", 0), minimum=0, maximum=2**63 - 1), 0
+    seed = (
+        read(lambda: reader.integer("seed", data["seed"], minimum=0, maximum=2**63 - 1), 0)
+        if data.get("seed") is not None
+        else None
     )
     stop = read(lambda: _stop(reader, data["stop"]), None) if "stop" in data else None
     default_deals = DEFAULT_DEALS if stop is None else stop.max_deals
     deals = read(
-        lambda: reader.integer("deals", data.get("deals", default_deals), minimum=1),
+        lambda: reader.integer(
+            "deals", data.get("deals", default_deals), minimum=1, maximum=MAX_DEALS
+        ),
         default_deals,
     )
 
@@ -765,8 +876,8 @@ def config_from_table(
         else None
     )
     affinity = read(lambda: reader.boolean("affinity", data.get("affinity", True)), True)
-    no_cluster: tuple[str | None, int | None] = (None, None)
-    cluster, matches_per_worker = (
+    no_cluster: tuple[str | None, int | None, tuple[str, str, str] | None] = (None, None, None)
+    cluster, matches_per_worker, cluster_tls = (
         read(lambda: _cluster(reader, data["cluster"]), no_cluster)
         if "cluster" in data
         else no_cluster
@@ -800,6 +911,15 @@ def config_from_table(
             None,
         )
         bots_raw = bots_raw if isinstance(bots_raw, list) else []
+    if len(dir_bots) + len(bots_raw) > MAX_BOTS:
+        reader.note(
+            "bots",
+            f"{len(dir_bots) + len(bots_raw)} bots"
+            + (f" ({len(dir_bots)} of bots_dir)" if dir_bots else ""),
+            f"at most {MAX_BOTS} bots in one tournament",
+            raw=True,
+        )
+        reader.done()  # now: checking and hashing each of them first would take minutes
     entries = [(i, _bot(reader, f"bots[{i}]", raw)) for i, raw in enumerate(bots_raw)]
     bots = dir_bots + tuple(bot for _, bot in entries if bot is not None)
     _unique(
@@ -812,10 +932,13 @@ def config_from_table(
     games_raw = data.get("games", "all")
     if games_raw == "all":
         games_raw = list(GAMES)
-    if not isinstance(games_raw, list) or not games_raw:
+    if not isinstance(games_raw, list) or not games_raw or len(games_raw) > MAX_GAMES:
         read(
             lambda: reader.fail(
-                "games", games_raw, '"all", a list of game ids or [[games]] entries'
+                "games",
+                f"{len(games_raw)} entries" if isinstance(games_raw, list) else games_raw,
+                f'"all", a list of game ids or [[games]] entries (1 to {MAX_GAMES})',
+                raw=isinstance(games_raw, list),
             ),
             None,
         )
@@ -836,6 +959,7 @@ def config_from_table(
     return TournamentConfig(
         name=name,
         seed=seed,
+        public_seed=seed is not None,
         bots=bots,
         games=games,
         seating=seating,
@@ -844,6 +968,7 @@ def config_from_table(
         affinity=affinity,
         cluster=cluster,
         matches_per_worker=matches_per_worker,
+        cluster_tls=cluster_tls,
         time_control=time_control,
         max_faults=max_faults,
         match_time_limit_s=limit,
@@ -869,7 +994,10 @@ def _stop(reader: _Reader, raw: object) -> StopRule:
         "stop.min_deals", table.get("min_deals", defaults.min_deals), minimum=2
     )
     max_deals = reader.integer(
-        "stop.max_deals", table.get("max_deals", defaults.max_deals), minimum=min_deals
+        "stop.max_deals",
+        table.get("max_deals", defaults.max_deals),
+        minimum=min_deals,
+        maximum=MAX_DEALS,
     )
     return StopRule(confidence=float(confidence), min_deals=min_deals, max_deals=max_deals)
 
@@ -891,7 +1019,7 @@ def quick_config(
     *,
     games: str = "all",
     deals: int | None = DEFAULT_DEALS,
-    seed: int = 0,
+    seed: int | None = None,
     concurrency: int | None = None,
     results: str | None = None,
     until_confident: bool = False,
@@ -905,7 +1033,7 @@ def quick_config(
     options; ConfigError lists every mistake in them."""
     data: dict[str, Any] = {
         "name": "quick",
-        "seed": seed,
+        **({} if seed is None else {"seed": seed}),
         "bots": [parse_bot_option(b) for b in bots],
         "games": _quick_games(select_games(games, source="--games"), players, options),
     }

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from arena.referee.lines import printable
 from arena.tournament.config import StopRule, TournamentConfig
 from arena.tournament.executors import Executor
 from arena.tournament.executors.in_process import InProcess
@@ -78,6 +79,7 @@ class Progress:
     unprinted_faults: deque[str] | None = None
 
     def note_fault(self, line: str) -> None:
+        line = printable(line)  # (a stored message of an older arena may quote raw stderr)
         self.recent_faults.append(line)
         self.faults_seen += 1
         if self.unprinted_faults is not None:
@@ -180,6 +182,13 @@ async def run_tournament(
     progress.started = time.monotonic()
     if summary.skipped == len(matches):
         return summary
+    if config.revealed:
+        raise TournamentError(
+            f"{config.results}: this tournament has ended and its secret seed was revealed: "
+            f"{len(matches) - summary.skipped} more matches dealt from it would be predictable, "
+            "and none was played; give another results file, or --restart to discard its "
+            "stored matches and deal from a new secret seed"
+        )
     in_workers = cluster is None and min(workers, config.concurrency) > 1
     if (in_workers or cluster is not None) and (start_bot is not None or play is not None):
         raise ValueError("start_bot and play are for workers=1")
@@ -188,9 +197,9 @@ async def run_tournament(
     needed = needed_bots(config, pending_matches(matches, done))
     keyer = config.keyer()
     todo = (keyer(match) for match in pending_matches(matches, done))
-    config.logs_dir.mkdir(parents=True, exist_ok=True)
+    config.logs_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     if config.records:
-        config.records_dir.mkdir(parents=True, exist_ok=True)
+        config.records_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     kept: set[str] = set()
 
     def keep(stored: StoredMatch) -> None:
@@ -230,7 +239,9 @@ def _executor(
     if cluster is not None:
         from arena.tournament.executors.dask_cluster import DaskCluster  # Dask is optional
 
-        return DaskCluster(cluster, matches_per_worker=config.matches_per_worker)
+        return DaskCluster(
+            cluster, matches_per_worker=config.matches_per_worker, tls=config.cluster_tls
+        )
     if workers > 1:
         return WorkerProcesses(workers)
     return InProcess(start_bot, play)
@@ -247,6 +258,7 @@ class StopReport:
     settled: bool  # every game's ranking separated at the confidence
     reason: str  # one line for the organiser
     standings: Standings | None = None  # those the rule last looked at (deals < ``deals``)
+    decided: bool = False  # the rule stopped the tournament (separated, or at the most deals)
 
 
 def first_deals(schedule: Schedule, deals: int) -> Schedule:
@@ -335,12 +347,13 @@ async def run_in_rounds(
                 f"stopped after {deals} deals: every game's ranking is separated "
                 f"at {stop.confidence:.0%}"
             )
-            return StopReport(deals, True, reason, standings)
+            return StopReport(deals, True, reason, standings, decided=True)
         report = StopReport(
             deals,
             False,
             f"stopped at the most deals ({deals}): not separated at {stop.confidence:.0%}: "
             + "; ".join(open_pairs),
             standings,
+            decided=True,
         )
     return report

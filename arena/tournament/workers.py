@@ -53,6 +53,7 @@ from arena.tournament.pool import (
     PreflightError,
     RunSummary,
     TournamentError,
+    hide_from_each_other,
     play_pooled_match,
     unwrapped,
 )
@@ -317,6 +318,7 @@ async def play_in_workers(
     has exited on return, whatever happened (cancellation included)."""
     slots = slots_per_worker(config.concurrency, workers)
     cores = spread_cores(slots) if config.affinity else [None] * len(slots)
+    config = config.for_players()  # each match comes with its seed: the tournament's stays here
     async with trio.open_nursery() as here:
         local = _InProcessWorker(0)  # this process's share: its bots start at once
         here.start_soon(local.run)
@@ -449,7 +451,11 @@ async def worker_loop(
         return
     config = setup.config
     pool = BotPool(
-        [b for b in config.bots if b.name in set(setup.bots)],
+        [
+            b
+            for b in hide_from_each_other(config.bots, config.arena_files())
+            if b.name in set(setup.bots)
+        ],
         start_bot=BotProcess.start,
         time_control=config.time_control,
         log_dir=config.logs_dir,
