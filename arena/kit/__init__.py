@@ -13,8 +13,9 @@
 :mod:`arena.kit.worlds` says exactly what that covers); :func:`deal_uniform` is the constrained
 dealer underneath. :func:`search` is a search loop on such worlds that keeps to a
 :class:`Deadline`, and :func:`play_out_deal` rolls a world out to the end of its deal only
-(module :mod:`arena.kit.search`). The kit imports only ``arena.games``; the referee never imports it, so a bot
-that uses it needs the arena package installed (``pip install -e .``) or on ``PYTHONPATH``.
+(module :mod:`arena.kit.search`). The kit imports only ``arena.games``; the referee never imports
+it, so a bot that uses it needs the arena package installed (``pip install -e .``) or on
+``PYTHONPATH``.
 """
 
 from __future__ import annotations

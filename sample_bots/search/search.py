@@ -4,11 +4,11 @@ For one decision, the kit's search (``arena.kit.search``, which stops at its dea
 again until the time budget is spent, draw a world consistent with everything the seat knows, and
 in that same world (a copy of it per action) try every legal action, each followed by a fast
 rollout to the end of the current deal (the same rollout seed for every action, so the actions are
-compared on equal luck). The action with the best mean value over the worlds is played. The value is what the
-deal brings the seat: its own points (Alles oder Nichts, Eight Rounds), the other seats' mean
-points minus its own (Vingt-down, where low wins: a trick counts by how it moves the seat against
-the table), or its team's points minus the other team's (All Fours, whose rollouts stop when the
-hand is scored instead of dealing the next one).
+compared on equal luck). The action with the best mean value over the worlds is played. The value
+is what the deal brings the seat: its own points (Alles oder Nichts, Eight Rounds), the other
+seats' mean points minus its own (Vingt-down, where low wins: a trick counts by how it moves the
+seat against the table), or its team's points minus the other team's (All Fours, whose rollouts
+stop when the hand is scored instead of dealing the next one).
 
 With a ``prior`` (the search bot passes the heuristic bot's choice in the games of
 ``PRIOR_GAMES``) the search overrules it only when its best action beats the prior's by more than

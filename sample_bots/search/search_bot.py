@@ -11,8 +11,9 @@ Needs the arena package: ``pip install -e PATH_TO_ARENA`` (or PYTHONPATH), for `
 Run it:   python3 search_bot.py [SEED] [--fraction F]
 Time: it thinks for F (default 0.35) of the request's ``time_left_ms``, less a safety margin of
 40 ms for the pipes and its own start-up of each decision; the kit's search stops within one move
-of that deadline. A decision with one legal action is answered at once. Each decision costs about that much CPU time too, so give it
-``cpu_seconds`` to match in a long tournament (SPEC.md section 7).
+of that deadline. A decision with one legal action is answered at once. Each decision costs about
+that much CPU time too, so give it ``cpu_seconds`` to match in a long tournament (SPEC.md
+section 7).
 """
 
 import os
