@@ -32,10 +32,6 @@ PY_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 GAME_IDS = ("alles-oder-nichts", "vingt-down", "eight-rounds", "all-fours")
 PLAYERS = dict.fromkeys(GAME_IDS, 4)  # every game's default table, as tournaments play it
 
-# The benchmarks run the project's own sample bots, trusted as tournaments/demo.toml marks them:
-# run as root they would otherwise run as nobody, who cannot read root's Python (SPEC.md 7).
-os.environ.setdefault("ARENA_BOT_USER", "@arena")
-
 # A request of about the size the referee writes (~500 bytes), for the pipe measurements.
 PAYLOAD = (
     b'{"type":"request","match_id":"m","id":1,"decision":"play","view":{"hand":'
@@ -146,6 +142,10 @@ def parser(doc: str | None) -> argparse.ArgumentParser:
 
 def parse(found: argparse.ArgumentParser, smoke: dict[str, object]) -> argparse.Namespace:
     """The arguments; with ``--smoke`` the sizes in ``smoke`` replace the ones given."""
+    # The benchmarks run the project's own sample bots, trusted as tournaments/demo.toml marks
+    # them: run as root they would otherwise run as nobody, who cannot read root's Python
+    # (SPEC.md 7). The processes a script starts inherit it.
+    os.environ.setdefault("ARENA_BOT_USER", "@arena")
     args = found.parse_args()
     if args.smoke:
         for name, value in smoke.items():

@@ -12,8 +12,9 @@ each tree both ways interleaved, ``both``),
 and reports ``resource.getrusage`` of that process per decision: user, system, their sum (the
 figure issue 22 asks at most 30 us of), the share of replies taken by the quick read, and the
 voluntary / involuntary context switches per decision (a poll that slept / the bot preempting
-the referee). Printed: the median over the rounds (and the smallest sum), with the load average.
-On a loaded machine every figure is inflated; compare trees, not absolute values.
+the referee). Printed: the median over the rounds (the sum with its lowest and highest round),
+with the load average. On a loaded machine every figure is inflated; compare trees, not absolute
+values.
 
     python3 benchmarks/referee_cpu.py --instructions [--tree PATH ...] [--matches 2,22]
 

@@ -1,11 +1,10 @@
 """The searching sample bot against the heuristic one (and random bots): a real duplicate tournament.
 
     python3 benchmarks/search.py [--deals N] [--deals-for GAME=N ...] [--games aon,vingt,...]
-        [--concurrency N] [--out DIR]
+        [--concurrency N] [--out DIR] [--decision-ms 1000]
 
-(as root, set ``ARENA_BOT_USER=@arena``: the bots run as ``nobody`` otherwise, and need the Python
-packages installed for root). ``--deals-for vingt-down=48`` gives one game its own deal count
-(Vingt-down's scores swing by tens of points a match, so its interval needs many more deals).
+``--deals-for vingt-down=48`` gives one game its own deal count (Vingt-down's scores swing by tens
+of points a match, so its interval needs many more deals).
 
 Plays ``arena tournament`` (real bot processes, the default time control: 1000 ms a decision,
 50 ms margin) with four bots: search (sample_bots/search), heuristic (sample_bots/heuristic) and

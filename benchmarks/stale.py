@@ -28,8 +28,7 @@ Printed per tree and mode, the median over the rounds of:
 with the load average. Pinned (``--affinity on``): the referee and its bots on one core, as
 ``arena match`` and tournaments run them; ``off`` (default): placed by the system, as the zoo
 tests (tests/untrusted/test_zoo.py) run them, whose 700 ms per decision the flood must fit in.
-Needs ``ARENA_BOT_USER=@arena`` (or another user) when run as root. On a loaded machine every
-figure is inflated; compare trees, not absolute values.
+On a loaded machine every figure is inflated; compare trees, not absolute values.
 """
 
 from __future__ import annotations
