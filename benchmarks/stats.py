@@ -6,7 +6,8 @@
    more random bots as the field, one game at a time, default SPRT (alpha = beta = 0.05, e1 =
    0.2 sd): the deals per table it needed to decide, the matches that took, and the verdict,
    for each seed (``--seed``) and their median.
-2. ``--demo``: the stopping rule (``--until-confident``) on tournaments/demo.toml's four bots:
+2. ``--demo``: the stopping rule (``--until-confident``) on tournaments/demo.toml's four bots
+   (dealt from a secret seed, SPEC 10.3: the deals, so the figures, differ from run to run):
    the deals per table it played, why it stopped, and the matches. ``--demo-max N`` first writes
    a copy of the file with ``stop = { max_deals = N }`` instead of its ``deals`` (the shipped
    file plays at most its 64 deals, All Fours 24).

@@ -27,3 +27,20 @@ def pytest_addoption(parser):
 @pytest.fixture
 def update_golden(request):
     return request.config.getoption("--update-golden")
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The record-audit mutation test's figures (tests/referee/test_record_audit.py): its
+    catalogue's size and catch rate, shown with every run (they come back from xdist workers
+    as the test's user properties)."""
+    lines = [
+        value
+        for reports in terminalreporter.stats.values()
+        for report in reports
+        for name, value in getattr(report, "user_properties", ())
+        if name == "record_audit" and getattr(report, "when", "call") == "call"
+    ]
+    if lines:
+        terminalreporter.write_sep("-", "record audit: single edits of real records")
+        for line in sorted(set(lines)):
+            terminalreporter.write_line(line)

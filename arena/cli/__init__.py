@@ -20,7 +20,7 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a reader that 
 LAZY_COMMANDS = {
     "init": "arena.cli.init:init_command",
     "match": "arena.cli.match:match_command",
-    "replay": "arena.cli.match:replay_command",
+    "replay": "arena.cli.replay:replay_command",
     "check": "arena.cli.check:check_command",
     "tournament": "arena.cli.tournament:tournament_command",
     "standings": "arena.cli.standings:standings_command",

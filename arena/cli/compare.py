@@ -17,7 +17,12 @@ import trio
 from arena.cli.common import STOP_SIGNALS, StopOnSignal
 from arena.stats.moments import Estimate, estimate
 from arena.stats.sprt import BETTER, NOT_BETTER, SprtSettings, llr, verdict
-from arena.tournament.compare import CompareSchedule, CompareTally, compare_schedule
+from arena.tournament.compare import (
+    COMPARE_SCHEDULE,
+    CompareSchedule,
+    CompareTally,
+    compare_schedule,
+)
 from arena.tournament.config import (
     NAME_PATTERN,
     ConfigError,
@@ -26,6 +31,7 @@ from arena.tournament.config import (
     select_games,
 )
 from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
+from arena.tournament.sealing import open_sealed, reveal
 from arena.tournament.store import ResultStore, StoreError
 
 EXIT_BETTER, EXIT_NOT_BETTER, EXIT_UNDECIDED, EXIT_INPUT = 0, 1, 2, 3
@@ -120,7 +126,12 @@ def parse_sprt(text: str | None) -> SprtSettings:
     show_default=True,
     help="With the SPRT: the most deals per table before it says undecided.",
 )
-@click.option("--seed", type=click.IntRange(min=0, max=2**63 - 1), default=0, show_default=True)
+@click.option(
+    "--seed",
+    type=click.IntRange(min=0, max=2**63 - 1),
+    help="The seed of the deals, public to anyone who knows it [a secret one, revealed when "
+    "the comparison ends].",
+)
 @click.option("--concurrency", type=click.IntRange(1, 256), help="Matches at once [cores].")
 @click.option("--workers", type=click.IntRange(1, 256), help="Processes playing the matches.")
 @click.option(
@@ -138,7 +149,7 @@ def compare_command(
     deals: int | None,
     sprt_text: str | None,
     max_deals: int,
-    seed: int,
+    seed: int | None,
     concurrency: int | None,
     workers: int | None,
     results_path: str | None,
@@ -159,19 +170,17 @@ def compare_command(
     if workers is not None:
         config = replace(config, workers=workers)
     new_name, old_name = config.bots[0].name, config.bots[1].name
+    try:
+        store, sealed = open_sealed(config, restart=restart, schedule=COMPARE_SCHEDULE)
+    except StoreError as exc:
+        raise CompareInputError(str(exc)) from None
+    config = sealed.config
+    assert config.seed is not None  # (settled by open_sealed)
     plan = compare_schedule(
         config.seed, new_name, old_name, [b.name for b in config.bots[2:]], config.games
     )
-    try:
-        store = ResultStore.open_for_run(
-            config.results,
-            name=config.name,
-            fingerprint=config.fingerprint(),
-            definition=config.definition(),
-            restart=restart,
-        )
-    except StoreError as exc:
-        raise CompareInputError(str(exc)) from None
+    for note in sealed.notes:
+        _say(note)
     most = deals or max_deals
     rounds = [most] if deals else [*range(ROUND_DEALS, most, ROUND_DEALS), most]
     low, high = settings.lower, settings.upper
@@ -185,11 +194,13 @@ def compare_command(
     )
     try:
         outcome = trio.run(_run, config, plan, store, rounds, settings)
+        summary, interrupted, value, played_deals, differences = outcome
+        # It has ended when it decided, or played its deals, with nothing aborted (SPEC 10.10).
+        revealed = reveal(store, sealed) if not interrupted and not summary.aborted else None
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
     finally:
         store.close()
-    summary, interrupted, value, played_deals, differences = outcome
     if interrupted:
         _say("stopped: the matches played are stored; run the same command again to resume")
         sys.exit(EXIT_INTERRUPTED)
@@ -209,6 +220,8 @@ def compare_command(
         f"done: {summary.played} played, {summary.skipped} already stored, "
         f"{summary.aborted} aborted"
     )
+    if revealed is not None:
+        _say(revealed)
     sys.exit({BETTER: EXIT_BETTER, NOT_BETTER: EXIT_NOT_BETTER}.get(decided, EXIT_UNDECIDED))
 
 
@@ -233,7 +246,7 @@ def _config(
     field_bots: tuple[str, ...],
     games: str,
     deals: int,
-    seed: int,
+    seed: int | None,
     concurrency: int | None,
 ) -> TournamentConfig:
     entries = [bot_entry(new, "new"), bot_entry(old, "old")]
@@ -243,7 +256,9 @@ def _config(
         raise CompareInputError(
             f"bot names must differ, found {', '.join(names)}; name them NAME=CMD"
         )
-    data: dict[str, Any] = {"name": "compare", "seed": seed, "deals": deals, "bots": entries}
+    data: dict[str, Any] = {"name": "compare", "deals": deals, "bots": entries}
+    if seed is not None:
+        data["seed"] = seed
     if concurrency is not None:
         data["concurrency"] = concurrency
     try:

@@ -13,7 +13,6 @@ import shlex
 import shutil
 import signal
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -31,11 +30,8 @@ from arena.referee.clock import TimeControl
 from arena.referee.cores import pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
-from arena.referee.record import ReplayError, find_member, record_bytes, replay_record
 from arena.referee.results import MatchResult, match_result_dict
-from arena.render.replay import render_deal, render_replay
 from arena.render.terminal import output_console
-from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 INTERPRETERS = {
     "python",
@@ -198,7 +194,7 @@ async def play_one_match(
                     bots,
                     seed=seed,
                     options=options,
-                    match_id=f"match-{seed}",
+                    match_id="match",  # (never the seed: bots are sent it, SPEC 3)
                     time_control=control,
                     max_faults=max_faults,
                     record_path=record,
@@ -264,7 +260,8 @@ def result_table(result: MatchResult) -> Table:
     "--seed",
     type=click.IntRange(0, (1 << 64) - 1),
     default=None,
-    help="Match seed (default: random, printed).",
+    help="Match seed, public to anyone who knows it (default: a secret one, shown after the "
+    "match).",
 )
 @click.option(
     "--players",
@@ -376,7 +373,13 @@ def match_command(
         )
     options = parse_options(game, option_items)
     if seed is None:
-        seed = secrets.randbits(63)
+        seed = secrets.randbits(63)  # secret while the match runs; shown after it
+    else:
+        click.echo(
+            f"--seed {seed}: a bot that knows the seed can know every card; leave it out for a "
+            "secret one (shown after the match)",
+            err=True,
+        )
     if record is not None and not record.parent.is_dir():
         raise click.UsageError(f"--record {record}: directory {record.parent} does not exist")
     control = TimeControl(
@@ -469,141 +472,3 @@ def _play(
         raise click.ClickException(
             "interrupted: the match was stopped and every bot process ended"
         ) from None
-
-
-# -- arena replay -------------------------------------------------------------------------------------
-
-
-@click.command("replay")
-@click.argument("record", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--seat", type=int, default=None, help="Show the match as this seat saw it.")
-@click.option(
-    "--match",
-    "match_id",
-    default=None,
-    help="The match to replay, by id, from a tournament's records file of many matches "
-    "(found by the results file beside its records/ folder, else by reading the file).",
-)
-@click.option(
-    "--check", "check_only", is_flag=True, help="Only re-derive the record; print one line."
-)
-@click.option(
-    "--lines",
-    "print_lines",
-    is_flag=True,
-    help="Print the record's full JSON lines (a compact record written out in full, SPEC 8) "
-    "and nothing else.",
-)
-@click.option(
-    "--decisions",
-    is_flag=True,
-    help="Show each decision: the legal actions, the choice and the time it took "
-    "(with --seat, only that seat's).",
-)
-@click.option(
-    "--deal",
-    "show_deal",
-    is_flag=True,
-    help="Also show the same deal's other rotations from the results file, side by side: "
-    "who held each seat's cards and what they scored.",
-)
-@click.option(
-    "--results",
-    "results_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="The results file for --deal and --match [the results.sqlite beside the record's "
-    "records/ folder].",
-)
-@width_option
-def replay_command(
-    record: Path,
-    seat: int | None,
-    match_id: str | None,
-    check_only: bool,
-    print_lines: bool,
-    decisions: bool,
-    show_deal: bool,
-    results_path: Path | None,
-    width: int | None,
-) -> None:
-    """Re-derive a match RECORD from its header and the rules, line by line (SPEC.md 8), and
-    show it trick by trick. Exits 1 at the first line that departs, naming it."""
-    at, length = _located(record, match_id, results_path) if match_id is not None else (None, None)
-    if print_lines:
-        try:
-            data = record_bytes(record, at=at, length=length)
-        except ReplayError as error:
-            raise click.ClickException(str(error)) from None
-        except OSError as error:
-            raise click.ClickException(f"{record}: cannot read: {error.strerror}") from None
-        sys.stdout.flush()
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
-        return
-    try:
-        replay = replay_record(record, at=at, length=length)
-    except ReplayError as error:
-        raise click.ClickException(f"replay failed: {error}") from None
-    players = replay.header["players"]
-    if seat is not None and not 0 <= seat < players:
-        raise click.UsageError(f"--seat {seat}: expected 0..{players - 1}")
-    rotations = _deal_rotations(record, replay, results_path) if show_deal else None
-    console = output_console(width)
-    if not check_only:
-        console.print(render_replay(replay, seat, decisions))
-    console.print(
-        Text(
-            f"record checked: every line agrees with the rules "
-            f"({len(replay.state.actions)} actions, {len(replay.faults)} faults)",
-            style="bold green",
-        )
-    )
-    if rotations is not None:
-        console.print(render_deal(replay, rotations, console.width))
-
-
-def _located(record: Path, match_id: str, results_path: Path | None) -> tuple[int, int]:
-    """Where match ``match_id``'s record is in the records file ``record``: as the results file
-    stores it (given, or beside the records/ folder), else found by reading the file."""
-    path = results_path or record.resolve().parent.parent / "results.sqlite"
-    if path.is_file():
-        try:
-            with ResultStore.open_read(path) as store:
-                stored = store.match(match_id, times=False)
-        except StoreError:
-            stored = None  # (read the records file instead)
-        if (
-            stored is not None
-            and stored.record_span is not None
-            and stored.record_path is not None
-            and Path(stored.record_path).resolve() == record.resolve()
-        ):
-            return stored.record_span
-    try:
-        member = find_member(record, match_id)
-    except ReplayError as error:
-        raise click.ClickException(str(error)) from None
-    except OSError as error:
-        raise click.ClickException(f"{record}: cannot read: {error.strerror}") from None
-    if member is None or member.length is None:
-        raise click.UsageError(f"--match {match_id}: no whole record of that match in {record}")
-    return member.at, member.length
-
-
-def _deal_rotations(record: Path, replay: Any, results_path: Path | None) -> list[StoredMatch]:
-    """The stored rotations of the record's deal (its own included), from the results file."""
-    path = results_path or record.resolve().parent.parent / "results.sqlite"
-    if not path.is_file():
-        raise click.UsageError(
-            f"--deal: no results file at {path}; give the tournament's results file with --results"
-        )
-    match_id = replay.header.get("match_id", "")
-    try:
-        with ResultStore.open_read(path) as store:
-            stored = store.match(match_id)
-            if stored is None:
-                raise click.UsageError(f"--deal: match {match_id!r} is not in {path}")
-            return store.deal_matches(stored.game, stored.table, stored.deal)
-    except StoreError as error:
-        raise click.UsageError(f"--deal: {error}") from None

@@ -45,6 +45,7 @@ from arena.tournament.runner import (
     unwrapped,
 )
 from arena.tournament.schedule import Schedule, build_schedule
+from arena.tournament.sealing import has_ended, open_sealed, reveal
 from arena.tournament.standings import (
     LiveStandings,
 )
@@ -53,6 +54,7 @@ from arena.tournament.workers import slots_per_worker
 
 EXIT_INTERRUPTED = 130
 EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
+EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was played
 
 
 @click.command("tournament")
@@ -86,7 +88,10 @@ EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfe
     help="Quick form: a game option (e.g. vingt-down.max_deals=20); `arena games` lists them.",
 )
 @click.option(
-    "--seed", type=click.IntRange(min=0, max=2**63 - 1), help="Quick form: the tournament seed [0]."
+    "--seed",
+    type=click.IntRange(min=0, max=2**63 - 1),
+    help="Quick form: the tournament seed, public to anyone who knows it [a secret one, "
+    "revealed when the tournament ends].",
 )
 @click.option(
     "--concurrency",
@@ -171,24 +176,34 @@ def tournament_command(
             raise InputError(str(exc)) from None
     if config.cluster is not None and importlib.util.find_spec("distributed") is None:
         raise InputError(INSTALL_LINE)
-    full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
-    schedule = full
-    if file is not None and games is not None:
-        schedule = _only_games(full, config, games)
+    # (a mistake in --games: before any file is touched)
+    chosen = _only_games(config, games) if file is not None and games is not None else None
     try:
         output_lock = OutputLock.take(config.output, config.results, restart=restart)
-        store = ResultStore.open_for_run(
-            config.results,
-            name=config.name,
-            fingerprint=config.fingerprint(),
-            definition=config.definition(),
-            restart=restart,
-        )
+    except StoreError as exc:
+        raise InputError(str(exc)) from None
+    try:
+        store, sealed = open_sealed(config, restart=restart)
+    except StoreError as exc:
+        output_lock.release()
+        raise InputError(str(exc)) from None
+    config = sealed.config
+    assert config.seed is not None  # (settled by open_sealed)
+    full = build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
+    schedule = full
+    if chosen is not None and chosen != {g.label for g in config.games}:
+        schedule = full.only(chosen)
+    try:
+        output_lock.claim()
         kept, older = refresh_current(config, full, store)
         to_play = len(schedule) - stored_count(schedule, store.completed_ids())
     except StoreError as exc:
+        store.close()
+        output_lock.release()
         raise InputError(str(exc)) from None
     console = output_console(width)
+    for note in sealed.notes:
+        console.print(note, highlight=False, markup=False, soft_wrap=True)
     console.print(
         f"tournament {config.name!r}: {len(config.bots)} bots, "
         f"{len(config.games)} games, {'up to ' if config.stop else ''}{len(schedule)} matches, "
@@ -222,6 +237,9 @@ def tournament_command(
         final = live.standings()
         latency = live.latency()  # folded with the standings: no second reading of the matches
         store.save_note(LATENCY_NOTE, latency.warning)  # in the results, for `arena standings`
+        revealed = None
+        if not interrupted and has_ended(full, store, summary.aborted, report):
+            revealed = reveal(store, sealed)
     except PreflightError as exc:
         raise InputError(str(exc)) from None
     except TournamentError as exc:
@@ -258,6 +276,17 @@ def tournament_command(
     )
     for line in _cluster_lines(summary):
         console.print(line, highlight=False, markup=False, soft_wrap=True)
+    if revealed is not None:
+        console.print(revealed, highlight=False, markup=False, soft_wrap=True)
+    if summary.aborted and not summary.played:
+        console.print(
+            f"every match of this run was aborted ({summary.aborted}): nothing was played; "
+            "see the reasons above, and run the same command again to replay them",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        sys.exit(EXIT_ALL_ABORTED)
     if summary.given_up:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(summary.given_up.items()))
         console.print(
@@ -341,7 +370,7 @@ def _config(
                 bots,
                 games=games or "all",
                 deals=deals if until_confident else deals or 2,
-                seed=seed or 0,
+                seed=seed,
                 concurrency=concurrency,
                 results=results_path,
                 until_confident=until_confident,
@@ -369,9 +398,10 @@ def _config(
     return config
 
 
-def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Schedule:
+def _only_games(config: TournamentConfig, games: str) -> set[str]:
+    """The labels of the file's games that --games names."""
     if games.strip().lower() == "all":
-        return schedule
+        return {g.label for g in config.games}
     chosen: set[str] = set()
     labels = {g.label: g for g in config.games}
     for part in (p.strip() for p in games.split(",")):
@@ -389,7 +419,7 @@ def _only_games(schedule: Schedule, config: TournamentConfig, games: str) -> Sch
                 f"({', '.join(labels)}) or all"
             )
         chosen |= matching
-    return schedule.only(chosen)
+    return chosen
 
 
 async def _run(

@@ -1046,7 +1046,7 @@ class _Match:
 
     # -- the whole match ---------------------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self, commitment: str | None = None) -> None:
         seats_info = [
             SeatInfo(
                 seat=s.index,
@@ -1078,6 +1078,7 @@ class _Match:
                 "time_control": self.control.as_dict(),
                 "max_faults": self.max_faults,
                 "started": datetime.now(UTC).isoformat(timespec="seconds"),
+                **({"commitment": commitment} if commitment is not None else {}),
                 **({"compact": True} if self.compact_record else {}),
             }
         )
@@ -1231,10 +1232,12 @@ async def run_match(
     time_control: TimeControl = TimeControl(),
     max_faults: int = 3,
     record_path: Path | RecordFile | None = None,
+    commitment: str | None = None,
 ) -> MatchResult:
     """Play one match between running bots (seat i is ``seats[i]``) and return its result.
     ``record_path``: a file to write the match's record to, or a records file to append it to
-    (the result's ``record_span`` says where it went).
+    (the result's ``record_span`` says where it went). ``commitment``: the commitment of the
+    secret tournament seed the match seed derives from, for the record's header (SPEC 10.3).
 
     Raises OptionError for a bad player count or options before any bot is spoken to. The bots are
     not closed here: their owner closes them, and replaces any that is no longer ``alive``.
@@ -1255,7 +1258,7 @@ async def run_match(
     finished = False
     try:
         match = _Match(game, seats, seed, options, match_id, time_control, max_faults, record)
-        match.start()
+        match.start(commitment)
         await match.play()
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)

@@ -16,6 +16,7 @@ record and the rules disagree (a deal, an event, a request's legal actions, an a
 from __future__ import annotations
 
 import itertools
+import math
 import os
 import time
 import zlib
@@ -28,6 +29,8 @@ import msgspec
 
 from arena.games import GameError, GameSpec, GameState, OptionError, find_game
 from arena.games.cards import Dealer, Rng, derive_seed
+from protocol.codec import decode_from_bot
+from protocol.messages import PROTOCOL_VERSION, Action
 
 RECORD_FORMAT = 3  # what the referee writes (SPEC.md section 8)
 # What the readers read: 1's compact decision arrays differ from 2's; 3 adds the short array
@@ -514,7 +517,7 @@ def _header_match_id(head: bytes) -> str | None:
     """The match id of a record's first line (None: not a whole header line)."""
     line = head.split(b"\n", 1)[0]
     try:
-        match_id = msgspec.json.decode(line).get("match_id")
+        match_id = decode_line(line).get("match_id")
     except (msgspec.DecodeError, AttributeError):
         return None
     return match_id if isinstance(match_id, str) else None
@@ -533,6 +536,15 @@ def find_member(path: Path, match_id: str) -> RecordMember | None:
 COMPACT_MARK = b',"compact":true}'  # how a compact record's header line ends
 
 
+def decode_line(line: bytes | str) -> Any:
+    """One JSON line of a record; msgspec.DecodeError for anything that is not JSON, a line
+    nested too deeply for the decoder included (msgspec raises RecursionError for it)."""
+    try:
+        return msgspec.json.decode(line)
+    except RecursionError:
+        raise msgspec.DecodeError("JSON nested too deeply") from None
+
+
 def _expand_if_compact(path: Path | str, data: bytes, partial: bool) -> bytes:
     """``data`` itself, or for a compact record (SPEC.md section 8) the full lines it stands for."""
     first = data.split(b"\n", 1)[0]
@@ -543,7 +555,7 @@ def _expand_if_compact(path: Path | str, data: bytes, partial: bool) -> bytes:
         lines.pop()
     elif partial:
         lines.pop()  # the cut line of a record still being written: the lines up to it
-    return b"".join(line + b"\n" for line in _Expander(path).run(lines))
+    return b"".join(line + b"\n" for line in _Expander(path).run(lines, partial))
 
 
 class _Expander:
@@ -562,11 +574,11 @@ class _Expander:
     def emit(self, entry: dict[str, Any]) -> None:
         self.out.append(_encoder.encode(entry))
 
-    def run(self, lines: list[bytes]) -> list[bytes]:
+    def run(self, lines: list[bytes], partial: bool = False) -> list[bytes]:
         header = lines[0]
         self.out.append(header[: -len(COMPACT_MARK)] + b"}")
         try:
-            fields = msgspec.json.decode(header)
+            fields = decode_line(header)
             self.format = fields["format"]
             self.banked = fields["time_control"]["bank_ms"] is not None
             self.decision_ms = fields["time_control"]["decision_ms"]
@@ -582,6 +594,7 @@ class _Expander:
             self.fail(f"the header cannot start the match: {error}")
         self.dealer.watch(self.state.events)
         self.shuffles = 0
+        self.kept_shuffles = 0  # the record's shuffle lines read so far
         self.routed = 0
         self.started = False  # the events of the deal routed (after any startup fault)
         self.last_ids: dict[Any, Any] = {}  # each seat's latest request id (a short array's id)
@@ -589,27 +602,46 @@ class _Expander:
         self.emit({"type": "deal", "view": self.state.view(None)})
         for self.number, line in enumerate(lines[1:], 2):
             try:
-                value = msgspec.json.decode(line)
+                value = decode_line(line)
             except msgspec.DecodeError as error:
                 self.fail(f"not JSON: {error}")
             try:
                 self.line(value, line)
             except (GameError, KeyError, TypeError, ValueError, IndexError) as error:
                 self.fail(f"the rules cannot follow it: {error}")
+        if not partial:
+            self.number = len(lines) + 1
+            self.owe_no_shuffle()
         return self.out
 
+    def owe_no_shuffle(self) -> None:
+        """Every shuffle the rules made so far has its line already: a compact record keeps each
+        one right after the line of the action that led to it (the first deal's after the
+        header), so a line of anything else may not come while one is owed."""
+        if self.kept_shuffles < len(self.dealer.decks):
+            self.fail(
+                f"shuffle {self.kept_shuffles + 1}'s line is missing (it comes right after the "
+                "line that led to it)"
+            )
+
     def line(self, value: Any, raw: bytes) -> None:
+        if isinstance(value, dict) and value.get("type") == "shuffle":
+            # Kept for readers without the rules; derived here too, and each must be there.
+            n = value.get("n")
+            if not (_is_int(n) and n == self.kept_shuffles + 1 <= len(self.dealer.decks)):
+                self.fail(
+                    f"shuffle {_short(n)} where the rules have shuffled "
+                    f"{len(self.dealer.decks)} times and the record kept {self.kept_shuffles}"
+                )
+            if value.get("cards") != self.dealer.decks[n - 1]:
+                self.fail(f"shuffle {n} differs from the rules' (seed and dealing order)")
+            self.kept_shuffles = n
+            if n > self.shuffles:
+                self.start()
+            return
+        self.owe_no_shuffle()
         if isinstance(value, dict):
             kind = value.get("type")
-            if kind == "shuffle":  # kept for readers without the rules; derived here too
-                if value.get("n", 0) > self.shuffles:
-                    self.start()
-                n = value.get("n")
-                if not (_is_int(n) and 1 <= n <= self.shuffles):
-                    self.fail(f"shuffle {_short(n)} where the rules have shuffled {self.shuffles}")
-                if value.get("cards") != self.dealer.decks[n - 1]:
-                    self.fail(f"shuffle {n} differs from the rules' (seed and dealing order)")
-                return
             if kind != "fault" or self.started:
                 self.start()
             if kind not in ("fault", "request", "reply", "autopilot", "action", "result"):
@@ -694,6 +726,8 @@ class _Expander:
         us, charged = value[3], value[4]
         if not _is_int(us) or us < 0:
             self.fail(f"a decision's time {_short(us)}; expected whole microseconds")
+        if not self.banked and charged != 0:
+            self.fail(f"a decision's charge {_short(charged)}; expected 0 (no bank of time)")
         return us / 1000, charged if self.banked else None
 
     def start(self) -> None:
@@ -740,6 +774,25 @@ class Replay:
     entries: list[dict[str, Any]]
     result: dict[str, Any] | None
     faults: list[dict[str, Any]] = field(default_factory=list)
+    # per seat, each of its decisions' time as the record gives it (what the results file's
+    # decision_ms holds, SPEC 10.5), in order
+    times: list[list[DecisionTime]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DecisionTime:
+    """How one decision of a seat ended, as its record says: the verdict of the line that ended
+    it (``ok``, ``malformed``, ``too long``, ``illegal``, ``late``), or ``timeout`` / ``crash``
+    when no line did; that line's ``ms`` (None: the record has no time for it, a line without
+    the pending id); what the seat was allowed (``time_left_ms``) and with the margin, and what
+    its bank was charged (None without a bank). ``line``: its record line, for messages."""
+
+    ending: str
+    ms: float | None
+    allowed_ms: int
+    limit_ms: int
+    charged_ms: int | None
+    line: int
 
 
 def read_record(
@@ -757,7 +810,7 @@ def read_record(
         if not line.strip():
             continue
         try:
-            entry = msgspec.json.decode(line)
+            entry = decode_line(line)
         except msgspec.DecodeError as error:
             raise ReplayError(f"{where} line {number}: not JSON: {error}") from None
         if not isinstance(entry, dict) or not isinstance(entry.get("type"), str):
@@ -887,14 +940,14 @@ class _Checker:
         extra = self.peek()
         if extra is not None:
             self.fail(extra, f"a {extra['type']!r} line after the result")
-        return Replay(header, self.spec, state, self.entries, result, self.faults)
+        return Replay(header, self.spec, state, self.entries, result, self.faults, self.times)
 
     def header(self, header: _Entry) -> None:
         if header.get("format") not in READ_FORMATS:
             self.fail(
                 header, f'field "format" is {_short(header.get("format"))}; expected 1, 2 or 3'
             )
-        self.integer(header, "protocol", 1)
+        self.want(header, "protocol", PROTOCOL_VERSION)
         self.of_type(header, "match_id", (str,), "a string")
         game = self.of_type(header, "game", (str,), "a game id")
         try:
@@ -936,10 +989,26 @@ class _Checker:
             value = control.get(name, _MISSING)
             if not (value is None and name == "bank_ms") and not (_is_int(value) and value >= 0):
                 self.fail(header, f"time_control.{name} is {_short(value)}; expected an integer")
+        if control["decision_ms"] < 1:
+            self.fail(header, "time_control.decision_ms is 0; expected an integer >= 1")
+        self.decision_ms: int = control["decision_ms"]
+        self.margin_ms: int = control["margin_ms"]
+        self.increment_ms: int = control["increment_ms"]
+        # Each seat's bank as the clock books it (SPEC 5), None without one.
+        self.banks: list[int | None] = [control["bank_ms"]] * players
+        self.times: list[list[DecisionTime]] = [[] for _ in range(players)]
         self.max_faults = self.integer(header, "max_faults", 1)
         self.fault_counts = [0] * players
         self.forfeited: set[int] = set()
+        # Seats whose last decision was a timeout without a reply: one that cut off the
+        # referee's write forfeits too (SPEC 6), which the seat's next decision shows.
+        self.maybe_cut: set[int] = set()
         self.last_request = [0] * players
+        self.first_request = [0] * players
+        # (seat, request id) -> the earliest "ms" a stale answer to it may have: when its
+        # decision ended (the time ran out, or the line that ended it came), then the stale
+        # lines read since (read later, received later)
+        self.stale_after: dict[tuple[int, int], float] = {}
         self.autopilot = Rng(derive_seed(seed, "autopilot"))
         self.routed = 0
         self.shuffles = 0
@@ -969,6 +1038,11 @@ class _Checker:
     def decision(self, seat: int) -> None:
         state = self.state
         legal = state.legal_actions()
+        if seat in self.maybe_cut:
+            self.maybe_cut.discard(seat)
+            upcoming = self.peek()
+            if upcoming is not None and upcoming["type"] == "autopilot":
+                self.forfeited.add(seat)  # that timeout cut off the write: it forfeited
         if seat in self.forfeited:
             entry = self.take("autopilot", f"the autopilot's decision for forfeited seat {seat}")
             self.want(entry, "seat", seat)
@@ -978,25 +1052,35 @@ class _Checker:
             return
         request = self.take("request", f"a request to seat {seat}")
         self.want(request, "seat", seat)
-        request_id = self.integer(request, "id", self.last_request[seat] + 1)
+        if self.last_request[seat]:  # a process's ids count up by one per request (SPEC 4.1)
+            request_id = self.last_request[seat] + 1
+            self.want(request, "id", request_id, f" (seat {seat}'s next request)")
+        else:
+            request_id = self.first_request[seat] = self.integer(request, "id", 1)
         self.last_request[seat] = request_id
         self.want(request, "decision", state.decision)
         self.want(request, "legal", legal)
-        time_left = request.get("time_left_ms")
-        if time_left is not None and not (_is_int(time_left) and time_left >= 0):
-            self.fail(request, f'field "time_left_ms" is {_short(time_left)}; expected an integer')
+        bank = self.banks[seat]
+        allowed = self.decision_ms if bank is None else min(self.decision_ms, bank)
+        self.want(request, "time_left_ms", allowed, f" (seat {seat}'s clock, SPEC 5)")
+        limit = allowed + self.margin_ms
         ending: _Entry | None = None  # the reply that ends the decision
+        judged: _Judged | None = None
         while (reply := self.peek()) is not None and reply["type"] == "reply":
             self.position += 1
-            self.reply_line(reply, seat, request_id)
+            judged = self.reply_line(reply, seat, request_id, legal, limit)
             if reply["verdict"] != "stale":
                 ending = reply
                 break
+        if ending is not None:
+            self.book(seat, ending, allowed, limit)
+            self.stale_after[seat, request_id] = ending.get("ms") or 0
         if ending is not None and ending["verdict"] == "ok":
             chosen = self.action_line(seat, legal, by="bot", request_id=request_id)
-            sent = _reply_action(ending.get("text"), legal)
-            if sent is not None and sent != chosen:
-                self.fail(ending, f"the reply says {sent!r}, but the action line has {chosen!r}")
+            if judged is not None and judged.action != chosen:
+                self.fail(
+                    ending, f"the reply says {judged.action!r}, but the action line has {chosen!r}"
+                )
             return
         fault = self.take("fault", f"the fault of seat {seat} at request {request_id}")
         if ending is None:
@@ -1004,17 +1088,89 @@ class _Checker:
         else:
             kinds = (VERDICT_FAULT[ending["verdict"]],)
         self.fault_line(fault, kind=kinds, request_id=request_id, seat=seat)
+        if ending is None:
+            kind = fault["kind"]
+            if kind == "timeout":  # charged what it was allowed (SPEC 5)
+                self.charge(seat, allowed)
+                self.stale_after[seat, request_id] = limit
+                if not fault["forfeited"]:
+                    self.maybe_cut.add(seat)
+            self.times[seat].append(DecisionTime(kind, None, allowed, limit, None, fault["_line"]))
         self.action_line(seat, legal, by="autopilot", request_id=None)
 
-    def reply_line(self, entry: _Entry, seat: int, request_id: int) -> None:
+    def charge(self, seat: int, charged: int) -> None:
+        bank = self.banks[seat]
+        if bank is not None:
+            self.banks[seat] = bank - charged + self.increment_ms
+
+    def book(self, seat: int, entry: _Entry, allowed: int, limit: int) -> None:
+        """The clock of the line that ended a decision (SPEC 5): in time exactly when it came
+        within ``limit`` ms (``allowed`` and the margin), and with a bank, charged
+        ``min(allowed, ceil(used))`` (the whole time allowed when late), then the increment.
+        ``ms`` is kept to 0.001 ms, so the charge may be either ceiling of the times it rounds."""
+        verdict, ms = entry["verdict"], entry.get("ms")
+        late = verdict == "late"
+        if ms is not None and late and ms < limit:
+            self.fail(entry, f"a 'late' reply after {ms} ms, within the {limit} ms allowed")
+        if ms is not None and not late and ms > limit:
+            self.fail(
+                entry,
+                f"a {verdict!r} reply after {ms} ms, past the {limit} ms allowed (with the "
+                "margin): it is late (SPEC 5)",
+            )
+        charged = entry.get("charged_ms")
+        if self.banks[seat] is None:
+            self.want(entry, "charged_ms", None, " (no bank of time)")
+        else:
+            if not (_is_int(charged) and 0 <= charged <= allowed):
+                self.fail(
+                    entry, f'field "charged_ms" is {_short(charged)}; expected 0 to {allowed}'
+                )
+            if late:
+                self.want(entry, "charged_ms", allowed, " (a late line is charged all it had)")
+            elif ms is not None:
+                lowest, highest = charges(ms, allowed)
+                if not lowest <= charged <= highest:
+                    expected = lowest if lowest == highest else f"{lowest} or {highest}"
+                    self.fail(
+                        entry,
+                        f'field "charged_ms" is {charged}; the clock charges {expected} for '
+                        f"{ms} ms (SPEC 5)",
+                    )
+            self.charge(seat, charged)
+        self.times[seat].append(DecisionTime(verdict, ms, allowed, limit, charged, entry["_line"]))
+
+    def reply_line(
+        self, entry: _Entry, seat: int, request_id: int, legal: list[str], limit: int
+    ) -> _Judged | None:
+        """Check one reply line; what its text says when the text is the whole line."""
         self.want(entry, "seat", seat)
         self.want(entry, "pending", request_id, " (the request being waited for)")
         verdict = entry.get("verdict")
         if verdict not in VERDICTS:
             self.fail(entry, f'field "verdict" is {_short(verdict)}; expected one of {VERDICTS}')
-        written = entry.get("id")
-        if written is not None and not _is_int(written):
+        written = entry.get("id", _MISSING)
+        if written is None:
+            pass
+        elif not _is_int(written):
             self.fail(entry, f'field "id" is {_short(written)}; expected an integer or null')
+        text = self.of_type(entry, "text", (str,), "the line received")
+        for name in ("ms", "charged_ms"):
+            value = entry.get(name, _MISSING)
+            if value is not None and not (
+                isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
+            ):
+                self.fail(entry, f'field "{name}" is {_short(value)}; expected a number or null')
+        judged = None if verdict == "too long" else _judge_line(text, request_id, legal)
+        if judged is not None:
+            # The whole line is in the record: what the referee makes of it follows (SPEC 6).
+            self.want(entry, "id", judged.id, " (the id the line names)")
+            if judged.verdict == "stale" or verdict == "stale":
+                self.want(entry, "verdict", judged.verdict, " (the id the line names)")
+            elif verdict != "late" and verdict != judged.verdict:
+                self.fail(entry, f"the line is {judged.verdict!r} (SPEC 6), not {verdict!r}")
+        if verdict == "too long" and written is not None:
+            self.fail(entry, "a 'too long' line has no id (it was never read as JSON)")
         if verdict in ("ok", "illegal") and written != request_id:
             self.fail(entry, f"a {verdict!r} reply to request {written}, not {request_id}")
         # A line after the time ran out is late whatever it is (an over-long or malformed line
@@ -1023,11 +1179,27 @@ class _Checker:
             self.fail(entry, f"a 'late' reply naming earlier request {written} (that is stale)")
         if verdict == "stale" and not (_is_int(written) and written < request_id):
             self.fail(entry, f"a stale reply must name an earlier request, not {written}")
-        self.of_type(entry, "text", (str,), "the line received")
-        for name in ("ms", "charged_ms"):
-            value = entry.get(name)
-            if value is not None and not isinstance(value, (int, float)):
-                self.fail(entry, f'field "{name}" is {_short(value)}; expected a number or null')
+        # "ms" is measured from the request the line names: none when it names none sent to
+        # this seat in this match (no id, a later one, or one of an earlier match).
+        sent = _is_int(written) and self.first_request[seat] <= written <= request_id
+        ms = entry.get("ms")
+        if sent and ms is None:
+            self.fail(entry, f'field "ms" is null; expected the time since request {written}')
+        if not sent and ms is not None:
+            self.fail(entry, f'field "ms" is {_short(ms)}; expected null (no request of its id)')
+        if verdict == "stale":
+            self.want(entry, "charged_ms", None, " (a stale line is not charged)")
+            if ms is not None:
+                key = (seat, written)
+                after = self.stale_after.get(key, 0)
+                if ms < after:
+                    self.fail(
+                        entry,
+                        f"a stale answer {ms} ms after request {written}, before its decision "
+                        f"ended or an earlier answer came ({after} ms)",
+                    )
+                self.stale_after[key] = ms
+        return judged
 
     def fault_line(
         self,
@@ -1049,7 +1221,7 @@ class _Checker:
         self.want(entry, "seat", seat)
         self.want(entry, "bot", self.bots[seat])
         self.want(entry, "id", request_id)
-        message = self.of_type(entry, "message", (str,), "the fault's reason")
+        self.of_type(entry, "message", (str,), "the fault's reason")
         self.fault_counts[seat] += 1
         forfeits = entry["kind"] in ("crash", "startup") or (
             self.fault_counts[seat] >= self.max_faults
@@ -1057,8 +1229,7 @@ class _Checker:
         self.want(
             entry, "forfeited", forfeits, f" (fault {self.fault_counts[seat]} of seat {seat})"
         )
-        # A timeout that cut off the referee's write forfeits too (SPEC 6), after the fault.
-        if forfeits or (entry["kind"] == "timeout" and "did not read its input" in message):
+        if forfeits:
             self.forfeited.add(seat)
         self.faults.append(entry)
 
@@ -1088,6 +1259,11 @@ class _Checker:
         outcome = self.state.result()
         self.want(entry, "scores", list(outcome.scores))
         self.want(entry, "game_placings", list(outcome.placings))
+        # A seat whose last decision was a timeout without a reply may have forfeited by it
+        # (its write cut off, SPEC 6): only the result says so, when no decision of it followed.
+        listed = entry.get("forfeited")
+        if isinstance(listed, list) and all(_is_int(seat) for seat in listed):
+            self.forfeited |= set(listed) & self.maybe_cut
         forfeited = sorted(self.forfeited)
         self.want(entry, "forfeited", forfeited)
         placings = forfeit_placings(tuple(outcome.placings), self.forfeited, self.teams)
@@ -1116,22 +1292,54 @@ def _short(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _reply_action(text: object, legal: list[str]) -> str | None:
-    """The action an ``ok`` reply line chose (by value or index); None if it cannot be read."""
-    if not isinstance(text, str):
+@dataclass(frozen=True)
+class _Judged:
+    """What the referee makes of a whole reply line, its time aside (SPEC 5, 6): ``verdict``
+    (``ok``, ``stale``, ``malformed`` or ``illegal``), the ``id`` it names (None: none read),
+    and for ``ok`` the action it chose."""
+
+    verdict: str
+    id: int | None
+    action: str | None = None
+
+
+REPLACED = "\ufffd"  # what recorded_text puts for bytes that are not UTF-8
+
+
+def _judge_line(text: str, pending: int, legal: list[str]) -> _Judged | None:
+    """A reply line judged as the referee judges it (match.read_reply) for request ``pending``
+    with actions ``legal``, from the record's ``text``; None when the text may not be the
+    whole line (cut at RECORDED_LINE_CHARS bytes, or with bytes that were not UTF-8)."""
+    raw = text.encode()
+    if len(raw) >= RECORDED_LINE_CHARS or REPLACED in text:
         return None
     try:
-        message = msgspec.json.decode(text)
-    except msgspec.DecodeError:
-        return None
-    if not isinstance(message, dict):
-        return None
-    if isinstance(message.get("action"), str):
-        return message["action"]
-    index = message.get("index")
-    if _is_int(index) and 0 <= index < len(legal):
-        return legal[index]
-    return None
+        message = decode_from_bot(raw)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return _Judged("malformed", None)
+    if not isinstance(message, Action):
+        return _Judged("malformed", None)
+    if message.id < pending:
+        return _Judged("stale", message.id)
+    if message.id > pending or (message.action is msgspec.UNSET) == (
+        message.index is msgspec.UNSET
+    ):
+        return _Judged("malformed", message.id)
+    if message.index is not msgspec.UNSET:
+        if 0 <= message.index < len(legal):
+            return _Judged("ok", message.id, legal[message.index])
+        return _Judged("illegal", message.id)
+    if message.action in legal:
+        return _Judged("ok", message.id, message.action)
+    return _Judged("illegal", message.id)
+
+
+def charges(ms: float, allowed: int) -> tuple[int, int]:
+    """The least and most a bank may be charged for a line recorded ``ms`` after its request
+    (SPEC 5: ``min(allowed, ceil(used))`` of the measured time, which ``ms`` rounds to 0.001)."""
+    return tuple(  # type: ignore[return-value]
+        min(allowed, max(0, math.ceil(used - 1e-6))) for used in (ms - 0.0005, ms + 0.0005)
+    )
 
 
 def _json_roundtrip(data: Any) -> Any:

@@ -25,6 +25,8 @@ from arena.tournament.schedule import GamePlan, ScheduledMatch, build_schedule, 
 from arena.tournament.standings import higher_is_better
 from arena.tournament.store import StoredMatch
 
+COMPARE_SCHEDULE = "compare"  # how a comparison's results file names its schedule (meta note)
+
 
 @dataclass(frozen=True)
 class CompareSchedule:

@@ -49,6 +49,13 @@ ENV_EXPECTED = "environment variable names of letters, digits and _ (not startin
 # Limits the kernel can hold (bytes fit in 63 bits) and no bot needs more of: 1 TiB, 1 year.
 LIMIT_MAXIMA = {"memory_mb": 1 << 20, "file_mb": 1 << 20, "cpu_seconds": 366 * 24 * 3600}
 NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
+# Bounds that keep a schedule countable and quick to build: its length must fit a machine
+# integer (deals x tables x rotations x games), and sampling tables keeps a count per pair of
+# bots (bots^2 of them: 20,000 bots took 3.2 GB and minutes before the first line).
+MAX_BOTS = 1024
+MAX_DEALS = 10**12
+MAX_TABLES = 10_000
+MAX_GAMES = 100
 
 TOP_FIELDS = (
     "name",
@@ -130,7 +137,10 @@ class ConfigError(ValueError):
 @dataclass(frozen=True)
 class TournamentConfig:
     name: str
-    seed: int
+    # The tournament seed every deal derives from (SPEC 10.3). None: secret, drawn for the
+    # results file when it is new and read from it on a resume (arena.tournament.sealing), so
+    # a config read from a file without `seed` has none until then.
+    seed: int | None
     bots: tuple[BotSpec, ...]
     games: tuple[GamePlan, ...]
     seating: str = "duplicate"
@@ -153,13 +163,22 @@ class TournamentConfig:
     stop: StopRule | None = None
     # per bot name: what its program is, {file or folder: SHA-256} (see program_hashes)
     programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # Whether the seed is the organiser's (the file's `seed`, --seed): public, so bots may know
+    # it. False: a secret seed, never in the definition (its commitment is in the results file).
+    public_seed: bool = True
+    # The secret seed's commitment (SPEC 10.3), written into every record header; and whether
+    # the seed was revealed already (the tournament has ended: nothing more may be dealt).
+    commitment: str | None = None
+    revealed: bool = False
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
-        once): its fingerprint ties a results file to the definition that filled it."""
+        once): its fingerprint ties a results file to the definition that filled it. A secret
+        seed is null here: the definition is stored in the results file and shown by its web
+        pages while the tournament runs."""
         return {
             "name": self.name,
-            "seed": self.seed,
+            "seed": self.seed if self.public_seed else None,
             "seating": self.seating,
             "bots": [
                 {
@@ -203,10 +222,13 @@ class TournamentConfig:
     def bot_identities(self) -> dict[str, str]:
         """Per bot name, a hash of everything that makes it the bot it is: its definition entry,
         its program's content hash included. A stored match is a match of these identities."""
-        return {
-            entry["name"]: _sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")))
-            for entry in self.definition()["bots"]
-        }
+        return bot_identities(self.definition()["bots"])
+
+    def for_players(self) -> TournamentConfig:
+        """This config as processes that only play matches get it (worker processes, a Dask
+        cluster's workers): without the seed, which they never need (each match comes with
+        its own) and which would give away every deal to be played."""
+        return replace(self, seed=None)
 
     def keyer(self) -> Callable[[ScheduledMatch], ScheduledMatch]:
         """A function giving a match its content key (:func:`arena.tournament.schedule.match_key`),
@@ -245,6 +267,31 @@ class TournamentConfig:
 
 def _sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def bot_identities(entries: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """Per bot name, the hash of its definition entry (TournamentConfig.bot_identities), from
+    the entries as a definition holds them (a results file's too)."""
+    return {
+        entry["name"]: _sha256(json.dumps(entry, sort_keys=True, separators=(",", ":")))
+        for entry in entries
+    }
+
+
+def plans_of(definition: Mapping[str, Any]) -> list[GamePlan]:
+    """The games of a definition as the schedule takes them (a results file's definition)."""
+    return [
+        GamePlan(
+            label=g["label"],
+            game_id=g["game"],
+            players=g["players"],
+            deals=g["deals"],
+            options=dict(g.get("options", {})),
+            team_size=find_game(g["game"]).team_size,
+            max_tables=g["max_tables"],
+        )
+        for g in definition["games"]
+    ]
 
 
 def program_hashes(spec: BotSpec, *, submitted: bool = False) -> dict[str, str]:
@@ -605,11 +652,17 @@ def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GameP
     if "label" in table:
         label = reader.read(lambda: reader.name(f"{where}.label", table["label"]), label)
     deals = reader.read(
-        lambda: reader.integer(f"{where}.deals", table.get("deals", default_deals), minimum=1), 1
+        lambda: reader.integer(
+            f"{where}.deals", table.get("deals", default_deals), minimum=1, maximum=MAX_DEALS
+        ),
+        1,
     )
     max_tables = reader.read(
         lambda: reader.integer(
-            f"{where}.max_tables", table.get("max_tables", DEFAULT_MAX_TABLES), minimum=1
+            f"{where}.max_tables",
+            table.get("max_tables", DEFAULT_MAX_TABLES),
+            minimum=1,
+            maximum=MAX_TABLES,
         ),
         1,
     )
@@ -736,13 +789,17 @@ def config_from_table(
     read = reader.read
     reader.only(data, TOP_FIELDS, "")
     name = read(lambda: reader.name("name", data.get("name", default_name)), "tournament")
-    seed = read(
-        lambda: reader.integer("seed", data.get("seed", 0), minimum=0, maximum=2**63 - 1), 0
+    seed = (
+        read(lambda: reader.integer("seed", data["seed"], minimum=0, maximum=2**63 - 1), 0)
+        if data.get("seed") is not None
+        else None
     )
     stop = read(lambda: _stop(reader, data["stop"]), None) if "stop" in data else None
     default_deals = DEFAULT_DEALS if stop is None else stop.max_deals
     deals = read(
-        lambda: reader.integer("deals", data.get("deals", default_deals), minimum=1),
+        lambda: reader.integer(
+            "deals", data.get("deals", default_deals), minimum=1, maximum=MAX_DEALS
+        ),
         default_deals,
     )
 
@@ -800,6 +857,15 @@ def config_from_table(
             None,
         )
         bots_raw = bots_raw if isinstance(bots_raw, list) else []
+    if len(dir_bots) + len(bots_raw) > MAX_BOTS:
+        reader.note(
+            "bots",
+            f"{len(dir_bots) + len(bots_raw)} bots"
+            + (f" ({len(dir_bots)} of bots_dir)" if dir_bots else ""),
+            f"at most {MAX_BOTS} bots in one tournament",
+            raw=True,
+        )
+        reader.done()  # now: checking and hashing each of them first would take minutes
     entries = [(i, _bot(reader, f"bots[{i}]", raw)) for i, raw in enumerate(bots_raw)]
     bots = dir_bots + tuple(bot for _, bot in entries if bot is not None)
     _unique(
@@ -812,10 +878,13 @@ def config_from_table(
     games_raw = data.get("games", "all")
     if games_raw == "all":
         games_raw = list(GAMES)
-    if not isinstance(games_raw, list) or not games_raw:
+    if not isinstance(games_raw, list) or not games_raw or len(games_raw) > MAX_GAMES:
         read(
             lambda: reader.fail(
-                "games", games_raw, '"all", a list of game ids or [[games]] entries'
+                "games",
+                f"{len(games_raw)} entries" if isinstance(games_raw, list) else games_raw,
+                f'"all", a list of game ids or [[games]] entries (1 to {MAX_GAMES})',
+                raw=isinstance(games_raw, list),
             ),
             None,
         )
@@ -836,6 +905,7 @@ def config_from_table(
     return TournamentConfig(
         name=name,
         seed=seed,
+        public_seed=seed is not None,
         bots=bots,
         games=games,
         seating=seating,
@@ -869,7 +939,10 @@ def _stop(reader: _Reader, raw: object) -> StopRule:
         "stop.min_deals", table.get("min_deals", defaults.min_deals), minimum=2
     )
     max_deals = reader.integer(
-        "stop.max_deals", table.get("max_deals", defaults.max_deals), minimum=min_deals
+        "stop.max_deals",
+        table.get("max_deals", defaults.max_deals),
+        minimum=min_deals,
+        maximum=MAX_DEALS,
     )
     return StopRule(confidence=float(confidence), min_deals=min_deals, max_deals=max_deals)
 
@@ -891,7 +964,7 @@ def quick_config(
     *,
     games: str = "all",
     deals: int | None = DEFAULT_DEALS,
-    seed: int = 0,
+    seed: int | None = None,
     concurrency: int | None = None,
     results: str | None = None,
     until_confident: bool = False,
@@ -905,7 +978,7 @@ def quick_config(
     options; ConfigError lists every mistake in them."""
     data: dict[str, Any] = {
         "name": "quick",
-        "seed": seed,
+        **({} if seed is None else {"seed": seed}),
         "bots": [parse_bot_option(b) for b in bots],
         "games": _quick_games(select_games(games, source="--games"), players, options),
     }

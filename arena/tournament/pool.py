@@ -283,6 +283,8 @@ async def play_pooled_match(
                     time_control=config.time_control,
                     max_faults=config.max_faults,
                     record_path=record_path,
+                    # (only with a secret seed: a test's stand-in `play` may not take it)
+                    **({"commitment": config.commitment} if config.commitment else {}),
                 )
         except OSError as exc:  # the arena's own files (the record): every later match would fail
             where = record_path.path if isinstance(record_path, RecordFile) else record_path

@@ -180,6 +180,13 @@ async def run_tournament(
     progress.started = time.monotonic()
     if summary.skipped == len(matches):
         return summary
+    if config.revealed:
+        raise TournamentError(
+            f"{config.results}: this tournament has ended and its secret seed was revealed: "
+            f"{len(matches) - summary.skipped} more matches dealt from it would be predictable, "
+            "and none was played; give another results file, or --restart to discard its "
+            "stored matches and deal from a new secret seed"
+        )
     in_workers = cluster is None and min(workers, config.concurrency) > 1
     if (in_workers or cluster is not None) and (start_bot is not None or play is not None):
         raise ValueError("start_bot and play are for workers=1")
@@ -247,6 +254,7 @@ class StopReport:
     settled: bool  # every game's ranking separated at the confidence
     reason: str  # one line for the organiser
     standings: Standings | None = None  # those the rule last looked at (deals < ``deals``)
+    decided: bool = False  # the rule stopped the tournament (separated, or at the most deals)
 
 
 def first_deals(schedule: Schedule, deals: int) -> Schedule:
@@ -335,12 +343,13 @@ async def run_in_rounds(
                 f"stopped after {deals} deals: every game's ranking is separated "
                 f"at {stop.confidence:.0%}"
             )
-            return StopReport(deals, True, reason, standings)
+            return StopReport(deals, True, reason, standings, decided=True)
         report = StopReport(
             deals,
             False,
             f"stopped at the most deals ({deals}): not separated at {stop.confidence:.0%}: "
             + "; ".join(open_pairs),
             standings,
+            decided=True,
         )
     return report

@@ -27,13 +27,15 @@ import fcntl
 import json
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import msgspec
+
+from arena.tournament.seal import DealSecret, SealState
 
 APP = "trick-arena-results"
 SCHEMA_VERSION = "2"  # 2: matches keyed by content (match_key), current or not
@@ -103,6 +105,11 @@ CREATE INDEX IF NOT EXISTS matches_by_id ON matches(match_id);
 
 
 FAULTS_BY_KEY_UP_TO = 20000  # rows read at once up to which their faults are looked up by key
+# The seal of a secret seed in `meta` (SPEC 10.5): the commitment, public from the start; the
+# seed and salt, secret until the tournament ends; then the same, revealed.
+META_COMMITMENT = "commitment"
+META_SECRET = "seed_secret"
+META_REVEALED = "seed_revealed"
 
 
 class StoreError(Exception):
@@ -171,8 +178,11 @@ def _loads(text: str) -> Any:
         return json.loads(text)
 
 
-def _match_of_row(row: tuple[Any, ...], faults: dict[str, list[StoredFault]]) -> StoredMatch:
-    """A stored match from a row of ResultStore._MATCH_COLUMNS and the ADDED_COLUMNS."""
+def _match_of_row(
+    row: tuple[Any, ...], faults: dict[str, list[StoredFault]], folder: str
+) -> StoredMatch:
+    """A stored match from a row of ResultStore._MATCH_COLUMNS and the ADDED_COLUMNS, its
+    record's path taken from ``folder``, the results file's, when it is relative."""
     (
         _rowid,
         key,
@@ -218,12 +228,26 @@ def _match_of_row(row: tuple[Any, ...], faults: dict[str, list[StoredFault]]) ->
         decision_ms=tuple(tuple(seat) for seat in _loads(decision_ms)),
         status=status,
         reason=reason,
-        record_path=record_path,
+        record_path=None
+        if record_path is None
+        else os.path.normpath(os.path.join(folder, record_path)),
         duration_s=duration_s,
         key=key,
         referee=None if referee_json is None else _loads(referee_json),
         record_span=None if record_at is None else (record_at, record_length),
     )
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"  # how every SQLite file begins
+
+
+def is_results_file(path: Path) -> bool:
+    """Whether ``path`` is an SQLite file (a results file, unless it is someone else's)."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(SQLITE_MAGIC)) == SQLITE_MAGIC
+    except OSError:
+        return False
 
 
 class ResultStore:
@@ -234,6 +258,15 @@ class ResultStore:
         self._db = connection
         self._lock = lock  # a file descriptor holding flock(LOCK_EX) while we write
         self._seq_known: bool | None = None
+        # Records are named relative to the results file's folder, so a tournament's folder
+        # moved whole keeps its replays (an older arena's absolute names read as they are).
+        self._folder = os.path.dirname(os.path.abspath(path))
+
+    def _relative(self, record_path: str | None) -> str | None:
+        """How a row names a record: from the results file's folder."""
+        if record_path is None:
+            return None
+        return os.path.relpath(os.path.abspath(record_path), self._folder)
 
     # -- opening ---------------------------------------------------------------------------------
 
@@ -246,12 +279,18 @@ class ResultStore:
         fingerprint: str,
         definition: Mapping[str, Any],
         restart: bool = False,
+        settle: Callable[[ResultStore], tuple[str, Mapping[str, Any]]] | None = None,
     ) -> ResultStore:
         """Open or create the file of a tournament, locked against a second tournament writing
         to it. An existing file may hold an earlier definition of the same tournament (matches
         are kept by content: :meth:`set_schedule`), but not one in which a bot of the same name
         and version ran another program, unless ``restart``, which discards its results (only
-        ever from a Trick Arena results file)."""
+        ever from a Trick Arena results file).
+
+        ``settle(store)``, given, is called once the file is known to be this tournament's and
+        before its definition is replaced: it reads what the file keeps (its seed's seal) and
+        gives the fingerprint and definition to store, or raises StoreError to refuse the run
+        with nothing changed."""
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -280,17 +319,22 @@ class ResultStore:
                 meta = None
             if meta is None:
                 store._create(name, fingerprint, definition)
+                if settle is not None:
+                    fingerprint, definition = settle(store)
+                    store._update_definition(fingerprint, definition)
             else:
-                store._add_missing_columns()
                 if meta.get("name") != name:
                     raise StoreError(
                         f"{path}: holds the results of tournament {meta.get('name', '?')!r}, "
                         f"not {name!r}; give another results file, or --restart to discard them"
                     )
                 old = json.loads(meta.get("definition", "{}"))
-                changed = _changed_program(old, definition)
+                changed = _changed_program(old, definition)  # (whatever the seed)
                 if changed:
                     raise StoreError(f"{path}: {changed}")
+                if settle is not None:
+                    fingerprint, definition = settle(store)
+                store._add_missing_columns()
                 if meta.get("fingerprint") != fingerprint:
                     store._update_definition(fingerprint, definition)
             store._add_seq()
@@ -348,6 +392,9 @@ class ResultStore:
     def definition(self) -> dict[str, Any]:
         meta = self._meta() or {}
         return json.loads(meta.get("definition", "{}"))
+
+    def fingerprint(self) -> str:
+        return (self._meta() or {}).get("fingerprint", "")
 
     def name(self) -> str:
         return (self._meta() or {}).get("name", "")
@@ -479,6 +526,21 @@ class ResultStore:
                 return
             rowid = rows[-1][0]
 
+    def iter_all_matches(self, *, chunk: int = 2000) -> Iterator[StoredMatch]:
+        """Every stored match, of any definition and aborted ones included, in the order
+        stored, read ``chunk`` rows at a time (``arena replay --check`` of a results file)."""
+        rowid = 0
+        while True:
+            rows = self._select("WHERE rowid > ? ORDER BY rowid LIMIT ?", (rowid, chunk))
+            yield from (match for _rowid, match in rows)
+            if len(rows) < chunk:
+                return
+            rowid = rows[-1][0]
+
+    def current_keys(self) -> set[str]:
+        """The content keys of the matches of the latest run's definition (those counted)."""
+        return {row[0] for row in self._rows("SELECT match_key FROM matches WHERE current = 1")}
+
     def last_rowid(self) -> int:
         """The highest rowid stored (0 for none): lower than a watcher's last one means the
         file was started afresh (``--restart``)."""
@@ -538,7 +600,7 @@ class ResultStore:
         faults = self._faults_of(
             None if len(rows) > FAULTS_BY_KEY_UP_TO else [row[1] for row in rows]
         )
-        return [(row[0], _match_of_row(row, faults)) for row in rows]
+        return [(row[0], _match_of_row(row, faults, self._folder)) for row in rows]
 
     def _added_columns(self) -> str:
         """The ADDED_COLUMNS a read selects: NULL for those a file from an older arena lacks."""
@@ -587,7 +649,7 @@ class ResultStore:
             )
             while rows := cursor.fetchmany(chunk):
                 for row in rows:
-                    yield _match_of_row(row, faults)
+                    yield _match_of_row(row, faults, self._folder)
         except sqlite3.DatabaseError as exc:
             raise self._damaged(exc) from None
 
@@ -614,7 +676,7 @@ class ResultStore:
             _json([[round(ms, 2) for ms in seat] for seat in match.decision_ms]),
             match.status,
             match.reason,
-            match.record_path,
+            self._relative(match.record_path),
             match.duration_s,
             datetime.now(UTC).isoformat(timespec="seconds"),
             1,  # played now, so a match of the current definition
@@ -745,6 +807,42 @@ class ResultStore:
     def note(self, key: str) -> str | None:
         return (self._meta() or {}).get(f"note:{key}")
 
+    # -- the seal of the tournament's seed (SPEC 10.3, 10.5) ------------------------------------
+
+    def seal(self) -> SealState:
+        """The commitment, the secret seed (until the reveal) and the revealed one (after)."""
+        meta = self._meta() or {}
+        return SealState(
+            commitment=meta.get(META_COMMITMENT),
+            secret=_secret(meta.get(META_SECRET)),
+            revealed=_secret(meta.get(META_REVEALED)),
+        )
+
+    def keep_secret(self, secret: DealSecret) -> None:
+        """Seal a new tournament's seed: its commitment published, the seed and salt kept."""
+        with self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                [
+                    (META_COMMITMENT, secret.commitment),
+                    (META_SECRET, _json(secret.as_dict())),
+                ],
+            )
+            self._db.execute("DELETE FROM meta WHERE key = ?", (META_REVEALED,))
+
+    def reveal(self, secret: DealSecret) -> None:
+        """The tournament has ended: its seed and salt are public from now on."""
+        with self._db:
+            self._db.execute(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                (META_REVEALED, _json(secret.as_dict())),
+            )
+            self._db.execute("DELETE FROM meta WHERE key = ?", (META_SECRET,))
+
+    def has_matches(self) -> bool:
+        """Whether any match is stored (of any definition)."""
+        return self._rows("SELECT EXISTS(SELECT 1 FROM matches)")[0][0] == 1
+
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
 
@@ -822,6 +920,15 @@ def _connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
     return db
 
 
+def _secret(text: str | None) -> DealSecret | None:
+    if text is None:
+        return None
+    try:
+        return DealSecret.of(json.loads(text))
+    except ValueError:
+        return None
+
+
 def _one_line(problems: list[str]) -> str:
     text = "; ".join(p for p in "; ".join(problems).splitlines() if not p.startswith("***"))
     return text[:200]
@@ -856,12 +963,15 @@ class OutputLock:
     """A tournament's output folder (records, logs), held for the whole run with an exclusive
     ``flock`` on ``<output>/.arena-lock``, and tied to one results file (named in that file), so
     neither a second run at the same time nor a later one into another results file can
-    overwrite the records a results file points to."""
+    overwrite the records a results file points to. :meth:`take` only checks and locks: the
+    folder is tied to the results file by :meth:`claim`, once the results file was opened, so a
+    run refused on the way changes nothing."""
 
     LOCK_NAME = ".arena-lock"
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, owner: str) -> None:
         self._fd: int | None = fd
+        self.owner = owner
 
     @classmethod
     def take(cls, folder: str | Path, results: str | Path, *, restart: bool = False) -> OutputLock:
@@ -882,25 +992,34 @@ class OutputLock:
                 "wait for it or stop it, or give another output folder"
             ) from None
         try:
-            with os.fdopen(os.dup(fd), "r+", encoding="utf-8") as file:
+            with os.fdopen(os.dup(fd), "r", encoding="utf-8") as file:
                 before = file.read().strip()
-                if before and before != owner and not restart:
-                    raise StoreError(
-                        f"{folder}: output: holds the records of the results file {before}, "
-                        f"not {owner}; give another output folder (or --restart to reuse it)"
-                    )
-                file.seek(0)
-                file.truncate()
-                file.write(owner + "\n")
+            if before and before != owner and not restart:
+                raise StoreError(
+                    f"{folder}: output: holds the records of the results file {before}, "
+                    f"not {owner}; give another output folder (or --restart to reuse it, "
+                    f"which discards the matches stored in {owner})"
+                )
         except OSError as exc:
             os.close(fd)
             raise StoreError(
-                f"{folder}: output: cannot write in it: {exc.strerror or exc}"
+                f"{folder}: output: cannot read in it: {exc.strerror or exc}"
             ) from None
         except BaseException:
             os.close(fd)
             raise
-        return cls(fd)
+        return cls(fd, owner)
+
+    def claim(self) -> None:
+        """Name the results file in the lock: the folder's records are that file's from now on."""
+        if self._fd is None:
+            raise ValueError("claim() after release()")
+        try:
+            os.lseek(self._fd, 0, os.SEEK_SET)
+            os.ftruncate(self._fd, 0)
+            os.write(self._fd, (self.owner + "\n").encode())
+        except OSError as exc:
+            raise StoreError(f"output: cannot write its lock: {exc.strerror or exc}") from None
 
     def release(self) -> None:
         if self._fd is not None:

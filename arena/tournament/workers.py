@@ -317,6 +317,7 @@ async def play_in_workers(
     has exited on return, whatever happened (cancellation included)."""
     slots = slots_per_worker(config.concurrency, workers)
     cores = spread_cores(slots) if config.affinity else [None] * len(slots)
+    config = config.for_players()  # each match comes with its seed: the tournament's stays here
     async with trio.open_nursery() as here:
         local = _InProcessWorker(0)  # this process's share: its bots start at once
         here.start_soon(local.run)

@@ -43,7 +43,6 @@ from typing import Any
 import msgspec
 import trio
 
-from arena.games import find_game
 from arena.referee.record import (
     GZIP_MAGIC,
     RECORDS_SUFFIX,
@@ -54,8 +53,9 @@ from arena.referee.record import (
     replay_record,
 )
 from arena.stats.moments import CONFIDENCE
+from arena.tournament.config import plans_of
 from arena.tournament.runner import Progress
-from arena.tournament.schedule import GamePlan, Schedule, build_schedule
+from arena.tournament.schedule import Schedule, build_schedule
 from arena.tournament.schedule import match_id as match_id_of
 from arena.tournament.standings import (
     MARGIN_MS,
@@ -152,23 +152,14 @@ class _Arrivals:
 
 def schedule_from_definition(definition: Mapping[str, Any]) -> Schedule:
     """The tournament's schedule, rebuilt from the definition stored in its results file."""
-    plans = []
-    for game in definition.get("games", []):
-        spec = find_game(str(game["game"]))
-        plans.append(
-            GamePlan(
-                label=game["label"],
-                game_id=spec.id,
-                players=int(game["players"]),
-                deals=int(game["deals"]),
-                options=dict(game.get("options", {})),
-                team_size=spec.team_size,
-                max_tables=int(game["max_tables"]),
-            )
-        )
     bots = [b["name"] for b in definition.get("bots", [])]
+    # A secret seed is null until the tournament ends (SPEC 10.3): what the pages take of the
+    # schedule (its size, ids and places) does not depend on it, so 0 stands in for it.
     return build_schedule(
-        int(definition.get("seed", 0)), bots, plans, definition.get("seating", "duplicate")
+        int(definition.get("seed") or 0),
+        bots,
+        plans_of(definition),
+        definition.get("seating", "duplicate"),
     )
 
 

@@ -72,9 +72,12 @@ def test_a_late_reply_naming_an_earlier_request_is_caught(tmp_path):
     trio.run(_play, LINES["pending id"], path, clock=trio.testing.MockClock(autojump_threshold=0))
     lines = path.read_text().splitlines()
     (at,) = [n for n, line in enumerate(lines) if '"verdict":"late"' in line]
-    lines[at] = lines[at].replace('"id":1,', '"id":0,', 1)
+    late = lines[at]
+    lines[at] = late.replace('"id":1,', '"id":0,', 1)  # the id field alone: the text names 1
     path.write_text("\n".join(lines) + "\n")
-    with pytest.raises(
-        ReplayError, match=f"line {at + 1}: a 'late' reply naming earlier request 0"
-    ):
+    with pytest.raises(ReplayError, match=f'line {at + 1}: field "id" is 0; the rules give 1'):
+        replay_record(path)
+    lines[at] = late.replace('"id":1,', '"id":0,').replace('\\"id\\":1,', '\\"id\\":0,')
+    path.write_text("\n".join(lines) + "\n")  # the line itself answers request 0: stale
+    with pytest.raises(ReplayError, match=f'line {at + 1}: field "verdict" is "late"'):
         replay_record(path)

@@ -174,13 +174,16 @@ def test_a_read_only_results_file_can_be_read(tmp_path):
 def test_the_output_folder_is_locked_and_tied_to_its_results_file(tmp_path):
     out = tmp_path / "out"
     held = OutputLock.take(out, out / "results.sqlite")
+    held.claim()
     with pytest.raises(StoreError, match="another arena tournament is writing its records"):
         OutputLock.take(out, tmp_path / "other.sqlite")
     held.release()
     with pytest.raises(StoreError, match="holds the records of the results file"):
         OutputLock.take(out, tmp_path / "other.sqlite")
     OutputLock.take(out, out / "results.sqlite").release()  # the same results: resumes
-    OutputLock.take(out, tmp_path / "other.sqlite", restart=True).release()
+    OutputLock.take(out, tmp_path / "other.sqlite", restart=True).release()  # not claimed:
+    with pytest.raises(StoreError, match="holds the records of the results file"):
+        OutputLock.take(out, tmp_path / "other.sqlite")  # the folder is still the first one's
     (tmp_path / "file").write_text("x")
     with pytest.raises(StoreError, match="output: found a file; expected a folder"):
         OutputLock.take(tmp_path / "file", tmp_path / "r.sqlite")

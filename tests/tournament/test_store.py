@@ -1,5 +1,6 @@
 """The results file: round trip, resume bookkeeping, refusal of a changed definition, bad files."""
 
+import os
 import sqlite3
 from dataclasses import replace
 
@@ -55,7 +56,11 @@ def test_round_trip_keeps_every_field(tmp_path):
         store.save(match("g/t0/d0/r1", rotation=1, teams=(0, 1, 0), faults=()))
     with ResultStore.open_read(path) as store:
         first, second = store.matches()
-        assert first == replace(original, key=original.match_id)  # no key given: keyed by id
+        # no key given: keyed by id; the record's path (stored relative to the results file's
+        # folder) read back whole
+        assert first == replace(
+            original, key=original.match_id, record_path=os.path.abspath("r/x.jsonl")
+        )
         assert second.teams == (0, 1, 0) and second.faults == ()
         assert store.completed_ids() == {"g/t0/d0/r0", "g/t0/d0/r1"}
         assert store.definition() == DEFINITION and store.name() == "cup"
@@ -219,8 +224,9 @@ def test_a_record_span_is_stored_and_an_older_file_reads_without_it(tmp_path):
         store.save(match("g/t0/d0/r1", rotation=1))  # a record of its own: no span
     with ResultStore.open_read(path) as store:
         spanned, own = store.matches()
-        assert spanned.record_span == (4096, 1534) and spanned.record_path == "r/run.jsonl.gz"
-        assert own.record_span is None and own.record_path == "r/x.jsonl"
+        assert spanned.record_span == (4096, 1534)
+        assert spanned.record_path == os.path.abspath("r/run.jsonl.gz")
+        assert own.record_span is None and own.record_path == os.path.abspath("r/x.jsonl")
     # An older arena's file: the same tables without the span's columns (records of their own).
     db = sqlite3.connect(path)
     for column in ("record_at", "record_length"):

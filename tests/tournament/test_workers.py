@@ -383,9 +383,10 @@ def test_matches_cut_by_the_time_limit_in_workers_are_stored_as_aborted(tmp_path
     )
     process = arena("tournament", path)
     out, err = process.communicate(timeout=PATIENCE_S)
-    assert process.returncode == 0, err
+    assert process.returncode == 1, err  # every match aborted: nothing was played
     assert "2 processes (this one and 1 worker process)" in out
     assert "0 played" in out and "3 aborted" in out
+    assert "every match of this run was aborted (3): nothing was played" in out
     with ResultStore.open_read(load_config(path).results) as store:
         stored = store.matches(include_aborted=True)
     assert len(stored) == 3 and not any(m.completed for m in stored)

@@ -127,7 +127,9 @@ class DaskCluster:
         run_id = uuid.uuid4().hex[:12]
         dispatch = _Dispatch(self, client, distributed, config, todo, keep, summary)
         try:
-            setup = dask_worker.RunSetup(run_id, config, tuple(shipments), self.matches_per_worker)
+            setup = dask_worker.RunSetup(
+                run_id, config.for_players(), tuple(shipments), self.matches_per_worker
+            )
             try:
                 await trio.to_thread.run_sync(
                     dispatch.prepare, dask_worker, setup, {k: p.data for k, p in packages.items()}
