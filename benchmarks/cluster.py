@@ -73,7 +73,9 @@ def demo(deals: int) -> TournamentConfig:
         for b in config.bots
     )
     games = tuple(dataclasses.replace(g, deals=min(g.deals, deals)) for g in config.games)
-    return dataclasses.replace(config, bots=bots, games=games, records=False)
+    return dataclasses.replace(
+        config, bots=bots, games=games, records=False, seed=common.SEED, public_seed=True
+    )
 
 
 def play(config: TournamentConfig, setup: str, address: str | None, folder: Path) -> Run:

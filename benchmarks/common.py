@@ -30,6 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 C_BOT_SOURCE = ROOT / "sample_bots" / "c" / "random_bot.c"
 PY_BOT = ROOT / "sample_bots" / "python" / "random_bot.py"
 GAME_IDS = ("alles-oder-nichts", "vingt-down", "eight-rounds", "all-fours")
+# The tournaments the benchmarks play deal from this public seed (the demo file's own is a
+# secret one, new each run: SPEC.md 10.3), so that every level and round plays the same deals.
+SEED = 2026
 PLAYERS = dict.fromkeys(GAME_IDS, 4)  # every game's default table, as tournaments play it
 
 # A request of about the size the referee writes (~500 bytes), for the pipe measurements.

@@ -56,6 +56,7 @@ def play(matches: int, at_once: int, records: bool, folder: Path) -> list[tuple[
         [f"c{i}={bot} {i}" for i in range(4)],
         games="all",
         deals=deals,
+        seed=common.SEED,
         concurrency=at_once,
         results=str(folder / "results.sqlite"),
     )

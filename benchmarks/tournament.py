@@ -205,7 +205,9 @@ def quick(bot_kinds: list[str], games: str, deals: int, folder: Path) -> Tournam
     if "c" in bot_kinds:
         commands["c"] = " ".join(common.build_c_bot(folder))
     bots = [f"{kind}{i}={commands[kind]} {i}" for i, kind in enumerate(bot_kinds)]
-    config = quick_config(bots, games=games, deals=deals, results=str(folder / "unused.sqlite"))
+    config = quick_config(
+        bots, games=games, deals=deals, seed=common.SEED, results=str(folder / "unused.sqlite")
+    )
     return dataclasses.replace(config, records=False)
 
 
@@ -215,7 +217,7 @@ def demo(deals: int | None) -> TournamentConfig:
     games = config.games
     if deals is not None:
         games = tuple(dataclasses.replace(g, deals=min(g.deals, deals)) for g in games)
-    return dataclasses.replace(config, bots=bots, games=games)
+    return dataclasses.replace(config, bots=bots, games=games, seed=common.SEED, public_seed=True)
 
 
 def main() -> None:

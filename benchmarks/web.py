@@ -70,6 +70,8 @@ def demo_file(folder: Path, deals: int, run: int) -> Path:
     text = re.sub(r"^deals = 24", f"deals = {max(1, deals * 3 // 8)}", text, flags=re.M)
     text = re.sub(r'^output = ".*"', f'output = "{folder}/run{run}"', text, flags=re.M)
     text = text.replace('cwd = ".."', f'cwd = "{ROOT}"')
+    # a public seed: every run deals the same cards (the file's own is new each run)
+    text = re.sub(r"^name = (.*)$", rf"name = \1\nseed = {common.SEED}", text, count=1, flags=re.M)
     path = folder / f"demo{run}.toml"
     path.write_text(text)
     return path
