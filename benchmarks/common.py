@@ -143,12 +143,16 @@ def parser(doc: str | None) -> argparse.ArgumentParser:
     return found
 
 
-def parse(found: argparse.ArgumentParser, smoke: dict[str, object]) -> argparse.Namespace:
+def parse(
+    found: argparse.ArgumentParser, smoke: dict[str, object], trusted_bots: bool = True
+) -> argparse.Namespace:
     """The arguments; with ``--smoke`` the sizes in ``smoke`` replace the ones given."""
     # The benchmarks run the project's own sample bots, trusted as tournaments/demo.toml marks
-    # them: run as root they would otherwise run as nobody, who cannot read root's Python
-    # (SPEC.md 7). The processes a script starts inherit it.
-    os.environ.setdefault("ARENA_BOT_USER", "@arena")
+    # them: run as root they would otherwise run as a user of their own, who cannot read root's
+    # Python (SPEC.md 7). The processes a script starts inherit it. ``trusted_bots`` false: as
+    # the arena runs them (a script that measures the users' switch).
+    if trusted_bots:
+        os.environ.setdefault("ARENA_BOT_USER", "@arena")
     args = found.parse_args()
     if args.smoke:
         for name, value in smoke.items():

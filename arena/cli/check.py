@@ -16,6 +16,8 @@ from arena.bots.check import FAILED, GROUPS, PASSED, CheckResult, CheckSettings,
 from arena.cli.common import width_option
 from arena.games import GAMES, OptionError, find_game
 from arena.referee.bot_spec import BotSpec
+from arena.referee.confine import missing_line
+from arena.referee.lines import printable
 from arena.render.terminal import PIPED_WIDTH, output_console
 
 STATUS_STYLE = {PASSED: "green", FAILED: "bold red"}
@@ -29,12 +31,13 @@ def scorecard(results: list[CheckResult], bot: str, *, expand: bool = True) -> T
     table.add_column("details", ratio=5)
     for result in results:
         lines = []
+        # (printable: what the bot sent or wrote to stderr reaches the terminal escaped)
         if result.sent:
-            lines.append(f"sent: {escape(result.sent)}")
+            lines.append(f"sent: {escape(printable(result.sent))}")
         if result.received:
-            lines.append(f"got:  {escape(result.received)}")
+            lines.append(f"got:  {escape(printable(result.received))}")
         if result.reason:
-            lines.append(f"[bold]why:[/bold]  {escape(result.reason)}")
+            lines.append(f"[bold]why:[/bold]  {escape(printable(result.reason))}")
         if result.hint:
             lines.append(f"[italic]hint:[/italic] {escape(result.hint)}")
         style = STATUS_STYLE.get(result.status, "dim")
@@ -189,6 +192,10 @@ def check_command(
         f"Checking [bold]{escape(shlex.join(command))}[/bold] on "
         f"{', '.join(game_ids or tuple(GAMES))} (logs: {escape(str(logs))})"
     )
+
+    note = missing_line([spec])  # said once, at start
+    if note:
+        console.print(note, highlight=False, markup=False, soft_wrap=True)
 
     def progress(result: CheckResult) -> None:
         style = STATUS_STYLE.get(result.status, "dim")

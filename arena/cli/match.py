@@ -27,7 +27,9 @@ from arena.cli.common import width_option
 from arena.games import GameSpec, OptionError, find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
+from arena.referee.confine import missing_line
 from arena.referee.cores import pinned, spread_cores
+from arena.referee.lines import printable
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
 from arena.referee.results import MatchResult, match_result_dict
@@ -293,9 +295,10 @@ def result_table(result: MatchResult) -> Table:
 @click.option("--cpu-seconds", type=click.IntRange(1), default=None, help="Per-bot CPU limit.")
 @click.option(
     "--sandbox",
-    type=click.Choice(["bwrap"]),
+    type=click.Choice(["bwrap", "none"]),
     default=None,
-    help="Run every bot in a bubblewrap sandbox.",
+    help="bwrap: every bot in a bubblewrap sandbox; none: no seal, for trusted bots that "
+    "need the network [sealed as the machine allows] (SPEC.md 7).",
 )
 @click.option(
     "--log-dir",
@@ -412,6 +415,9 @@ def match_command(
         )
         for seat, argv in enumerate(argvs)
     ]
+    note = missing_line(specs)  # said once, at start (stderr: --json's output stays JSON)
+    if note:
+        click.echo(note, err=True)
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-logs-"))
     try:
         result = _play(game, specs, seed, options, control, max_faults, record, logs, affinity)
@@ -424,7 +430,7 @@ def match_command(
     console = output_console(width)
     console.print(result_table(result))
     for fault in result.faults:
-        console.print(Text(f"fault ({fault.kind}): {fault.message}", style="yellow"))
+        console.print(Text(f"fault ({fault.kind}): {printable(fault.message)}", style="yellow"))
     footer = f"{result.duration_s:.2f} s; " + (
         f"bot stderr logs in {logs}" if logs.is_dir() else "no bot wrote to stderr"
     )

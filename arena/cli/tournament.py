@@ -17,6 +17,7 @@ from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, width_optio
 from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.cli.standings import print_latency, stop_confidence
 from arena.games import GameError, find_game
+from arena.referee.confine import missing_line
 from arena.referee.cores import spread_cores
 from arena.render.terminal import (
     output_console,
@@ -213,6 +214,9 @@ def tournament_command(
         markup=False,
         soft_wrap=True,
     )
+    missing = missing_line(config.bots) if to_play else None  # said once, at start
+    if missing:
+        console.print(missing, highlight=False, markup=False, soft_wrap=True)
     console.print(
         f"kept {kept} stored matches, {to_play} to play"
         + (f"; {older} stored matches of an earlier definition are not counted" if older else ""),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SANDBOXES = (None, "bwrap")
+SANDBOXES = (None, "bwrap", "none")  # None: sealed as the machine allows (SPEC.md section 7)
 
 
 @dataclass(frozen=True)
@@ -19,14 +19,18 @@ class BotSpec:
     memory_mb: int | None = None  # resource limits; None = the arena's defaults
     cpu_seconds: int | None = None
     file_mb: int | None = None
-    sandbox: str | None = None  # None or "bwrap"
+    sandbox: str | None = None  # None (sealed by default), "bwrap" or "none" (not sealed)
     # The user it runs as (a name or a number); None: the arena's default (SPEC.md section 7)
     user: str | None = None
+    max_processes: int | None = None  # processes and threads at once; None = the default
+    # What it must not see (the arena's files, other bots' folders): set by whoever runs it,
+    # never by a bot's definition, and no part of what the bot is.
+    hidden: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if not self.name:
             raise ValueError("a bot needs a name")
-        for field_name in ("memory_mb", "cpu_seconds", "file_mb"):
+        for field_name in ("memory_mb", "cpu_seconds", "file_mb", "max_processes"):
             value = getattr(self, field_name)
             if value is not None and value <= 0:
                 raise ValueError(
@@ -38,5 +42,6 @@ class BotSpec:
             raise ValueError(f"bot {self.name!r}: user is empty (expected a user name or number)")
         if self.sandbox not in SANDBOXES:
             raise ValueError(
-                f"bot {self.name!r}: sandbox {self.sandbox!r}: expected none or 'bwrap'"
+                f"bot {self.name!r}: sandbox {self.sandbox!r}: expected 'bwrap' or 'none' "
+                "(or leave it out)"
             )

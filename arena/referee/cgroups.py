@@ -6,7 +6,9 @@ The arena makes a child of its own cgroup for each bot (``arena-<pid>-<n>``); th
 its child process before ``exec`` (so everything it forks is born inside), and ``kill()`` writes
 ``cgroup.kill`` (Linux 5.14; before that, every member is SIGKILLed in a few rounds) and removes
 it. :func:`cgroup_problem` says in one line why there are none (no cgroup v2 mounted, or its
-folder is not writable, as for an ordinary user outside a delegated systemd scope).
+folder is not writable, as for an ordinary user outside a delegated systemd scope). Where the
+``pids`` controller is on for its children, each bot's cgroup gets ``pids.max`` (its processes
+and threads at once); :func:`pids_problem` says why not.
 """
 
 from __future__ import annotations
@@ -59,7 +61,34 @@ def cgroup_problem() -> str | None:
         _base, _problem = folder, (why or None)
         if folder is not None:
             _remove_stale(folder)
+            _enable_pids(folder)
     return _problem if isinstance(_problem, str) else None
+
+
+def _enable_pids(folder: Path) -> None:
+    """Turn the pids controller on for the children of ``folder`` if it can be (it cannot where
+    the controller is not given to this cgroup, or processes live in it and it is not the root
+    cgroup: the kernel's rule that only leaves hold processes)."""
+    try:
+        enabled = (folder / "cgroup.subtree_control").read_text().split()
+        if "pids" not in enabled:
+            (folder / "cgroup.subtree_control").write_text("+pids")
+    except OSError:
+        pass
+
+
+def pids_problem() -> str | None:
+    """None when each bot's cgroup can bound its processes (pids.max), else why not."""
+    problem = cgroup_problem()
+    if problem is not None or _base is None:
+        return problem or "cgroups: none here"
+    try:
+        enabled = (_base / "cgroup.subtree_control").read_text().split()
+    except OSError as error:
+        return f"cgroups: cannot read {_base}/cgroup.subtree_control: {error.strerror}"
+    if "pids" not in enabled:
+        return f"cgroups: the pids controller is not enabled for the children of {_base}"
+    return None
 
 
 def _remove_stale(folder: Path) -> None:
@@ -81,8 +110,9 @@ class BotCgroup:
         self.procs = str(path / "cgroup.procs")
 
     @classmethod
-    def create(cls) -> BotCgroup | None:
-        """A new empty cgroup, or None where there can be none (see cgroup_problem)."""
+    def create(cls, max_processes: int | None = None) -> BotCgroup | None:
+        """A new empty cgroup, or None where there can be none (see cgroup_problem); with
+        ``max_processes``, its pids.max where the pids controller is on (pids_problem)."""
         if cgroup_problem() is not None or _base is None:
             return None
         path = _base / f"arena-{os.getpid()}-{next(_numbers)}"
@@ -90,6 +120,11 @@ class BotCgroup:
             path.mkdir()
         except OSError:
             return None
+        if max_processes is not None:
+            try:
+                (path / "pids.max").write_text(str(max_processes))
+            except OSError:
+                pass  # no pids controller here (pids_problem says so)
         return cls(path)
 
     def members(self) -> list[int]:

@@ -139,6 +139,24 @@ class LineReader:
                 self._buffer += chunk
 
 
+# What a terminal acts on instead of showing: C0 and C1 control characters (escape sequences,
+# carriage return, backspace: clear the screen, set the window title, overwrite a line) and the
+# bidirectional overrides that reorder what is shown. Tab is kept.
+_UNPRINTABLE = {
+    code: f"\\x{code:02x}" for code in (*range(0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0))
+} | {
+    code: f"\\u{code:04x}"
+    for code in (0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}
+
+
+def printable(text: str) -> str:
+    """``text`` safe to show on the organiser's terminal: what a terminal would act on is shown
+    escaped (ESC as ``\\x1b``, a right-to-left override as ``\\u202e``), the rest as it is.
+    Applying it twice changes nothing more."""
+    return text.translate(_UNPRINTABLE)
+
+
 def shorten(data: bytes | str, limit: int = 120) -> str:
     """A line as it may appear in a one-line message: repr, cut to ``limit`` characters."""
     if isinstance(data, bytes):

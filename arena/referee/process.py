@@ -10,23 +10,28 @@ What a real bot gets (SPEC.md section 7):
   caller's task is cancelled (``close`` is shielded);
 - resource limits set in the child before ``exec``: address space (``memory_mb``, default 4096: Java
   reserves about 4 GiB of address space at start), CPU seconds (default 3600 for the process's
-  whole life), file size (default 64 MiB), no core dumps;
-- a minimal environment: PATH, LANG, a private HOME and TMPDIR in a per-bot temporary directory,
-  plus ``BotSpec.env``, plus ``ARENA_BOT_TOKEN`` (a random mark by which close() also finds
-  processes that left the session and lost their parent); its working directory is
-  ``BotSpec.cwd`` or that temporary directory;
+  whole life), file size (default 64 MiB), no core dumps, and with a user id of its own its
+  processes and threads (``max_processes``, default 256; also its cgroup's pids.max);
+- a seal (arena/referee/confine.py), unless ``sandbox="none"``: its own network, /tmp, /var/tmp,
+  /dev/shm and IPC, the arena's files and the other bots' folders hidden (``BotSpec.hidden`` and
+  the log folder); made in its child before ``exec`` as root, by bubblewrap otherwise or with
+  ``sandbox="bwrap"`` (then also its own PID namespace, the file system read-only, no
+  capabilities); HOME and TMPDIR are then in its private /tmp;
+- a minimal environment: PATH, LANG, HOME and TMPDIR (unsealed: in a per-bot temporary
+  directory), plus ``BotSpec.env``, plus ``ARENA_BOT_TOKEN`` (a random mark by which close() also
+  finds processes that left the session and lost their parent); its working directory is
+  ``BotSpec.cwd``, else its private /tmp (unsealed: that temporary directory);
 - a parent-death signal (SIGKILL, arena/referee/spawn.py): it dies with the process that started
   it, even one killed by SIGKILL, whatever it does with its input;
-- the referee itself is made non-dumpable, so a bot of the same user cannot read its memory;
-- optionally ``sandbox="bwrap"``: no network, the whole file system read-only (the bot's folder too),
-  a private writable ``/tmp`` of at most 4 x ``file_mb`` (HOME and TMPDIR point into it) and
-  ``/dev/shm`` of at most ``file_mb`` (both are memory), an empty read-only ``/run`` (no service
-  sockets), its own PID namespace, no capabilities (also when the organiser is root).
+- the referee itself is made non-dumpable, so a bot of the same user cannot read its memory.
 
-Standard error goes to ``<log_dir>/<bot>-<pid>.stderr.log``, capped (``STDERR_CAP_BYTES``); the pipe is
-drained to the end even past the cap, so a bot never blocks on it. The referee marks where each match
-begins (:meth:`BotProcess.mark_log`): the marker line is written just before the first stderr bytes
-that arrive after it, so a log holds markers only for matches in which the bot wrote something.
+Standard error goes to ``<log_dir>/<bot>-<pid>.stderr.log``, bounded per process and per bot
+(arena/referee/stderr_log.py); the pipe is drained to the end even past the bounds, so a bot
+never blocks on it. The referee marks where each match begins (:meth:`BotProcess.mark_log`): the
+marker line is written just before the first stderr bytes that arrive after it, so a log holds
+markers only for matches in which the bot wrote something. Closing a bot kills its cgroup where it
+has one; without, its processes are looked for in /proc in a thread (that look takes milliseconds
+on a busy machine, and the other matches of the process must not wait for it).
 """
 
 from __future__ import annotations
@@ -52,11 +57,19 @@ import msgspec
 import trio
 import trio._core._run as trio_run  # the quick read path looks at the run loop (_QuickRead)
 
+from arena.referee import confine
 from arena.referee.bot_spec import BotSpec
 from arena.referee.cgroups import BotCgroup
 from arena.referee.clock import TimeControl
+from arena.referee.confine import DEFAULT_MAX_PROCESSES, SEAL_OFF, MachineSeal, SealPlan
 from arena.referee.cores import pin_threads
-from arena.referee.lines import DEFAULT_MAX_LINE_BYTES, LineReader, LineTooLong, shorten
+from arena.referee.lines import (
+    DEFAULT_MAX_LINE_BYTES,
+    LineReader,
+    LineTooLong,
+    printable,
+    shorten,
+)
 from arena.referee.protect import protect_referee
 from arena.referee.spawn import (
     BOT_USER_VARIABLE,
@@ -67,17 +80,16 @@ from arena.referee.spawn import (
     bot_user,
     spawn,
 )
+from arena.referee.stderr_log import PROCESS_CAP_BYTES, StderrLog
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 
 DEFAULT_MEMORY_MB = 4096
 DEFAULT_CPU_SECONDS = 3600
 DEFAULT_FILE_MB = 64
-TMP_SIZE_FACTOR = 4  # the sandbox's private /tmp holds this many times file_mb
-STDERR_CAP_BYTES = 1 << 20
+STDERR_CAP_BYTES = PROCESS_CAP_BYTES
 STDERR_TAIL_LINES = 12  # a crash fault quotes this many of the last stderr lines (a stack trace)
 CLOSE_GRACE_S = 1.0  # after bye, how long a bot may take to exit before it is killed
-BWRAP = "bwrap"
 
 # Process groups still running (leader pid -> the bot's token), killed at interpreter exit if their
 # owner never got to close().
@@ -270,8 +282,9 @@ def _spawn_problem(argv: Sequence[str], env: Mapping[str, str]) -> str | None:
     return None
 
 
-def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int):
-    """The preexec_fn that applies the limits in the child, between fork and exec."""
+def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int, processes: int | None = None):
+    """The preexec_fn that applies the limits in the child, between fork and exec (with
+    ``processes``, RLIMIT_NPROC: for a bot with a user id of its own)."""
 
     def limit(kind: int, soft: int, hard: int) -> None:
         # Never above the organiser's own hard limit (ulimit): raising it is not allowed.
@@ -288,113 +301,49 @@ def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int):
         size = file_mb * 1024 * 1024
         limit(resource.RLIMIT_FSIZE, size, size)
         limit(resource.RLIMIT_CORE, 0, 0)
+        if processes is not None:
+            limit(resource.RLIMIT_NPROC, processes, processes)
 
     return apply
 
 
-_bwrap_problem: str | None | bool = False  # False: not checked yet; None: works
+async def _seal_method(spec: BotSpec) -> str | None:
+    """How to seal this bot: "namespaces", "bwrap", or None (not sealed: ``sandbox = "none"``,
+    or the machine allows neither, which the arena says once at start). BotStartupError when
+    ``sandbox = "bwrap"`` cannot run here, or the bot's folder is one its seal would hide."""
+    if spec.sandbox == SEAL_OFF:
+        return None
+    machine = await _machine_seal()
+    if spec.sandbox == "bwrap":
+        problem = await check_bwrap()
+        if problem:
+            raise BotStartupError(spec.name, problem)
+        how: str | None = "bwrap"
+    else:
+        how = machine.method
+    folder = os.path.abspath(spec.cwd) if spec.cwd else None
+    if how is not None and folder in ("/", *confine.PRIVATE_DIRS, *confine.EMPTY_DIRS):
+        where = "sandbox 'bwrap'" if spec.sandbox == "bwrap" else "sealed"
+        raise BotStartupError(
+            spec.name,
+            f"{where}: the bot's folder {spec.cwd!r} must not be /, /tmp, /var/tmp, /dev/shm "
+            "or /run (its own private ones would hide it, or it would show the machine's): "
+            'give it a folder of its own, or sandbox = "none" (SPEC.md section 7)',
+        )
+    return how
 
 
 async def check_bwrap() -> str | None:
-    """None when bubblewrap can run a sandbox here, else a one-line reason (checked once)."""
-    global _bwrap_problem
-    if _bwrap_problem is False:
-        if shutil.which(BWRAP) is None:
-            _bwrap_problem = (
-                "sandbox 'bwrap' needs bubblewrap (the `bwrap` program), which is not installed"
-            )
-        else:
-            try:
-                done = await trio.run_process(
-                    [BWRAP, *_bwrap_args(None, "/"), "--", "true"],
-                    stdin=subprocess.DEVNULL,
-                    capture_stdout=True,
-                    capture_stderr=True,
-                    check=False,
-                )
-                if done.returncode == 0:
-                    _bwrap_problem = None
-                else:
-                    detail = done.stderr.decode(errors="replace").strip().splitlines()
-                    _bwrap_problem = "sandbox 'bwrap' cannot run here: " + (
-                        detail[-1] if detail else f"status {done.returncode}"
-                    )
-            except OSError as error:
-                _bwrap_problem = f"sandbox 'bwrap' cannot run here: {error}"
-    return _bwrap_problem if isinstance(_bwrap_problem, str) else None
+    """None when ``sandbox = "bwrap"`` can run here, else a one-line reason (found once)."""
+    machine = await _machine_seal()
+    return None if machine.bwrap_problem is None else f"sandbox 'bwrap': {machine.bwrap_problem}"
 
 
-def _hidden_program_folders(argv: Sequence[str]) -> list[str]:
-    """The folders of the files named in ``argv`` (the program, its script) that the sandbox's
-    private /tmp would hide: they are bound read-only at their own paths, so the bot (and the
-    modules beside its script) can still be found."""
-    folders = []
-    for arg in argv:
-        if arg.startswith("/tmp/") and os.path.isfile(arg):
-            folder = os.path.dirname(os.path.abspath(arg))
-            if folder != "/tmp" and folder not in folders:
-                folders.append(folder)
-    return folders
-
-
-def _bwrap_args(
-    bot_dir: str | None,
-    workdir: str,
-    file_mb: int = DEFAULT_FILE_MB,
-    program_folders: Sequence[str] = (),
-) -> list[str]:
-    """bubblewrap's options: everything read-only, private /tmp, no network, own PID namespace."""
-    # The writable places are tmpfs, which is memory outside the bot's address-space limit: each
-    # gets a size (/tmp 4 x file_mb, /dev/shm file_mb) and /dev itself is read-only. /run is an
-    # empty read-only tmpfs: the Unix sockets of system and user services live there (Docker,
-    # D-Bus...), and --unshare-net does not cover sockets in the file system.
-    size = file_mb * 1024 * 1024
-    own_folder = ["--ro-bind", bot_dir, bot_dir] if bot_dir else []
-    for folder in program_folders:
-        if folder != bot_dir:
-            own_folder += ["--ro-bind", folder, folder]
-    return [
-        "--ro-bind",
-        "/",
-        "/",
-        "--dev",
-        "/dev",
-        "--remount-ro",
-        "/dev",
-        "--size",
-        str(size),
-        "--tmpfs",
-        "/dev/shm",
-        "--proc",
-        "/proc",
-        "--size",
-        str(TMP_SIZE_FACTOR * size),
-        "--tmpfs",
-        "/tmp",
-        "--tmpfs",
-        "/run",
-        "--remount-ro",
-        "/run",
-        "--dir",
-        "/tmp/home",
-        "--dir",
-        "/tmp/tmp",
-        *own_folder,
-        "--chdir",
-        workdir,
-        "--unshare-net",
-        "--unshare-pid",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--new-session",
-        # The sandbox dies with bwrap's parent. Its parent-death signal follows the *thread*
-        # that started bwrap: spawn() forks every bot from one thread that lives as long as the
-        # process (trio's worker threads retire after 10 s idle, which killed every sandbox).
-        "--die-with-parent",
-        # Run by root, bwrap would pass on every capability: the bot could remount / writable.
-        "--cap-drop",
-        "ALL",
-    ]
+async def _machine_seal() -> MachineSeal:
+    """How bots are sealed here (arena.referee.confine), found once, in a thread (it starts a
+    process or two)."""
+    known = confine.known_machine()
+    return known if known is not None else await trio.to_thread.run_sync(confine.machine_seal)
 
 
 class _QuickState:
@@ -585,8 +534,9 @@ class ProcessTransport:
         self,
         process: BotChild,
         log_path: Path,
-        private_dir: str,
-        stderr_cap: int = STDERR_CAP_BYTES,
+        private_dir: str | None,
+        stderr_cap: int | None = None,  # (None: STDERR_CAP_BYTES)
+        log_name: str = "bot",  # the bot's part of its logs' names (their bound is per bot)
         token: str | None = None,
         cgroup: BotCgroup | None = None,
         lease: UidLease | None = None,
@@ -598,8 +548,8 @@ class ProcessTransport:
         self.token = token
         self.log_path = log_path
         self.private_dir = private_dir
-        self.stderr_cap = stderr_cap
         self.stderr_bytes = 0
+        self.log = StderrLog(log_path, log_name, process_cap=stderr_cap)
         # Started with three pipes as fd streams (arena/referee/spawn.py).
         self._stdin = process.stdin
         self._stdout = process.stdout
@@ -616,11 +566,13 @@ class ProcessTransport:
         _LIVE_GROUPS[self.pid] = token
         if cgroup is not None:
             _LIVE_CGROUPS[self.pid] = cgroup
+        # (It joined before exec, or failed to: then its processes are looked for in /proc.)
+        self.in_cgroup = cgroup is not None and self.pid in cgroup.members()
         trio.lowlevel.spawn_system_task(self._drain_stderr, name=f"stderr of pid {self.pid}")
 
     async def _drain_stderr(self) -> None:
-        """Copy stderr to the log up to the cap, then keep reading and dropping (never raises)."""
-        log = None  # opened at the first byte, so quiet bots leave no empty files
+        """Copy stderr to its log (bounded, and never a reason to stop: StderrLog), and keep
+        reading to the end; never raises."""
         try:
             with self._drain_scope:
                 while True:
@@ -630,30 +582,14 @@ class ProcessTransport:
                         break
                     if not chunk:
                         break
-                    room = self.stderr_cap - self.stderr_bytes
                     self.stderr_bytes += len(chunk)
-                    if room > 0:
-                        self._tail = (self._tail + chunk[:room])[-4000:]
-                        try:
-                            if log is None:
-                                log = open(self.log_path, "ab")
-                            if self._marker:
-                                log.write(self._marker)
-                                self._marker = b""
-                            log.write(chunk[:room])
-                            log.flush()
-                        except OSError:  # an unwritable log must not stop the draining
-                            pass
-                if log is not None and self.stderr_bytes > self.stderr_cap:
-                    log.write(
-                        f"\n[arena: stderr capped at {self.stderr_cap} bytes; "
-                        f"{self.stderr_bytes - self.stderr_cap} more bytes dropped]\n".encode()
-                    )
+                    self._tail = (self._tail + chunk)[-4000:]
+                    marker, self._marker = self._marker, b""
+                    self.log.write(chunk, marker)
         except Exception:  # a system task must never raise: it would crash the whole run
             pass
         finally:
-            if log is not None:
-                log.close()
+            self.log.close()
             self._drained.set()
 
     async def wait_stderr_drained(self) -> None:
@@ -668,10 +604,10 @@ class ProcessTransport:
 
     def stderr_tail(self) -> str:
         """The last few lines of stderr (since the last mark), for error messages: one line,
-        the lines joined by " | "."""
+        the lines joined by " | ", escaped where a terminal would act on them (printable)."""
         lines = [line.strip() for line in self._tail.decode(errors="replace").splitlines()]
         lines = [line[:200] for line in lines if line][-STDERR_TAIL_LINES:]
-        return " | ".join(lines)
+        return printable(" | ".join(lines))
 
     def stderr_lines(self, count: int) -> str:
         """The last error line and last ``count`` lines of stderr joined with `` | `` (one line)."""
@@ -679,7 +615,7 @@ class ProcessTransport:
         lines = [ln for ln in lines if ln]
         errors = [ln for ln in lines if "error" in ln.lower()][-1:]  # often the line that says why
         chosen = errors + [ln for ln in lines[-count:] if ln not in errors]
-        return " | ".join(chosen)[-300:]
+        return printable(" | ".join(chosen)[-300:])
 
     # The pipes are driven on their raw (non-blocking) fds rather than through trio's FdStream:
     # FdStream.send_all and receive_some each add a scheduler pass (an up-front checkpoint), and
@@ -751,10 +687,20 @@ class ProcessTransport:
                 pass
             with trio.move_on_after(grace_s):
                 await self.process.wait()
-            kill_everything(self.pid, self.token)
-            if self.cgroup is not None:
+            try:
+                os.killpg(self.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            if self.cgroup is not None and self.in_cgroup:
                 # Whatever it started, wherever it went, with whatever environment: gone.
                 self.cgroup.kill()
+            else:
+                # Found by a look at every process of the machine, which takes milliseconds to
+                # tens of them: in a thread, so that the other matches of this process do not
+                # wait for it (their bots' replies would be charged the wait).
+                await trio.to_thread.run_sync(kill_everything, self.pid, self.token)
+                if self.cgroup is not None:
+                    self.cgroup.kill()
             with trio.move_on_after(5):
                 await self.process.wait()
             _LIVE_GROUPS.pop(self.pid, None)
@@ -764,8 +710,9 @@ class ProcessTransport:
                         await trio.sleep(0.01)
                 _LIVE_CGROUPS.pop(self.pid, None)
             if self.lease is not None:
-                # Anything still running as the bot's own user dies before the id is reused.
-                await trio.to_thread.run_sync(self.lease.release)
+                # Anything still running as the bot's own user dies before the id is reused
+                # (its cgroup, where it has one, held every process of that user).
+                await trio.to_thread.run_sync(self.lease.release, not self.in_cgroup)
             # stderr reaches EOF once every holder of the pipe is dead; don't wait on stragglers.
             with trio.move_on_after(1):
                 await self._drained.wait()
@@ -775,7 +722,49 @@ class ProcessTransport:
                     await stream.aclose()
                 except Exception:
                     pass
-            shutil.rmtree(self.private_dir, ignore_errors=True)
+            _remove(self.private_dir)
+
+
+def _sealed(
+    spec: BotSpec,
+    argv: list[str],
+    folder: str | None,
+    user: BotUser | None,
+    how: str,
+    log_dir: Path,
+    file_mb: int,
+) -> tuple[list[str], Callable[[], None] | None]:
+    """The bot's command line and what its child runs before exec, sealed ``how`` ("namespaces":
+    the child makes them; "bwrap": the command line runs it in bubblewrap). BotStartupError for
+    a program its seal would hide."""
+    plan = SealPlan(
+        workdir=folder or "/tmp",  # without a folder: its private /tmp
+        own_folder=folder,
+        program_folders=tuple(confine.program_folders(argv, folder or "/")),
+        hidden=confine.hidden_from(
+            [folder] if folder else [], (), (*spec.hidden, os.path.abspath(log_dir))
+        ),
+        file_mb=file_mb,
+        owner=None if user is None else (user.uid, user.gid),
+        drop_capabilities=how == "namespaces" and user is None and os.geteuid() == 0,
+    )
+    program = os.path.normpath(os.path.join(folder or "/", argv[0]))
+    covering = [path for path in plan.hidden if confine.under(program, path)]
+    if "/" in argv[0] and covering and not (folder and confine.under(program, folder)):
+        raise BotStartupError(
+            spec.name,
+            f"sealed: its program {program} is in {covering[0]}, which its seal hides (the "
+            "arena's files and other bots' folders): keep it in the bot's own folder "
+            "(SPEC.md section 7)",
+        )
+    if how == "namespaces":
+        return argv, confine.namespaces_child(plan)
+    return confine.bwrap_argv(plan, argv, strict=spec.sandbox == "bwrap"), None
+
+
+def _remove(folder: str | None) -> None:
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _safe_name(name: str) -> str:
@@ -959,18 +948,9 @@ class BotProcess:
         Raises BotStartupError (naming the bot) if it cannot run or is not ready in time.
         """
         log_dir = Path(log_dir)
-        log_dir.mkdir(parents=True, exist_ok=True)
+        log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         protect_referee()
-        if spec.sandbox == "bwrap":
-            problem = await check_bwrap()
-            if problem:
-                raise BotStartupError(spec.name, problem)
-            if spec.cwd and os.path.abspath(spec.cwd) in ("/", "/tmp"):
-                # Bound over the sandbox's private /tmp, it would show the organiser's /tmp instead.
-                raise BotStartupError(
-                    spec.name,
-                    f"sandbox 'bwrap': the bot's folder {spec.cwd!r} must not be / or /tmp",
-                )
+        how = await _seal_method(spec)
         if spec.cwd and not os.path.isdir(spec.cwd):
             raise BotStartupError(spec.name, f"working directory {spec.cwd} does not exist")
         try:
@@ -984,6 +964,7 @@ class BotProcess:
             return await cls._start_as(
                 spec,
                 user,
+                how,
                 time_control=time_control,
                 log_dir=log_dir,
                 max_line_bytes=max_line_bytes,
@@ -999,30 +980,32 @@ class BotProcess:
         cls,
         spec: BotSpec,
         user: BotUser | None,
+        how: str | None,
         *,
         time_control: TimeControl,
         log_dir: Path,
         max_line_bytes: int,
     ) -> BotProcess:
-        """:meth:`start` once the user is chosen (and its lease held, which the caller owns)."""
-        private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
-        os.makedirs(os.path.join(private, "home"))
-        os.makedirs(os.path.join(private, "tmp"))
-        if user is not None:
-            for folder in (private, os.path.join(private, "home"), os.path.join(private, "tmp")):
-                os.chown(folder, user.uid, user.gid)  # its own HOME and TMPDIR
-        workdir = os.path.abspath(spec.cwd) if spec.cwd else private
+        """:meth:`start` once the user and the way to seal it (``how``: "namespaces", "bwrap",
+        or None) are chosen (and its lease held, which the caller owns)."""
+        file_mb = spec.file_mb or DEFAULT_FILE_MB
+        folder = os.path.abspath(spec.cwd) if spec.cwd else None
         argv = list(spec.argv)
-        if spec.sandbox == "bwrap":
-            home, tmp = "/tmp/home", "/tmp/tmp"
-            file_mb = spec.file_mb or DEFAULT_FILE_MB
-            hidden = _hidden_program_folders(argv)
-            if spec.cwd:
-                argv = [BWRAP, *_bwrap_args(workdir, workdir, file_mb, hidden), "--", *argv]
-            else:  # no folder of its own: it works in its private /tmp
-                argv = [BWRAP, *_bwrap_args(None, "/tmp", file_mb, hidden), "--", *argv]
-        else:
+        private = None  # the unsealed bot's HOME and TMPDIR, on the machine's /tmp
+        enter = None  # what its child runs to seal itself (as root)
+        if how is None:
+            private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
             home, tmp = os.path.join(private, "home"), os.path.join(private, "tmp")
+            for made in (home, tmp):
+                os.mkdir(made)
+            if user is not None:
+                for made in (private, home, tmp):
+                    os.chown(made, user.uid, user.gid)  # its own HOME and TMPDIR
+            workdir = folder or private
+        else:
+            argv, enter = _sealed(spec, argv, folder, user, how, log_dir, file_mb)
+            home, tmp = "/tmp/home", "/tmp/tmp"
+            workdir = folder or "/"  # (where the child starts; the seal moves it to its own)
         env = {
             "PATH": os.environ.get("PATH", "/usr/local/bin:/usr/bin:/bin"),
             "LANG": os.environ.get("LANG", "C.UTF-8"),
@@ -1032,16 +1015,19 @@ class BotProcess:
         env.update(dict(spec.env))
         problem = _spawn_problem(argv, env)
         if problem:
-            shutil.rmtree(private, ignore_errors=True)
+            _remove(private)
             raise BotStartupError(spec.name, problem)
         token = secrets.token_hex(16)
         env[TOKEN_VARIABLE] = token
+        max_processes = spec.max_processes or DEFAULT_MAX_PROCESSES
         limits = _limits_setter(
             spec.memory_mb or DEFAULT_MEMORY_MB,
             spec.cpu_seconds or DEFAULT_CPU_SECONDS,
-            spec.file_mb or DEFAULT_FILE_MB,
+            file_mb,
+            # Counted per user id: only a user id of the bot's own counts the bot alone.
+            max_processes if user is not None and user.lease is not None else None,
         )
-        cgroup = BotCgroup.create()  # None where the machine offers none
+        cgroup = BotCgroup.create(max_processes)  # None where the machine offers none
         try:
             # spawn() also gives it a parent-death signal: it dies with this process.
             process = await spawn(
@@ -1052,11 +1038,12 @@ class BotProcess:
                 preexec=limits,
                 run_as=None if user is None else (user.uid, user.gid),
                 cgroup_procs=None if cgroup is None else cgroup.procs,
+                seal=enter,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as error:
             # ValueError, SubprocessError: what exec or the limits refused (e.g. a limit the
             # kernel cannot hold); never a traceback for a bot that cannot be started
-            shutil.rmtree(private, ignore_errors=True)
+            _remove(private)
             if cgroup is not None:
                 cgroup.remove()
             reason = getattr(error, "strerror", None) or str(error)
@@ -1071,6 +1058,7 @@ class BotProcess:
             process,
             log_path,
             private,
+            log_name=_safe_name(spec.name),
             token=token,
             cgroup=cgroup,
             lease=None if user is None else user.lease,

@@ -193,7 +193,7 @@ class RecordFile:
         if not compressed(path):
             raise ValueError(f"{path}: a records file holds compact gzip records (name it .gz)")
         self.path = path
-        self.fd: int | None = os.open(path, _APPEND, 0o666)
+        self.fd: int | None = os.open(path, _APPEND, 0o600)
         self.size = os.fstat(self.fd).st_size  # where the next record starts
         self.writing = False  # a RecordWriter appends to it now
         # A write failed part-way (e.g. a full disk): the file ends in a cut member, so no
@@ -311,7 +311,7 @@ class RecordWriter:
             self._fd: int | None = path.fd
         else:
             self.path = path
-            self._fd = os.open(path, _CREATE, 0o666) if path is not None else None
+            self._fd = os.open(path, _CREATE, 0o600) if path is not None else None
         self._gzip = self.path is not None and compressed(self.path)
         # Made by the first flush that is not the last: a record written in one go (a match of
         # under a second, most of them) is compressed by one call, without a compressor object.

@@ -201,11 +201,13 @@ class UidLease:
             f"user '@own': every user id in {low}-{high} is in use ({OWN_UIDS_VARIABLE})"
         )
 
-    def release(self) -> None:
-        """Kill whatever still runs as this user id, then give it back (idempotent)."""
+    def release(self, kill: bool = True) -> None:
+        """Kill whatever still runs as this user id (unless ``kill`` is False: the caller
+        killed every process of it already, its cgroup's), then give it back (idempotent)."""
         if self._fd is None:
             return
-        kill_every_process_of(self.uid)
+        if kill:
+            kill_every_process_of(self.uid)
         fd, self._fd = self._fd, None
         try:
             os.unlink(self._path)  # while still locked: a waiter that locked it sees it is gone
@@ -304,13 +306,15 @@ async def spawn(
     preexec: Callable[[], None] | None = None,
     run_as: tuple[int, int] | None = None,
     cgroup_procs: str | None = None,
+    seal: Callable[[], None] | None = None,
     **options: Any,
 ) -> BotChild:
     """``subprocess.Popen(argv, stdin/stdout/stderr=pipes, **options)`` from the spawner thread.
 
     In the child, before exec and in this order: join the cgroup whose ``cgroup.procs`` is
-    ``cgroup_procs`` (while still privileged), switch to ``run_as`` (uid, gid; no supplementary
-    groups), set the parent-death signal (a change of user would clear it), then ``preexec``.
+    ``cgroup_procs`` and run ``seal`` (its namespaces: both while still privileged), switch to
+    ``run_as`` (uid, gid; no supplementary groups), set the parent-death signal (a change of
+    user would clear it), then ``preexec``.
     """
     global _spawner
     if _spawner is None or _spawner.pid != os.getpid():
@@ -320,6 +324,8 @@ async def spawn(
     def in_child() -> None:
         if cgroup_procs is not None:
             join_in_child(cgroup_procs)
+        if seal is not None:
+            seal()
         if run_as is not None:
             uid, gid = run_as
             os.setgroups([])

@@ -14,6 +14,7 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from arena.referee.lines import printable
 from arena.referee.record import Replay
 from arena.tournament.store import StoredMatch
 
@@ -131,7 +132,8 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
                 )
             flush_events()
         elif entry["type"] == "fault" and (seat is None or entry["seat"] == seat):
-            lines.append(Text(f"  fault ({entry['kind']}): {entry['message']}", style="yellow"))
+            message = printable(str(entry["message"]))  # (a record may quote a bot's stderr)
+            lines.append(Text(f"  fault ({entry['kind']}): {message}", style="yellow"))
     parts.extend(lines)
     result = replay.result or {}
     table = Table(title="result")

@@ -30,6 +30,7 @@ from arena.bots.manifest import BotFolderError, content_hash
 from arena.games import GAMES, GameError, GameSpec, find_game
 from arena.referee.bot_spec import SANDBOXES, BotSpec
 from arena.referee.clock import TimeControl
+from arena.referee.confine import arena_files
 from arena.tournament.schedule import (
     DEFAULT_MAX_TABLES,
     SEATINGS,
@@ -47,7 +48,13 @@ NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
 ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 ENV_EXPECTED = "environment variable names of letters, digits and _ (not starting with a digit)"
 # Limits the kernel can hold (bytes fit in 63 bits) and no bot needs more of: 1 TiB, 1 year.
-LIMIT_MAXIMA = {"memory_mb": 1 << 20, "file_mb": 1 << 20, "cpu_seconds": 366 * 24 * 3600}
+LIMIT_MAXIMA = {
+    "memory_mb": 1 << 20,
+    "file_mb": 1 << 20,
+    "cpu_seconds": 366 * 24 * 3600,
+    "max_processes": 1 << 22,  # (the kernel's own bound on pid numbers)
+}
+SANDBOX_EXPECTED = '"bwrap" or "none" (or leave it out: sealed as the machine allows)'
 NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
 # Bounds that keep a schedule countable and quick to build: its length must fit a machine
 # integer (deals x tables x rotations x games), and sampling tables keeps a count per pair of
@@ -90,6 +97,7 @@ BOT_FIELDS = (
     "file_mb",
     "sandbox",
     "user",
+    "max_processes",
 )
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
 CLUSTER_FIELDS = ("address", "matches_per_worker")
@@ -194,6 +202,7 @@ class TournamentConfig:
                     "program": dict(self.programs.get(b.name, {})),
                     # only when given, so that older definitions keep their fingerprints
                     **({"user": b.user} if b.user else {}),
+                    **({"max_processes": b.max_processes} if b.max_processes else {}),
                 }
                 for b in self.bots
             ],
@@ -255,6 +264,12 @@ class TournamentConfig:
     def fingerprint(self) -> str:
         text = json.dumps(self.definition(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode()).hexdigest()
+
+    def arena_files(self) -> list[str]:
+        """What no bot may read (hidden from sealed bots, SPEC.md section 7): the output folder,
+        the results file and the tournament file."""
+        source = [self.source] if os.path.isfile(self.source) else []
+        return arena_files(self.output, self.results, *source)
 
     @property
     def records_dir(self) -> Path:
@@ -519,7 +534,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     def sandboxed() -> str | None:
         sandbox = table.get("sandbox")
         if sandbox not in SANDBOXES:
-            reader.fail(f"{where}.sandbox", sandbox, '"bwrap" (or leave it out)')
+            reader.fail(f"{where}.sandbox", sandbox, SANDBOX_EXPECTED)
         return sandbox
 
     bot_name: str = reader.read(read_name, "")
@@ -531,7 +546,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
     env: list[tuple[str, str]] = reader.read(environment, [])
     limits = {}
-    for limit in ("memory_mb", "cpu_seconds", "file_mb"):
+    for limit in ("memory_mb", "cpu_seconds", "file_mb", "max_processes"):
         if limit in table:
             limits[limit] = reader.read(
                 partial(
@@ -558,7 +573,10 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         version=version,
         sandbox=sandbox,
         user=user,
-        **limits,
+        memory_mb=limits.get("memory_mb"),
+        cpu_seconds=limits.get("cpu_seconds"),
+        file_mb=limits.get("file_mb"),
+        max_processes=limits.get("max_processes"),
     )
 
 
@@ -592,7 +610,7 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
     path = reader.place(reader.text("bots_dir.path", table.get("path")))
     sandbox = table.get("sandbox")
     if sandbox not in SANDBOXES:
-        reader.fail("bots_dir.sandbox", sandbox, '"bwrap" (or leave it out)')
+        reader.fail("bots_dir.sandbox", sandbox, SANDBOX_EXPECTED)
     try:
         return tuple(replace(bot, sandbox=sandbox) for bot in tournament_bots(path))
     except BotsDirError as exc:

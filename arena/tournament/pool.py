@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Awaitable, Callable, Collection, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ import trio
 from arena.games import find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
+from arena.referee.confine import hidden_from
 from arena.referee.process import BotProcess, BotStartupError
 from arena.referee.record import RecordFile, RecordShelf
 from arena.referee.results import MatchResult
@@ -98,6 +99,20 @@ class WorkerReport:
 
 def _worst(known: float | None, new: float | None) -> float | None:
     return known if new is None else new if known is None else max(known, new)
+
+
+def hide_from_each_other(specs: Sequence[BotSpec], arena: Sequence[str]) -> list[BotSpec]:
+    """Each bot with what its seal hides from it (SPEC.md section 7): ``arena`` (the
+    tournament's own files) and the other bots' folders, less any holding its own folder (bots
+    sharing a folder see each other's files). Its command line counts for nothing here: a
+    submitted bot's is its author's."""
+    folders = [os.path.abspath(spec.cwd) for spec in specs if spec.cwd]
+    hidden = []
+    for spec in specs:
+        own = [os.path.abspath(spec.cwd)] if spec.cwd else []
+        others = [folder for folder in folders if folder not in own]
+        hidden.append(replace(spec, hidden=hidden_from(own, others, arena)))
+    return hidden
 
 
 class BotPool:

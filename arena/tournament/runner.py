@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from arena.referee.lines import printable
 from arena.tournament.config import StopRule, TournamentConfig
 from arena.tournament.executors import Executor
 from arena.tournament.executors.in_process import InProcess
@@ -78,6 +79,7 @@ class Progress:
     unprinted_faults: deque[str] | None = None
 
     def note_fault(self, line: str) -> None:
+        line = printable(line)  # (a stored message of an older arena may quote raw stderr)
         self.recent_faults.append(line)
         self.faults_seen += 1
         if self.unprinted_faults is not None:
@@ -195,9 +197,9 @@ async def run_tournament(
     needed = needed_bots(config, pending_matches(matches, done))
     keyer = config.keyer()
     todo = (keyer(match) for match in pending_matches(matches, done))
-    config.logs_dir.mkdir(parents=True, exist_ok=True)
+    config.logs_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     if config.records:
-        config.records_dir.mkdir(parents=True, exist_ok=True)
+        config.records_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     kept: set[str] = set()
 
     def keep(stored: StoredMatch) -> None:

@@ -294,9 +294,10 @@ class ResultStore:
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             raise StoreError(f"{path}: cannot create it: {exc.strerror or exc}") from None
+        keep_private(path, lock)
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
@@ -959,8 +960,23 @@ def _changed_program(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | No
     return None
 
 
+def keep_private(path: Path, fd: int) -> None:
+    """A results file and SQLite's companions readable by the arena's user only (SQLite makes
+    its -wal and -shm files with the database's mode): no bot of another user reads a result,
+    a seed or a record's place. One that cannot be changed (not ours) is left as it is."""
+    try:
+        os.fchmod(fd, 0o600)
+        for suffix in ("-wal", "-shm", "-journal"):
+            companion = Path(f"{path}{suffix}")
+            if companion.exists():
+                companion.chmod(0o600)
+    except OSError:
+        pass
+
+
 class OutputLock:
-    """A tournament's output folder (records, logs), held for the whole run with an exclusive
+    """A tournament's output folder (records, logs), made private (0700) and held for the whole
+    run with an exclusive
     ``flock`` on ``<output>/.arena-lock``, and tied to one results file (named in that file), so
     neither a second run at the same time nor a later one into another results file can
     overwrite the records a results file points to. :meth:`take` only checks and locks: the
@@ -979,8 +995,9 @@ class OutputLock:
         if folder.exists() and not folder.is_dir():
             raise StoreError(f"{folder}: output: found a file; expected a folder (or nothing)")
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            fd = os.open(folder / cls.LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o644)
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(folder, 0o700)  # (made by an older arena, or by hand) bots read none of it
+            fd = os.open(folder / cls.LOCK_NAME, os.O_RDWR | os.O_CREAT, 0o600)
         except OSError as exc:
             raise StoreError(f"{folder}: output: cannot create it: {exc.strerror or exc}") from None
         try:

@@ -53,6 +53,7 @@ from arena.tournament.pool import (
     PreflightError,
     RunSummary,
     TournamentError,
+    hide_from_each_other,
     play_pooled_match,
     unwrapped,
 )
@@ -450,7 +451,11 @@ async def worker_loop(
         return
     config = setup.config
     pool = BotPool(
-        [b for b in config.bots if b.name in set(setup.bots)],
+        [
+            b
+            for b in hide_from_each_other(config.bots, config.arena_files())
+            if b.name in set(setup.bots)
+        ],
         start_bot=BotProcess.start,
         time_control=config.time_control,
         log_dir=config.logs_dir,

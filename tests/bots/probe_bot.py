@@ -4,6 +4,11 @@
     probe_bot.py cpu                        at the first request, burn CPU without end
     probe_bot.py file                       at the first request, write a file without end
     probe_bot.py fill DIR ...               report how many MB it could store in each DIR
+    probe_bot.py attack TAG PORT PATH ...   at its first request, try every route out (below)
+    probe_bot.py talk TEXT                  write TEXT to stderr at hello, then play honestly
+    probe_bot.py crash TEXT                 at its first request, write TEXT to stderr and exit
+    probe_bot.py quit TEXT                  write TEXT to stderr and exit before saying ready
+(TEXT's backslash escapes are decoded first: ``\x1b[2J`` is a real escape sequence.)
 
 ``report`` says ready with a JSON report as its version: its environment, working directory,
 process group and session, resource limits, effective capabilities, whether it could read its
@@ -11,14 +16,26 @@ parent's memory, whether it could connect to 127.0.0.1:PORT, for each PATH wheth
 a file there (a PATH ending in ``.sock`` is a Unix socket to connect to instead) and whether it
 could read it, whether it could write in TMPDIR, what /tmp holds, its user id, and whether it
 could signal its parent (or the process PROBE_OTHER_PID names) or read the parent's environment.
+
+``attack`` is a hostile bot run for real in a tournament. At the first request of its second
+match (the other bots have written their stderr, the first match is stored) it tries: reading each
+PATH (a folder: listing it and reading what it lists; a file: reading it), connecting to
+127.0.0.1:PORT, signalling and tracing every process it can find or guess the id of, starting
+40 processes at once, and leaving behind a file tagged TAG in each of /tmp, /var/tmp and
+/dev/shm, a System V shared memory segment keyed by TAG and a daemon (``sleep`` with TAG in its
+command line, in a session of its own, with an empty environment). It writes what it found to
+stderr as one line, ``PROBE-REPORT {json}``, then plays honestly.
 """
 
+import ctypes
 import json
 import os
 import resource
+import signal
 import socket
 import sys
 import tempfile
+import time
 
 from botlib import answer, play
 
@@ -158,6 +175,179 @@ def fill_file(request, hello):
             out.flush()
 
 
+def what_is_there(path):
+    """What can be read at ``path``: a folder's entries and the bytes of each file in it (one
+    level down), a file's size as read; or the error."""
+    try:
+        if os.path.isdir(path):
+            found = {}
+            for name in sorted(os.listdir(path))[:50]:
+                inner = os.path.join(path, name)
+                found[name] = what_is_there(inner) if os.path.isdir(inner) else read_size(inner)
+            return found
+        return read_size(path)
+    except OSError as error:
+        return type(error).__name__
+
+
+def read_size(path):
+    try:
+        with open(path, "rb") as handle:
+            return len(handle.read())
+    except OSError as error:
+        return type(error).__name__
+
+
+def command_line(pid):
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read().replace(b"\0", b" ").decode(errors="replace").strip()
+    except OSError:
+        return None
+
+
+def reachable_processes():
+    """Every process it may signal, but itself and its own children: (pid, command line), the
+    pids tried up to 30,000 past its own (processes started with it) and all /proc shows."""
+    try:
+        with open("/proc/sys/kernel/pid_max") as handle:
+            pid_max = int(handle.read())
+    except (OSError, ValueError):
+        pid_max = 1 << 22
+    mine = {os.getpid()}
+    candidates = set(range(1, min(pid_max, os.getpid() + 30_000)))
+    candidates.update(int(name) for name in os.listdir("/proc") if name.isdigit())
+    found = []
+    for pid in sorted(candidates - mine):
+        try:
+            os.kill(pid, 0)
+        except OSError:
+            continue
+        if os.getppid() != pid and parent_of(pid) == os.getpid():
+            continue  # a child of its own
+        found.append((pid, command_line(pid)))
+    return found
+
+
+def parent_of(pid):
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+PTRACE_ATTACH, PTRACE_DETACH = 16, 17
+
+
+def traceable(pids):
+    """The pids it could attach to with ptrace (detached again at once)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    found = []
+    for pid in pids:
+        if libc.ptrace(PTRACE_ATTACH, pid, None, None) == 0:
+            try:
+                os.waitpid(pid, getattr(os, "__WALL", 0x40000000))
+            except OSError:
+                pass
+            libc.ptrace(PTRACE_DETACH, pid, None, None)
+            found.append(pid)
+    return found
+
+
+def processes_at_once(wanted=40):
+    """How many child processes it could have at once, of ``wanted`` (all ended again)."""
+    children = []
+    try:
+        for _ in range(wanted):
+            pid = os.fork()
+            if pid == 0:
+                time.sleep(60)
+                os._exit(0)
+            children.append(pid)
+    except OSError:
+        pass
+    for pid in children:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    return len(children)
+
+
+def leave_behind(tag):
+    """Files tagged ``tag``, a System V segment keyed by it, and a daemon; what was made."""
+    left = {}
+    for folder in ("/tmp", "/var/tmp", "/dev/shm"):
+        path = os.path.join(folder, f"arena-probe-{tag}")
+        try:
+            with open(path, "wb") as out:
+                out.write(b"x" * 4096)
+            left[folder] = True
+        except OSError as error:
+            left[folder] = type(error).__name__
+    libc = ctypes.CDLL(None, use_errno=True)
+    key = int(tag[:7], 16)
+    left["sysv_shm"] = libc.shmget(key, 4096, 0o1000 | 0o600) >= 0  # IPC_CREAT
+    pid = os.fork()
+    if pid == 0:  # a daemon: its own session, no parent, no environment
+        os.setsid()
+        if os.fork() == 0:
+            devnull = os.open(os.devnull, os.O_RDWR)
+            for fd in (0, 1, 2):
+                os.dup2(devnull, fd)
+            os.execve("/bin/sleep", ["sleep", f"600.{int(tag[:6], 16)}"], {})
+        os._exit(0)
+    os.waitpid(pid, 0)
+    left["daemon"] = True
+    return left
+
+
+def attack(tag, port, paths):
+    reachable = reachable_processes()
+    found = {
+        "uid": os.getuid(),
+        "pid": os.getpid(),
+        "read": {path: what_is_there(path) for path in paths},
+        "network": can_connect(port),
+        "signalable": reachable,
+        "traceable": traceable([pid for pid, _ in reachable]),
+        "processes_at_once": processes_at_once(),
+        "left": leave_behind(tag),
+    }
+    sys.stderr.write("PROBE-REPORT " + json.dumps(found) + "\n")
+    sys.stderr.flush()
+
+
+def attack_later(tag, port, paths):
+    """``choose`` and ``on_message`` for play(): the attack at the first request of its second
+    match, once the first match's record and result are stored."""
+    seen = {"matches": 0, "done": False}
+
+    def on_message(message):
+        if message.get("type") == "match_start":
+            seen["matches"] += 1
+
+    def choose(request, hello):
+        if seen["matches"] >= 2 and not seen["done"]:
+            seen["done"] = True
+            attack(tag, port, paths)
+        return answer(request)
+
+    return choose, on_message
+
+
+def honest(request, hello):
+    return answer(request)
+
+
+def crash_saying(said):
+    def choose(request, hello):
+        sys.stderr.write(said)
+        sys.stderr.flush()
+        raise SystemExit(4)
+
+    return choose
+
+
 mode, args = sys.argv[1], sys.argv[2:]
 if mode == "report":
     play(lambda request, hello: answer(request), "probe", version=report(args))
@@ -167,3 +357,14 @@ elif mode == "cpu":
     play(burn_cpu, "cpu-burner")
 elif mode == "file":
     play(fill_file, "file-filler")
+elif mode == "attack":
+    choose, on_message = attack_later(args[0], int(args[1]), args[2:])
+    play(choose, "attacker", on_message)
+elif mode in ("talk", "crash", "quit"):
+    said = args[0].encode().decode("unicode_escape") + "\n"
+    if mode != "crash":
+        sys.stderr.write(said)
+        sys.stderr.flush()
+    if mode == "quit":
+        sys.exit(3)
+    play(crash_saying(said) if mode == "crash" else honest, mode)

@@ -329,10 +329,15 @@ async def test_bwrap_sandbox(tmp_path):
 
 
 async def test_bwrap_missing_is_one_clear_line(tmp_path, monkeypatch):
-    import arena.referee.process as bot_process
+    from arena.referee import confine
 
-    monkeypatch.setattr(bot_process, "_bwrap_problem", False)
-    monkeypatch.setattr(bot_process, "BWRAP", "bwrap-not-installed-xyz")
-    with pytest.raises(BotStartupError, match=r"^bot b: sandbox 'bwrap' needs bubblewrap"):
-        await start_all([BotSpec("b", ("true",), sandbox="bwrap")], tmp_path)
-    monkeypatch.setattr(bot_process, "_bwrap_problem", False)  # re-check with the real one later
+    monkeypatch.setattr(confine, "BWRAP", "bwrap-not-installed-xyz")
+    confine.forget_machine()
+    try:
+        with pytest.raises(
+            BotStartupError,
+            match=r"^bot b: sandbox 'bwrap': bubblewrap \(the `bwrap` program\) is not installed$",
+        ):
+            await start_all([BotSpec("b", ("true",), sandbox="bwrap")], tmp_path)
+    finally:
+        confine.forget_machine()  # looked at again with the real one later

@@ -281,6 +281,8 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
             "3",
             "--decision-ms",
             "600000",
+            "--sandbox",
+            "none",  # (its bots write their pids where the test reads them)
         ],
         cwd=ROOT,
         stdout=subprocess.PIPE,

@@ -75,7 +75,7 @@ async def test_pinned_sets_every_thread_and_the_bots_then_gives_the_cores_back(t
             bot = await BotProcess.start(
                 BotSpec("first", (sys.executable, str(FIRST_LEGAL))),
                 time_control=CONTROL,
-                log_dir=tmp_path,
+                log_dir=tmp_path / "logs",
             )
             try:
                 assert os.sched_getaffinity(bot.transport.pid) == {core}
@@ -108,7 +108,9 @@ async def test_a_bot_started_on_every_core_is_pinned_with_its_threads_and_childr
     program.write_text(FAMILY_BOT)
     everywhere = os.sched_getaffinity(0)
     bot = await BotProcess.start(
-        BotSpec("family", (sys.executable, str(program))), time_control=CONTROL, log_dir=tmp_path
+        BotSpec("family", (sys.executable, str(program))),
+        time_control=CONTROL,
+        log_dir=tmp_path / "logs",
     )
     try:
         leader = bot.transport.pid
@@ -166,7 +168,7 @@ async def test_a_bot_on_its_referees_core_is_charged_all_of_its_thinking(tmp_pat
             await BotProcess.start(
                 BotSpec(f"s{seat}", (sys.executable, str(program))),
                 time_control=CONTROL,
-                log_dir=tmp_path,
+                log_dir=tmp_path / "logs",
             )
             for seat in range(3)
         ]
@@ -226,6 +228,7 @@ def reported_cores(tmp_path: Path, *options: str, processes: int = 2) -> list[st
     bots = "".join(
         f'[[bots]]\nname = "c{i}"\n'
         f'argv = ["{sys.executable}", "{program}", "{notes}", "{processes}"]\n'
+        'sandbox = "none"\n'  # (it writes its notes where the test reads them)
         for i in range(3)
     )
     path = tmp_path / "cores.toml"

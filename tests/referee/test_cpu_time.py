@@ -31,7 +31,7 @@ def reading(request, monkeypatch) -> str:
     if request.param == "cgroup" and cgroup_problem():
         pytest.skip(cgroup_problem())
     if request.param == "proc":
-        monkeypatch.setattr(BotCgroup, "create", classmethod(lambda cls: None))
+        monkeypatch.setattr(BotCgroup, "create", classmethod(lambda cls, *limits: None))
     return request.param
 
 

@@ -408,7 +408,7 @@ async def test_real_bots_take_the_quick_read_and_play_the_same_match(tmp_path, m
             await BotProcess.start(
                 BotSpec(f"b{i}", (sys.executable, str(bot)), user="@arena"),
                 time_control=control,
-                log_dir=tmp_path,
+                log_dir=tmp_path / "logs",
             )
             for i in range(4)
         ]

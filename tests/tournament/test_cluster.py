@@ -7,12 +7,15 @@ Generous limits; nothing is timed."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import signal
 import socket
+import stat
 import subprocess
 import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 
@@ -21,6 +24,7 @@ import trio
 
 from arena.referee.bot_spec import BotSpec
 from arena.referee.record import replay_record
+from arena.referee.spawn import own_uid_range
 from arena.tournament.config import ConfigError, load_config
 from arena.tournament.executors.packing import (
     COMPLETE_MARK,
@@ -278,6 +282,37 @@ def hidden_mount_works(folder: Path) -> bool:
     return probe.returncode == 0
 
 
+def three_bots_play(tmp_path: Path, name: str, address: str, source: Path, argv) -> list:
+    """Three bots run from ``source`` (``argv(i)`` after this Python) play one deal of AoN on
+    the Dask cluster at ``address``, records on; the stored matches."""
+    bots = "".join(
+        f'[[bots]]\nname = "p{i}"\nargv = {json.dumps([sys.executable, *map(str, argv(i))])}\n'
+        f'cwd = "{source}"\n'
+        for i in range(3)
+    )
+    path = write(
+        tmp_path / f"{name}.toml",
+        f'name = "{name}"\nseed = 3\noutput = "{tmp_path / "out"}"\nrecords = true\n'
+        f'games = [{{ game = "aon", players = 3 }}]\ndeals = 1\n\n{bots}',
+    )
+    process = arena("tournament", path, "--cluster", address)
+    out, err = process.communicate(timeout=PATIENCE_S)
+    assert process.returncode == 0, (out, err)
+    with ResultStore.open_read(load_config(path).results) as store:
+        return store.matches(include_aborted=True)
+
+
+def stop(started: list[subprocess.Popen]) -> None:
+    """Stop a scheduler and its workers as Ctrl-C would (killed if they do not go)."""
+    for process in reversed(started):
+        process.send_signal(signal.SIGINT)
+    for process in reversed(started):
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
 @needs_dask
 def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
     """The scheduler and one worker are real ``dask`` processes; the worker runs in its own
@@ -328,29 +363,9 @@ def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
                 stderr=subprocess.DEVNULL,
             )
         )
-        bots = "".join(
-            f'[[bots]]\nname = "p{i}"\nargv = ["{sys.executable}", "player.py", "{i}"]\n'
-            f'cwd = "{source}"\n'
-            for i in range(3)
-        )
-        path = write(
-            tmp_path / "far.toml",
-            f'name = "far"\nseed = 3\noutput = "{tmp_path / "out"}"\nrecords = true\n'
-            f'games = [{{ game = "aon", players = 3 }}]\ndeals = 1\n\n{bots}',
-        )
-        process = arena("tournament", path, "--cluster", address)
-        out, err = process.communicate(timeout=PATIENCE_S)
-        assert process.returncode == 0, (out, err)
+        stored = three_bots_play(tmp_path, "far", address, source, lambda i: ["player.py", i])
     finally:
-        for process in reversed(started):
-            process.send_signal(signal.SIGINT)
-        for process in reversed(started):
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-    with ResultStore.open_read(load_config(path).results) as store:
-        stored = store.matches(include_aborted=True)
+        stop(started)
     assert len(stored) == 3 and all(m.completed and not m.faults for m in stored), stored
     entries = [e for e in cache.iterdir() if e.is_dir() and e.name != "logs"]
     assert (
@@ -410,3 +425,62 @@ def test_a_scheduler_that_goes_away_stops_the_run_in_one_line_and_the_command_re
     with ResultStore.open_read(config.results) as store:
         after = {m.match_id: m for m in store.matches()}
     assert len(after) == total and all(after[k] == v for k, v in before.items())
+
+
+@pytest.fixture
+def passable_folder():
+    """A folder every user may pass through (tmp_path's parents may not be), removed after."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-cache-", dir="/tmp"))
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@needs_dask
+@pytest.mark.skipif(os.geteuid() != 0, reason="only a worker run as root switches bots' users")
+def test_a_root_worker_runs_a_shipped_bot_as_a_user_of_its_own(tmp_path, passable_folder):
+    """A worker run as root starts bots as users of their own (SPEC 7), who must read the
+    folder it unpacked (it was 0700, so no shipped bot could start); its cache lets them pass
+    but not list it. The bot reports its user in its ready version, which the records keep."""
+    from ordinary_user import as_user
+
+    source = tmp_path / "botsrc"
+    shutil.copytree(
+        ROOT / "tests" / "bots", source, ignore=shutil.ignore_patterns("__pycache__", "broken")
+    )
+    # (Its parents passable by the bots' users, as root's default /var/cache/... would be.)
+    cache = passable_folder / "bots"
+    cwd = tmp_path / "worker-cwd"
+    cwd.mkdir()
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TRICK_ARENA_CACHE=str(cache))
+    env.pop("ARENA_BOT_USER", None)  # root's default: @own
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "cwd": cwd, "env": env}
+    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+    worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
+    started = [subprocess.Popen([*scheduler, "--port", str(port), "--no-dashboard"], **quiet)]
+    try:
+        # (In a mount namespace where this Python is reachable for the bots' users too.)
+        started.append(
+            subprocess.Popen(
+                [*worker, "--no-dashboard", "--no-nanny", "--local-directory", str(cwd)],
+                preexec_fn=as_user(None),
+                **quiet,
+            )
+        )
+        stored = three_bots_play(
+            tmp_path, "root", address, source, lambda i: ["probe_bot.py", "report"]
+        )
+    finally:
+        stop(started)
+    assert len(stored) == 3 and all(m.completed and not m.faults for m in stored), stored
+    at, length = stored[0].record_span
+    header = replay_record(Path(stored[0].record_path), at=at, length=length).header
+    uids = {json.loads(seat["version"])["uid"] for seat in header["seats"]}
+    low, high = own_uid_range()
+    assert all(low <= uid <= high for uid in uids) and len(uids) == 3
+    assert stat.S_IMODE(cache.stat().st_mode) == 0o711  # passable, not listable
+    (entry,) = [e for e in cache.iterdir() if e.is_dir() and e.name != "logs"]
+    assert stat.S_IMODE(entry.stat().st_mode) == 0o755
+    assert stat.S_IMODE((entry / "probe_bot.py").stat().st_mode) & 0o044 == 0o044
+    assert stat.S_IMODE((cache / "logs").stat().st_mode) == 0o700  # its logs: root's alone

@@ -331,3 +331,27 @@ def test_the_quick_form_takes_players_and_options_per_game():
     assert any("--players aon: expected GAME=N" in line for line in lines)
     assert any("unknown option 'nope'" in line for line in lines)
     assert any("--option x: expected GAME.KEY=VALUE" in line for line in lines)
+
+
+def test_a_bot_may_turn_its_seal_off_and_bound_its_processes(tmp_path):
+    """``sandbox = "none"`` and ``max_processes`` (SPEC 7); a wrong one is one line; the
+    fingerprint of a file without them is as it was, and the arena's files are what the pool
+    hides from every bot."""
+    text = GOOD.replace('name = "beta"\n', 'name = "beta"\nsandbox = "none"\nmax_processes = 9\n')
+    config = load_config(write(tmp_path, text))
+    assert [(b.sandbox, b.max_processes) for b in config.bots] == [(None, None), ("none", 9)]
+    assert (
+        "max_processes" not in load_config(write(tmp_path, GOOD, "g.toml")).definition()["bots"][1]
+    )
+    assert config.definition()["bots"][1]["max_processes"] == 9
+    for field, value, expected in (
+        ("sandbox", '"docker"', '"bwrap" or "none"'),
+        ("max_processes", "0", "an integer >= 1"),
+    ):
+        bad = GOOD.replace('name = "beta"\n', f'name = "beta"\n{field} = {value}\n')
+        with pytest.raises(ConfigError, match=rf"bots\[1\]\.{field}: .*{expected}") as error:
+            load_config(write(tmp_path, bad, "bad.toml"))
+        assert "\n" not in str(error.value)
+    files = config.arena_files()
+    assert str(config.output) in files and str(config.results) in files
+    assert str(tmp_path / "t.toml") in files  # the tournament file itself

@@ -25,6 +25,7 @@ import trio
 from sandbox_support import BWRAP, bwrap_problem
 
 from arena.games import find_game
+from arena.referee import confine
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
@@ -127,10 +128,11 @@ async def test_the_sandbox_blocks_network_and_writes_outside_its_tmp(bwrap, tmp_
     folder = bot_folder(tmp_path)
     outside = tmp_path / "outside"  # hidden under the sandbox's own /tmp
     outside.mkdir()
-    targets = (str(folder), str(outside), "/var/tmp", str(Path.home()))
+    # (/var/tmp is one of its own: tests/untrusted/test_attack.py writes there)
+    targets = (str(folder), str(outside), "/etc", str(Path.home()))
     argv = (sys.executable, str(folder / "probe_bot.py"), "report", str(listener), *targets)
-    # The control: without the sandbox the probe reaches all of it (we run as a user who may).
-    free = await report_of(BotSpec("probe", argv, cwd=str(folder)), tmp_path)
+    # The control: unsealed the probe reaches all of it (we run as a user who may).
+    free = await report_of(BotSpec("probe", argv, cwd=str(folder), sandbox="none"), tmp_path)
     assert free["network"] is True and free["reachable"][str(folder)] is True
     assert free["reachable"][str(outside)] is True
 
@@ -201,8 +203,12 @@ async def test_the_sandbox_bounds_what_a_bot_can_store_in_memory_backed_folders(
     assert stored["/dev"] == 0 and stored["/run"] == 0
 
 
-async def test_the_sandbox_hides_service_sockets_under_run(bwrap, tmp_path):
-    """Sockets under /run (D-Bus, Docker, systemd) would let a bot act outside the sandbox."""
+@pytest.mark.parametrize("sandbox", [None, BWRAP])  # sealed by default, and in bubblewrap
+async def test_the_seal_hides_service_sockets_under_run(tmp_path, sandbox):
+    """Sockets under /run (D-Bus, Docker, systemd) would let a bot act outside its seal."""
+    machine = confine.machine_seal()
+    if sandbox is None and machine.method is None:
+        pytest.skip(f"bots cannot be sealed here: {machine.why_not}")
     try:
         folder = Path("/run") / f"arena-test-{uuid.uuid4().hex[:8]}"
         folder.mkdir()
@@ -214,8 +220,8 @@ async def test_the_sandbox_hides_service_sockets_under_run(bwrap, tmp_path):
         server.bind(path)
         server.listen(8)
         argv = (sys.executable, str(BOTS / "probe_bot.py"), "report", "0", path)
-        free = await report_of(BotSpec("probe", argv, cwd=str(BOTS)), tmp_path)
-        boxed = await report_of(BotSpec("probe", argv, cwd=str(BOTS), sandbox="bwrap"), tmp_path)
+        free = await report_of(BotSpec("probe", argv, cwd=str(BOTS), sandbox="none"), tmp_path)
+        boxed = await report_of(BotSpec("probe", argv, cwd=str(BOTS), sandbox=sandbox), tmp_path)
     finally:
         server.close()
         shutil.rmtree(folder, ignore_errors=True)

@@ -206,7 +206,7 @@ async def test_a_daemon_that_clears_its_environment_dies_with_the_bot(
             pytest.skip("only root leases user ids")
         if other_user_can_run_bots():
             pytest.skip(other_user_can_run_bots())
-        monkeypatch.setattr(BotCgroup, "create", classmethod(lambda cls: None))
+        monkeypatch.setattr(BotCgroup, "create", classmethod(lambda cls, *limits: None))
         spec = probe(cwd=str(BOTS), user=OWN_UID_USER)
         spec = BotSpec(
             "vanish",

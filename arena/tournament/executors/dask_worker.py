@@ -39,13 +39,12 @@ from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
 from arena.referee.record import RecordShelf, read_span
 from arena.tournament.config import TournamentConfig
-from arena.tournament.executors.packing import Shipment, relocate, unpack
-from arena.tournament.pool import BotPool, play_pooled_match
+from arena.tournament.executors.packing import CACHE_VARIABLE, Shipment, relocate, unpack
+from arena.tournament.pool import BotPool, hide_from_each_other, play_pooled_match
 from arena.tournament.schedule import ScheduledMatch
 from arena.tournament.store import StoredMatch
 
 PLUGIN_NAME = "trick-arena"
-CACHE_VARIABLE = "TRICK_ARENA_CACHE"  # the worker's bot cache folder, if not the default
 SHIPPED_RECORDS_KEPT = 16 << 20  # bytes a worker's records file may hold before it is emptied
 IDLE_CLOSE_S = 300.0  # a run with no task for this long is closed (its arena is gone)
 IDLE_CHECK_S = 10.0
@@ -104,9 +103,13 @@ class _Run:
 
 
 def default_cache() -> Path:
+    """``TRICK_ARENA_CACHE``, else for root /var/cache/trick-arena/bots (root's bots run as
+    other users, who cannot enter root's home), else ~/.cache/trick-arena/bots."""
     configured = os.environ.get(CACHE_VARIABLE)
     if configured:
         return Path(configured)
+    if os.geteuid() == 0:
+        return Path("/var/cache/trick-arena/bots")
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "trick-arena" / "bots"
 
@@ -188,11 +191,20 @@ class ArenaWorkerPlugin(WorkerPlugin):
             if run is not None:
                 return run
             entries = await trio.to_thread.run_sync(self._unpack, setup.shipments, packages)
-            bots = tuple(relocate(s, entries.get(s.package or "")) for s in setup.shipments)
             output = self.scratch / setup.run_id
-            config = replace(setup.config, bots=bots, output=output)
             log_dir = self.cache / "logs" / setup.run_id
-            log_dir.mkdir(parents=True, exist_ok=True)
+            config = replace(setup.config, output=output)
+            # Hidden from every bot: the run's files here and the whole cache, less its own
+            # entry (other runs' bots, other bots' entries, the logs).
+            bots = tuple(
+                hide_from_each_other(
+                    [relocate(s, entries.get(s.package or "")) for s in setup.shipments],
+                    [*config.arena_files(), str(self.cache)],
+                )
+            )
+            config = replace(config, bots=bots)
+            log_dir.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            log_dir.mkdir(mode=0o700, exist_ok=True)
             if config.records:
                 config.records_dir.mkdir(parents=True, exist_ok=True)
             pool = BotPool(

@@ -18,6 +18,7 @@ from arena.tournament.pool import (
     RunSummary,
     StartBot,
     TournamentError,
+    hide_from_each_other,
     play_pooled_match,
     unwrapped,
 )
@@ -43,7 +44,11 @@ class InProcess:
         summary: RunSummary,
     ) -> None:
         pool = BotPool(
-            [b for b in config.bots if b.name in set(bots)],
+            [
+                b
+                for b in hide_from_each_other(config.bots, config.arena_files())
+                if b.name in set(bots)
+            ],
             start_bot=self.start_bot,
             time_control=config.time_control,
             log_dir=config.logs_dir,

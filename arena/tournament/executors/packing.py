@@ -33,6 +33,7 @@ from pathlib import Path
 from arena.bots.manifest import BotFolderError, folder_entries
 from arena.referee.bot_spec import BotSpec
 
+CACHE_VARIABLE = "TRICK_ARENA_CACHE"  # the worker's bot cache folder, if not the default
 MAX_PACKED_BYTES = 256 * 1024 * 1024  # a bot folder bigger than this is a mistake, not a bot
 COMPLETE_MARK = ".arena-unpacked"  # written last into a cache entry's temporary folder
 
@@ -137,10 +138,14 @@ def unpack(cache: Path, sha256: str, data: bytes) -> Path:
             "(expected the package's own hash; damaged on the way)"
         )
     cache.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        passable_by_bots(cache)
     staging = Path(tempfile.mkdtemp(prefix=f".{sha256[:12]}-", dir=cache))
     try:
         with tarfile.open(fileobj=io.BytesIO(data), mode="r") as archive:
             archive.extractall(staging, filter="tar")  # no absolute paths, no escapes
+        if os.geteuid() == 0:
+            readable_by_bots(staging)
         (staging / COMPLETE_MARK).write_text(sha256 + "\n")
         try:
             os.rename(staging, entry)
@@ -152,6 +157,25 @@ def unpack(cache: Path, sha256: str, data: bytes) -> Path:
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return entry
+
+
+def passable_by_bots(cache: Path) -> None:
+    """As root, bots run as users of their own (SPEC.md section 7): they must pass through the
+    cache to their entry (its parents too: root's default is /var/cache/trick-arena/bots), but
+    may not list it (0711) to find other entries."""
+    os.chmod(cache, 0o711)
+
+
+def readable_by_bots(folder: Path) -> None:
+    """An unpacked folder readable (and its programs runnable) by the bot's own user, which
+    root's workers switch to, and writable by root alone."""
+    for root, _, files in os.walk(folder):
+        os.chmod(root, 0o755)
+        for name in files:
+            path = os.path.join(root, name)
+            if not os.path.islink(path):
+                mode = os.stat(path).st_mode & 0o777
+                os.chmod(path, 0o644 | (0o111 if mode & 0o100 else 0))
 
 
 def relocate(shipment: Shipment, entry: Path | None) -> BotSpec:
