@@ -213,6 +213,14 @@ def build_c_bot(folder: Path) -> list[str]:
     return build_c(folder, "random_bot", C_BOT_SOURCE.read_text(), "-std=c11")
 
 
+def c_bot_home(folder: Path) -> tuple[list[str], Path]:
+    """The C starter bot compiled into a folder of its own inside ``folder``: its argv, and the
+    folder, to give the bot as its working folder (a sealed bot sees only its own, SPEC.md 7)."""
+    home = folder / "c-bot"
+    home.mkdir(mode=0o755)
+    return build_c_bot(home), home
+
+
 def build_c_echo(folder: Path) -> list[str]:
     return build_c(folder, "echo", C_ECHO)
 

@@ -50,7 +50,8 @@ def peak_rss_mb() -> float:
 
 def play(matches: int, at_once: int, records: bool, folder: Path) -> list[tuple[int, float]]:
     """Play about ``matches`` matches, ``at_once`` at a time; RSS samples (matches done, MB)."""
-    bot = " ".join(common.build_c_bot(folder))
+    argv, home = common.c_bot_home(folder)
+    bot = " ".join(argv)
     deals = max(1, math.ceil(matches / MATCHES_PER_DEAL))
     config = quick_config(
         [f"c{i}={bot} {i}" for i in range(4)],
@@ -60,7 +61,8 @@ def play(matches: int, at_once: int, records: bool, folder: Path) -> list[tuple[
         concurrency=at_once,
         results=str(folder / "results.sqlite"),
     )
-    config = dataclasses.replace(config, records=records)
+    bots = tuple(dataclasses.replace(b, cwd=str(home)) for b in config.bots)
+    config = dataclasses.replace(config, bots=bots, records=records)
     schedule = build_schedule(config.seed, [b.name for b in config.bots], config.games)
     store = ResultStore.open_for_run(
         config.results,

@@ -201,14 +201,21 @@ def records_cost(level: str, on: list[Run], off: list[Run]) -> tuple[str, ...]:
 
 
 def quick(bot_kinds: list[str], games: str, deals: int, folder: Path) -> TournamentConfig:
-    commands = {"python": f"{sys.executable} {common.PY_BOT}"}
+    """A quick tournament of the random starter bots; each bot in its own folder (the C bot's,
+    or the checkout for the Python one): a sealed bot sees no other (SPEC.md 7)."""
+    commands = {"python": (f"{sys.executable} {common.PY_BOT}", common.ROOT)}
     if "c" in bot_kinds:
-        commands["c"] = " ".join(common.build_c_bot(folder))
-    bots = [f"{kind}{i}={commands[kind]} {i}" for i, kind in enumerate(bot_kinds)]
+        argv, home = common.c_bot_home(folder)
+        commands["c"] = (" ".join(argv), home)
+    bots = [f"{kind}{i}={commands[kind][0]} {i}" for i, kind in enumerate(bot_kinds)]
     config = quick_config(
         bots, games=games, deals=deals, seed=common.SEED, results=str(folder / "unused.sqlite")
     )
-    return dataclasses.replace(config, records=False)
+    homes = tuple(
+        dataclasses.replace(bot, cwd=str(commands[kind][1]))
+        for bot, kind in zip(config.bots, bot_kinds, strict=True)
+    )
+    return dataclasses.replace(config, bots=homes, records=False)
 
 
 def demo(deals: int | None) -> TournamentConfig:
