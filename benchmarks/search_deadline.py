@@ -18,7 +18,6 @@ them (p50, p99, max), against the time allowed.
 
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import shlex
@@ -28,9 +27,10 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
 
+ROOT = common.ROOT
 from arena.games import GAMES, find_game
 from arena.tournament.schedule import GamePlan, build_schedule
 from arena.tournament.store import ResultStore, StoreError
@@ -74,19 +74,26 @@ def percentile(values: list[float], share: float) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--matches", type=int, default=200, help="at least this many a game")
     parser.add_argument("--games", default="all")
     parser.add_argument("--decision-ms", type=int, default=1000)
     parser.add_argument("--busy", type=int, default=os.cpu_count() or 1, help="spinning processes")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--bot", default="python3 sample_bots/search/minimal_search_bot.py")
-    parser.add_argument("--out", default="results/bench-search-deadline")
+    parser.add_argument("--out", help="the results folder (default: a temporary one)")
     parser.add_argument("--report-only", action="store_true", help="read an earlier run's results")
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"matches": 1, "games": "aon", "busy": 0, "decision_ms": 200})
+    if args.out is None and args.report_only:
+        parser.error("--report-only needs --out")
+    with common.scratch("arena-search-deadline-") as scratch:
+        run(args, Path(args.out) if args.out else scratch)
+
+
+def run(args, out_folder: Path) -> None:
     games = list(GAMES) if args.games == "all" else [find_game(g).id for g in args.games.split(",")]
     deals = {game: deals_for(game, args.matches) for game in games}
-    out = Path(args.out).resolve()
+    out = out_folder.resolve()
     out.mkdir(parents=True, exist_ok=True)
     toml = out / "bench.toml"
     tournament_file(toml, args.bot, deals, args.decision_ms, out)
@@ -115,10 +122,7 @@ def main() -> None:
         f"{args.decision_ms} (+50 ms margin); concurrency {args.concurrency}; "
         f"{args.busy} spinning processes; {os.cpu_count()} cores"
     )
-    print(
-        f"{'game':18} {'matches':>7} {'decisions':>9} {'timeouts':>8} {'other faults':>12}"
-        f" {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7}"
-    )
+    rows = []
     for game in games:
         played = [m for m in matches if m.game_id == game]
         times: list[float] = []
@@ -132,13 +136,15 @@ def main() -> None:
                     timeouts += fault.kind == "timeout"
                     others += fault.kind != "timeout"
         times.sort()
-        if not times:
-            print(f"{game:18} {len(played):7} no decisions of the search bot")
-            continue
-        print(
-            f"{game:18} {len(played):7} {len(times):9} {timeouts:8} {others:12}"
-            f" {percentile(times, 0.5):7.0f} {percentile(times, 0.99):7.0f} {times[-1]:7.0f}"
+        quantiles = (
+            [f"{percentile(times, 0.5):.0f}", f"{percentile(times, 0.99):.0f}", f"{times[-1]:.0f}"]
+            if times
+            else [None, None, None]
         )
+        rows.append([game, len(played), len(times), timeouts, others, *quantiles])
+    header = ["game", "matches", "decisions", "timeouts", "other faults", "p50 ms", "p99 ms"]
+    common.table([*header, "max ms"], rows)
+    print(common.load_note())
 
 
 if __name__ == "__main__":
