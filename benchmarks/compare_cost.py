@@ -14,25 +14,23 @@ from __future__ import annotations
 
 import argparse
 import resource
-import statistics
 import sys
-import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
 import trio
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
 from arena.stats.sequential import TestSettings
 from arena.tournament.compare import compare_schedule, run_compare, sent_name
 from arena.tournament.config import config_from_table, select_games
 from arena.tournament.store import ResultStore
+from benchmarks import common
 
+ROOT = common.ROOT
 HEURISTIC = f"{sys.executable} {ROOT / 'sample_bots' / 'heuristic' / 'heuristic_bot.py'} 1"
-RANDOM = f"{sys.executable} {ROOT / 'sample_bots' / 'python' / 'random_bot.py'}"
+RANDOM = f"{sys.executable} {common.PY_BOT}"
 
 
 def cpu_s() -> float:
@@ -88,33 +86,41 @@ def play(args: argparse.Namespace, fresh: bool, folder: Path) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--game", default="aon")
     parser.add_argument("--deals", type=int, default=8)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--new", default=HEURISTIC)
     parser.add_argument("--old", default=f"{RANDOM} 2")
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"deals": 2, "repeat": 1})
     rows: dict[str, list[dict]] = {"pooled": [], "fresh": []}
-    with tempfile.TemporaryDirectory(prefix="arena-compare-cost-") as tmp:
+    with common.scratch("arena-compare-cost-") as folder:
         for round_ in range(args.repeat):
             for mode in ("pooled", "fresh"):
-                found = play(args, mode == "fresh", Path(tmp) / f"{mode}-{round_}")
-                rows[mode].append(found)
-                print(
-                    f"round {round_ + 1} {mode:6}: {found['matches']} matches in "
-                    f"{found['wall']:.1f} s wall, {found['cpu']:.1f} s CPU "
-                    f"({1000 * found['wall'] / found['matches']:.0f} ms a match), "
-                    f"{found['started']} bot processes started"
-                )
+                rows[mode].append(play(args, mode == "fresh", folder / f"{mode}-{round_}"))
+                common.progress(f"round {round_ + 1} {mode}: {rows[mode][-1]['wall']:.1f} s")
     pooled, fresh = rows["pooled"], rows["fresh"]
-    wall = statistics.median(f["wall"] / p["wall"] for f, p in zip(fresh, pooled))
-    cpu = statistics.median(f["cpu"] / p["cpu"] for f, p in zip(fresh, pooled))
     print(
-        f"{args.game}, {args.deals} deals, concurrency {args.concurrency}: fresh processes over "
-        f"pooled, median of {args.repeat} rounds: wall {wall:.2f}x, CPU {cpu:.2f}x"
+        f"{args.game}, {args.deals} deals, concurrency {args.concurrency}, "
+        f"{args.repeat} rounds side by side; {common.load_note()}"
     )
+    common.table(
+        ["processes", "matches", "ms a match", "CPU s", "bots started"],
+        [
+            (
+                mode,
+                found[0]["matches"],
+                common.median_spread(1000 * f["wall"] / f["matches"] for f in found),
+                common.median_spread(f["cpu"] for f in found),
+                found[0]["started"],
+            )
+            for mode, found in (("pooled", pooled), ("fresh", fresh))
+        ],
+    )
+    wall = common.median(f["wall"] / p["wall"] for f, p in zip(fresh, pooled))
+    cpu = common.median(f["cpu"] / p["cpu"] for f, p in zip(fresh, pooled))
+    print(f"fresh processes over pooled, medians of the rounds: wall {wall:.2f}x, CPU {cpu:.2f}x")
 
 
 if __name__ == "__main__":
