@@ -21,7 +21,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from arena.stats.moments import Moments
-from arena.tournament.schedule import GamePlan, ScheduledMatch, build_schedule, match_id
+from arena.tournament.schedule import (
+    GamePlan,
+    ScheduledMatch,
+    build_schedule,
+    match_id,
+    split_match_id,
+)
 from arena.tournament.standings import higher_is_better
 from arena.tournament.store import StoredMatch
 
@@ -50,17 +56,58 @@ def compare_schedule(
     for match in base:
         if old not in match.seats:
             continue
-        twin_table = tables[match.game] + match.table
         matches.append(match)
-        matches.append(
-            replace(
-                match,
-                match_id=match_id(match.game, twin_table, match.deal, match.rotation),
-                table=twin_table,
-                seats=tuple(new if bot == old else bot for bot in match.seats),
-            )
-        )
+        matches.append(_twin(match, tables[match.game], new, old))
     return CompareSchedule(matches, tables)
+
+
+def _twin(match: ScheduledMatch, tables: int, new: str, old: str) -> ScheduledMatch:
+    """NEW's copy of one of OLD's matches (of a game with ``tables`` tables of OLD's field)."""
+    table = tables + match.table
+    return replace(
+        match,
+        match_id=match_id(match.game, table, match.deal, match.rotation),
+        table=table,
+        seats=tuple(new if bot == old else bot for bot in match.seats),
+    )
+
+
+class CompareLayout:
+    """A comparison's matches by id, as :class:`arena.tournament.schedule.Schedule` answers for
+    a tournament's, without listing them (the web pages of a comparison's results file): the
+    duplicate schedule of OLD and the field, its matches where OLD sits and their copies."""
+
+    def __init__(
+        self, seed: int, new: str, old: str, field_bots: Sequence[str], games: Sequence[GamePlan]
+    ) -> None:
+        self.new, self.old = new, old
+        self._base = build_schedule(seed, [old, *field_bots], games, "duplicate")
+        self.games = self._base.games
+        self.seating = "duplicate"
+        self.tables = {plan.label: len(self._base.tables[g]) for g, plan in enumerate(self.games)}
+        olds = [sum(old in table for table in tables) for tables in self._base.tables]
+        self._length = 2 * sum(
+            count * plan.players * plan.deals for count, plan in zip(olds, self.games, strict=True)
+        )
+
+    def __len__(self) -> int:
+        return self._length
+
+    def by_id(self, match_id_: str) -> ScheduledMatch | None:
+        """The match of this id, None if the comparison has none."""
+        place = split_match_id(match_id_)
+        if place is None or place[0] not in self.tables:
+            return None
+        label, table, deal, rotation = place
+        count = self.tables[label]
+        twin = table >= count
+        match = self._base.by_id(match_id(label, table - count if twin else table, deal, rotation))
+        if match is None or self.old not in match.seats:
+            return None
+        return _twin(match, count, self.new, self.old) if twin else match
+
+    def contains_id(self, match_id_: str) -> bool:
+        return self.by_id(match_id_) is not None
 
 
 @dataclass
