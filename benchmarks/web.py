@@ -1,7 +1,8 @@
 """The web pages' cost: the demo's matches/s with the page open and closed, and page load times
-for a 10,000-match results file.
+and memory for large results files.
 
-    python benchmarks/web.py [--deals 6] [--rounds 3] [--browser] [--matches 10000]
+    python benchmarks/web.py [--deals 6] [--rounds 3] [--browser] [--matches 10000,100000]
+        [--skip-throughput] [--cached-only] [--keep DIR] [--tree PATH ...]
 
 1. Throughput: the demo tournament (tournaments/demo.toml, its deals cut to ``--deals`` per
    table, a fresh results file each time) is played by ``arena tournament`` alternately without
@@ -13,12 +14,17 @@ for a 10,000-match results file.
    of each and their ratio (goal: >= 0.95), and, steadier on a loaded machine, the CPU time per
    match of the whole tournament (wait4: arena, workers, bots) and of the arena process alone
    (which stores, folds and serves), open against closed.
-2. Load time: a results file of ``--matches`` stored matches (synthetic rows: 4 bots, the four
-   games, 60 decisions per seat) served by ``arena serve``, first without and then with the
-   standings fold cached in it (as a tournament leaves its file): the time to serve the URL, the
-   first summary, the exact standings, a second summary (cached), a bot's page, a duplicate
-   view, (with chromium) the page in a browser until its standings show, and the server's peak
-   memory.
+2. Load time: for each size in ``--matches``, a results file of that many stored matches
+   (synthetic rows: 4 bots, the four games, 60 decisions per seat, 2% with a timeout, the
+   referee's latency figures of each match with a few strained) served by ``arena serve``,
+   first without (unless ``--cached-only``) and then with the standings fold cached in it (as a
+   tournament leaves its file), then the same file with an older arena's definition (its games
+   without players and deals: no schedule can be rebuilt from it): the time to serve the URL,
+   the first summary, the exact standings, a second summary (cached), a bot's page the first
+   time and again, a duplicate view, (with chromium) the page in a browser until its standings
+   show, and the server's peak memory. Each ``--tree`` (a checkout of the arena, e.g. main's,
+   for a before and after) serves the same files in turn; ``--keep DIR`` keeps the files for
+   the next run (100,000 matches take a few minutes to write).
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ import json
 import os
 import random
 import re
+import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -45,6 +53,7 @@ sys.path.insert(0, str(ROOT))
 from arena.tournament.schedule import GamePlan, build_schedule
 from arena.tournament.standings import LiveStandings
 from arena.tournament.store import ResultStore, StoredFault, StoredMatch
+from benchmarks.standings import referee_figures
 
 ENV = {"PYTHONPATH": str(ROOT)}
 CHROMIUM = "/usr/bin/chromium"
@@ -59,8 +68,8 @@ FLAGS = [
 ]
 
 
-def env() -> dict[str, str]:
-    return {**os.environ, **ENV}
+def env(tree: Path = ROOT) -> dict[str, str]:
+    return {**os.environ, **ENV, "PYTHONPATH": str(tree)}
 
 
 def demo_file(folder: Path, deals: int, run: int) -> Path:
@@ -270,6 +279,7 @@ def synthetic_results(path: Path, count: int) -> dict[str, Any]:
                         tuple(round(rng.expovariate(2.0), 2) for _ in range(60)) for _ in range(4)
                     ),
                     duration_s=0.1,
+                    referee=referee_figures(rng),
                 )
             )
     return definition
@@ -292,17 +302,50 @@ def timed_get(url: str) -> tuple[float, int]:
     return time.perf_counter() - started, len(body)
 
 
-def load_times(count: int, browser: bool) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        results = Path(tmp) / "big.sqlite"
-        started = time.perf_counter()
-        definition = synthetic_results(results, count)
-        print(f"  wrote a {count}-match results file in {time.perf_counter() - started:.1f} s")
-        serve_times(results, count, browser, "no standings cached (a file of an older arena)")
-        started = time.perf_counter()
-        cache_fold(results, definition)
-        print(f"  folded and cached its standings in {time.perf_counter() - started:.1f} s")
-        serve_times(results, count, browser, "its standings cached, as a tournament leaves it")
+def load_times(count: int, browser: bool, trees: list[Path], keep: Path | None, cached_only: bool):
+    folder = keep or Path(tempfile.mkdtemp(prefix="arena-web-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    try:
+        results = folder / f"web-{count}.sqlite"
+        bare = folder / f"web-{count}-bare.sqlite"
+        if not results.exists():
+            started = time.perf_counter()
+            definition = synthetic_results(bare, count)
+            print(f"  wrote a {count}-match results file in {time.perf_counter() - started:.1f} s")
+            shutil.copy(bare, results)
+            started = time.perf_counter()
+            cache_fold(results, definition)
+            print(f"  folded and cached its standings in {time.perf_counter() - started:.1f} s")
+        older = folder / f"web-{count}-older.sqlite"
+        if not older.exists():
+            shutil.copy(results, older)
+            as_older_arena(older)
+        for tree in trees:
+            if not cached_only:
+                serve_times(
+                    bare, count, browser, "no standings cached (a file of an older arena)", tree
+                )
+            serve_times(
+                results, count, browser, "its standings cached, as a tournament leaves it", tree
+            )
+            serve_times(older, count, browser, "an older arena's definition (no schedule)", tree)
+    finally:
+        if keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def as_older_arena(path: Path) -> None:
+    """The file's definition as an older arena stored it: games without players, deals and
+    table limits (no schedule can be rebuilt from it)."""
+    db = sqlite3.connect(path)
+    with db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'definition'").fetchone()
+        definition = json.loads(text)
+        definition["games"] = [
+            {"label": g["label"], "game": g["game"]} for g in definition["games"]
+        ]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'definition'", (json.dumps(definition),))
+    db.close()
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -319,20 +362,23 @@ def show_pages(url: str, *pages: tuple[str, str]) -> None:
         print(f"  {label}: {seconds * 1000:.0f} ms, {size / 1000:.1f} kB")
 
 
-def serve_times(results: Path, count: int, browser: bool, what: str) -> None:
-    """``arena serve`` on the file: the time to each page, and the server's peak memory."""
+def serve_times(results: Path, count: int, browser: bool, what: str, tree: Path = ROOT) -> None:
+    """``arena serve`` of ``tree`` on the file: the time to each page, and its peak memory."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", str(results), "--port", "0"],
-        cwd=ROOT,
-        env=env(),
+        cwd=tree,
+        env=env(tree),
         stdout=subprocess.PIPE,
         text=True,
     )
     try:
         assert process.stdout is not None
         url = process.stdout.readline().split()[3]
-        print(f"{count} matches, {what}: URL served after {time.perf_counter() - started:.2f} s")
+        print(
+            f"{tree}: {count} matches, {what}: URL served after "
+            f"{time.perf_counter() - started:.2f} s, memory {peak_rss_mb(process.pid):.0f} MB"
+        )
         show_pages(
             url,
             ("page (html)", ""),
@@ -348,8 +394,10 @@ def serve_times(results: Path, count: int, browser: bool, what: str) -> None:
         show_pages(
             url,
             ("summary with the standings (cached)", "api/summary"),
-            ("a bot's page", "api/bot?name=alpha"),
+            ("a bot's page, the first", "api/bot?name=alpha"),
+            ("a bot's page, again", "api/bot?name=alpha"),
             ("a duplicate view", "api/deal?game=vingt-down&table=0&deal=0"),
+            ("an old match's page", "api/match?id=vingt-down/t0/d0/r0"),
         )
         summary = json.loads(urllib.request.urlopen(url + "api/summary").read())
         assert summary["progress"]["completed"] == count, summary["progress"]
@@ -378,13 +426,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=6, help="deals per table of the demo")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--matches", type=int, default=10_000)
+    parser.add_argument("--matches", default="10000", help="sizes, comma-separated")
     parser.add_argument("--browser", action="store_true", help="open the page in chromium")
     parser.add_argument("--skip-throughput", action="store_true")
+    parser.add_argument("--cached-only", action="store_true", help="only files with a cached fold")
+    parser.add_argument("--keep", type=Path, help="keep the results files in this folder")
+    parser.add_argument("--tree", type=Path, action="append", help="a checkout (repeatable)")
     args = parser.parse_args()
     if not args.skip_throughput:
         throughput(args.deals, args.rounds, args.browser)
-    load_times(args.matches, Path(CHROMIUM).exists())
+    trees = [t.resolve() for t in args.tree or [ROOT]]
+    for count in (int(c) for c in args.matches.split(",")):
+        load_times(count, Path(CHROMIUM).exists(), trees, args.keep, args.cached_only)
 
 
 if __name__ == "__main__":

@@ -16,11 +16,15 @@ of ``arena.stats.sprt`` and the t-interval of ``arena.stats.moments``.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from arena.stats.moments import Moments
+import msgspec
+
+from arena.stats.moments import CONFIDENCE, Moments, estimate
+from arena.stats.sprt import BETTER, NOT_BETTER, SprtSettings, game_llr, llr, verdict
 from arena.tournament.schedule import (
     GamePlan,
     ScheduledMatch,
@@ -29,7 +33,7 @@ from arena.tournament.schedule import (
     split_match_id,
 )
 from arena.tournament.standings import higher_is_better
-from arena.tournament.store import StoredMatch
+from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 COMPARE_SCHEDULE = "compare"  # how a comparison's results file names its schedule (meta note)
 
@@ -163,3 +167,110 @@ class CompareTally:
     def add_all(self, matches: Iterable[StoredMatch]) -> None:
         for match in matches:
             self.add(match)
+
+
+COMPARE_NOTE = "compare"  # a comparison's latest look, kept in its results file (meta note)
+
+
+class GameLook(msgspec.Struct, frozen=True):
+    """One game at a look: its complete deals, the mean per-deal difference NEW minus OLD with
+    its t-interval, its LLR (None: infinite, every deal alike; its sign is the mean's), and its
+    own verdict where the test gives one."""
+
+    label: str
+    deals: int
+    mean: float | None
+    low: float | None
+    high: float | None
+    llr: float | None
+    verdict: str | None = None
+
+
+class CompareLook(msgspec.Struct, frozen=True):
+    """What ``arena compare`` decided at a look (after ``deals`` deals per table): the LLR
+    summed over the games (None: infinite) against Wald's bounds, the verdict, and each game;
+    ``most``: the deals it plays at most, ``fixed``: ``--deals N``, judged once at the end."""
+
+    new: str
+    old: str
+    deals: int
+    most: int
+    fixed: bool
+    alpha: float
+    beta: float
+    e0: float
+    e1: float
+    lower: float
+    upper: float
+    confidence: float
+    llr: float | None
+    verdict: str
+    games: list[GameLook]
+
+    @property
+    def llr_value(self) -> float:
+        """The LLR as a number (an infinite one is stored as None: its verdict gives its sign)."""
+        if self.llr is not None:
+            return self.llr
+        return {BETTER: math.inf, NOT_BETTER: -math.inf}.get(self.verdict, math.nan)
+
+
+def compare_look(
+    tally: CompareTally, deals: int, settings: SprtSettings, *, most: int, fixed: bool
+) -> CompareLook:
+    """The look at the first ``deals`` deals of every table (SPEC 10.10)."""
+    sums = tally.differences(deals)
+    games = []
+    for label, moments in sums.items():
+        found = estimate(moments)
+        games.append(
+            GameLook(
+                label,
+                found.n,
+                found.mean,
+                found.low,
+                found.high,
+                _finite(game_llr(found.n, found.mean, found.sd, settings)),
+            )
+        )
+    value = llr(sums, settings)
+    return CompareLook(
+        new=tally.new,
+        old=tally.old,
+        deals=deals,
+        most=most,
+        fixed=fixed,
+        alpha=settings.alpha,
+        beta=settings.beta,
+        e0=settings.e0,
+        e1=settings.e1,
+        lower=settings.lower,
+        upper=settings.upper,
+        confidence=CONFIDENCE,
+        llr=_finite(value),
+        verdict=verdict(value, settings),
+        games=games,
+    )
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def save_look(store: ResultStore, look: CompareLook | None) -> None:
+    """Keep the latest look in the results file (None: drop it, a comparison started afresh)."""
+    store.save_note(COMPARE_NOTE, None if look is None else msgspec.json.encode(look).decode())
+
+
+def read_look(store: ResultStore) -> CompareLook | None:
+    """The latest look kept in a comparison's results file (None: none yet, or a file of an
+    arena that kept none); a damaged one is a StoreError."""
+    text = store.note(COMPARE_NOTE)
+    if text is None:
+        return None
+    try:
+        return msgspec.json.decode(text, type=CompareLook)
+    except msgspec.ValidationError as exc:
+        raise StoreError(f"{store.path}: note:{COMPARE_NOTE}: {exc}") from None
+    except msgspec.DecodeError:
+        raise StoreError(f"{store.path}: note:{COMPARE_NOTE}: not JSON") from None
