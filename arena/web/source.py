@@ -57,8 +57,9 @@ from arena.referee.record import (
     replay_record,
 )
 from arena.stats.moments import CONFIDENCE
-from arena.tournament.compare import COMPARE_SCHEDULE, CompareLayout
+from arena.tournament.compare import COMPARE_SCHEDULE, CompareLayout, read_look
 from arena.tournament.config import plans_of
+from arena.tournament.latency import LatencyReport
 from arena.tournament.schedule import Schedule, build_schedule, split_match_id
 from arena.tournament.schedule import match_id as match_id_of
 from arena.tournament.standings import (
@@ -276,6 +277,7 @@ class TournamentSource:
         self._generation = 0  # a file started afresh (--restart) starts a new one
         self._summary: tuple[int, bool, dict[str, Any]] | None = None
         self._worst: tuple[int, dict[str, list[dict[str, Any]]]] | None = None  # _worst_seats
+        self._latency: tuple[int, LatencyReport] | None = None  # latency(), per version
         self._changed = trio.Event()
         self._refresh_lock = trio.Lock()
         self._rowid = 0
@@ -603,6 +605,8 @@ class TournamentSource:
             cached["progress"] = self._progress()  # the rate and ETA move with the clock
             cached["running"] = self.running()
             return cached
+        latency = self.latency()
+        strained = {} if latency is None else latency.details
         data = {
             "name": self.name,
             "version": self.version,
@@ -610,14 +614,34 @@ class TournamentSource:
             "computing": self.computing and not standings.tables,
             "games": self.games,
             "bots": self.bots,
+            "compare": self.kind == COMPARE_SCHEDULE,
             "standings": standings_as_data(standings),
+            "latency": None if latency is None else _latency_data(latency),
             "progress": self._progress(),
             "faults": [dict(f) for f in reversed(self._faults)][:LATEST],
-            "latest": [_match_line(m) for m in reversed(self._latest)],
+            "latest": [
+                {**_match_line(m), "strained": strained.get(m.match_id) or None}
+                for m in reversed(self._latest)
+            ],
             "running": self.running(),
         }
         self._summary = (self.version, exact, data)
         return data
+
+    def latency(self) -> LatencyReport | None:
+        """The referee's latency over the completed matches, as ``arena standings`` reports it
+        (the fold's: which matches are strained is the tournament's own verdict, from their
+        stored figures), made once per version; None while the fold is being made."""
+        if self._stale or self._fold is None:
+            return None
+        if self._latency is None or self._latency[0] != self.version:
+            self._latency = (self.version, self._fold.latency())
+        return self._latency[1]
+
+    def strained(self, match_id: str) -> str | None:
+        """Why a match is strained (None: it is not, or the fold is being made)."""
+        latency = self.latency()
+        return None if latency is None else latency.details.get(match_id) or None
 
     def _progress(self) -> dict[str, Any]:
         now = self.clock()
@@ -853,6 +877,31 @@ class TournamentSource:
             shown.append(fault)
         return shown
 
+    # -- a comparison -----------------------------------------------------------------------------
+
+    def compare_page(self) -> dict[str, Any]:
+        """A comparison's verdict at its latest look: ``arena compare``'s own, kept in its
+        results file (SPEC 10.10). Blocking: call it in a thread."""
+        if self.kind != COMPARE_SCHEDULE:
+            raise NotFound(f"tournament {self.name!r} is not a comparison (of arena compare)")
+        try:
+            with ResultStore.open_read(self.results) as store:
+                look = read_look(store)
+        except StoreError as error:
+            raise NotFound(str(error)) from None
+        return {
+            "name": self.name,
+            "new": self.bots[0],
+            "old": self.bots[1],
+            "field": self.bots[2:],
+            "look": None if look is None else msgspec.to_builtins(look),
+            "why": None
+            if look is not None
+            else "no verdict kept yet: arena compare keeps it from its first look on (after 2 "
+            "deals per table); a file of an older arena keeps none (the same arena compare "
+            "command, run again, keeps it)",
+        }
+
     # -- the duplicate view -----------------------------------------------------------------------
 
     def _deal_rotations(self, game: str, table: int, deal: int) -> list[StoredMatch]:
@@ -984,6 +1033,8 @@ class TournamentSource:
         base: dict[str, Any] = {
             "match_id": match_id,
             "stored": None if stored is None else _match_line(stored),
+            # the referee's latency in it (SPEC 10.6), as stored
+            "referee": None if stored is None or not stored.referee else dict(stored.referee),
             "running": running,
             "sealed": sealed,
             "all_hands_allowed": viewer.may_see(None, sealed=sealed),
@@ -1085,6 +1136,16 @@ def _match_line(match: StoredMatch) -> dict[str, Any]:
         "faults": len(match.faults),
         "duration_s": round(match.duration_s, 3),
     }
+
+
+def _latency_data(report: LatencyReport) -> dict[str, Any]:
+    """The latency report as ``arena standings --json`` gives it, its lists of strained and
+    suspect matches cut to the first :data:`LATEST` (with their counts): a page is sent often."""
+    data = report.as_data()
+    for key in ("strained", "suspect"):
+        data[f"{key}_count"] = len(data[key])
+        data[key] = data[key][:LATEST]
+    return data
 
 
 def _histogram(times: Mapping[int, int]) -> dict[str, Any]:

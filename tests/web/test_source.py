@@ -362,7 +362,7 @@ def _as_the_pages_were(history: list) -> dict:
                 dup = sign * (m.scores[seat] - means[seat])
                 worst.setdefault(bot, []).append((dup, m.match_id, seat, m.scores[seat]))
     return {
-        "latest": [_match_line(m) for m in reversed(stored[-LATEST:])],
+        "latest": [{**_match_line(m), "strained": None} for m in reversed(stored[-LATEST:])],
         "faults": faults[:LATEST],
         "completed": sum(m.completed for m in stored),
         "aborted": sum(not m.completed for m in stored),
