@@ -3,8 +3,9 @@
 A :class:`TournamentSource` keeps what the pages need of one results file, in memory that does
 not grow with the matches stored: the live standings fold, the latest matches and faults, each
 bot's latest faults and count, each bot's worst seats by duplicate score (the deals still open
-kept whole until their last rotation arrives), the aborted matches, and one bit per scheduled
-match for those completed. A page about an older match or deal reads it from the results file
+kept whole until their last rotation arrives), the aborted matches, and one bit per completed
+match (by its game, table, rotation and deal: whether or not the file's definition gives a
+schedule). A page about an older match or deal reads it from the results file
 (in a worker thread, by match id). It is fed by :meth:`TournamentSource.watch`, which polls the
 SQLite file's ``data_version`` (microseconds) and reads only the rows added since (``arena
 serve``, and ``arena tournament --web``'s web process, on a running tournament), or by
