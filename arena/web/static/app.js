@@ -248,7 +248,7 @@ function tournamentPage() {
 // The referee's latency (SPEC 10.6): the tournament's own verdict on each match, as stored.
 function latencyPanel(l) {
   if (!l || !l.matches) return null;
-  const more = (shown, count) => (count > shown.length ? ` and ${count - shown.length} more` : "");
+  const more = (listed, count) => (count > listed.length ? ` and ${count - listed.length} more` : "");
   const named = l.suspect.length ? l.suspect : l.strained;
   return h("section", { class: "panel", id: "latency" }, h("h2", {}, "Referee latency"),
     h("p", {}, `Per decision over ${l.matches} matches: median ${fmt(l.p50_ms, 3)} ms, worst p99 ${fmt(l.p99_ms, 3)} ms, max ${fmt(l.max_ms, 3)} ms `,
