@@ -17,13 +17,15 @@ import click
 import trio
 
 from arena.cli.common import STOP_SIGNALS, StopOnSignal, kept_note
-from arena.stats.sequential import FLOOR, Judgement, Overall, TestSettings, Verdict, looks
+from arena.stats.sequential import FLOOR, Overall, TestSettings, Verdict, looks
 from arena.tournament.compare import (
     COMPARE_SCHEDULE,
+    CompareLook,
     CompareReport,
     CompareSchedule,
     compare_schedule,
     run_compare,
+    save_look,
     sent_name,
 )
 from arena.tournament.config import (
@@ -180,6 +182,8 @@ def compare_command(
         raise CompareInputError(str(exc)) from None
     config = sealed.config
     assert config.seed is not None  # (settled by open_sealed)
+    if restart:
+        save_look(store, None)  # (the verdict of the matches discarded)
     plan = compare_schedule(
         config.seed, new_name, old_name, [b.name for b in config.bots[2:]], config.games
     )
@@ -222,9 +226,10 @@ def compare_command(
             f"{report.aborted} matches aborted (no verdict): run the same command again to "
             f"replay them; {summary.played} played in this run are stored"
         )
-    for label, judgement in report.judgements.items():
-        _say(f"  {label}: {_judgement_text(judgement, report.deals[label])}")
-    _say(_verdict_line(report, new_name, old_name, most, settings))
+    assert report.look is not None  # (a report not aborted has judged a look)
+    for game in report.look.games:
+        _say(f"  {game.label}: {game.said}")
+    _say(report.look.said)
     _say(
         f"done: {summary.played} played, {summary.skipped} already stored, "
         f"{summary.aborted} aborted; {summary.started_processes} bot processes started"
@@ -244,46 +249,16 @@ def _fail(message: str) -> None:
     sys.exit(EXIT_FAILED)
 
 
-def _verdict_line(
-    report: CompareReport, new: str, old: str, most: int, settings: TestSettings
-) -> str:
-    verdict, detail = report.verdict.verdict, report.verdict.text
-    if verdict is Overall.BETTER:
-        return f"{new} is better than {old}: {detail}"
-    if verdict is Overall.NOT_BETTER:
-        if any(j.verdict is Verdict.WORSE for j in report.judgements.values()):
-            return f"{new} is not better than {old}: {detail}"
-        return (
-            f"{new} is not better than {old}: no game gained {settings.e1:g} sd or more ({detail})"
-        )
-    return f"inconclusive at max: {most} deals per table: {detail}"
-
-
-def _judgement_text(judgement: Judgement, deals: int) -> str:
-    """``better (t = +5.31 >= 5.00): NEW - OLD per deal +3.21, 95% interval [...] over 16
-    deals``."""
-    what = f"{judgement.verdict} ({judgement.why})"
-    if judgement.mean is None:
-        return f"{what}: no complete deal yet"
-    estimate = f"NEW - OLD per deal {judgement.mean:+.2f}"
-    if judgement.low is not None and judgement.high is not None:
-        estimate += (
-            f", {judgement.confidence:.0%} interval [{judgement.low:+.2f}, {judgement.high:+.2f}]"
-        )
-    tables = "" if judgement.n == deals else f" of its tables, {deals} per table"
-    return f"{what}: {estimate} over {judgement.n} deals{tables}"
-
-
-def _look_line(look: int, judgements: dict[str, Judgement], deals: dict[str, int]) -> str:
+def _look_line(look: CompareLook) -> str:
     parts = []
-    for label, judgement in judgements.items():
-        t = "t ?" if judgement.t is None else f"t {judgement.t:+.2f}"
-        if judgement.verdict is not Verdict.UNDECIDED:
-            at = "" if deals[label] == look else f" at {deals[label]} deals"
-            parts.append(f"{label} {t} {judgement.verdict}{at}")
+    for game in look.games:
+        t = "t ?" if game.t is None else f"t {game.t:+.2f}"
+        if game.verdict != Verdict.UNDECIDED:
+            at = "" if game.per_table == look.deals else f" at {game.per_table} deals"
+            parts.append(f"{game.label} {t} {game.verdict}{at}")
         else:
-            parts.append(f"{label} {t}")
-    return f"deals {look}: " + "; ".join(parts)
+            parts.append(f"{game.label} {t}")
+    return f"deals {look.deals}: " + "; ".join(parts)
 
 
 def _say(line: str) -> None:
@@ -342,8 +317,8 @@ async def _run(
     stop = StopOnSignal()
     report: CompareReport | None = None
 
-    def on_look(look: int, judgements: dict[str, Judgement], deals: dict[str, int]) -> None:
-        _say(_look_line(look, judgements, deals))
+    def on_look(look: CompareLook) -> None:
+        _say(_look_line(look))
 
     with (
         trio.open_signal_receiver(*STOP_SIGNALS) as signals,

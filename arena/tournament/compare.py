@@ -23,20 +23,30 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
+import msgspec
+
 from arena.stats.moments import Moments
 from arena.stats.sequential import (
+    FLOOR,
     Judgement,
     Overall,
     OverallVerdict,
     TestSettings,
+    Verdict,
     judge,
     overall,
 )
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import Progress, RunSummary, run_tournament
-from arena.tournament.schedule import GamePlan, ScheduledMatch, build_schedule, match_id
+from arena.tournament.schedule import (
+    GamePlan,
+    ScheduledMatch,
+    build_schedule,
+    match_id,
+    split_match_id,
+)
 from arena.tournament.standings import higher_is_better
-from arena.tournament.store import ResultStore, StoredMatch
+from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 COMPARE_SCHEDULE = "compare"  # how a comparison's results file names its schedule (meta note)
 SENT_NAME = "candidate"  # the name NEW and OLD are both sent (another if a field bot has it)
@@ -79,17 +89,58 @@ def compare_schedule(
     for match in base:
         if old not in match.seats:
             continue
-        twin_table = tables[match.game] + match.table
         matches.append(match)
-        matches.append(
-            replace(
-                match,
-                match_id=match_id(match.game, twin_table, match.deal, match.rotation),
-                table=twin_table,
-                seats=tuple(new if bot == old else bot for bot in match.seats),
-            )
-        )
+        matches.append(_twin(match, tables[match.game], new, old))
     return CompareSchedule(matches, tables)
+
+
+def _twin(match: ScheduledMatch, tables: int, new: str, old: str) -> ScheduledMatch:
+    """NEW's copy of one of OLD's matches (of a game with ``tables`` tables of OLD's field)."""
+    table = tables + match.table
+    return replace(
+        match,
+        match_id=match_id(match.game, table, match.deal, match.rotation),
+        table=table,
+        seats=tuple(new if bot == old else bot for bot in match.seats),
+    )
+
+
+class CompareLayout:
+    """A comparison's matches by id, as :class:`arena.tournament.schedule.Schedule` answers for
+    a tournament's, without listing them (the web pages of a comparison's results file): the
+    duplicate schedule of OLD and the field, its matches where OLD sits and their copies."""
+
+    def __init__(
+        self, seed: int, new: str, old: str, field_bots: Sequence[str], games: Sequence[GamePlan]
+    ) -> None:
+        self.new, self.old = new, old
+        self._base = build_schedule(seed, [old, *field_bots], games, "duplicate")
+        self.games = self._base.games
+        self.seating = "duplicate"
+        self.tables = {plan.label: len(self._base.tables[g]) for g, plan in enumerate(self.games)}
+        olds = [sum(old in table for table in tables) for tables in self._base.tables]
+        self._length = 2 * sum(
+            count * plan.players * plan.deals for count, plan in zip(olds, self.games, strict=True)
+        )
+
+    def __len__(self) -> int:
+        return self._length
+
+    def by_id(self, match_id_: str) -> ScheduledMatch | None:
+        """The match of this id, None if the comparison has none."""
+        place = split_match_id(match_id_)
+        if place is None or place[0] not in self.tables:
+            return None
+        label, table, deal, rotation = place
+        count = self.tables[label]
+        twin = table >= count
+        match = self._base.by_id(match_id(label, table - count if twin else table, deal, rotation))
+        if match is None or self.old not in match.seats:
+            return None
+        return _twin(match, count, self.new, self.old) if twin else match
+
+    def contains_id(self, match_id_: str) -> bool:
+        return self.by_id(match_id_) is not None
 
 
 @dataclass
@@ -197,10 +248,161 @@ class CompareReport:
     deals: dict[str, int]  # per game label: the deals its verdict rests on
     verdict: OverallVerdict
     summary: RunSummary
+    look: CompareLook | None = None  # the last look (None: aborted before one)
     aborted: int = 0  # matches aborted in the last round played: no verdict (run again)
 
 
-LookCallback = Callable[[int, dict[str, Judgement], dict[str, int]], None]
+COMPARE_NOTE = "compare"  # a comparison's latest look, kept in its results file (meta note)
+
+
+class GameLook(msgspec.Struct, frozen=True):
+    """One game's verdict at a look, as ``arena compare`` prints it: the deals it rests on
+    (``per_table``: per table, ``deals``: in all), the mean per-deal difference NEW minus OLD
+    with its interval, its t-statistic against the bound it needs, and why."""
+
+    label: str
+    verdict: str
+    why: str
+    per_table: int
+    deals: int
+    mean: float | None
+    low: float | None
+    high: float | None
+    t: float | None  # None: no spread yet (fewer than 2 deals, or every deal alike)
+    bound: float
+    said: str  # the line arena compare prints for it (after "  <label>: ")
+
+
+class CompareLook(msgspec.Struct, frozen=True):
+    """What ``arena compare`` decided at a look (after ``deals`` deals per table): the verdict
+    across games (SPEC 10.10) with its wording, and each game's; the test's settings;
+    ``most``: the deals it plays at most, ``fixed``: ``--deals N``, judged once at the end."""
+
+    new: str
+    old: str
+    deals: int
+    most: int
+    fixed: bool
+    alpha: float
+    beta: float
+    e0: float
+    e1: float
+    floor: float
+    confidence: float
+    verdict: str
+    text: str
+    said: str  # the verdict line arena compare prints (at a look before the last: so far)
+    games: list[GameLook]
+
+
+def compare_look(
+    tally: CompareTally,
+    look: int,
+    judgements: Mapping[str, Judgement],
+    deals: Mapping[str, int],
+    settings: TestSettings,
+    *,
+    most: int,
+    fixed: bool,
+) -> CompareLook:
+    """The look after ``look`` deals per table, each game judged on its ``deals[label]``."""
+    found = overall(judgements)
+    games = [
+        GameLook(
+            label=label,
+            verdict=str(j.verdict),
+            why=j.why,
+            per_table=deals[label],
+            deals=j.n,
+            mean=j.mean,
+            low=j.low,
+            high=j.high,
+            t=j.t,
+            bound=j.bound,
+            said=_judgement_text(j, deals[label]),
+        )
+        for label, j in judgements.items()
+    ]
+    return CompareLook(
+        new=tally.new,
+        old=tally.old,
+        deals=look,
+        most=most,
+        fixed=fixed,
+        alpha=settings.alpha,
+        beta=settings.beta,
+        e0=settings.e0,
+        e1=settings.e1,
+        floor=FLOOR,
+        confidence=settings.confidence,
+        verdict=str(found.verdict),
+        text=found.text,
+        said=_verdict_line(found, judgements, tally, look, most, settings),
+        games=games,
+    )
+
+
+def _verdict_line(
+    found: OverallVerdict,
+    judgements: Mapping[str, Judgement],
+    tally: CompareTally,
+    look: int,
+    most: int,
+    settings: TestSettings,
+) -> str:
+    """``NEW is better than OLD: better in A; no change in B``, and the others of SPEC 10.10."""
+    new, old, detail = tally.new, tally.old, found.text
+    if found.verdict is Overall.BETTER:
+        return f"{new} is better than {old}: {detail}"
+    if found.verdict is Overall.NOT_BETTER:
+        if any(j.verdict is Verdict.WORSE for j in judgements.values()):
+            return f"{new} is not better than {old}: {detail}"
+        return (
+            f"{new} is not better than {old}: no game gained {settings.e1:g} sd or more ({detail})"
+        )
+    if look < most:
+        return f"undecided so far: {look} of at most {most} deals per table: {detail}"
+    return f"inconclusive at max: {most} deals per table: {detail}"
+
+
+def _judgement_text(judgement: Judgement, deals: int) -> str:
+    """``better (t = +5.31 >= 5.00): NEW - OLD per deal +3.21, 95% interval [...] over 16
+    deals``."""
+    what = f"{judgement.verdict} ({judgement.why})"
+    if judgement.mean is None:
+        return f"{what}: no complete deal yet"
+    estimate = f"NEW - OLD per deal {judgement.mean:+.2f}"
+    if judgement.low is not None and judgement.high is not None:
+        estimate += (
+            f", {judgement.confidence:.0%} interval [{judgement.low:+.2f}, {judgement.high:+.2f}]"
+        )
+    tables = "" if judgement.n == deals else f" of its tables, {deals} per table"
+    return f"{what}: {estimate} over {judgement.n} deals{tables}"
+
+
+def save_look(store: ResultStore, look: CompareLook | None) -> None:
+    """Keep the latest look in the results file (None: drop it, a comparison started afresh)."""
+    store.save_note(COMPARE_NOTE, None if look is None else msgspec.json.encode(look).decode())
+
+
+def read_look(store: ResultStore) -> CompareLook | None:
+    """The latest look kept in a comparison's results file (None: none yet, or a file of an
+    arena that kept none, or kept the single LLR of an older test); a damaged one is a
+    StoreError."""
+    text = store.note(COMPARE_NOTE)
+    if text is None:
+        return None
+    try:
+        if "llr" in msgspec.json.decode(text, type=dict[str, object]):
+            return None  # an older arena's look, of its single LLR: judged afresh when run
+        return msgspec.json.decode(text, type=CompareLook)
+    except msgspec.ValidationError as exc:
+        raise StoreError(f"{store.path}: note:{COMPARE_NOTE}: {exc}") from None
+    except msgspec.DecodeError:
+        raise StoreError(f"{store.path}: note:{COMPARE_NOTE}: not JSON") from None
+
+
+LookCallback = Callable[[CompareLook], None]
 
 
 async def run_compare(
@@ -229,6 +431,7 @@ async def run_compare(
     judgements: dict[str, Judgement] = {}
     verdict = overall(judgements)
     before = 0  # matches of the earlier rounds (all stored)
+    kept: CompareLook | None = None
     for look in rounds:
         deals = {label: frozen.get(label, look) for label in plan.tables}
         part = plan.first_deals(deals)
@@ -251,14 +454,18 @@ async def run_compare(
             total.started_processes += played.started_processes
         before = len(part)
         if played.aborted:
-            return CompareReport(judgements, deals, verdict, total, played.aborted)
+            return CompareReport(judgements, deals, verdict, total, aborted=played.aborted)
         judgements = tally.judge(deals, settings, sequential=len(rounds) > 1)
         for label, judgement in judgements.items():
             if judgement.final:
                 frozen.setdefault(label, deals[label])
         verdict = overall(judgements)
+        kept = compare_look(
+            tally, look, judgements, deals, settings, most=rounds[-1], fixed=len(rounds) == 1
+        )
+        save_look(store, kept)  # (for the web page, arena serve: SPEC 10.7)
         if on_look is not None:
-            on_look(look, judgements, deals)
+            on_look(kept)
         if verdict.verdict is not Overall.INCONCLUSIVE:
             break
-    return CompareReport(judgements, deals, verdict, total)
+    return CompareReport(judgements, deals, verdict, total, kept)
