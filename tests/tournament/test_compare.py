@@ -3,13 +3,14 @@ same match id), the paired per-deal differences and forfeits, and the command en
 real bots: exact pairing (the same program as NEW and OLD gives 0 on every deal, and the field
 is sent the same bytes in both copies), verdicts, exit statuses, resuming."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from arena.referee.record import record_lines
 from arena.stats.sequential import TestSettings, Verdict
-from arena.tournament.compare import CompareTally, compare_schedule, sent_name
+from arena.tournament.compare import CompareTally, compare_schedule, read_look, sent_name
 from arena.tournament.schedule import GamePlan, sent_match_id
 from arena.tournament.store import ResultStore, StoredMatch
 from tests.referee.test_record_gzip import without_times
@@ -143,6 +144,17 @@ def test_compare_calls_the_heuristic_bot_better_and_resumes(tmp_path):
     assert "  alles-oder-nichts: better (t = +" in done.stdout
     assert "NEW - OLD per deal +" in done.stdout and "95% interval [+" in done.stdout
     assert "the field sees h and r as candidate, each match with fresh processes" in done.stdout
+    # as quick as docs/performance.md says (12 deals, the fewest a verdict may rest on)
+    decided = re.findall(r"^deals (\d+): alles-oder-nichts t (\S+) better$", done.stdout, re.M)
+    assert len(decided) == 1 and int(decided[0][0]) <= 16, done.stdout
+    # the look kept in the results file (for arena serve) is what was printed
+    with ResultStore.open_read(tmp_path / "r.sqlite") as store:
+        look = read_look(store)
+    assert look is not None and look.verdict == "better" and look.deals == int(decided[0][0])
+    assert look.said in done.stdout.splitlines()
+    (game,) = look.games
+    assert f"  alles-oder-nichts: {game.said}" in done.stdout.splitlines()
+    assert game.verdict == "better" and f"{game.t:+.2f}" == decided[0][1] and game.t >= game.bound
     again = compare(tmp_path, *args, "--concurrency", "2")
     assert again.returncode == 0 and "done: 0 played" in again.stdout
 
@@ -232,3 +244,45 @@ def test_bad_input_exits_3_and_a_failed_run_4_counting_what_is_stored(tmp_path):
     assert lines[0].startswith("Error: preflight: 1 of 3 bots cannot start")
     assert lines[-1].startswith(f"0 completed matches are stored in {tmp_path / 'r.sqlite'}")
     assert "Traceback" not in broken.stderr
+
+
+BREAKS = f"""\
+\"\"\"first_legal_bot, unless a file "broken" lies beside this one: then it cannot start.\"\"\"
+import runpy
+import sys
+from pathlib import Path
+
+if (Path(__file__).parent / "broken").exists():
+    sys.exit("broken")
+sys.path.insert(0, {str(FIRST_LEGAL.parent)!r})
+runpy.run_path({str(FIRST_LEGAL)!r}, run_name="__main__")
+"""
+
+
+def test_a_failure_after_matches_were_stored_counts_them(tmp_path):
+    """A run that fails (exit 4, no verdict) after an earlier one stored matches says how many
+    are stored and kept, never that nothing was played; the stored matches are still there."""
+    folder = tmp_path / "bot"  # (not in the results' folder, which bots cannot read)
+    folder.mkdir()
+    (folder / "bot.py").write_text(BREAKS)
+    results = tmp_path / "out" / "r.sqlite"
+    args = [
+        f"new={sys.executable} {folder / 'bot.py'}", "--against",
+        f"old={sys.executable} {FIRST_LEGAL}", *field(2), "--games", "aon", "--seed", "3",
+        "--results", results,
+    ]  # fmt: skip
+    first = arena("compare", *args, "--deals", "2")
+    assert first.returncode == 2, first.stdout + first.stderr
+    assert "done: 48 played" in first.stdout
+    (folder / "broken").touch()
+    grown = arena("compare", *args, "--deals", "4")
+    assert grown.returncode == 4, grown.stdout + grown.stderr
+    lines = grown.stderr.strip().splitlines()
+    assert lines[0].startswith("Error: preflight: 1 of 4 bots cannot start")
+    assert lines[-1] == (
+        f"48 completed matches are stored in {results} and kept: run the same command again to "
+        "resume"
+    )
+    assert "no match" not in grown.stderr and "Traceback" not in grown.stderr
+    with ResultStore.open_read(results) as store:
+        assert len(store.completed_ids()) == 48
