@@ -8,11 +8,21 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arena.referee.record import record_lines
 from arena.stats.sequential import TestSettings, Verdict
-from arena.tournament.compare import CompareTally, compare_schedule, read_look, sent_name
+from arena.tournament.compare import (
+    COMPARE_NOTE,
+    CompareTally,
+    compare_look,
+    compare_schedule,
+    read_look,
+    save_look,
+    sent_name,
+)
 from arena.tournament.schedule import GamePlan, sent_match_id
-from arena.tournament.store import ResultStore, StoredMatch
+from arena.tournament.store import ResultStore, StoredMatch, StoreError
 from tests.referee.test_record_gzip import without_times
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,6 +121,35 @@ def test_forfeits_where_the_other_did_not_make_a_game_worse():
     assert tally.forfeits() == {"aon": (1, 0)} and tally.forfeits(1) == {"aon": (0, 0)}
     judged = tally.judge({"aon": 2}, TestSettings())
     assert judged["aon"].verdict is Verdict.WORSE and "NEW forfeited 1 matches" in judged["aon"].why
+
+
+def test_the_look_kept_for_the_web_page_reads_back(tmp_path):
+    """A look is kept in the results file as each game's verdict (not an LLR): read back as
+    written; a look of the older single-LLR form reads as none kept (a rerun judges afresh);
+    a damaged one is a StoreError naming the file and the note."""
+    plan = compare_schedule(5, "new", "old", ["f1", "f2", "f3"], [AON])
+    tally = CompareTally("new", "old", plan.tables)
+    for m in plan.matches:
+        tally.add(stored(m, [30 + m.deal % 3 if b == "new" else 10 for b in m.seats]))
+    settings = TestSettings()
+    judged = tally.judge({"aon": 3}, settings)
+    look = compare_look(tally, 3, judged, {"aon": 3}, settings, most=3, fixed=True)
+    assert look.verdict == "inconclusive" and look.games[0].verdict == "undecided"
+    assert look.said == "inconclusive at max: 3 deals per table: undecided in aon"
+    assert look.games[0].said.startswith("undecided (not enough data: fewer than 12 deals): ")
+    path = tmp_path / "r.sqlite"
+    with ResultStore.open_for_run(path, name="c", fingerprint="f", definition={}) as store:
+        assert read_look(store) is None
+        save_look(store, look)
+        assert read_look(store) == look
+        store.save_note(COMPARE_NOTE, '{"llr": 1.5, "verdict": "undecided", "games": []}')
+        assert read_look(store) is None
+        store.save_note(COMPARE_NOTE, '{"games": 3}')
+        with pytest.raises(StoreError, match=r"r.sqlite: note:compare: "):
+            read_look(store)
+        store.save_note(COMPARE_NOTE, "{")
+        with pytest.raises(StoreError, match="note:compare: not JSON"):
+            read_look(store)
 
 
 def arena(*args):
