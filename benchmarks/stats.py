@@ -93,7 +93,7 @@ def rules(sim: ModuleType) -> tuple[str, list[int], Any, Any]:
 
 
 def rules_before(sim: ModuleType) -> tuple[str, list[int], Any, Any]:
-    """The rules of a checkout from before arena.stats.sequential (62dffe2 and earlier)."""
+    """The rules of a checkout from before arena.stats.sequential (main before issue 37)."""
     from arena.stats.moments import estimate
     from arena.stats.sprt import BETTER, NOT_BETTER, SprtSettings, llr, verdict
 
