@@ -50,11 +50,11 @@ from pathlib import Path
 
 import msgspec
 import trio
-import trio._core._run as trio_run  # SystemClock, to read its time without a Python call
 from msgspec import UNSET
 
 from arena.games import GameSpec, GameState
 from arena.games.cards import Rng, derive_seed
+from arena.referee import trio_fast
 from arena.referee.clock import Charge, SeatClock, TimeControl
 from arena.referee.lines import SHORT_READ_BYTES, LineTooLong, shorten
 from arena.referee.process import BotGone, BotProcess
@@ -293,9 +293,10 @@ class _Match:
         # each of the few readings per decision; a test's mock clock as it is). Deadlines given
         # to trio add the offset back (move_deadline).
         clock = trio.lowlevel.current_clock()
-        if type(clock) is trio_run.SystemClock:
+        offset = trio_fast.perf_counter_offset(clock)
+        if offset is not None:
             self.now: Callable[[], float] = time.perf_counter
-            self.clock_offset: float = clock.offset
+            self.clock_offset: float = offset
         else:
             self.now, self.clock_offset = clock.current_time, 0.0
         self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written

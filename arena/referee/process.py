@@ -37,17 +37,14 @@ on a busy machine, and the other matches of the process must not wait for it).
 from __future__ import annotations
 
 import atexit
-import math
 import os
 import re
 import resource
 import secrets
-import select
 import shutil
 import signal
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,9 +52,8 @@ from typing import Protocol
 
 import msgspec
 import trio
-import trio._core._run as trio_run  # the quick read path looks at the run loop (_QuickRead)
 
-from arena.referee import confine
+from arena.referee import confine, trio_fast
 from arena.referee.bot_spec import BotSpec
 from arena.referee.cgroups import BotCgroup
 from arena.referee.clock import TimeControl
@@ -346,187 +342,6 @@ async def _machine_seal() -> MachineSeal:
     return known if known is not None else await trio.to_thread.run_sync(confine.machine_seal)
 
 
-class _QuickState:
-    """What the quick reads of this process share. Not class attributes of _QuickRead: writing a
-    class attribute invalidates every attribute cache of that class, so each decision's count
-    made every self.x of the next read take the slow lookup (~1 us per decision)."""
-
-    __slots__ = ("taken", "step_task", "step_points", "step_shared")
-
-    def __init__(self) -> None:
-        self.taken = 0  # quick reads so far in this process
-        # The scheduler step last looked at (task, its count of schedule points), and whether
-        # any other task was runnable in it.
-        self.step_task: object = None
-        self.step_points = -1
-        self.step_shared = False
-
-
-_QUICK = _QuickState()
-# What a run the quick read cannot serve (or a closed pipe) has for a run queue: never empty,
-# so every read takes trio's path at its first check.
-_NEVER_EMPTY = (None,)
-
-
-class _QuickReadType(type):
-    @property
-    def taken(cls) -> int:
-        """Quick reads so far in this process (benchmarks and tests look)."""
-        return _QUICK.taken
-
-
-class _QuickRead(metaclass=_QuickReadType):
-    """The fast path for an ordinary reply: the bot answers within microseconds of its request,
-    so instead of a trio scheduler pass (epoll registration, the run loop, a task switch: about
-    6 us of CPU per decision) the referee waits for it in one ``poll`` of the bot's output *and*
-    trio's own epoll descriptor.
-
-    Taken only when nobody waits behind it: no task in trio's run queue, none left in the batch
-    of tasks the current scheduler step belongs to (trio runs a batch one task after the other;
-    those after this one wait until its step ends, which with quick reads only may be a whole
-    match: they are looked for once per step), and no cancellation pending for this task (a
-    deadline that expired in the pass that also brought data: trio's path delivers it, or a bot
-    that writes without end would keep the referee reading past its deadline). The wait ends as
-    soon as anything trio watches becomes ready (another bot's output, a stderr drain, a signal,
-    a thread's result), after which the caller takes trio's ordinary path. Timers cannot wake a
-    poll, so the poll never outlasts trio's next deadline (the match's own cancel scope, another
-    match's, a sleep): it waits at most up to it, rounded down to the millisecond, and when that
-    is under a millisecond away the caller takes trio's path at once. A timer is therefore never
-    late because of a quick read. (A fixed 1 ms poll timeout cost ~2 us of CPU per decision
-    more: a timer that short is armed in the hardware at every poll that sleeps.) Only with
-    trio's system clock (not under a test's mock clock) and where trio's run state is what it
-    was written for (trio 0.35, epoll); otherwise every read takes the ordinary path.
-
-    One per bot output (``fd``), for its whole life: it finds what it looks at in a trio run at
-    its first read in that run (``attach``), so a read is one call (LineReader.line_now calls
-    it), with no look-up of the run first.
-    """
-
-    __slots__ = (
-        "fd",
-        "closed",
-        "runner",
-        "runq",
-        "deadlines",
-        "next_deadline",
-        "clock_offset",
-        "poll",
-        "only_ours",
-    )
-
-    def __init__(self, fd: int) -> None:
-        self.fd = fd
-        self.closed = False  # the fd is closed (its number may be reused): no read any more
-        self.runner: object = None  # the run the fields below belong to (attach)
-        self.runq: object = _NEVER_EMPTY
-        self.deadlines: object = None
-        self.next_deadline: Callable[[], float] = None  # type: ignore[assignment]
-        self.clock_offset = 0.0
-        self.poll: Callable[[int | None], list[tuple[int, int]]] = None  # type: ignore[assignment]
-        # What poll() returns when the bot's output, and nothing trio watches, is ready.
-        self.only_ours = [(fd, select.POLLIN)]
-
-    def attach(self, runner: object) -> None:
-        """Find what read() looks at in ``runner``'s run (its first read in that run): a run
-        that is not as the quick read was written for keeps a run queue that is never empty."""
-        self.runner, self.runq = runner, _NEVER_EMPTY
-        if self.closed:
-            return
-        try:
-            epoll = runner.io_manager._epoll  # type: ignore[attr-defined]  # trio's internals
-            runq = runner.runq  # type: ignore[attr-defined]
-            clock = runner.clock  # type: ignore[attr-defined]
-            deadlines = runner.deadlines  # type: ignore[attr-defined]
-            heap = deadlines._heap  # read() looks at its top
-            task = trio_run.GLOBAL_RUN_CONTEXT.task
-            task._schedule_points, task._next_send_fn, task._cancel_status.effectively_cancelled  # noqa: B018  # what read() looks at
-            iter(runner.tasks)  # type: ignore[attr-defined]
-        except (AttributeError, TypeError):
-            return
-        if (
-            type(clock) is not trio_run.SystemClock
-            or not hasattr(runq, "__len__")
-            or not callable(deadlines.next_deadline)
-            or type(heap) is not list
-        ):
-            return
-        poller = select.poll()
-        poller.register(self.fd, select.POLLIN)
-        poller.register(epoll.fileno(), select.POLLIN)
-        self.poll = poller.poll
-        self.deadlines, self.next_deadline = deadlines, deadlines.next_deadline
-        self.clock_offset = clock.offset
-        self.runq = runq
-
-    def close(self) -> None:
-        """The fd is about to be closed: every read from now on takes trio's path."""
-        self.closed = True
-        self.runner = None  # (the next read attaches anew, and finds it closed)
-
-    def read(
-        self, max_bytes: int, until: float = math.inf, task: trio_run.Task | None = None
-    ) -> bytes | None:
-        """The bot's output if it comes before trio's next deadline and ``until`` (in
-        time.perf_counter()'s time: the request's own deadline, which the caller need not have
-        given trio yet) and nothing else needs the loop; None: take the ordinary path. Only
-        inside trio.run, in ``task`` (the trio task reading: a caller that knows it spares the
-        look-up, a thread-local's attribute; None: ``GLOBAL_RUN_CONTEXT.task``, the current one)."""
-        if task is None:
-            task = trio_run.GLOBAL_RUN_CONTEXT.task
-        if task._runner is not self.runner:  # (_QuickRead.usable() checked that Task has it)
-            self.attach(task._runner)
-        if self.runq:
-            return None
-        points = task._schedule_points
-        shared = _QUICK
-        if points != shared.step_points or task is not shared.step_task:
-            # A new scheduler step: is another task of its batch still to run? (_next_send_fn:
-            # what trio sets when it makes a task runnable and clears when the task runs.)
-            shared.step_task, shared.step_points = task, points
-            shared.step_shared = any(
-                other._next_send_fn is not None and other is not task
-                for other in self.runner.tasks  # type: ignore[attr-defined]
-            )
-        if shared.step_shared or task._cancel_status.effectively_cancelled:
-            return None  # another task's turn, or a cancellation to deliver (trio's path does)
-        # trio's next deadline: the top of its heap when that entry is current (what
-        # next_deadline() returns first, without the call), none when the heap is empty (the
-        # match's scope has had no deadline yet: all its decisions were quick), else
-        # next_deadline() itself.
-        heap = self.deadlines._heap  # type: ignore[attr-defined]  # (a prune replaces the list)
-        if not heap:
-            deadline = math.inf
-        else:
-            deadline, _, scope = heap[0]
-            if deadline != scope._registered_deadline:
-                deadline = self.next_deadline()
-        wait_s = deadline - self.clock_offset  # (in perf_counter's time)
-        wait_s = (wait_s if wait_s < until else until) - time.perf_counter()
-        if wait_s < 0.001:
-            return None  # a deadline is (nearly) due: trio's path handles it
-        if self.poll(int(wait_s * 1000) if wait_s < QUICK_WAIT_MAX_S else None) != self.only_ours:
-            # Nothing before the deadline, or trio has something to do (or the bot's output
-            # ended: POLLHUP), each of which trio's path takes.
-            return None
-        try:
-            data = os.read(self.fd, max_bytes)
-        except BlockingIOError:
-            return None
-        except OSError:
-            return b""
-        shared.taken += 1
-        return data
-
-    @staticmethod
-    def usable() -> bool:
-        """Whether this trio's tasks name their run (``Task._runner``), which read() uses to
-        tell its run; where they do not, no quick read is made at all."""
-        return hasattr(trio_run.Task, "_runner")
-
-
-QUICK_WAIT_MAX_S = 3600.0  # beyond this (or no deadline at all) the poll waits without a timeout
-
-
 class ProcessTransport:
     """A bot subprocess: stdin/stdout pipes, stderr drained to a capped log file."""
 
@@ -557,7 +372,7 @@ class ProcessTransport:
         self._stdin_fd = self._stdin.fileno()
         self._stdout_fd = self._stdout.fileno()
         # The fast read path (LineReader.line_now calls its read), where this trio allows it.
-        self.quick = _QuickRead(self._stdout_fd) if _QuickRead.usable() else None
+        self.quick = trio_fast.QuickRead(self._stdout_fd) if trio_fast.usable() else None
         self._streams_closed = False  # set before the fds are closed: their numbers get reused
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()  # set once stderr reached its end (or draining stopped)
