@@ -438,6 +438,17 @@ class ProcessTransport:
     # instead of one (benchmarks/limit.py). A write that fits in the pipe returns without yielding;
     # a read always waits for readability first, so it is a checkpoint.
 
+    def write_nowait(self, data: bytes) -> int:
+        """Write what the bot's input takes now, without waiting; the number of bytes written
+        (0: the pipe is full, the bot is not reading yet). OSError once it cannot be written
+        (closed here, or EPIPE: the bot closed its input or exited)."""
+        if self._streams_closed:
+            raise BrokenPipeError("the bot's input was already closed")
+        try:
+            return os.write(self._stdin_fd, data)
+        except BlockingIOError:
+            return 0
+
     async def send_all(self, data: bytes) -> None:
         if self._streams_closed:
             raise trio.ClosedResourceError("the bot's input was already closed")
@@ -728,15 +739,11 @@ class BotProcess:
         tell); the number of bytes written. Raises BotGone like :meth:`send`."""
         transport = self.transport
         # Only the real transport itself: a wrapper (arena check swaps one in) may change what
-        # is written in its send_all. It writes the raw fd itself (a call fewer per decision).
+        # is written in its send_all.
         if type(transport) is not ProcessTransport:
             return 0
-        if transport._streams_closed:
-            raise BotGone("the bot's input was already closed")
         try:
-            return os.write(transport._stdin_fd, data)
-        except BlockingIOError:  # the pipe is full: the bot is not reading yet
-            return 0
+            return transport.write_nowait(data)
         except OSError as error:  # EPIPE: the bot closed its input or exited
             raise BotGone(str(error) or type(error).__name__) from None
 
