@@ -32,20 +32,24 @@ marker line is written just before the first stderr bytes that arrive after it, 
 markers only for matches in which the bot wrote something. Closing a bot kills its cgroup where it
 has one; without, its processes are looked for in /proc in a thread (that look takes milliseconds
 on a busy machine, and the other matches of the process must not wait for it).
+
+One job per module: this one runs the bot (:class:`ProcessTransport`: its pipes, stderr drain and
+end; :class:`BotProcess`: the protocol's hello, ready and bye); what starting it decides (limits,
+seal, what exec refuses) is in arena/referee/launch.py; finding its processes in /proc, their CPU
+time and killing them in arena/referee/proc_tree.py; its lines in lines.py; its stderr logs in
+stderr_log.py; the quick read of a reply in trio_fast.py.
 """
 
 from __future__ import annotations
 
 import atexit
 import os
-import re
-import resource
 import secrets
 import shutil
 import signal
 import subprocess
 import tempfile
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -53,18 +57,37 @@ from typing import Protocol
 import msgspec
 import trio
 
-from arena.referee import confine, trio_fast
+from arena.referee import trio_fast
 from arena.referee.bot_spec import BotSpec
 from arena.referee.cgroups import BotCgroup
 from arena.referee.clock import TimeControl
-from arena.referee.confine import DEFAULT_MAX_PROCESSES, SEAL_OFF, MachineSeal, SealPlan
+from arena.referee.confine import DEFAULT_MAX_PROCESSES
 from arena.referee.cores import pin_threads
+from arena.referee.launch import (
+    DEFAULT_CPU_SECONDS,
+    DEFAULT_FILE_MB,
+    DEFAULT_MEMORY_MB,
+    BotStartupError,
+    check_bwrap,
+    limits_setter,
+    safe_name,
+    seal_method,
+    sealed_command,
+    spawn_problem,
+)
 from arena.referee.lines import (
     DEFAULT_MAX_LINE_BYTES,
     LineReader,
     LineTooLong,
     printable,
     shorten,
+)
+from arena.referee.proc_tree import (
+    TOKEN_VARIABLE,
+    kill_everything,
+    process_running,
+    processes_cpu_seconds,
+    related_pids,
 )
 from arena.referee.protect import protect_referee
 from arena.referee.spawn import (
@@ -80,9 +103,6 @@ from arena.referee.stderr_log import PROCESS_CAP_BYTES, StderrLog
 from protocol.codec import decode_from_bot, encode_line
 from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 
-DEFAULT_MEMORY_MB = 4096
-DEFAULT_CPU_SECONDS = 3600
-DEFAULT_FILE_MB = 64
 STDERR_CAP_BYTES = PROCESS_CAP_BYTES
 STDERR_TAIL_LINES = 12  # a crash fault quotes this many of the last stderr lines (a stack trace)
 CLOSE_GRACE_S = 1.0  # after bye, how long a bot may take to exit before it is killed
@@ -90,23 +110,8 @@ CLOSE_GRACE_S = 1.0  # after bye, how long a bot may take to exit before it is k
 # Process groups still running (leader pid -> the bot's token), killed at interpreter exit if their
 # owner never got to close().
 _LIVE_GROUPS: dict[int, str | None] = {}
-# Every bot process gets this variable with a random value of its own. A process that carries it
-# belongs to that bot even when it left the bot's session and its parent died (a daemon): close()
-# finds it by this mark. (A process that also clears its environment escapes this; only the
-# sandbox's PID namespace catches that one.)
-TOKEN_VARIABLE = "ARENA_BOT_TOKEN"
 # Each bot's cgroup, where the machine offers them (arena/referee/cgroups.py): the sure way.
 _LIVE_CGROUPS: dict[int, BotCgroup] = {}
-
-
-class BotStartupError(Exception):
-    """A bot could not be started or did not say ready in time (the message names the bot)."""
-
-    def __init__(self, bot: str, reason: str) -> None:
-        self.bot = bot
-        self.reason = reason
-        self.stderr_tail = ""  # the last lines of its standard error, when it ran at all
-        super().__init__(f"bot {bot}: {reason}")
 
 
 class BotGone(Exception):
@@ -137,127 +142,6 @@ def describe_returncode(code: int | None) -> str | None:
 # -- the real transport: a subprocess ---------------------------------------------------------------
 
 
-def _stat_fields(pid: int) -> list[bytes] | None:
-    """The fields of /proc/<pid>/stat after the command name (the first is field 3, the
-    state), or None if it is gone or cannot be read."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            data = handle.read()
-    except OSError:
-        return None
-    return data[data.rfind(b")") + 2 :].split()
-
-
-def _read_proc_stat(pid: int, zombies: bool = False) -> tuple[int, int, int] | None:
-    """(parent pid, process group, session) of ``pid``, or None if it is gone or (unless
-    ``zombies``) a zombie."""
-    fields = _stat_fields(pid)
-    if fields is None or (fields[:1] == [b"Z"] and not zombies):
-        return None
-    try:
-        return int(fields[1]), int(fields[2]), int(fields[3])
-    except (IndexError, ValueError):
-        return None
-
-
-def _cpu_ticks(pid: int) -> int | None:
-    """The CPU time of ``pid``, every thread of it, and its children that it has waited for
-    (utime + stime + cutime + cstime of /proc/<pid>/stat), in clock ticks; None if it is gone
-    or cannot be read."""
-    fields = _stat_fields(pid)
-    if fields is None:
-        return None
-    try:
-        return sum(int(value) for value in fields[11:15])  # fields 14-17
-    except ValueError:
-        return None
-
-
-def processes_cpu_seconds(leader: int, token: str | None = None) -> float | None:
-    """The CPU seconds used so far by the processes :func:`related_pids` finds for ``leader``,
-    zombies included, with the children they waited for; None where /proc cannot tell (not
-    Linux) or ``leader`` is gone. (A child whose parent ended before waiting for it, and that
-    ended too, is no longer counted: a cgroup counts it, :meth:`BotCgroup.cpu_seconds`.)"""
-    try:
-        per_second = os.sysconf("SC_CLK_TCK")
-    except (AttributeError, ValueError, OSError):
-        return None
-    if per_second <= 0 or _cpu_ticks(leader) is None:
-        return None
-    ticks = 0
-    for pid in related_pids(leader, token, zombies=True):
-        ticks += _cpu_ticks(pid) or 0  # (one that ended meanwhile: its parent counts it now)
-    return ticks / per_second
-
-
-def process_running(pid: int) -> bool:
-    """True while ``pid`` exists and is not a zombie."""
-    return _read_proc_stat(pid) is not None
-
-
-def _carries_token(pid: int, token: bytes) -> bool:
-    try:
-        with open(f"/proc/{pid}/environ", "rb") as handle:
-            return token in handle.read().split(b"\0")
-    except OSError:  # gone, or not ours to read
-        return False
-
-
-def related_pids(leader: int, token: str | None = None, zombies: bool = False) -> set[int]:
-    """Every live process in ``leader``'s process group or session, or descended from it, or
-    carrying ``TOKEN_VARIABLE=token`` in its environment (and, with ``zombies``, every such
-    process that ended and was not waited for yet)."""
-    stats: dict[int, tuple[int, int, int]] = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return set()
-    for name in names:
-        if name.isdigit():
-            stat = _read_proc_stat(int(name), zombies)
-            if stat is not None:
-                stats[int(name)] = stat
-    found = {
-        pid for pid, (_, group, session) in stats.items() if group == leader or session == leader
-    }
-    if token:
-        mark = f"{TOKEN_VARIABLE}={token}".encode()
-        found.update(pid for pid in stats if pid not in found and _carries_token(pid, mark))
-    if leader in stats:
-        found.add(leader)
-    children: dict[int, list[int]] = {}
-    for pid, (parent, _, _) in stats.items():
-        children.setdefault(parent, []).append(pid)
-    todo = list(found)
-    while todo:
-        for child in children.get(todo.pop(), ()):
-            if child not in found:
-                found.add(child)
-                todo.append(child)
-    found.discard(os.getpid())
-    return found
-
-
-def kill_everything(leader: int, token: str | None = None) -> None:
-    """SIGKILL the bot's process group, session, descendants and every process carrying its token
-    (a few rounds, against forks)."""
-    for _ in range(5):
-        # Find the tree before killing: once the leader dies, an escaped child's parent link
-        # is gone.
-        pids = related_pids(leader, token)
-        try:
-            os.killpg(leader, signal.SIGKILL)
-        except OSError:
-            pass
-        if not pids:
-            break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-
-
 @atexit.register
 def _kill_leftovers() -> None:
     for leader, token in list(_LIVE_GROUPS.items()):
@@ -265,81 +149,6 @@ def _kill_leftovers() -> None:
     for cgroup in list(_LIVE_CGROUPS.values()):
         cgroup.kill()
         cgroup.remove()
-
-
-def _spawn_problem(argv: Sequence[str], env: Mapping[str, str]) -> str | None:
-    """What exec would refuse in a command line or environment, in one line; None if fine."""
-    for arg in argv:
-        if "\0" in arg:
-            return f"its command line holds a NUL character: {arg!r}"
-    for key, value in env.items():
-        if not key or "=" in key or "\0" in key or "\0" in value:
-            return f"environment variable {key!r}: a name without = or NUL, a value without NUL"
-    return None
-
-
-def _limits_setter(memory_mb: int, cpu_seconds: int, file_mb: int, processes: int | None = None):
-    """The preexec_fn that applies the limits in the child, between fork and exec (with
-    ``processes``, RLIMIT_NPROC: for a bot with a user id of its own)."""
-
-    def limit(kind: int, soft: int, hard: int) -> None:
-        # Never above the organiser's own hard limit (ulimit): raising it is not allowed.
-        _, ceiling = resource.getrlimit(kind)
-        if ceiling != resource.RLIM_INFINITY:
-            soft, hard = min(soft, ceiling), min(hard, ceiling)
-        resource.setrlimit(kind, (soft, hard))
-
-    def apply() -> None:
-        address_space = memory_mb * 1024 * 1024
-        limit(resource.RLIMIT_AS, address_space, address_space)
-        # The soft CPU limit sends SIGXCPU; the hard one, a little later, SIGKILL.
-        limit(resource.RLIMIT_CPU, cpu_seconds, cpu_seconds + 5)
-        size = file_mb * 1024 * 1024
-        limit(resource.RLIMIT_FSIZE, size, size)
-        limit(resource.RLIMIT_CORE, 0, 0)
-        if processes is not None:
-            limit(resource.RLIMIT_NPROC, processes, processes)
-
-    return apply
-
-
-async def _seal_method(spec: BotSpec) -> str | None:
-    """How to seal this bot: "namespaces", "bwrap", or None (not sealed: ``sandbox = "none"``,
-    or the machine allows neither, which the arena says once at start). BotStartupError when
-    ``sandbox = "bwrap"`` cannot run here, or the bot's folder is one its seal would hide."""
-    if spec.sandbox == SEAL_OFF:
-        return None
-    machine = await _machine_seal()
-    if spec.sandbox == "bwrap":
-        problem = await check_bwrap()
-        if problem:
-            raise BotStartupError(spec.name, problem)
-        how: str | None = "bwrap"
-    else:
-        how = machine.method
-    folder = os.path.abspath(spec.cwd) if spec.cwd else None
-    if how is not None and folder in ("/", *confine.PRIVATE_DIRS, *confine.EMPTY_DIRS):
-        where = "sandbox 'bwrap'" if spec.sandbox == "bwrap" else "sealed"
-        raise BotStartupError(
-            spec.name,
-            f"{where}: the bot's folder {spec.cwd!r} must not be /, /tmp, /var/tmp, /dev/shm "
-            "or /run (its own private ones would hide it, or it would show the machine's): "
-            'give it a folder of its own, or sandbox = "none" (SPEC.md section 7)',
-        )
-    return how
-
-
-async def check_bwrap() -> str | None:
-    """None when ``sandbox = "bwrap"`` can run here, else a one-line reason (found once)."""
-    machine = await _machine_seal()
-    return None if machine.bwrap_problem is None else f"sandbox 'bwrap': {machine.bwrap_problem}"
-
-
-async def _machine_seal() -> MachineSeal:
-    """How bots are sealed here (arena.referee.confine), found once, in a thread (it starts a
-    process or two)."""
-    known = confine.known_machine()
-    return known if known is not None else await trio.to_thread.run_sync(confine.machine_seal)
 
 
 class ProcessTransport:
@@ -551,50 +360,9 @@ class ProcessTransport:
             _remove(self.private_dir)
 
 
-def _sealed(
-    spec: BotSpec,
-    argv: list[str],
-    folder: str | None,
-    user: BotUser | None,
-    how: str,
-    log_dir: Path,
-    file_mb: int,
-) -> tuple[list[str], Callable[[], None] | None]:
-    """The bot's command line and what its child runs before exec, sealed ``how`` ("namespaces":
-    the child makes them; "bwrap": the command line runs it in bubblewrap). BotStartupError for
-    a program its seal would hide."""
-    plan = SealPlan(
-        workdir=folder or "/tmp",  # without a folder: its private /tmp
-        own_folder=folder,
-        program_folders=tuple(confine.program_folders(argv, folder or "/")),
-        hidden=confine.hidden_from(
-            [folder] if folder else [], (), (*spec.hidden, os.path.abspath(log_dir))
-        ),
-        file_mb=file_mb,
-        owner=None if user is None else (user.uid, user.gid),
-        drop_capabilities=how == "namespaces" and user is None and os.geteuid() == 0,
-    )
-    program = os.path.normpath(os.path.join(folder or "/", argv[0]))
-    covering = [path for path in plan.hidden if confine.under(program, path)]
-    if "/" in argv[0] and covering and not (folder and confine.under(program, folder)):
-        raise BotStartupError(
-            spec.name,
-            f"sealed: its program {program} is in {covering[0]}, which its seal hides (the "
-            "arena's files and other bots' folders): keep it in the bot's own folder "
-            "(SPEC.md section 7)",
-        )
-    if how == "namespaces":
-        return argv, confine.namespaces_child(plan)
-    return confine.bwrap_argv(plan, argv, strict=spec.sandbox == "bwrap"), None
-
-
 def _remove(folder: str | None) -> None:
     if folder is not None:
         shutil.rmtree(folder, ignore_errors=True)
-
-
-def _safe_name(name: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:60] or "bot"
 
 
 # -- the bot ------------------------------------------------------------------------------------------
@@ -772,7 +540,7 @@ class BotProcess:
         log_dir = Path(log_dir)
         log_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         protect_referee()
-        how = await _seal_method(spec)
+        how = await seal_method(spec)
         if spec.cwd and not os.path.isdir(spec.cwd):
             raise BotStartupError(spec.name, f"working directory {spec.cwd} does not exist")
         try:
@@ -816,7 +584,7 @@ class BotProcess:
         private = None  # the unsealed bot's HOME and TMPDIR, on the machine's /tmp
         enter = None  # what its child runs to seal itself (as root)
         if how is None:
-            private = tempfile.mkdtemp(prefix=f"arena-{_safe_name(spec.name)}-")
+            private = tempfile.mkdtemp(prefix=f"arena-{safe_name(spec.name)}-")
             home, tmp = os.path.join(private, "home"), os.path.join(private, "tmp")
             for made in (home, tmp):
                 os.mkdir(made)
@@ -825,7 +593,7 @@ class BotProcess:
                     os.chown(made, user.uid, user.gid)  # its own HOME and TMPDIR
             workdir = folder or private
         else:
-            argv, enter = _sealed(spec, argv, folder, user, how, log_dir, file_mb)
+            argv, enter = sealed_command(spec, argv, folder, user, how, log_dir, file_mb)
             home, tmp = "/tmp/home", "/tmp/tmp"
             workdir = folder or "/"  # (where the child starts; the seal moves it to its own)
         env = {
@@ -835,14 +603,14 @@ class BotProcess:
             "TMPDIR": tmp,
         }
         env.update(dict(spec.env))
-        problem = _spawn_problem(argv, env)
+        problem = spawn_problem(argv, env)
         if problem:
             _remove(private)
             raise BotStartupError(spec.name, problem)
         token = secrets.token_hex(16)
         env[TOKEN_VARIABLE] = token
         max_processes = spec.max_processes or DEFAULT_MAX_PROCESSES
-        limits = _limits_setter(
+        limits = limits_setter(
             spec.memory_mb or DEFAULT_MEMORY_MB,
             spec.cpu_seconds or DEFAULT_CPU_SECONDS,
             file_mb,
@@ -875,12 +643,12 @@ class BotProcess:
                     f"folder; choose another with the bot's user or {BOT_USER_VARIABLE})"
                 )
             raise BotStartupError(spec.name, f"cannot run {spec.argv[0]!r}: {reason}") from None
-        log_path = log_dir / f"{_safe_name(spec.name)}-{process.pid}.stderr.log"
+        log_path = log_dir / f"{safe_name(spec.name)}-{process.pid}.stderr.log"
         transport = ProcessTransport(
             process,
             log_path,
             private,
-            log_name=_safe_name(spec.name),
+            log_name=safe_name(spec.name),
             token=token,
             cgroup=cgroup,
             lease=None if user is None else user.lease,
