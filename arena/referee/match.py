@@ -761,7 +761,7 @@ class _Match:
         if used_ms > limit_ms:
             return None  # late: read_reply's path books and reports it
         seat.times_ms.append(used_ms)
-        charged_ms = seat.clock.charge(used_ms).charged_ms
+        charged_ms = seat.clock.charged_in_time_ms(used_ms)
         if self.unwritten_request is not None:  # a compact record's
             index = None if reply is None else reply.index
             self.record_decision(seat, request_id, used_ms, charged_ms, line, chosen, index)
@@ -1083,7 +1083,7 @@ class _Match:
                         # does not undo that, and the next seat's wait would end at once. (Only
                         # trio's scheduler cancels it, and ask_now never yields to it.)
                         expired = self.now() >= self.expiry_check_from and self.scope_expired(scope)
-                    self.apply(seat, *answer)
+                    self.apply(seat, answer[0], answer[1])
                     if expired:
                         break
             if scope.cancelled_caught and self.waiting is not None:
