@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Iterable
 
 # Every bot process gets this variable with a random value of its own. A process that carries it
 # belongs to that bot even when it left the bot's session and its parent died (a daemon): close()
@@ -128,8 +129,13 @@ def kill_everything(leader: int, token: str | None = None) -> None:
             pass
         if not pids:
             break
-        for pid in pids:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
+        kill_pids(pids)
+
+
+def kill_pids(pids: Iterable[int]) -> None:
+    """SIGKILL each of ``pids`` that is still there."""
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:  # gone already, or not ours
+            pass
