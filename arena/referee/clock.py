@@ -78,6 +78,14 @@ class SeatClock:
         """After this long without a complete reply, the decision is a timeout."""
         return self.allowed_ms() + self.control.margin_ms
 
+    def charged_in_time_ms(self, used_ms: float) -> int:
+        """Book a decision answered in time (``used_ms`` within its limit): what the bank lost,
+        0 without a bank (then nothing is booked, and no Charge is made: the referee's usual
+        decision needs only this number)."""
+        if self.bank_left_ms is None:
+            return 0
+        return self.charge(used_ms).charged_ms
+
     def charge(self, used_ms: float | None) -> Charge:
         """Book a decision that took ``used_ms`` (None: no reply in time)."""
         if used_ms is not None and used_ms <= self._in_time_limit_ms:

@@ -47,19 +47,22 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from math import floor
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import trio
-import trio._core._run as trio_run  # SystemClock, to read its time without a Python call
 from msgspec import UNSET
 
 from arena.games import GameSpec, GameState
 from arena.games.cards import Rng, derive_seed
+from arena.referee import trio_fast
 from arena.referee.clock import Charge, SeatClock, TimeControl
 from arena.referee.lines import SHORT_READ_BYTES, LineTooLong, shorten
 from arena.referee.process import BotGone, BotProcess
 from arena.referee.record import (
+    CANONICAL_ID_AT,
     CANONICAL_REPLY_BASE,
+    CANONICAL_TYPE_AT,
     GZIP_FLUSH_S,
     RECORD_FORMAT,
     RECORDED_LINE_CHARS,
@@ -79,11 +82,10 @@ from arena.referee.results import (
     machine_load_per_core,
 )
 from protocol.codec import (
-    INDEX_REPLY_MAX_BYTES,
     decode_from_bot,
-    decode_index_reply,
     decode_plain_action,
     encode_line,
+    index_reply,
     stale_action_id,
 )
 from protocol.messages import (
@@ -101,7 +103,6 @@ DEADLINE_SLACK_S = 0.001  # see the module docstring: a deadline may fire this m
 MATCH_END_TIMEOUT_S = 2.0  # how long delivering match_end to one bot may take
 SHARED_LINES_KEPT = 256  # at a private event, more shared lines than this are shared out
 RECORDED_STALE_REPLIES = 5  # stale answers recorded per request (the rest are skipped unrecorded)
-QUOTE = ord('"')  # a reply by name ends with it before its "}" (quick_reply)
 
 
 @dataclass
@@ -134,11 +135,29 @@ class _Seat:
     canonical_len: int = 0
 
     def take_shared(self, shared: list[bytes]) -> None:
-        """Move the match's shared lines this seat has not taken to its pending lines (before a
-        line for it alone, which must come after them)."""
+        """Move the match's shared lines this seat has not taken to its pending lines."""
         if self.shared_taken < len(shared):
             self.pending += shared[self.shared_taken :]
             self.shared_taken = len(shared)
+
+    def add_line(self, shared: list[bytes], line: bytes) -> None:
+        """Queue a line for this seat alone, after the shared lines it has not taken (which
+        came before it)."""
+        self.take_shared(shared)
+        self.pending.append(line)
+
+    def unseen(self, shared: list[bytes], last: bytes | bytearray) -> bytes:
+        """One write of everything the seat has not seen yet, then ``last``: its pending lines
+        (rare: match start, a private event, a fault notice), the shared lines it has not taken.
+        Both count as seen from here on."""
+        lines: list = shared[self.shared_taken :]
+        self.shared_taken = len(shared)
+        pending = self.pending
+        if pending:
+            lines[:0] = pending
+            pending.clear()
+        lines.append(last)  # (a bytearray too: join takes it as it is)
+        return b"".join(lines)
 
     def sent_time(self, request_id: int) -> float | None:
         """When request ``request_id`` was written; None for one not written to it in this match."""
@@ -169,16 +188,6 @@ def view_struct(state: GameState) -> type[msgspec.Struct] | None:
 
 
 assert Event.__struct_fields__[-1] == "event", "route_events builds event lines from a prefix"
-# ask_now encodes each request as one of these, Request's twin with positional fields and no
-# types checked: its view may then be the seat's view_struct, and the whole line is one encode
-# call (a Request of the same values is the same bytes: tests/referee/test_fast_paths.py).
-_RequestLine = msgspec.defstruct(
-    "Request",
-    Request.__struct_fields__,
-    tag=Request.__struct_config__.tag,
-    tag_field=Request.__struct_config__.tag_field,
-    gc=False,
-)
 
 
 class _Match:
@@ -196,7 +205,6 @@ class _Match:
         "compact_record",
         "control",
         "dealer",
-        "decision_ms",
         "event_prefix",
         "events_routed",
         "expiry_check_from",
@@ -259,7 +267,6 @@ class _Match:
         self.autopilot_decision = False
         self.record_entries = record.entries  # where a compact decision's array goes
         self.banked = control.bank_ms is not None  # else charged_ms is null
-        self.decision_ms = control.decision_ms
         # (In the match's time, self.now.) Kept record lines are written at a request after it.
         self.record_due = 0.0
         self.resolved = game.resolve_options(options)
@@ -296,9 +303,10 @@ class _Match:
         # each of the few readings per decision; a test's mock clock as it is). Deadlines given
         # to trio add the offset back (move_deadline).
         clock = trio.lowlevel.current_clock()
-        if type(clock) is trio_run.SystemClock:
+        offset = trio_fast.perf_counter_offset(clock)
+        if offset is not None:
             self.now: Callable[[], float] = time.perf_counter
-            self.clock_offset: float = clock.offset
+            self.clock_offset: float = offset
         else:
             self.now, self.clock_offset = clock.current_time, 0.0
         self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
@@ -365,11 +373,7 @@ class _Match:
                 for index in audience:
                     seat = self.seats[index]
                     if seat.writable:  # (one that is not gets nothing more)
-                        # (seat.take_shared(shared) inline: these events are frequent too)
-                        if seat.shared_taken < len(shared):
-                            seat.pending += shared[seat.shared_taken :]
-                            seat.shared_taken = len(shared)
-                        seat.pending.append(line)
+                        seat.add_line(shared, line)
             if recording:
                 self.record.write(
                     {
@@ -459,24 +463,46 @@ class _Match:
         seat: _Seat,
         request_id: int,
         used_ms: float,
-        charge: Charge,
+        charged_ms: int,
         line: bytes,
         action: str,
+        index: int | None = None,
     ) -> None:
         """An ordinary decision of a compact record: its one array line, kept as the values at
         hand (the writer makes the line of them: RecordWriter); apply() records nothing more.
-        read_reply's shortcut does the same inline."""
+        ``index``: the reply's index when it is the usual reply (quick_reply's IndexReply)."""
         time_left = self.unwritten_request
         assert time_left is not None  # (the callers checked: a request kept back, compact)
         self.unwritten_request = None
         self.action_recorded = True
+        us = floor(used_ms * 1000.0 + 0.5)  # microseconds (ms3 of the line's ms)
+        if index is not None:
+            # The canonical reply, proved by its length and key order (record.py at
+            # CANONICAL_REPLY_BASE: the length of a seat's later ids' is never less than
+            # canonical_len; the bytes at CANONICAL_ID_AT and CANONICAL_TYPE_AT), of a seat
+            # with a request recorded before and no bank (canonical_len set): the short array,
+            # which the rest of the record gives the rest of.
+            if (
+                len(line) == seat.canonical_len + (index > 9)
+                and line[CANONICAL_ID_AT] == ord("d")
+                and line[CANONICAL_TYPE_AT] == ord("t")
+            ):
+                self.record_entries.append(ShortDecision(us, index))
+                return
+            # For the next ids (request_id + 1's digits on); never with a bank (0 matches no
+            # line IndexReply reads).
+            seat.canonical_len = (
+                CANONICAL_REPLY_BASE + 1 + len(str(request_id + 1))
+                if seat.clock.bank_left_ms is None
+                else 0
+            )
         self.record_entries.append(
-            Decision(
+            Decision(  # (not a tuple: see Decision)
                 seat.index,
                 request_id,
                 time_left,
-                floor(used_ms * 1000.0 + 0.5),  # microseconds (ms3 of the line's ms)
-                charge.charged_ms,
+                us,
+                charged_ms,
                 line.decode() if len(line) <= RECORDED_LINE_CHARS else recorded_text(line),
                 action,
             )
@@ -531,18 +557,14 @@ class _Match:
             }
         )
         if seat.writable:
-            seat.take_shared(self.shared_lines)  # (the notice comes after the events before it)
-            seat.pending.append(
-                encode_line(
-                    Fault(
-                        match_id=self.sent_id,
-                        id=request_id,
-                        kind=str(kind),
-                        message=f"bot {seat.bot.sent_name} {what}",  # the name it was sent
-                        forfeited=seat.forfeited,
-                    )
-                )
+            notice = Fault(
+                match_id=self.sent_id,
+                id=request_id,
+                kind=str(kind),
+                message=f"bot {seat.bot.sent_name} {what}",  # the name it was sent
+                forfeited=seat.forfeited,
             )
+            seat.add_line(self.shared_lines, encode_line(notice))  # (after the events before it)
 
     def autopilot_move(self, legal: list[str]) -> str:
         return legal[self.autopilot.below(len(legal))]
@@ -574,40 +596,30 @@ class _Match:
         # (Counted in the bot's stats at the match's end: run_match.)
         request_id = bot.last_request_id = bot.last_request_id + 1
         clock = seat.clock
-        # (clock.allowed_ms() inline without a bank: a call fewer per decision)
-        time_left = self.decision_ms if clock.bank_left_ms is None else clock.allowed_ms()
+        time_left = clock.allowed_ms()
         struct = self.view_struct
         values = None if struct is None else state.view_values(seat.index)
+        # The view as the seat's view_struct where the game has one: msgspec writes it as
+        # view()'s dict, byte for byte (view_struct), without building that dict.
+        view: Any = state.view(seat.index) if struct is None or values is None else struct(*values)
         line = self.request_buffer
-        encode_into(
-            _RequestLine(
-                self.sent_id,
-                request_id,
-                state.decision,
-                state.view(seat.index) if struct is None or values is None else struct(*values),
-                legal,
-                time_left,
-            ),
-            line,
+        request = Request(
+            match_id=self.sent_id,
+            id=request_id,
+            decision=state.decision,
+            view=view,
+            legal=legal,
+            time_left_ms=time_left,
         )
+        encode_into(request, line)
         line += b"\n"
-        # What the seat has not seen yet, then the request: its pending lines (rare: match
-        # start, a private event, a fault notice), the shared lines it has not taken.
-        shared = self.shared_lines
-        lines = shared[seat.shared_taken :]
-        seat.shared_taken = len(shared)
-        pending = seat.pending
-        if pending:
-            lines[:0] = pending
-            pending.clear()
-        lines.append(line)  # type: ignore[arg-type]  # (the bytearray: join takes it as it is)
-        data = b"".join(lines)
+        data = seat.unseen(self.shared_lines, line)  # what the seat has not seen, the request
         if self.recording:
             if self.compact_record:
                 self.unwritten_request = time_left  # the request's line only if needed
             else:
                 self.request_line(seat.index, request_id, state.decision, legal, time_left)
-        limit_ms = time_left + clock.margin_ms  # clock.deadline_ms(), known already
+        limit_ms = time_left + clock.margin_ms  # (clock.deadline_ms(), its time_left known)
         # The bot's time starts as the write begins: on a core it shares with the referee
         # (arena.referee.cores) the woken bot may run before the write returns.
         sent_at = self.now()
@@ -623,14 +635,7 @@ class _Match:
             self.move_deadline(scope, sent_at + limit_ms / 1000)
             self.asking = (request_id, legal, limit_ms, data[written:] if written else data, None)
             return None
-        # (self.sent() inline: a call fewer per decision, ~1k instructions; and its
-        # record_sent(), for a record's ~0.4k more)
-        if self.recording:
-            seat.sent_at.append(sent_at)
-            if sent_at >= self.record_due:
-                self.record_due = sent_at + GZIP_FLUSH_S
-                self.record.flush()
-        self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
+        self.sent(seat, sent_at)
         # The quick read waits at most to this request's deadline (the scope's is not moved here).
         # Nothing in trio runs meanwhile, so the wait need not be noted (self.waiting) for it.
         # (A short read: a longer reply is kept, and read_reply reads the rest.)
@@ -646,21 +651,16 @@ class _Match:
         self.asking = (request_id, legal, limit_ms, None, reply)
         return None
 
-    def sent(self, seat: _Seat, request_id: int, sent_at: float) -> float:
-        """The request is written; the bot's time started at ``sent_at`` (the match's time),
-        which is returned. (ask_now does the same inline.)"""
+    def sent(self, seat: _Seat, sent_at: float) -> None:
+        """The seat's latest request is written; the bot's time started at ``sent_at`` (the
+        match's time). The record notes it for its replies' "ms" (sent_time), and a slow
+        match's record is flushed for its watchers; the referee's own time ends here."""
         if self.recording:
-            self.record_sent(seat, sent_at)
+            seat.sent_at.append(sent_at)  # (at request_id - seat.first_id)
+            if sent_at >= self.record_due:  # a slow match: let its watchers see the lines so far
+                self.record_due = sent_at + GZIP_FLUSH_S
+                self.record.flush()
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
-        return sent_at
-
-    def record_sent(self, seat: _Seat, sent_at: float) -> None:
-        """Note when the seat's latest request was written, for its replies' "ms" (sent_time);
-        and flush the record of a slow match, for its watchers. (ask_now does it inline.)"""
-        seat.sent_at.append(sent_at)  # (at request_id - seat.first_id)
-        if sent_at >= self.record_due:  # a slow match: let its watchers see the lines so far
-            self.record_due = sent_at + GZIP_FLUSH_S
-            self.record.flush()
 
     def cannot_write(
         self, seat: _Seat, scope: trio.CancelScope, request_id: int, legal: list[str]
@@ -691,7 +691,8 @@ class _Match:
             except BotGone:
                 return self.cannot_write(seat, scope, request_id, legal)
             # (The rest was written in parts, as the bot read: its time starts once it all is.)
-            sent_at = self.sent(seat, request_id, self.now())
+            sent_at = self.now()
+            self.sent(seat, sent_at)
             self.waiting = (seat, request_id, sent_at, True)
         # Whatever waits from here on waits under this request's deadline.
         self.move_deadline(scope, sent_at + limit_ms / 1000)
@@ -735,26 +736,16 @@ class _Match:
         line, booking nothing: read_reply's full checks then take it."""
         if self.full_record:  # (read_reply does not call it once a compact one's request line
             return None  # is written: no array stands for that decision then)
-        # The usual reply, {"type":"action","id":N,"index":K}, by its own decoder: what
-        # protocol.codec.index_reply takes, inline (decode_plain_action's count of the quotes and
-        # its checks fewer: ~1.7k instructions per decision). Any other line takes the general
-        # decode below, which takes such a line too, as the same id and index. A reply by name
-        # ends in '"}' and is not tried: its failed decode, the exception caught, cost ~5k
-        # instructions per decision (Python random bots, cachegrind).
-        try:
-            reply = (
-                decode_index_reply(line)
-                if line[-2] != QUOTE and (size := len(line)) <= INDEX_REPLY_MAX_BYTES
-                else None
-            )
-        except Exception:  # whatever a line provokes (or one under 2 bytes): the general decode
-            reply = None
+        # The usual reply, {"type":"action","id":N,"index":K}, by its own decoder (index_reply);
+        # any other line by the general decode, which takes such a line too, as the same id and
+        # index.
+        reply = index_reply(line)
         if reply is not None:
             if reply.id != request_id:
                 return None
             try:
                 chosen = legal[reply.index]  # (never negative: IndexReply's)
-            except IndexError:  # (no range check: ~0.5k instructions fewer)
+            except IndexError:
                 return None
         else:
             message = decode_plain_action(line)
@@ -774,47 +765,10 @@ class _Match:
         if used_ms > limit_ms:
             return None  # late: read_reply's path books and reports it
         seat.times_ms.append(used_ms)
-        clock = seat.clock
-        # In time without a bank, charge() books nothing and charges 0: its call is saved.
-        charged_ms = 0 if clock.bank_left_ms is None else clock.charge(used_ms).charged_ms
-        time_left = self.unwritten_request
-        if time_left is not None:  # a compact record's: record_decision
-            self.unwritten_request = None
-            self.action_recorded = True
-            us = floor(used_ms * 1000.0 + 0.5)  # microseconds (ms3 of the line's ms)
-            if reply is not None:
-                # The canonical reply, proved by its length and key order (record.py at
-                # CANONICAL_REPLY_BASE: the length of a seat's later ids' is never less than
-                # canonical_len; the bytes at CANONICAL_ID_AT and CANONICAL_TYPE_AT, literal
-                # here: a constant loads faster than a global), of a seat with a request
-                # recorded before and no bank (canonical_len set): the short array, which the
-                # rest of the record gives the rest of.
-                index = reply.index
-                if (
-                    size == seat.canonical_len + (index > 9)  # (size: len(line), as decoded)
-                    and line[19] == 100  # d
-                    and line[2] == 116  # t
-                ):
-                    self.record_entries.append(ShortDecision(us, index))
-                    return chosen
-                # For the next ids (request_id + 1's digits on); never with a bank (0 matches
-                # no line IndexReply reads).
-                seat.canonical_len = (
-                    CANONICAL_REPLY_BASE + 1 + len(str(request_id + 1))
-                    if clock.bank_left_ms is None
-                    else 0
-                )
-            self.record_entries.append(
-                Decision(  # (not a tuple: see Decision)
-                    seat.index,
-                    request_id,
-                    time_left,
-                    us,
-                    charged_ms,
-                    line.decode() if len(line) <= RECORDED_LINE_CHARS else recorded_text(line),
-                    chosen,
-                )
-            )
+        charged_ms = seat.clock.charged_in_time_ms(used_ms)
+        if self.unwritten_request is not None:  # a compact record's
+            index = None if reply is None else reply.index
+            self.record_decision(seat, request_id, used_ms, charged_ms, line, chosen, index)
         return chosen
 
     async def read_reply(
@@ -931,7 +885,7 @@ class _Match:
                 return None
             assert action is not None  # (check_action chose one: no problem)
             if self.unwritten_request is not None:  # only a compact record keeps it this long
-                self.record_decision(seat, request_id, used_ms, charge, line, action)
+                self.record_decision(seat, request_id, used_ms, charge.charged_ms, line, action)
             elif self.recording:
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
             return action
@@ -1135,13 +1089,7 @@ class _Match:
                         # does not undo that, and the next seat's wait would end at once. (Only
                         # trio's scheduler cancels it, and ask_now never yields to it.)
                         expired = self.now() >= self.expiry_check_from and self.scope_expired(scope)
-                    # (apply() inline: a call fewer per decision)
-                    if self.action_recorded:  # an ordinary decision's compact line (quick_reply)
-                        self.action_recorded = False
-                    elif self.recording:
-                        self.record_action(seat, answer[0], answer[1])
-                    state.apply(answer[0])
-                    self.route_events()
+                    self.apply(seat, answer[0], answer[1])
                     if expired:
                         break
             if scope.cancelled_caught and self.waiting is not None:
@@ -1150,7 +1098,7 @@ class _Match:
                 self.apply(seat, self.timed_out(), "autopilot")
 
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        """Apply the decision's action (play() does the same inline)."""
+        """Apply the decision's action, recorded unless its compact line is (quick_reply)."""
         if self.action_recorded:  # an ordinary decision's compact line (quick_reply)
             self.action_recorded = False
         elif self.recording:
@@ -1212,9 +1160,7 @@ class _Match:
         rest: list[tuple[_Seat, bytes]] = []
         for seat in self.seats:
             if seat.writable:
-                untaken = self.shared_lines[seat.shared_taken :]
-                data = b"".join((*seat.pending, *untaken, end))
-                seat.pending.clear()
+                data = seat.unseen(self.shared_lines, end)
                 try:
                     written = seat.bot.send_nowait(data)
                 except BotGone:
