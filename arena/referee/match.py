@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from math import floor
 from pathlib import Path
@@ -196,7 +196,7 @@ class _Match:
         "compact_record",
         "control",
         "dealer",
-        "decision_ms",
+        "eager",
         "event_prefix",
         "events_routed",
         "expiry_check_from",
@@ -238,6 +238,7 @@ class _Match:
         control: TimeControl,
         max_faults: int,
         record: RecordWriter,
+        seat_decision_ms: Mapping[int, int] | None = None,
     ) -> None:
         self.game = game
         self.match_id = match_id
@@ -256,7 +257,6 @@ class _Match:
         self.autopilot_decision = False
         self.record_entries = record.entries  # where a compact decision's array goes
         self.banked = control.bank_ms is not None  # else charged_ms is null
-        self.decision_ms = control.decision_ms
         # (In the match's time, self.now.) Kept record lines are written at a request after it.
         self.record_due = 0.0
         self.resolved = game.resolve_options(options)
@@ -266,10 +266,19 @@ class _Match:
         self.players = self.state.players
         self.view_struct = view_struct(self.state)
         self.teams = game.teams(self.players)
+        own_ms = seat_decision_ms or {}
         self.seats = [
-            _Seat(i, bot, SeatClock(control), first_id=bot.last_request_id + 1)
+            _Seat(
+                i,
+                bot,
+                SeatClock(replace(control, decision_ms=own_ms[i]) if i in own_ms else control),
+                first_id=bot.last_request_id + 1,
+            )
             for i, bot in enumerate(bots)
         ]
+        # Seats that take their events as they happen (a person at the table, SPEC 11), not
+        # with their next request: the same lines, only sooner (push_events).
+        self.eager = [seat for seat in self.seats if getattr(seat.bot.transport, "eager", False)]
         self.autopilot = Rng(derive_seed(seed, "autopilot"))
         self.faults: list[FaultRecord] = []
         self.referee_us: list[float] = []
@@ -571,7 +580,7 @@ class _Match:
         request_id = bot.last_request_id = bot.last_request_id + 1
         clock = seat.clock
         # (clock.allowed_ms() inline without a bank: a call fewer per decision)
-        time_left = self.decision_ms if clock.bank_left_ms is None else clock.allowed_ms()
+        time_left = clock.decision_ms if clock.bank_left_ms is None else clock.allowed_ms()
         struct = self.view_struct
         values = None if struct is None else state.view_values(seat.index)
         line = self.request_buffer
@@ -1072,6 +1081,12 @@ class _Match:
                         "version": s.bot.version,
                         "team": None if self.teams is None else self.teams[s.index],
                         "ready_name": s.bot.reported_name,
+                        # a seat with a limit of its own (a person's, SPEC 11)
+                        **(
+                            {"decision_ms": s.clock.decision_ms}
+                            if s.clock.decision_ms != self.control.decision_ms
+                            else {}
+                        ),
                     }
                     for s in self.seats
                 ],
@@ -1111,6 +1126,8 @@ class _Match:
                 )
             )
         self.route_events()
+        if self.eager:
+            self.push_events()
 
     async def play(self) -> None:
         state = self.state
@@ -1136,6 +1153,8 @@ class _Match:
                         self.record_action(seat, answer[0], answer[1])
                     state.apply(answer[0])
                     self.route_events()
+                    if self.eager:
+                        self.push_events()
                     if expired:
                         break
             if scope.cancelled_caught and self.waiting is not None:
@@ -1151,6 +1170,23 @@ class _Match:
             self.record_action(seat, action, chosen_by)
         self.state.apply(action)
         self.route_events()
+        if self.eager:
+            self.push_events()
+
+    def push_events(self) -> None:
+        """Write to each eager seat (a person) what it has not seen yet, now rather than with
+        its next request: the very lines a bot gets, in the same order, only sooner."""
+        for seat in self.eager:
+            if not seat.writable:
+                continue
+            seat.take_shared(self.shared_lines)
+            if seat.pending:
+                data = b"".join(seat.pending)
+                seat.pending.clear()
+                try:
+                    seat.bot.send_nowait(data)
+                except BotGone:
+                    self.unwritable(seat)
 
     def final_placings(
         self, game_placings: tuple[int, ...]
@@ -1222,6 +1258,30 @@ class _Match:
                     nursery.start_soon(deliver, seat, data)
 
 
+class MatchStopped(Exception):
+    """The match was stopped from outside (MatchStop): its record ends with a ``stopped`` line."""
+
+    def __init__(self, reason: str, record_path: Path | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.record_path = record_path
+
+
+class MatchStop:
+    """Stops a match from outside with a reason (a person's Ctrl-C, SPEC 11): the decision in
+    progress is abandoned, the record ends with ``{"type": "stopped", "reason": ...}`` instead
+    of a result, and run_match raises MatchStopped."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.scope = trio.CancelScope()
+
+    def stop(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self.scope.cancel()
+
+
 async def run_match(
     game: GameSpec,
     seats: Sequence[BotProcess],
@@ -1233,11 +1293,15 @@ async def run_match(
     max_faults: int = 3,
     record_path: Path | RecordFile | None = None,
     commitment: str | None = None,
+    seat_decision_ms: Mapping[int, int] | None = None,
+    stop: MatchStop | None = None,
 ) -> MatchResult:
     """Play one match between running bots (seat i is ``seats[i]``) and return its result.
     ``record_path``: a file to write the match's record to, or a records file to append it to
     (the result's ``record_span`` says where it went). ``commitment``: the commitment of the
     secret tournament seed the match seed derives from, for the record's header (SPEC 10.3).
+    ``seat_decision_ms``: a limit per decision of its own for some seats (a person's); the header
+    names it in that seat's entry. ``stop``: lets the caller stop the match (MatchStopped).
 
     Raises OptionError for a bad player count or options before any bot is spoken to. The bots are
     not closed here: their owner closes them, and replaces any that is no longer ``alive``.
@@ -1257,9 +1321,18 @@ async def run_match(
     match = None
     finished = False
     try:
-        match = _Match(game, seats, seed, options, match_id, time_control, max_faults, record)
-        match.start(commitment)
-        await match.play()
+        match = _Match(
+            game, seats, seed, options, match_id, time_control, max_faults, record, seat_decision_ms
+        )
+        stop_scope = stop.scope if stop is not None else trio.CancelScope()
+        with stop_scope:
+            match.start(commitment)
+            await match.play()
+        if stop is not None and stop_scope.cancelled_caught:
+            reason = stop.reason or "stopped"
+            match.write({"type": "stopped", "reason": reason})
+            record.close()
+            raise MatchStopped(reason, record.path)
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)
         # "completed", unless the game stops early on purpose (arena check's one-decision matches)

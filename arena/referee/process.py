@@ -915,7 +915,9 @@ class BotProcess:
         # Only the real transport itself: a wrapper (arena check swaps one in) may change what
         # is written in its send_all. It writes the raw fd itself (a call fewer per decision).
         if type(transport) is not ProcessTransport:
-            return 0
+            # An in-memory seat that takes everything at once (a person's) says so by write_now.
+            write_now = getattr(transport, "write_now", None)
+            return 0 if write_now is None else write_now(data)
         if transport._streams_closed:
             raise BotGone("the bot's input was already closed")
         try:
