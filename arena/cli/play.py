@@ -24,7 +24,7 @@ from arena.referee.clock import TimeControl
 from arena.referee.match import MatchStop, MatchStopped
 from arena.referee.process import BotStartupError
 from arena.referee.results import MatchResult
-from arena.render.seat import Narrator, pick
+from arena.render.seat import Narrator, others_move, pick
 
 EXIT_STOPPED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 STOPPED_BY_PERSON = "stopped by the person at seat {seat} (Ctrl-C)"
@@ -69,8 +69,7 @@ class TerminalPerson:
             return
         for line in narrator.lines(message):
             self.write(line)
-        event = message.get("event") if message.get("type") == "event" else None
-        if event and self.pace_s and event.get("seat", narrator.seat) != narrator.seat:
+        if self.pace_s and others_move(message, narrator.seat):
             await trio.sleep(self.pace_s)  # one move at a time, at a pace a person can follow
 
     async def choose(self, request: dict[str, Any]) -> str:
@@ -110,28 +109,39 @@ async def _play(
     record: Path | None,
     logs: Path,
     pace_s: float,
+    web: tuple[str, int] | None,
 ) -> MatchResult | MatchStopped:
     from arena.referee.person import play_person_match
 
     stop = MatchStop()
+    closing = trio.Event()  # Ctrl-C once the match is over: the page's server closes
 
     async def watch_ctrl_c(task_status: Any = trio.TASK_STATUS_IGNORED) -> None:
         with trio.open_signal_receiver(signal.SIGINT) as signals:
             task_status.started()
             async for _ in signals:
                 stop.stop(STOPPED_BY_PERSON.format(seat=seat))
+                closing.set()
 
-    send, receive = trio.open_memory_channel[str | None](16)
-    width = max(40, min(shutil.get_terminal_size((80, 24)).columns, 100))
-    person = TerminalPerson(
-        Narrator(width), receive, pace_s, lambda: stop.stop(INPUT_ENDED.format(seat=seat))
-    )
     outcome: MatchResult | MatchStopped | BotStartupError
     async with trio.open_nursery() as nursery:
         await nursery.start(watch_ctrl_c)
-        nursery.start_soon(
-            lambda: trio.to_thread.run_sync(_read_lines, send, abandon_on_cancel=True)
-        )
+        person: Any
+        if web is None:
+            send, receive = trio.open_memory_channel[str | None](16)
+            width = max(40, min(shutil.get_terminal_size((80, 24)).columns, 100))
+            person = TerminalPerson(
+                Narrator(width), receive, pace_s, lambda: stop.stop(INPUT_ENDED.format(seat=seat))
+            )
+            nursery.start_soon(
+                lambda: trio.to_thread.run_sync(_read_lines, send, abandon_on_cancel=True)
+            )
+        else:
+            from arena.web.play import WebPerson, serve_play
+
+            person = WebPerson(pace_s)
+            url = await nursery.start(serve_play, person, *web)
+            click.echo(f"your seat is at {url} (Ctrl-C stops the match)", err=True)
         try:
             outcome = await play_person_match(
                 game,
@@ -150,6 +160,9 @@ async def _play(
             )
         except (MatchStopped, BotStartupError) as error:
             outcome = error  # (raised out of the nursery, not wrapped in its group)
+        if web is not None and isinstance(outcome, MatchResult):
+            click.echo("the match is over: the page shows it until Ctrl-C", err=True)
+            await closing.wait()
         nursery.cancel_scope.cancel()
     if isinstance(outcome, BotStartupError):
         raise outcome
@@ -205,6 +218,19 @@ async def _play(
     "--name", default="human", show_default=True, help="Your name at the table (and in the record)."
 )
 @click.option(
+    "--web",
+    is_flag=True,
+    help="Play in the browser instead: serves your seat's page (on 127.0.0.1) and prints its "
+    "address.",
+)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8019,
+    show_default=True,
+    help="With --web: the page's port (0: any free one).",
+)
+@click.option(
     "--pace-ms",
     type=click.IntRange(0),
     default=700,
@@ -222,10 +248,12 @@ def play_command(
     bot_decision_ms: int,
     record: Path | None,
     name: str,
+    web: bool,
+    port: int,
     pace_ms: int,
 ) -> None:
-    """Take a seat at GAME against bots, in the terminal: pick each move by number or by name.
-    Ctrl-C stops the match (its record says so)."""
+    """Take a seat at GAME against bots, in the terminal (pick each move by number or by name)
+    or with --web in the browser (click a card). Ctrl-C stops the match (its record says so)."""
     try:
         game = find_game(game_name)
     except OptionError as error:
@@ -271,6 +299,7 @@ def play_command(
             record,
             logs,
             pace_ms / 1000,
+            ("127.0.0.1", port) if web else None,
         )
     except BotStartupError as error:
         raise click.ClickException(str(error)) from None

@@ -48,6 +48,15 @@ def _values(values: Any) -> str:
     return str(values)
 
 
+def others_move(message: dict[str, Any], seat: int | None) -> bool:
+    """Whether a message tells of another seat's move or a trick's end: a person's table pauses
+    after it, so the play can be followed one move at a time."""
+    if message.get("type") != "event":
+        return False
+    event = message.get("event") or {}
+    return event.get("type") == "trick" or event.get("seat", seat) != seat
+
+
 class Narrator:
     """Tells one seat's messages as lines; remembers the seats' names from match_start."""
 
