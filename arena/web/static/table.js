@@ -56,6 +56,22 @@ const Table = (() => {
     return String(v);
   }
 
+  // The middle of the table: the trick (who played what), or the last one; trump, contract
+  // and the other single values of the view; the patience layout; the teams' points.
+  function middle(v, trick, lastTrick, name, fresh) {
+    return h("section", { class: "centre", "aria-label": "the table" },
+      h("div", { class: "trick", id: "trick", "aria-live": "polite" },
+        trick.length ? trick.map((p) => h("figure", { class: "played" + (fresh && fresh.has(p.card) ? " fresh" : ""), "data-seat": p.seat }, card(p.card), h("figcaption", {}, name(p.seat))))
+          : lastTrick && lastTrick.cards ? h("div", { class: "muted" }, "last trick: ", lastTrick.cards.map((c) => card(c)), ` won by ${name(lastTrick.winner)}`)
+            : h("span", { class: "muted" }, "no card on the table")),
+      h("div", { class: "kv" }, CENTRE.filter(([k]) => v[k] !== null && v[k] !== undefined).map(([k, label]) => h("span", { "data-field": k }, h("b", {}, label + " "), show(v[k])))),
+      v.patience ? h("div", { class: "kv", "data-field": "patience" }, h("b", {}, "patience "), Object.entries(v.patience).map(([suit, run]) =>
+        h("span", { class: "chip" }, show(suit), " ", run ? (Array.isArray(run) ? run.join("–") : show(run)) : "–"))) : null,
+      Array.isArray(v.team_scores) ? h("div", { class: "kv" }, h("span", { "data-field": "team_scores" }, h("b", {}, "teams "), v.team_scores.map((x, t) => `team ${t}: ${x}`).join(" · ")),
+        Array.isArray(v.card_points) ? h("span", {}, h("b", {}, "card points "), v.card_points.join(" · ")) : null,
+        Array.isArray(v.tricks_won) ? h("span", {}, h("b", {}, "tricks "), v.tricks_won.join(" · ")) : null) : null);
+  }
+
   // The seats around the table, the trick in the middle, the person's own hand below.
   // opts: {seats: [{seat, name, team}], me, view, trick: [{seat, card}], lastTrick, legal, onPick}
   function draw(opts) {
@@ -70,18 +86,7 @@ const Table = (() => {
       s === me ? null : backs(v.hand_counts ? v.hand_counts[s] : 0),
       h("div", { class: "facts" }, PER_SEAT.filter(([k]) => Array.isArray(v[k]) && v[k].length === n && v[k][s] !== null && v[k][s] !== undefined)
         .map(([k, label]) => h("span", { class: "chip", "data-field": k }, `${label} `, show(v[k][s])))));
-    const trick = opts.trick || [];
-    const centre = h("section", { class: "centre", "aria-label": "the table" },
-      h("div", { class: "trick", id: "trick", "aria-live": "polite" },
-        trick.length ? trick.map((p) => h("figure", { class: "played", "data-seat": p.seat }, card(p.card), h("figcaption", {}, name(p.seat))))
-          : opts.lastTrick ? h("div", { class: "muted" }, "last trick: ", opts.lastTrick.cards.map((c) => card(c)), ` won by ${name(opts.lastTrick.winner)}`)
-            : h("span", { class: "muted" }, "no card on the table")),
-      h("div", { class: "kv" }, CENTRE.filter(([k]) => v[k] !== null && v[k] !== undefined).map(([k, label]) => h("span", { "data-field": k }, h("b", {}, label + " "), show(v[k])))),
-      v.patience ? h("div", { class: "kv", "data-field": "patience" }, h("b", {}, "patience "), Object.entries(v.patience).map(([suit, run]) =>
-        h("span", { class: "chip" }, show(suit), " ", run ? (Array.isArray(run) ? run.join("–") : show(run)) : "–"))) : null,
-      Array.isArray(v.team_scores) ? h("div", { class: "kv" }, h("span", { "data-field": "team_scores" }, h("b", {}, "teams "), v.team_scores.map((x, t) => `team ${t}: ${x}`).join(" · ")),
-        Array.isArray(v.card_points) ? h("span", {}, h("b", {}, "card points "), v.card_points.join(" · ")) : null,
-        Array.isArray(v.tricks_won) ? h("span", {}, h("b", {}, "tricks "), v.tricks_won.join(" · ")) : null) : null);
+    const centre = middle(v, opts.trick || [], opts.lastTrick, name);
     const legal = opts.legal || [];
     const pickable = new Set(legal);
     const hand = v.hand || [];
@@ -108,7 +113,7 @@ const Table = (() => {
     const label = (e) => `${(e.type || "").replace("_", " ")} ${e.round ?? e.deal ?? e.hand ?? ""}`.trim();
     const totals = (e) => e.totals || e.scores || [];
     const teamGame = rows.some((e) => totals(e).length && totals(e).length !== n);
-    const columns = teamGame ? [0, 1].map((t) => `team ${t}`) : seats.map((s) => (s.seat === me ? "you" : s.name));
+    const columns = teamGame ? [0, 1].map((t) => `team ${t}`) : seats.map((s) => (s.seat === me && me !== null ? "you" : s.name));
     return h("section", { class: "panel", id: "scoresheet" }, h("h2", {}, "Score sheet"),
       h("div", { class: "scroll" }, h("table", {},
         h("tr", {}, h("th", { class: "l" }, ""), columns.map((c) => h("th", {}, c))),
@@ -116,5 +121,53 @@ const Table = (() => {
           columns.map((_, i) => h("td", {}, e.points && e.points[i] !== undefined ? `${e.points[i] >= 0 ? "+" : ""}${e.points[i]} → ` : "", totals(e)[i] ?? "")))))));
   }
 
-  return { h, card, backs, draw, scoreSheet, isCard };
+
+  // What players of each game look at, besides the trick: the decisions and awards of the deal
+  // being played (bids, declarations, exchanges, drops, beg and stand, kicks, the points of
+  // high, low, jack and game), as they were told at the table.
+  const NOTED = new Set(["bid", "declare", "trump", "exchange", "drop", "beg", "stand", "give", "run", "kick", "award", "redeal", "pass", "uncontested"]);
+  function note(ev, name) {
+    const who = ev.seat !== undefined ? name(ev.seat) : "";
+    const rest = Object.entries(ev).filter(([k]) => !["type", "seat", "_audience"].includes(k))
+      .map(([k, x]) => h("span", { class: "chip" }, `${k.replaceAll("_", " ")} `, show(x)));
+    return h("li", { "data-kind": ev.type }, who ? `${who}: ` : "", h("b", {}, ev.type), " ", rest);
+  }
+
+  // A match's table for spectators (the match page), at frame ``at`` of the page's data ``d``.
+  // A hand is face up only where it is the viewed seat's own, or with all hands of a match that
+  // is over; every other hand is face down (its count), and so is every hand of a running match
+  // seen with all hands. Events meant for some seats only are left out while it runs.
+  function spectate(d, at) {
+    const f = d.frames[at], v = f.view || {}, n = d.players;
+    const me = d.seat === null || d.seat === undefined ? null : Number(d.seat);
+    const seats = d.seats.map((s) => ({ seat: s.seat, name: s.bot, team: s.team }));
+    const name = (s) => (seats[s] ? seats[s].name : `seat ${s}`);
+    const open = me === null && !d.running && Array.isArray(v.hands);
+    const faceUp = (s) => (me === s && Array.isArray(v.hand) ? v.hand : open ? v.hands[s] : null);
+    const count = (s) => (v.hand_counts ? v.hand_counts[s] : Array.isArray(v.hands) ? v.hands[s].length : 0);
+    const discards = (s) => (me === s ? v.discarded : open && Array.isArray(v.discards) ? v.discards[s] : null);
+    const fresh = new Set(f.events.filter((e) => e.type === "play").map((e) => e.card));
+    const events = d.frames.slice(0, at + 1).flatMap((fr) => fr.events)
+      .filter((e) => !(d.running && e._audience));
+    let start = 0;
+    events.forEach((e, i) => { if (/_start$/.test(e.type || "")) start = i; });
+    const notes = events.slice(start).filter((e) => NOTED.has(e.type));
+    const seatBox = (s) => h("section", { class: "seat" + (v.to_move === s ? " tomove" : ""), "data-seat": s, "aria-label": `seat ${s}: ${name(s)}` },
+      h("div", { class: "who" }, h("b", {}, `${s} · ${name(s)}`), seats[s] && seats[s].team !== null && seats[s].team !== undefined ? ` · team ${seats[s].team}` : "",
+        v.dealer === s ? " · dealer" : "", v.to_move === s ? h("span", { class: "mover" }, " · to move") : ""),
+      h("div", { class: "hand" }, faceUp(s) ? faceUp(s).map((c) => card(c)) : backs(count(s))),
+      discards(s) && discards(s).length ? h("div", { class: "muted" }, "discarded ", discards(s).map((c) => card(c))) : null,
+      h("div", { class: "facts" }, PER_SEAT.filter(([k]) => Array.isArray(v[k]) && v[k].length === n && v[k][s] !== null && v[k][s] !== undefined)
+        .map(([k, label]) => h("span", { class: "chip", "data-field": k }, `${label} `, show(v[k][s])))));
+    const all = Array.from({ length: n }, (_, i) => i);
+    const top = all.slice(0, Math.ceil(n / 2)), bottom = all.slice(Math.ceil(n / 2)).reverse();
+    return h("div", { class: "table spectate", id: "matchtable" },
+      h("div", { class: "others" }, top.map(seatBox)),
+      middle(v, v.trick || [], v.last_trick, name, fresh),
+      h("div", { class: "others" }, bottom.map(seatBox)),
+      notes.length ? h("section", { class: "panel", id: "dealnotes" }, h("h2", {}, "This deal"), h("ul", { class: "events" }, notes.map((e) => note(e, name)))) : null,
+      scoreSheet(events, seats, me));
+  }
+
+  return { h, card, backs, draw, spectate, scoreSheet, isCard };
 })();
