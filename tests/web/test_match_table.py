@@ -7,6 +7,7 @@ click away. axe-core (tests/web/axe, where present) finds no critical or serious
 from __future__ import annotations
 
 import json
+import os
 import urllib.request
 from pathlib import Path
 
@@ -25,16 +26,18 @@ if not CHROMIUM.exists():
 
 AXE = Path(__file__).parent / "axe" / "axe.min.js"  # axe-core, vendored (tests/web/axe)
 SHOWN = "els => els.map(e => e.dataset.card)"
+TABLE = "document.getElementById('matchtable')"
 
 
-def serious_violations(page) -> list[str]:
-    """axe-core's critical and serious violations of the page as it is now (none checked where
-    axe is not vendored)."""
+def serious_violations(page, within: str = "document") -> list[str]:
+    """axe-core's critical and serious violations of the page as it is now, ``within`` a part of
+    it (a JS expression; the match page's table is checked alone: the inspector's are
+    tests/web/test_browser.py's); none checked where axe is not vendored."""
     if not AXE.exists():
         return []
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.evaluate(AXE.read_text())
-    found = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    found = page.evaluate(f"axe.run({within}, {{resultTypes: ['violations']}})")
     return [
         f"{page.url} {v['id']} ({v['impact']}): {v['help']}: "
         + "; ".join(str(node["target"]) for node in v["nodes"][:4])
@@ -102,7 +105,7 @@ async def test_a_running_matchs_table_never_shows_a_hidden_card(
                 assert mine == set(hands[0][1])  # its own hand, face up
                 assert owner.locator("#matchtable .backs").count() == 3  # the others face down
                 assert step_through(owner, others) == len(hands)
-                assert serious_violations(owner) == []
+                assert serious_violations(owner, TABLE) == []
 
                 organiser = browser.new_page()
                 organiser.on("pageerror", lambda error: errors.append(str(error)))
@@ -131,11 +134,12 @@ def test_a_finished_matchs_table_shows_every_hand_the_trick_and_the_score_sheet(
 ) -> None:
     from tests.web.test_browser import serving
 
-    docs = Path(__file__).resolve().parents[2] / "docs" / "img"
+    artifacts = Path(os.environ.get("ARENA_TEST_ARTIFACTS") or tmp_path) / "screenshots"
+    artifacts.mkdir(parents=True, exist_ok=True)
     with serving("serve", str(played), "--port", "0") as (url, _process):
         with sync_api.sync_playwright() as playwright:
             browser = launch(playwright)
-            page = browser.new_page(viewport={"width": 1100, "height": 900})
+            page = browser.new_page(viewport={"width": 900, "height": 900})
             errors: list[str] = []
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.goto(url)
@@ -153,21 +157,21 @@ def test_a_finished_matchs_table_shows_every_hand_the_trick_and_the_score_sheet(
                 page.keyboard.press("Home")
                 # all hands of a finished match, face up
                 assert page.locator("#matchtable .backs").count() == 0
+                assert page.locator("#matchtable .seat [data-card]").count() > 0
                 for _ in range(9):
                     page.keyboard.press("ArrowRight")
                 played_cards = page.locator("#matchtable .played [data-card]").count()
                 last_trick = page.locator("#matchtable .centre [data-card]").count()
                 assert played_cards or last_trick
-                assert serious_violations(page) == []
+                page.locator("#matchtable").screenshot(path=str(artifacts / f"table-{game}.png"))
+                assert serious_violations(page, TABLE) == []
                 page.keyboard.press("End")
                 page.wait_for_selector("#scoresheet")
                 assert page.locator("#scoresheet tr").count() >= 2
-                page.screenshot(path=str(tmp_path / f"table-{game}.png"))
             phone = browser.new_page(viewport={"width": 390, "height": 844})
             phone.goto(url.rstrip("/") + hrefs[0])
             phone.wait_for_selector("#matchtable")
             assert phone.evaluate("document.documentElement.scrollWidth") <= 391
-            assert serious_violations(phone) == []
+            assert serious_violations(phone, TABLE) == []
             browser.close()
             assert errors == []
-    assert docs.is_dir()

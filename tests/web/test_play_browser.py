@@ -1,7 +1,7 @@
 """``arena play --web`` in a real browser (Debian's headless chromium through playwright): a person
 plays a whole match of each game by clicking; only legal cards and choices can be clicked; the
 page's data (every message it got) never holds a card hidden from the person's seat; it works at
-a phone's width. Screenshots go to $ARENA_TEST_ARTIFACTS/screenshots (or the test's tmp folder)."""
+a phone's width; axe-core (where vendored) finds no critical or serious violation. Screenshots go to $ARENA_TEST_ARTIFACTS/screenshots (or the test's tmp folder)."""
 
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from arena.referee.record import read_record
 from arena.render.replay import DEAL_STARTS
 from tests.web.conftest import CARD, ROOT, arena_env
 from tests.web.test_browser import CHROMIUM, launch
+from tests.web.test_match_table import serious_violations
 
 pytest.importorskip("arena.web.server", reason="the web extra is not installed")
 sync_api = pytest.importorskip(
@@ -107,7 +108,8 @@ def test_a_person_plays_a_whole_match_by_clicking(game_id, tmp_path: Path) -> No
                         code = button.get_attribute("data-card")
                         assert button.is_disabled() == (code not in request["legal"]), code
                 if clicks == 3:
-                    page.screenshot(path=str(artifacts / f"play-{game_id}.png"))
+                    page.locator("main").screenshot(path=str(artifacts / f"play-{game_id}.png"))
+                    assert serious_violations(page) == []
                 try:
                     target.click(timeout=5000)
                     clicks += 1
@@ -118,6 +120,7 @@ def test_a_person_plays_a_whole_match_by_clicking(game_id, tmp_path: Path) -> No
             if phone:
                 width = page.evaluate("document.documentElement.scrollWidth")
                 assert width <= 390, f"sideways scrolling at phone width: {width}px"
+            assert serious_violations(page) == []
             messages = page.evaluate("arenaMessages")
             assert messages[-1]["type"] == "match_end" and messages[-1]["reason"] == "completed"
             assert all(m.get("view", {}).get("seat", 1) == 1 for m in messages)

@@ -38,19 +38,21 @@ const Table = (() => {
   function card(c, tag, attrs) {
     const m = CARD.exec(c);
     const face = m ? [m[1], SUIT[m[2]]] : [c];
-    return h(tag || "span", { class: `card ${m ? "s-" + m[2] : ""}`, "data-card": c, "aria-label": cardName(c), ...(attrs || {}) }, face);
+    // (a span's name is only read through a role: an image of a card)
+    const named = tag ? { "aria-label": cardName(c) } : { role: "img", "aria-label": cardName(c) };
+    return h(tag || "span", { class: `card ${m ? "s-" + m[2] : ""}`, "data-card": c, ...named, ...(attrs || {}) }, face);
   }
   // Face-down cards: only a count is known (another seat's hand).
   function backs(count) {
     const shown = Math.min(count, 13);
-    return h("span", { class: "backs", "aria-label": `${count} cards, face down`, "data-count": count },
+    return h("span", { class: "backs", role: "img", "aria-label": `${count} cards, face down`, "data-count": count },
       Array.from({ length: shown }, () => h("span", { class: "back", "aria-hidden": "true" })),
       count > shown ? h("span", { class: "muted" }, ` +${count - shown}`) : null);
   }
   function show(v) {
     if (v === null || v === undefined) return "–";
     if (isCard(v)) return card(v);
-    if (typeof v === "string" && SUIT[v]) return h("span", { class: `card small s-${v}`, "aria-label": SUIT_NAME[v] }, SUIT[v]);
+    if (typeof v === "string" && SUIT[v]) return h("span", { class: `card small s-${v}`, role: "img", "aria-label": SUIT_NAME[v] }, SUIT[v]);
     if (Array.isArray(v)) return v.map((x, i) => [i ? " " : "", show(x)]);
     if (typeof v === "object") return Object.entries(v).map(([k, x]) => h("span", { class: "chip" }, `${k}: `, show(x)));
     return String(v);
@@ -115,8 +117,8 @@ const Table = (() => {
     const teamGame = rows.some((e) => totals(e).length && totals(e).length !== n);
     const columns = teamGame ? [0, 1].map((t) => `team ${t}`) : seats.map((s) => (s.seat === me && me !== null ? "you" : s.name));
     return h("section", { class: "panel", id: "scoresheet" }, h("h2", {}, "Score sheet"),
-      h("div", { class: "scroll" }, h("table", {},
-        h("tr", {}, h("th", { class: "l" }, ""), columns.map((c) => h("th", {}, c))),
+      h("div", { class: "scroll", tabindex: "0", role: "region", "aria-label": "score sheet" }, h("table", {},
+        h("tr", {}, h("th", { class: "l" }, "after"), columns.map((c) => h("th", {}, c))),
         rows.map((e) => h("tr", {}, h("td", { class: "l" }, label(e)),
           columns.map((_, i) => h("td", {}, e.points && e.points[i] !== undefined ? `${e.points[i] >= 0 ? "+" : ""}${e.points[i]} → ` : "", totals(e)[i] ?? "")))))));
   }
@@ -151,7 +153,10 @@ const Table = (() => {
       .filter((e) => !(d.running && e._audience));
     let start = 0;
     events.forEach((e, i) => { if (/_start$/.test(e.type || "")) start = i; });
-    const notes = events.slice(start).filter((e) => NOTED.has(e.type));
+    // (seen from above, the others' reduced copy of an event, "bid" after "bid 3", adds nothing)
+    const covers = (a, b) => a && a.type === b.type && Object.entries(b).every(([k, x]) => k === "_audience" || JSON.stringify(a[k]) === JSON.stringify(x));
+    const notes = events.slice(start).filter((e) => NOTED.has(e.type))
+      .filter((e, i, list) => !(e._audience && covers(list[i - 1], e)));
     const seatBox = (s) => h("section", { class: "seat" + (v.to_move === s ? " tomove" : ""), "data-seat": s, "aria-label": `seat ${s}: ${name(s)}` },
       h("div", { class: "who" }, h("b", {}, `${s} · ${name(s)}`), seats[s] && seats[s].team !== null && seats[s].team !== undefined ? ` · team ${seats[s].team}` : "",
         v.dealer === s ? " · dealer" : "", v.to_move === s ? h("span", { class: "mover" }, " · to move") : ""),
