@@ -25,6 +25,7 @@ from arena.referee.match import MatchStop, MatchStopped
 from arena.referee.process import BotStartupError
 from arena.referee.results import MatchResult
 from arena.render.seat import Narrator, others_move, pick
+from arena.tournament.pool import unwrapped
 
 EXIT_STOPPED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 STOPPED_BY_PERSON = "stopped by the person at seat {seat} (Ctrl-C)"
@@ -140,7 +141,14 @@ async def _play(
             from arena.web.play import WebPerson, serve_play
 
             person = WebPerson(pace_s)
-            url = await nursery.start(serve_play, person, *web)
+            try:
+                with unwrapped(OSError):
+                    url = await nursery.start(serve_play, person, *web)
+            except OSError as error:
+                raise click.ClickException(
+                    f"cannot listen on {web[0]}:{web[1]}: {error.strerror or error} "
+                    "(--port N chooses another port, 0 any free one)"
+                ) from None
             click.echo(f"your seat is at {url} (Ctrl-C stops the match)", err=True)
         try:
             outcome = await play_person_match(
@@ -286,21 +294,22 @@ def play_command(
     control = TimeControl(decision_ms=bot_decision_ms)
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-"))
     try:
-        outcome = trio.run(
-            _play,
-            game,
-            seat,
-            name,
-            bots,
-            seed,
-            options,
-            control,
-            decision_ms,
-            record,
-            logs,
-            pace_ms / 1000,
-            ("127.0.0.1", port) if web else None,
-        )
+        with unwrapped(click.ClickException):
+            outcome = trio.run(
+                _play,
+                game,
+                seat,
+                name,
+                bots,
+                seed,
+                options,
+                control,
+                decision_ms,
+                record,
+                logs,
+                pace_ms / 1000,
+                ("127.0.0.1", port) if web else None,
+            )
     except BotStartupError as error:
         raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:

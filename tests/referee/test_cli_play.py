@@ -218,3 +218,22 @@ def test_the_end_of_input_ends_the_match_cleanly(tmp_path):
     assert done.returncode == 130
     assert "the person at seat 0 left (end of input)" in done.stderr
     assert json.loads((tmp_path / "r.jsonl").read_text().splitlines()[-1])["type"] == "stopped"
+
+
+def test_a_taken_port_for_the_web_page_is_one_line(tmp_path):
+    import socket
+    import subprocess
+
+    pytest.importorskip("arena.web.server", reason="the web extra is not installed")
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run(
+            arena("play", "aon", "--bot", RANDOM_BOT, "--web", "--port", str(port)),
+            capture_output=True,
+            text=True,
+            cwd=tmp_path,
+        )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert f"cannot listen on 127.0.0.1:{port}" in done.stderr
