@@ -25,10 +25,11 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from arena.render.seat import others_move
-from arena.web.server import SECURITY_HEADERS, STATIC_TYPES, HostCheck, _serve, _static
+from arena.web.access import Access
+from arena.web.server import STATIC_TYPES, Guard, HostCheck, _serve, _static
 
 ACTION_HEADER = "x-arena-play"
 HEARTBEAT_S = 15.0
@@ -84,32 +85,6 @@ def _json(data: Any, status: int = 200) -> Response:
         media_type="application/json",
         headers={"Cache-Control": "no-store"},
     )
-
-
-class _Secured:
-    """The Host check and the security headers, around every request."""
-
-    def __init__(self, app: ASGIApp, hosts: HostCheck) -> None:
-        self.app = app
-        self.hosts = hosts
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def send_secured(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = dict(message)
-                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
-            await send(message)
-
-        host = Request(scope).headers.get("host")
-        if not self.hosts.allows(host):
-            answer = _json({"error": f"Host {(host or '')[:80]!r} is not served here"}, 400)
-            await answer(scope, receive, send_secured)
-            return
-        await self.app(scope, receive, send_secured)
 
 
 def build_play_app(person: WebPerson, hosts: HostCheck | None = None) -> ASGIApp:
@@ -171,7 +146,9 @@ def build_play_app(person: WebPerson, hosts: HostCheck | None = None) -> ASGIApp
         Route("/api/play/stream", stream),
         Route("/api/play/action", action, methods=["POST"]),
     ]
-    return _Secured(Starlette(routes=routes), hosts or HostCheck("127.0.0.1"))
+    # The tournament pages' guard: the Host check and the security headers (no token opens
+    # anything here: the page shows one seat, to whoever reaches this loopback server).
+    return Guard(Starlette(routes=routes), Access(), hosts or HostCheck("127.0.0.1"))
 
 
 async def serve_play(
