@@ -43,8 +43,18 @@ def _cards(cards: Sequence[Any]) -> str:
 def _values(values: Any) -> str:
     if isinstance(values, list):
         return " ".join("?" if v is None else str(v) for v in values)
-    if isinstance(values, dict):
-        return " ".join(f"{k}:{'-' if v is None else v}" for k, v in values.items())
+    if isinstance(values, dict):  # e.g. the patience layout: a suit's row, low to high
+        return "  ".join(
+            f"{k} "
+            + (
+                "-"
+                if v is None
+                else "-".join(map(str, v.values()))
+                if isinstance(v, dict)
+                else str(v)
+            )
+            for k, v in values.items()
+        )
     return str(values)
 
 

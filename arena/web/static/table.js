@@ -68,7 +68,7 @@ const Table = (() => {
             : h("span", { class: "muted" }, "no card on the table")),
       h("div", { class: "kv" }, CENTRE.filter(([k]) => v[k] !== null && v[k] !== undefined).map(([k, label]) => h("span", { "data-field": k }, h("b", {}, label + " "), show(v[k])))),
       v.patience ? h("div", { class: "kv", "data-field": "patience" }, h("b", {}, "patience "), Object.entries(v.patience).map(([suit, run]) =>
-        h("span", { class: "chip" }, show(suit), " ", run ? (Array.isArray(run) ? run.join("–") : show(run)) : "–"))) : null,
+        h("span", { class: "chip", "data-suit": suit }, show(suit), " ", run && typeof run === "object" ? Object.values(run).map((c, i) => [i ? "–" : "", show(c)]) : "–"))) : null,
       Array.isArray(v.team_scores) ? h("div", { class: "kv" }, h("span", { "data-field": "team_scores" }, h("b", {}, "teams "), v.team_scores.map((x, t) => `team ${t}: ${x}`).join(" · ")),
         Array.isArray(v.card_points) ? h("span", {}, h("b", {}, "card points "), v.card_points.join(" · ")) : null,
         Array.isArray(v.tricks_won) ? h("span", {}, h("b", {}, "tricks "), v.tricks_won.join(" · ")) : null) : null);
