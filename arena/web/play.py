@@ -20,7 +20,6 @@ from typing import Any
 
 import msgspec
 import trio
-from hypercorn.config import Config
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
@@ -29,7 +28,7 @@ from starlette.types import ASGIApp
 
 from arena.render.seat import others_move
 from arena.web.access import Access
-from arena.web.server import STATIC_TYPES, Guard, HostCheck, _serve, _static
+from arena.web.server import STATIC_TYPES, Guard, HostCheck, _static, serve_app
 
 ACTION_HEADER = "x-arena-play"
 HEARTBEAT_S = 15.0
@@ -158,12 +157,4 @@ async def serve_play(
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
 ) -> None:
     """Serve the person's page until cancelled; ``task_status.started`` gets its URL."""
-    config = Config()
-    config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
-    config.accesslog = None
-    config.errorlog = None
-    config.graceful_timeout = 0.5
-    app = build_play_app(person, HostCheck(host))
-    async with trio.open_nursery() as nursery:
-        binds = await nursery.start(_serve, app, config, None)
-        task_status.started(binds[0] + "/" if binds else f"http://{host}:{port}/")
+    await serve_app(build_play_app(person, HostCheck(host)), host, port, task_status=task_status)
