@@ -57,10 +57,11 @@ class Charge(NamedTuple):  # one per decision: a NamedTuple builds ~1 us faster 
 class SeatClock:
     """One seat's clock for one match."""
 
-    __slots__ = ("control", "bank_left_ms", "margin_ms", "_in_time_limit_ms")
+    __slots__ = ("control", "bank_left_ms", "decision_ms", "margin_ms", "_in_time_limit_ms")
 
     def __init__(self, control: TimeControl) -> None:
         self.control = control
+        self.decision_ms = control.decision_ms  # (read on each decision: no control.x lookup)
         self.bank_left_ms: int | None = control.bank_ms
         self.margin_ms = control.margin_ms
         # Without a bank every decision has the same limit: charge() checks it first.

@@ -43,7 +43,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from math import floor
 from pathlib import Path
@@ -205,6 +205,7 @@ class _Match:
         "compact_record",
         "control",
         "dealer",
+        "eager",
         "event_prefix",
         "events_routed",
         "expiry_check_from",
@@ -248,6 +249,7 @@ class _Match:
         max_faults: int,
         record: RecordWriter,
         sent_id: str | None = None,
+        seat_decision_ms: Mapping[int, int] | None = None,
     ) -> None:
         self.game = game
         self.match_id = match_id  # what organisers see: results, records, logs, messages
@@ -276,10 +278,19 @@ class _Match:
         self.players = self.state.players
         self.view_struct = view_struct(self.state)
         self.teams = game.teams(self.players)
+        own_ms = seat_decision_ms or {}
         self.seats = [
-            _Seat(i, bot, SeatClock(control), first_id=bot.last_request_id + 1)
+            _Seat(
+                i,
+                bot,
+                SeatClock(replace(control, decision_ms=own_ms[i]) if i in own_ms else control),
+                first_id=bot.last_request_id + 1,
+            )
             for i, bot in enumerate(bots)
         ]
+        # Seats that take their events as they happen (a person at the table, SPEC 11), not
+        # with their next request: the same lines, only sooner (push_events).
+        self.eager = [seat for seat in self.seats if getattr(seat.bot.transport, "eager", False)]
         self.autopilot = Rng(derive_seed(seed, "autopilot"))
         self.faults: list[FaultRecord] = []
         self.referee_us: list[float] = []
@@ -1032,6 +1043,12 @@ class _Match:
                         "team": None if self.teams is None else self.teams[s.index],
                         "ready_name": s.bot.reported_name,
                         "sent_name": s.bot.sent_name,
+                        # a seat with a limit of its own (a person's, SPEC 11)
+                        **(
+                            {"decision_ms": s.clock.decision_ms}
+                            if s.clock.decision_ms != self.control.decision_ms
+                            else {}
+                        ),
                     }
                     for s in self.seats
                 ],
@@ -1071,6 +1088,8 @@ class _Match:
                 )
             )
         self.route_events()
+        if self.eager:
+            self.push_events()
 
     async def play(self) -> None:
         state = self.state
@@ -1105,6 +1124,23 @@ class _Match:
             self.record_action(seat, action, chosen_by)
         self.state.apply(action)
         self.route_events()
+        if self.eager:
+            self.push_events()
+
+    def push_events(self) -> None:
+        """Write to each eager seat (a person) what it has not seen yet, now rather than with
+        its next request: the very lines a bot gets, in the same order, only sooner."""
+        for seat in self.eager:
+            if not seat.writable:
+                continue
+            seat.take_shared(self.shared_lines)
+            if seat.pending:
+                data = b"".join(seat.pending)
+                seat.pending.clear()
+                try:
+                    seat.bot.send_nowait(data)
+                except BotGone:
+                    self.unwritable(seat)
 
     def final_placings(
         self, game_placings: tuple[int, ...]
@@ -1174,6 +1210,30 @@ class _Match:
                     nursery.start_soon(deliver, seat, data)
 
 
+class MatchStopped(Exception):
+    """The match was stopped from outside (MatchStop): its record ends with a ``stopped`` line."""
+
+    def __init__(self, reason: str, record_path: Path | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.record_path = record_path
+
+
+class MatchStop:
+    """Stops a match from outside with a reason (a person's Ctrl-C, SPEC 11): the decision in
+    progress is abandoned, the record ends with ``{"type": "stopped", "reason": ...}`` instead
+    of a result, and run_match raises MatchStopped."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.scope = trio.CancelScope()
+
+    def stop(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self.scope.cancel()
+
+
 async def run_match(
     game: GameSpec,
     seats: Sequence[BotProcess],
@@ -1186,6 +1246,8 @@ async def run_match(
     record_path: Path | RecordFile | None = None,
     commitment: str | None = None,
     sent_id: str | None = None,
+    seat_decision_ms: Mapping[int, int] | None = None,
+    stop: MatchStop | None = None,
 ) -> MatchResult:
     """Play one match between running bots (seat i is ``seats[i]``) and return its result.
     ``record_path``: a file to write the match's record to, or a records file to append it to
@@ -1194,6 +1256,8 @@ async def run_match(
     ``sent_id``: the match id the bots are sent, when it is not ``match_id`` (a tournament's
     opaque id, SPEC 4.1); everything else (record, result, log markers, messages) names the
     match by ``match_id``.
+    ``seat_decision_ms``: a limit per decision of its own for some seats (a person's); the header
+    names it in that seat's entry. ``stop``: lets the caller stop the match (MatchStopped).
 
     Raises OptionError for a bad player count or options before any bot is spoken to. The bots are
     not closed here: their owner closes them, and replaces any that is no longer ``alive``.
@@ -1214,10 +1278,26 @@ async def run_match(
     finished = False
     try:
         match = _Match(
-            game, seats, seed, options, match_id, time_control, max_faults, record, sent_id
+            game,
+            seats,
+            seed,
+            options,
+            match_id,
+            time_control,
+            max_faults,
+            record,
+            sent_id,
+            seat_decision_ms,
         )
-        match.start(commitment)
-        await match.play()
+        stop_scope = stop.scope if stop is not None else trio.CancelScope()
+        with stop_scope:
+            match.start(commitment)
+            await match.play()
+        if stop is not None and stop_scope.cancelled_caught:
+            reason = stop.reason or "stopped"
+            match.write({"type": "stopped", "reason": reason})
+            record.close()
+            raise MatchStopped(reason, record.path)
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)
         # "completed", unless the game stops early on purpose (arena check's one-decision matches)

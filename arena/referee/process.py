@@ -510,7 +510,9 @@ class BotProcess:
         # Only the real transport itself: a wrapper (arena check swaps one in) may change what
         # is written in its send_all.
         if type(transport) is not ProcessTransport:
-            return 0
+            # An in-memory seat that takes everything at once (a person's) says so by write_now.
+            write_now = getattr(transport, "write_now", None)
+            return 0 if write_now is None else write_now(data)
         try:
             return transport.write_nowait(data)
         except OSError as error:  # EPIPE: the bot closed its input or exited

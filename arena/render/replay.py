@@ -142,6 +142,8 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
             message = printable(str(entry["message"]))  # (a record may quote a bot's stderr)
             lines.append(Text(f"  fault ({entry['kind']}): {message}", style="yellow"))
     parts.extend(lines)
+    if replay.stopped is not None:
+        parts.append(Text(f"stopped before its end: {printable(replay.stopped)}", style="bold"))
     result = replay.result or {}
     table = Table(title="result")
     for column in ("seat", "bot", "score", "place", "note"):

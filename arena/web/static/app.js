@@ -474,6 +474,9 @@ async function matchPage() {
         h("button", { id: "next", onclick: () => step(1), title: "→" }, "▶"),
         h("button", { id: "end", onclick: () => go(last), title: "End" }, "▶|"),
         h("span", { id: "frame" }, `${at} / ${last}`), seatSelect),
+      // The card table (table.js), then the state inspector below it, one click away.
+      Table.spectate(d, at),
+      h("p", {}, h("a", { href: "#decision", id: "to-inspector" }, "the state inspector ↓")),
       dec ? h("div", { class: `panel decision ${dec.by === "autopilot" ? "autopilot" : ""} ${dec.faults.length ? "faulted" : ""}`, id: "decision" },
         h("div", {}, h("b", {}, `Decision ${at}: seat ${dec.seat} (${seatName(dec.seat)}) · ${dec.decision}`), " · ",
           dec.by === "autopilot" ? h("span", { class: "autopilot" }, "autopilot") : "by bot",
