@@ -46,7 +46,7 @@ from .knowledge import (
     trick_plays,
     voids_in_tricks,
 )
-from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame, card_strengths
+from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame
 
 TARGET = 14
 PLAYERS = 4
@@ -91,7 +91,6 @@ def right_of(seat: int) -> int:
 
 class AllFours(TrickGame):
     DECK = STANDARD_52
-    STRENGTHS = card_strengths(STANDARD_52)
 
     DEAL_STARTS = ("hand_start", "redeal")
     DEAL_ENDS = {"hand_end": "scores", "match_won": "scores"}  # (a match may end mid-hand)

@@ -34,7 +34,7 @@ from .knowledge import (
     trick_plays,
     voids_in_tricks,
 )
-from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths, follow_suit
+from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
 HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
@@ -46,7 +46,6 @@ BIDS = {size: tuple(f"bid:{b}" for b in range(size + 1)) for size in HAND_SIZES}
 
 class AllesOderNichts(TrickGame):
     DECK = COLOURS_48
-    STRENGTHS = card_strengths(COLOURS_48)
     DEAL_STARTS = ("round_start",)
     DEAL_ENDS = {"round_end": "totals"}
 

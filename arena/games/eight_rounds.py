@@ -53,7 +53,7 @@ from .knowledge import (
     trick_plays,
     voids_in_tricks,
 )
-from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths, follow_suit
+from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
 CONTRACTS = (
@@ -128,7 +128,6 @@ def trick_winner(trick: list[tuple[int, str]]) -> int:
 
 class EightRounds(TrickGame):
     DECK = STANDARD_52
-    STRENGTHS = card_strengths(STANDARD_52)
 
     DEAL_STARTS = ("round_start",)
     DEAL_ENDS = {"round_end": "totals"}

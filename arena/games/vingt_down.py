@@ -42,7 +42,7 @@ from .knowledge import (
     trick_plays,
     voids_in_tricks,
 )
-from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths
+from .tricks import SEAT_VIEW_TAIL, TrickGame
 
 PLAYERS = 4
 START_SCORE = 20
@@ -72,7 +72,6 @@ DISCARD_NAMES = {
 
 class VingtDown(TrickGame):
     DECK = PIQUET_32
-    STRENGTHS = card_strengths(PIQUET_32)
     HIGHER_IS_BETTER = False
     DEAL_STARTS = ("deal_start",)
     DEAL_ENDS = {"deal_end": "totals"}
