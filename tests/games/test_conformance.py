@@ -10,9 +10,11 @@ from arena.games import GAMES, IllegalAction
 from arena.games.cards import IN_SUIT, SUIT_CARDS, Deck, Rng, derive_seed
 from arena.games.playthrough import random_playout
 from arena.games.tricks import follow_suit
+from tests.games import fifth_game
 
 SEEDS = range(12)
-SPECS = list(GAMES.values())
+# Every registered game, and the test-only fifth game (tests/test_fifth_game.py).
+SPECS = [*GAMES.values(), fifth_game.SPEC]
 CASES = [(spec, players) for spec in SPECS for players in spec.player_counts]
 IDS = [f"{spec.id}-{players}p" for spec, players in CASES]
 
