@@ -1,13 +1,15 @@
 """A game is one module: Plain Tricks (tests/games/fifth_game.py), registered here and nowhere
 else, goes through `arena check`, a tournament of real bot processes, `arena replay`, the kit
-(sampled worlds and a search) and the web match view, as the four real games do. (The
-conformance tests run it too: tests/games/test_conformance.py.)"""
+(sampled worlds and a search) and the web match view (its data, and the page in a real browser),
+as the four real games do. (The conformance tests run it too: tests/games/test_conformance.py.)"""
 
 from __future__ import annotations
 
 import json
+import queue
 import random
 import sys
+import threading
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
@@ -176,3 +178,48 @@ def fetch(url: str) -> bytes:
 
     with urllib.request.urlopen(url, timeout=30) as response:
         return response.read()
+
+
+def test_the_match_page_in_a_real_browser(played: Path) -> None:
+    """The match page (served in this process, where the game is registered) steps through a
+    Plain Tricks match to the stored scores, and shows one seat only its own cards."""
+    from tests.web.test_browser import launch, sync_api  # (skips without chromium, playwright)
+
+    source, store = source_of(played)
+    with store:
+        stored = store.matches()[0]
+    started: queue.Queue = queue.Queue()
+
+    async def serve() -> None:
+        async with trio.open_nursery() as nursery:
+            url = await nursery.start(server.serve_tournament, source, "127.0.0.1", 0)
+            started.put((url, trio.lowlevel.current_trio_token(), nursery.cancel_scope))
+
+    thread = threading.Thread(target=trio.run, args=(serve,))
+    thread.start()
+    url, token, scope = started.get(timeout=60)
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = launch(playwright)
+            page = browser.new_page(viewport={"width": 1200, "height": 900})
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(url + "match?" + urllib.parse.urlencode({"id": stored.match_id}))
+            page.wait_for_selector("#frame")
+            last = int(page.inner_text("#frame").split("/")[1])
+            assert last == 45  # a frame per card played: 3 deals of 5 tricks of 3 cards
+            sync_api.expect(page.locator(".seatrow")).to_have_count(3)
+            page.keyboard.press("End")
+            assert page.inner_text("#frame") == f"{last} / {last}"
+            shown = [int(x) for x in page.locator("#result .final-score").all_inner_texts()]
+            assert shown == list(stored.scores)
+            page.keyboard.press("Home")
+            page.select_option("#seat", "1")
+            with_cards = page.locator(".seatrow").filter(has=page.locator(".card"))
+            sync_api.expect(with_cards).to_have_count(1, timeout=15000)
+            assert with_cards.get_attribute("data-seat") == "1"
+            browser.close()
+        assert errors == []
+    finally:
+        trio.from_thread.run_sync(scope.cancel, trio_token=token)
+        thread.join(timeout=60)
