@@ -213,6 +213,9 @@ def test_the_match_page_in_a_real_browser(played: Path) -> None:
             assert page.inner_text("#frame") == f"{last} / {last}"
             shown = [int(x) for x in page.locator("#result .final-score").all_inner_texts()]
             assert shown == list(stored.scores)
+            # Its SCORING_EVENTS, one a deal, are the page's "scoring so far".
+            sync_api.expect(page.locator("#scoring li")).to_have_count(3)
+            assert page.locator("#scoring li").first.inner_text().startswith("deal end")
             page.keyboard.press("Home")
             page.select_option("#seat", "1")
             with_cards = page.locator(".seatrow").filter(has=page.locator(".card"))

@@ -94,6 +94,7 @@ class AllFours(TrickGame):
 
     DEAL_STARTS = ("hand_start", "redeal")
     DEAL_ENDS = {"hand_end": "scores", "match_won": "scores"}  # (a match may end mid-hand)
+    SCORING_EVENTS = ("award", "hand_end", "match_won")
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)

@@ -48,6 +48,7 @@ class AllesOderNichts(TrickGame):
     DECK = COLOURS_48
     DEAL_STARTS = ("round_start",)
     DEAL_ENDS = {"round_end": "totals"}
+    SCORING_EVENTS = ("round_end",)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)

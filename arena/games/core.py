@@ -180,7 +180,7 @@ class GameState:
     - ``VIEW_KEYS`` with ``view_values(seat)``: a seat's view as values, for the referee's speed
       [None: the referee calls ``view``];
     - ``DEAL_STARTS`` and ``DEAL_ENDS``: the events that start and end a deal [none: the match is
-      one deal].
+      one deal]; ``SCORING_EVENTS``: the events that score, for the web match page [none].
 
     The referee, the replay, the check, the web pages and the kit use only the public methods and
     these hooks; nothing outside a game's module calls its private methods.
@@ -203,6 +203,10 @@ class GameState:
     DEAL_ENDS: ClassVar[Mapping[str, str]] = {}
     """The event types that end a deal, each with its field of running totals (per seat, or per
     team in a team game): the kit's rollouts stop at the first. Empty: at the end of the match."""
+
+    SCORING_EVENTS: ClassVar[tuple[str, ...]] = ()
+    """The event types that score (a deal's end, an award): the web match page lists them as
+    "scoring so far"."""
 
     def __init__(
         self, players: int, options: Mapping[str, Any], seed: int, dealer: Dealer | None = None

@@ -75,6 +75,7 @@ class VingtDown(TrickGame):
     HIGHER_IS_BETTER = False
     DEAL_STARTS = ("deal_start",)
     DEAL_ENDS = {"deal_end": "totals"}
+    SCORING_EVENTS = ("deal_end",)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)

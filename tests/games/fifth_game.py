@@ -40,6 +40,7 @@ class PlainTricks(TrickGame):
     DECK = PIQUET_32
     DEAL_STARTS = ("deal_start",)
     DEAL_ENDS = {"deal_end": "totals"}
+    SCORING_EVENTS = ("deal_end",)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
