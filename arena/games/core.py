@@ -177,8 +177,8 @@ class GameState:
     - ``_explain(action)``: why an action is illegal [the legal actions are listed];
     - ``hidden_from(seat)``: the cards a seat may not know [the other hands and the stock];
     - ``HIGHER_IS_BETTER`` [True]; ``termination``: how a finished match ended ["completed"];
-    - ``VIEW_KEYS`` with ``view_values(seat)``: a seat's view as values, for the referee's speed
-      [None: the referee calls ``view``];
+    - ``VIEW_KEYS`` with ``view_values(seat)``: a seat's view as values, the referee's quick
+      twin of ``view`` [None: the referee calls ``view``];
     - ``DEAL_STARTS`` and ``DEAL_ENDS``: the events that start and end a deal [none: the match is
       one deal]; ``SCORING_EVENTS``: the events that score, for the web match page [none].
 
@@ -281,14 +281,18 @@ class GameState:
         """What ``seat`` may know now, as JSON-ready data; ``None`` for the all-seeing view."""
         raise NotImplementedError
 
-    # A seat's view as its values alone, for the referee, which encodes every view it sends at
-    # once: VIEW_KEYS are the keys view(seat) has, in its order, while view_values(seat) gives
-    # values for them (not None). The values are the state's own lists, not copies: read them
-    # at once and neither keep nor change them. Games without the shortcut give None.
     VIEW_KEYS: ClassVar[tuple[str, ...] | None] = None
+    """The keys ``view(seat)`` has, in its order, for ``view_values``; None: no quick form."""
 
     def view_values(self, seat: int) -> tuple | None:
-        """``view(seat)``'s values in VIEW_KEYS order (uncopied), or None: then use view()."""
+        """``view(seat)``'s values in VIEW_KEYS order, or None: then the referee calls view().
+
+        The quick twin of ``view``, kept because the referee sends a view with every request:
+        building view()'s dict and the copies that make it a snapshot costs 20-30% more
+        instructions per decision in the arena process (measured with ``benchmarks/referee_cpu.py
+        --instructions``, 17-26k on 76-87k), over the 10% the referee may spend. The values are
+        the state's own lists, not copies: encode them at once, neither keep nor change them.
+        tests/referee/test_fast_paths.py holds every game's to view() byte for byte."""
         return None
 
     @classmethod
