@@ -98,6 +98,7 @@ def test_a_tournament_plays_and_ranks_it(played: Path) -> None:
     assert len(matches) == 3  # one deal, in each of its 3 rotations of the seats
     assert {m.game_id for m in matches} == {"plain-tricks"}
     assert all(m.status == "completed" and len(m.scores) == 3 for m in matches)
+    assert all(not m.faults and not m.forfeited for m in matches)  # the heuristic bot too
     # Every trick scores a point: 3 deals of 5 tricks.
     assert all(sum(m.scores) == 15 for m in matches)
     done = CliRunner().invoke(main, ["standings", str(played)])
