@@ -71,6 +71,7 @@ from arena.referee.record import (
     RecordingDealer,
     RecordWriter,
     ShortDecision,
+    forfeit_placings,
     ms3,
     recorded_text,
 )
@@ -1147,23 +1148,7 @@ class _Match:
     ) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Placings with every forfeited seat (and its partners) placed last; the forfeited seats."""
         forfeited = tuple(s.index for s in self.seats if s.forfeited)
-        losers = set(forfeited)
-        if self.teams is not None:
-            losing_teams = {self.teams[s] for s in forfeited}
-            losers = {s for s in range(self.players) if self.teams[s] in losing_teams}
-        if not losers:
-            return game_placings, forfeited
-        # Better placing = smaller number: rank the others by their game placing, then the losers.
-        keys = [(1 if s in losers else 0, game_placings[s]) for s in range(self.players)]
-        if self.teams is None:
-            return tuple(1 + sum(other < mine for other in keys) for mine in keys), forfeited
-        # Team games place teams among teams: partners share one key, each team counts once.
-        team_keys = {self.teams[s]: keys[s] for s in range(self.players)}
-        final = tuple(
-            1 + sum(other < team_keys[self.teams[s]] for other in team_keys.values())
-            for s in range(self.players)
-        )
-        return final, forfeited
+        return tuple(forfeit_placings(game_placings, set(forfeited), self.teams)), forfeited
 
     async def finish(
         self,
@@ -1301,7 +1286,7 @@ async def run_match(
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)
         # "completed", unless the game stops early on purpose (arena check's one-decision matches)
-        termination = getattr(match.state, "termination", "completed")
+        termination = match.state.termination
         await match.finish(placings, outcome.scores, forfeited, termination)
         duration = time.perf_counter() - began
         load = machine_load_per_core()

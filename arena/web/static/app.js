@@ -395,7 +395,6 @@ function eventLine(ev, seats) {
   const rest = Object.entries(ev).filter(([k]) => !EVENT_HIDE.has(k) && k !== "_audience");
   return h("li", {}, h("b", {}, kind.replaceAll("_", " ")), " ", rest.map(([k, v]) => h("span", { class: "chip" }, `${k}: `, value(v, k))), aud);
 }
-const SCORING = /(_end|match_won|award)$/;
 const WITHHELD = "(withheld: it can name cards still in play)";
 
 async function matchPage() {
@@ -454,8 +453,8 @@ async function matchPage() {
     const objects = Object.entries(v).filter(([k, x]) => x && typeof x === "object" && !perSeat.some(([p]) => p === k) && !["hands", "hand", "trick"].includes(k));
     const hands = v.hands || null;
     const dec = f.decision;
-    const scoring = [];
-    for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (SCORING.test(ev.type || "")) scoring.push(ev);
+    const scoring = [], scores = new Set(d.scoring_events || []);  // the game's SCORING_EVENTS
+    for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (scores.has(ev.type)) scoring.push(ev);
     const seatSelect = h("select", { id: "seat", "aria-label": "whose view of the match", onchange: (e) => { seat = e.target.value; history.replaceState(null, "", "/match?" + q({ id, seat })); load().catch(showError); } },
       d.all_hands_allowed ? h("option", { value: "all", selected: seat === "all" }, "all hands") : null,
       seats.filter((s) => d.all_hands_allowed || (d.seats_allowed || []).includes(s.seat)).map((s) => h("option", { value: String(s.seat), selected: String(s.seat) === String(seat) }, `as seat ${s.seat} (${s.bot}) saw it`)));
