@@ -42,7 +42,7 @@ def _store(config: LeagueConfig) -> LeagueStore:
 
 @click.group("league")
 def league_command() -> None:
-    """A league: authors upload bot versions, the arena plays them for ever (SPEC.md 12)."""
+    """A league: authors upload bot versions, the arena plays them for ever (SPEC.md 11)."""
 
 
 @league_command.command("serve")

@@ -147,6 +147,14 @@ def league_from_table(data: dict[str, Any], *, source: str, base: Path) -> Leagu
         reader.note("games", games_raw if games_raw is not None else "nothing", "a [[games]] list")
     else:
         for index, raw in enumerate(games_raw):
+            for unused in ("deals", "max_tables"):
+                if isinstance(raw, dict) and unused in raw:
+                    reader.note(
+                        f"games[{index}].{unused}",
+                        "a value",
+                        "nothing (a league plays deal-sets for as long as it runs)",
+                        raw=True,
+                    )
             plan = _game(reader, f"games[{index}]", raw, 1)
             if plan is not None:
                 games.append(plan)

@@ -2,7 +2,7 @@
 submissions it builds. One :class:`League` per server; every store call runs on the server's
 trio thread (the slow parts, unpacking, building and checking, run in a worker thread first).
 
-Playing (SPEC.md 12.3): deal-sets are chosen by the matchmaker (arena.league.matchmaking),
+Playing (SPEC.md 11.3): deal-sets are chosen by the matchmaker (arena.league.matchmaking),
 written to the store before their first match, and played rotation by rotation, each match
 stored as it ends. On a restart the deal-sets not done are played on from their first missing
 rotation: a match stored is never played again, a match cut by a kill is played again whole.

@@ -1,4 +1,4 @@
-"""Which versions sit at the next table of a game (pure; SPEC.md 12.4 states the rule).
+"""Which versions sit at the next table of a game (pure; SPEC.md 11.4 states the rule).
 
 Every table plays a duplicate deal-set: one deal in every seat rotation. The next table is built
 around its **anchor**, the versions whose results would teach the ranking most:

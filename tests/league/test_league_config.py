@@ -33,12 +33,22 @@ registration = "maybe"
 files = 0
 [[games]]
 game = "snap"
+[[games]]
+game = "eight-rounds"
+deals = 4
 """
     )
     with pytest.raises(ConfigError) as caught:
         load_league(path)
     text = str(caught.value)
-    for field in ("colour", "sandbox", "organiser.registration", "limits.files", "games[0].game"):
+    for field in (
+        "colour",
+        "sandbox",
+        "organiser.registration",
+        "limits.files",
+        "games[0].game",
+        "games[1].deals",
+    ):
         assert f"{path}: {field}" in text, field
 
 

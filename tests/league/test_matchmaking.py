@@ -1,4 +1,4 @@
-"""The matchmaker's rule (SPEC.md 12.4), case by case, and a small seeded simulation: it ranks a
+"""The matchmaker's rule (SPEC.md 11.4), case by case, and a small seeded simulation: it ranks a
 known field right in fewer deal-sets than uniform round robin (the full figures:
 benchmarks/league_matchmaking.py)."""
 
