@@ -33,9 +33,9 @@ def _config(path: Path) -> LeagueConfig:
         raise InputError(str(exc)) from None
 
 
-def _store(config: LeagueConfig) -> LeagueStore:
+def _store(config: LeagueConfig, *, serving: bool = False) -> LeagueStore:
     try:
-        return LeagueStore.open(config.store_path, name=config.name)
+        return LeagueStore.open(config.store_path, name=config.name, serving=serving)
     except LeagueStoreError as exc:
         raise InputError(str(exc)) from None
 
@@ -66,11 +66,12 @@ def serve_command(league_file: Path, port: int, host: str, allowed_hosts: tuple[
     from arena.league.league import League
     from arena.league.web import serve_league
     from arena.referee.confine import bwrap_problem
+    from arena.tournament.pool import TournamentError
 
     if config.sandbox == "bwrap" and (problem := bwrap_problem()) is not None:
         raise InputError(f'{league_file}: sandbox = "bwrap" but {problem}')
     secret, made = organiser_secret()
-    store = _store(config)
+    store = _store(config, serving=True)
     try:
         league = League(config, store)
         league.register_house_bots()
@@ -93,6 +94,8 @@ def serve_command(league_file: Path, port: int, host: str, allowed_hosts: tuple[
             )
         except OSError as exc:
             raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        except (TournamentError, LeagueStoreError) as exc:
+            raise click.ClickException(f"{exc}; the stored matches are kept") from None
     finally:
         store.close()
 

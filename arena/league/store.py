@@ -23,8 +23,10 @@ password stretching is needed for a secret nobody chose).
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -137,16 +139,20 @@ VERSION_COLUMNS = (
 class LeagueStore:
     """The league's SQLite file, open for the server (one connection, used from one thread)."""
 
-    def __init__(self, path: Path, connection: sqlite3.Connection) -> None:
+    def __init__(self, path: Path, connection: sqlite3.Connection, lock: int | None = None) -> None:
         self.path = path
         self._db = connection
+        self._lock = lock
 
     @classmethod
-    def open(cls, path: Path | str, *, name: str) -> LeagueStore:
-        """Open (creating it if new) the league store at ``path``."""
+    def open(cls, path: Path | str, *, name: str, serving: bool = False) -> LeagueStore:
+        """Open (creating it if new) the league store at ``path``. ``serving``: for the one
+        server that plays the league (LeagueStoreError when another holds it), not for the
+        commands that only add an author or change a version's status."""
         path = Path(path)
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
+            lock = _lock_for_serving(path) if serving else None
             db = sqlite3.connect(path, isolation_level=None)
             db.execute("PRAGMA foreign_keys = ON")
             db.execute("PRAGMA busy_timeout = 10000")  # the CLI writes beside the server
@@ -172,10 +178,14 @@ class LeagueStore:
                     )
         except sqlite3.DatabaseError as exc:
             raise LeagueStoreError(f"{path}: not a league store ({exc})") from None
-        return cls(path, db)
+        except OSError as exc:
+            raise LeagueStoreError(f"{path}: cannot be opened: {exc.strerror or exc}") from None
+        return cls(path, db, lock)
 
     def close(self) -> None:
         self._db.close()
+        if self._lock is not None:
+            os.close(self._lock)  # (which releases the lock)
 
     # -- meta ------------------------------------------------------------------------------
 
@@ -404,6 +414,21 @@ class LeagueStore:
             "SELECT match FROM matches WHERE dealset = ? AND rotation = ?", (dealset_id, rotation)
         ).fetchone()
         return None if row is None else _decode_match(row[0])
+
+
+def _lock_for_serving(path: Path) -> int:
+    """An exclusive lock on ``<store>.lock``, held while the server runs (the kernel drops it
+    when the process ends, however it ends)."""
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise LeagueStoreError(
+            f"{path}: another arena league serve plays this league (one server per league "
+            "folder: stop it first, or give this league another folder)"
+        ) from None
+    return fd
 
 
 def _dealset(row: tuple[Any, ...]) -> DealSet:

@@ -42,6 +42,7 @@ from arena.league.league import League, UploadRefused
 from arena.league.store import Author, LeagueStoreError, Version
 from arena.referee.record import ReplayError, replay_record
 from arena.render.replay import render_replay
+from arena.tournament.pool import TournamentError, unwrapped
 from arena.tournament.standings import standings_as_data
 from arena.tournament.store import StoredMatch
 from arena.web.server import SECURITY_HEADERS, HostCheck
@@ -482,7 +483,9 @@ def serve_league(
     allowed_hosts: tuple[str, ...] = (),
     on_ready: Callable[[str], None],
 ) -> None:
-    """Play and serve until SIGINT, SIGTERM or SIGHUP (``arena league serve``)."""
+    """Play and serve until SIGINT, SIGTERM or SIGHUP (``arena league serve``). Raises
+    TournamentError (the league's own files cannot be written), LeagueStoreError or OSError (the
+    port is taken) as themselves, for one line."""
 
     async def run() -> None:
         hosts = HostCheck(host, allowed_hosts)
@@ -501,4 +504,5 @@ def serve_league(
                     nursery.cancel_scope.cancel()
                     break
 
-    trio.run(run)
+    with unwrapped(TournamentError), unwrapped(LeagueStoreError), unwrapped(OSError):
+        trio.run(run)

@@ -63,3 +63,13 @@ def test_a_file_of_something_else_is_refused(tmp_path: Path) -> None:
     path.write_bytes(b"not a database at all, just text" * 100)
     with pytest.raises(LeagueStoreError, match="not a league store"):
         LeagueStore.open(path, name="l")
+
+
+def test_one_server_per_league(tmp_path: Path) -> None:
+    path = tmp_path / "league.sqlite"
+    serving = LeagueStore.open(path, name="l", serving=True)
+    with pytest.raises(LeagueStoreError, match="another arena league serve plays this league"):
+        LeagueStore.open(path, name="l", serving=True)
+    LeagueStore.open(path, name="l").close()  # an author added meanwhile: no lock needed
+    serving.close()
+    LeagueStore.open(path, name="l", serving=True).close()
