@@ -27,7 +27,7 @@ import stat
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
@@ -127,10 +127,12 @@ def submit(
     progress: Callable[[str], None] = lambda message: None,
     wrap_build: BuildWrapper | None = None,
     max_build_s: float | None = None,
+    build_env: Mapping[str, str] | None = None,
 ) -> Submission:
     """Build, check (unless ``checker`` is None) and install the bot in ``folder`` in ``bots_dir``.
     ``wrap_build`` runs the build inside something (a sandbox); ``max_build_s`` caps the
-    manifest's ``build_timeout_s``.
+    manifest's ``build_timeout_s``; ``build_env`` replaces this process's environment for the
+    build (a league's server holds secrets in its own).
 
     Raises ManifestError, BotFolderError or SubmitError; after any failure nothing is installed.
     """
@@ -158,7 +160,7 @@ def submit(
             progress(
                 f"building: {_one_line(manifest.build)} (time limit {manifest.build_timeout_s:g}s)"
             )
-            build = run_build(manifest, wrap=wrap_build)
+            build = run_build(manifest, wrap=wrap_build, base_env=build_env)
             if not build.ok:
                 raise SubmitError(_build_failure(manifest, build))
             progress(f"build ok in {build.seconds:.1f}s")
@@ -206,9 +208,15 @@ def _install(staging: Path, final: Path) -> bool:
     return True
 
 
-def run_build(manifest: Manifest, *, wrap: BuildWrapper | None = None) -> BuildResult:
+def run_build(
+    manifest: Manifest,
+    *,
+    wrap: BuildWrapper | None = None,
+    base_env: Mapping[str, str] | None = None,
+) -> BuildResult:
     """Run the manifest's build command in its folder under its time limit, output captured
-    (inside ``wrap``'s command line when given).
+    (inside ``wrap``'s command line when given), in this process's environment (or
+    ``base_env``) plus the manifest's.
 
     The build gets its own process group, killed when the build ends or times out, so nothing it
     started outlives it.
@@ -216,7 +224,7 @@ def run_build(manifest: Manifest, *, wrap: BuildWrapper | None = None) -> BuildR
     argv = manifest.build_argv()
     assert argv is not None
     command = list(argv) if wrap is None else wrap(list(argv), manifest.folder)
-    env = {**os.environ, **dict(manifest.env)}
+    env = {**(os.environ if base_env is None else base_env), **dict(manifest.env)}
     started = time.monotonic()
     with tempfile.TemporaryFile() as log:
         try:

@@ -42,6 +42,13 @@ from arena.tournament.standings import Standings, StandingsFold
 IDLE_WAIT_S = 5.0  # with no table to play, look again this often (or when a version arrives)
 HOUR_S = 3600.0
 BUILD_FILE_MB = 256  # the build sandbox's private /tmp
+# A build's environment: none of the server's own (which holds the organiser's token)
+BUILD_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp/home",
+    "TMPDIR": "/tmp/tmp",
+    "LANG": "C.UTF-8",
+}
 
 
 class UploadRefused(Exception):
@@ -318,6 +325,7 @@ class League:
                 checker=lambda spec: arena_check(spec, sandbox=self.config.sandbox, games=games),
                 wrap_build=self._sandboxed_build if self.sandboxed_builds else None,
                 max_build_s=self.config.limits.build_timeout_s,
+                build_env=BUILD_ENV,
             )
         except ArchiveError as exc:
             return _Built("", False, f"archive refused: {exc}")
@@ -343,8 +351,8 @@ class League:
         )
 
     def _sandboxed_build(self, argv: list[str], folder: Path) -> list[str]:
-        """A build in bubblewrap: no network, the machine read-only, the league's folder hidden
-        but for the bot's own (writable)."""
+        """A build in bubblewrap: no network, the machine read-only, every capability dropped,
+        the league's folder hidden but for the bot's own (writable)."""
         plan = SealPlan(
             workdir=str(folder),
             own_folder=str(folder),

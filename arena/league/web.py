@@ -35,7 +35,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arena.league.config import HOUSE_AUTHOR, NAME_RE_TEXT
 from arena.league.league import League, UploadRefused
@@ -45,7 +45,7 @@ from arena.render.replay import render_replay
 from arena.tournament.pool import TournamentError, unwrapped
 from arena.tournament.standings import standings_as_data
 from arena.tournament.store import StoredMatch
-from arena.web.server import SECURITY_HEADERS, HostCheck
+from arena.web.server import HostCheck, refused_host, secured
 
 SESSION_COOKIE = "league_token"
 CSRF_HEADER = "x-csrf-token"
@@ -249,6 +249,16 @@ class LeagueApp:
             else None,
         }
 
+    def _asked(self, request: Request) -> tuple[Viewer, Version] | Response:
+        """Who asks about which version (``{id}`` in the path), or the error to answer."""
+        viewer = self.viewer(request)
+        if isinstance(viewer, Response):
+            return viewer
+        version = self._version(request.path_params["id"])
+        if isinstance(version, Response):
+            return version
+        return viewer, version
+
     def _version(self, raw: str) -> Version | Response:
         if not raw.isascii() or not raw.isdigit() or len(raw) > 12:
             return _error(400, f"version {raw[:20]!r}: expected a version number")
@@ -274,12 +284,10 @@ class LeagueApp:
         )
 
     async def version(self, request: Request) -> Response:
-        viewer = self.viewer(request)
-        if isinstance(viewer, Response):
-            return viewer
-        version = self._version(request.path_params["id"])
-        if isinstance(version, Response):
-            return version
+        asked = self._asked(request)
+        if isinstance(asked, Response):
+            return asked
+        viewer, version = asked
         matches = [m for m in self.store.matches() if version.label in m.bots]
         history = []
         placings = 0.0
@@ -302,12 +310,10 @@ class LeagueApp:
         return sorted(p.name for p in folder.glob(f"{version.label}-*.stderr.log"))
 
     async def stderr(self, request: Request) -> Response:
-        viewer = self.viewer(request)
-        if isinstance(viewer, Response):
-            return viewer
-        version = self._version(request.path_params["id"])
-        if isinstance(version, Response):
-            return version
+        asked = self._asked(request)
+        if isinstance(asked, Response):
+            return asked
+        viewer, version = asked
         if not viewer.sees_private(version):
             return _error(403, "a version's stderr is shown to its author only")
         name = request.path_params["name"]
@@ -364,12 +370,10 @@ class LeagueApp:
         return _json(data, 200 if outcome.accepted else 422)
 
     async def retire(self, request: Request) -> Response:
-        viewer = self.viewer(request)
-        if isinstance(viewer, Response):
-            return viewer
-        version = self._version(request.path_params["id"])
-        if isinstance(version, Response):
-            return version
+        asked = self._asked(request)
+        if isinstance(asked, Response):
+            return asked
+        viewer, version = asked
         if viewer.author is None or viewer.author.name != version.author:
             return _error(403, "only its author retires a version")
         if version.status != "active":
@@ -456,18 +460,9 @@ class Guard:
             await self.app(scope, receive, send)
             return
 
-        async def send_secured(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = dict(message)
-                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
-            await send(message)
-
-        host = Request(scope).headers.get("host")
-        if not self.hosts.allows(host):
-            answer = _error(400, f"Host {(host or '')[:80]!r} is not served here")
-            await answer(scope, receive, send_secured)
-            return
-        await self.app(scope, receive, send_secured)
+        send_secured = secured(send)
+        if not await refused_host(self.hosts, scope, receive, send_secured):
+            await self.app(scope, receive, send_secured)
 
 
 def build_app(league: League, organiser_token: str | None, hosts: HostCheck) -> ASGIApp:

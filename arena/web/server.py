@@ -188,6 +188,27 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
+def secured(send: Send) -> Send:
+    """``send`` with the security headers added to every response."""
+
+    async def send_secured(message: Message) -> None:
+        if message["type"] == "http.response.start":
+            message = dict(message)
+            message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+        await send(message)
+
+    return send_secured
+
+
+async def refused_host(hosts: HostCheck, scope: Scope, receive: Receive, send: Send) -> bool:
+    """Answer 400 and say True when the request's Host header is not one ``hosts`` allows."""
+    host = Request(scope).headers.get("host")
+    if hosts.allows(host):
+        return False
+    await _error(400, f"Host {(host or '')[:80]!r} is not served here")(scope, receive, send)
+    return True
+
+
 class Guard:
     """Around every request: the Host check, the security headers on every response, and who
     is asking (``scope["arena.viewer"]``, from the token presented); a page's address with
@@ -205,18 +226,10 @@ class Guard:
             await self.app(scope, receive, send)
             return
 
-        async def send_secured(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = dict(message)
-                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
-            await send(message)
-
-        request = Request(scope)
-        if not self.hosts.allows(request.headers.get("host")):
-            host = (request.headers.get("host") or "")[:80]
-            answer = _error(400, f"Host {host!r} is not served here")
-            await answer(scope, receive, send_secured)
+        send_secured = secured(send)
+        if await refused_host(self.hosts, scope, receive, send_secured):
             return
+        request = Request(scope)
         given = _bearer(scope) or request.query_params.get(TOKEN_PARAM)
         viewer = self.access.viewer(given or request.cookies.get(TOKEN_COOKIE))
         if given and viewer is SPECTATOR:

@@ -137,11 +137,12 @@ def test_authors_upload_build_check_and_play_and_cannot_touch_each_other(tmp_pat
         # a failed build: rejected, its log shown to alice only
         status, answer = server.post(
             "api/submit",
-            targz(bot_files("broken", build=["sh", "-c", "echo compiling now; exit 3"])),
+            targz(bot_files("broken", build=["sh", "-c", "echo compiling now; env; exit 3"])),
             token=alice,
         )
         assert status == 422 and answer["status"] == "rejected"
         assert "exit status 3" in answer["log"] and "compiling now" in answer["log"]
+        assert "PATH=" in answer["log"] and ORGANISER not in answer["log"]  # not the server's env
         broken = answer["id"]
         assert "log" in server.get(f"api/versions/{broken}", token=alice)[1]
         assert "log" not in server.get(f"api/versions/{broken}", token=bob)[1]
