@@ -10,6 +10,7 @@ rotation: a match stored is never played again, a match cut by a kill is played 
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import os
 import secrets
@@ -247,7 +248,8 @@ class League:
                     rotation=rotation,
                     seed=dealset.seed,
                     seats=rotate(labels, rotation),
-                    key=match_id,
+                    # (hex: the record's file name ends with the key's first 12 characters)
+                    key=hashlib.sha256(match_id.encode()).hexdigest(),
                 )
                 stored = await play_pooled_match(tournament, match, pool, run_match)
                 self.store.save_match(dealset.id, rotation, stored)
