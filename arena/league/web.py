@@ -35,7 +35,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from arena.league.config import HOUSE_AUTHOR, NAME_RE_TEXT
 from arena.league.league import League, UploadRefused
@@ -45,7 +45,7 @@ from arena.render.replay import render_replay
 from arena.tournament.pool import TournamentError, unwrapped
 from arena.tournament.standings import standings_as_data
 from arena.tournament.store import StoredMatch
-from arena.web.server import HostCheck, refused_host, secured
+from arena.web.server import HostCheck, HostGuard
 
 SESSION_COOKIE = "league_token"
 CSRF_HEADER = "x-csrf-token"
@@ -448,25 +448,8 @@ def _shown(version: Version, viewer: Viewer) -> dict[str, Any]:
     return data
 
 
-class Guard:
-    """Around every request: the Host check (against DNS rebinding) and the security headers."""
-
-    def __init__(self, app: ASGIApp, hosts: HostCheck) -> None:
-        self.app = app
-        self.hosts = hosts
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        send_secured = secured(send)
-        if not await refused_host(self.hosts, scope, receive, send_secured):
-            await self.app(scope, receive, send_secured)
-
-
 def build_app(league: League, organiser_token: str | None, hosts: HostCheck) -> ASGIApp:
-    return Guard(Starlette(routes=LeagueApp(league, organiser_token, hosts).routes()), hosts)
+    return HostGuard(Starlette(routes=LeagueApp(league, organiser_token, hosts).routes()), hosts)
 
 
 def serve_league(
