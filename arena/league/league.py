@@ -42,6 +42,7 @@ from arena.tournament.standings import Standings, StandingsFold
 
 IDLE_WAIT_S = 5.0  # with no table to play, look again this often (or when a version arrives)
 HOUR_S = 3600.0
+OUT_OF_THE_FILE = "no longer in the league file"
 BUILD_FILE_MB = 256  # the build sandbox's private /tmp
 # A build's environment: none of the server's own (which holds the organiser's token)
 BUILD_ENV = {
@@ -93,7 +94,7 @@ class League:
 
     def register_house_bots(self) -> None:
         """The league file's own bots, as versions of the author "house" (made on first start);
-        a house bot no longer in the file is retired."""
+        a house bot no longer in the file is retired, and active again when it is back."""
         house = self.store.author_named(HOUSE_AUTHOR) or self.store.add_author(
             HOUSE_AUTHOR,
             secrets.token_urlsafe(32),  # a token nobody is ever given
@@ -106,7 +107,9 @@ class League:
                 )
         for name, version in known.items():
             if name not in self.house and version.status == "active":
-                self.store.set_status(version.id, "retired", "no longer in the league file")
+                self.store.set_status(version.id, "retired", OUT_OF_THE_FILE)
+            elif name in self.house and version.note == OUT_OF_THE_FILE:
+                self.store.set_status(version.id, "active")
 
     def spec_of(self, version: Version) -> BotSpec:
         """How a version runs: named by its label, in the league's sandbox."""

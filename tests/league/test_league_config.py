@@ -58,3 +58,21 @@ def test_the_cli_says_it_in_one_line_per_mistake(tmp_path: Path) -> None:
     done = arena("league", "serve", str(path), "--port", "0")
     assert done.returncode == 2
     assert f"{path}: games" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_house_bot_taken_out_of_the_file_retires_and_comes_back(tmp_path: Path) -> None:
+    from arena.league.league import League
+    from arena.league.store import LeagueStore
+
+    def statuses(house: int) -> dict[str, str]:
+        config = load_league(league_toml(tmp_path, house=house))
+        store = LeagueStore.open(config.store_path, name=config.name)
+        try:
+            League(config, store).register_house_bots()
+            return {v.label: v.status for v in store.versions()}
+        finally:
+            store.close()
+
+    assert set(statuses(3).values()) == {"active"}
+    assert statuses(2)["house.house3.v1"] == "retired"
+    assert statuses(3)["house.house3.v1"] == "active"
