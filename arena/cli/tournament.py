@@ -122,7 +122,12 @@ EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was play
     type=click.Path(dir_okay=False),
     help="The results file [the file's results, else results/quick-<hash>/...].",
 )
-@click.option("--restart", is_flag=True, help="Discard the results file's matches and start again.")
+@click.option(
+    "--restart",
+    is_flag=True,
+    help="Start the results file afresh, its matches, records and logs set aside first in "
+    "OUTPUT/set-aside/TIME/ (still readable by standings and serve).",
+)
 @click.option(
     "--until-confident",
     is_flag=True,

@@ -186,8 +186,9 @@ async def run_tournament(
         raise TournamentError(
             f"{config.results}: this tournament has ended and its secret seed was revealed: "
             f"{len(matches) - summary.skipped} more matches dealt from it would be predictable, "
-            "and none was played; give another results file, or --restart to discard its "
-            "stored matches and deal from a new secret seed"
+            f"and none was played; give another results file, or --restart to set its "
+            f"{store.count_matches()} stored matches aside (SPEC 10.4) and deal from a new "
+            "secret seed"
         )
     in_workers = cluster is None and min(workers, config.concurrency) > 1
     if (in_workers or cluster is not None) and (start_bot is not None or play is not None):

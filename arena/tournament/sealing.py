@@ -48,8 +48,9 @@ def seal_seed(config: TournamentConfig, store: ResultStore) -> SealedRun:
             raise StoreError(
                 f"{path}: this tournament has ended and its secret seed was revealed "
                 f"(seed {state.revealed.seed}), so another definition cannot deal more matches "
-                "from it: give another results file, or --restart to discard its stored "
-                "matches and deal from a new secret seed"
+                f"from it: give another results file, or --restart to set its "
+                f"{store.count_matches()} stored matches aside (SPEC 10.4) and deal from a new "
+                "secret seed"
             )
         return SealedRun(sealed, state.revealed, [f"deals revealed already: {_revealed(state)}"])
     if state.secret is not None:
@@ -74,8 +75,8 @@ def seal_seed(config: TournamentConfig, store: ResultStore) -> SealedRun:
                 replace(config, seed=kept, public_seed=True),
                 notes=[
                     f"{path}: keeps seed {kept}, which its stored matches were dealt from: "
-                    f"{PUBLIC_SEED_NOTE}; --restart (which discards those matches) deals from "
-                    "a new secret seed"
+                    f"{PUBLIC_SEED_NOTE}; --restart (which sets those {store.count_matches()} "
+                    "matches aside, SPEC 10.4) deals from a new secret seed"
                 ],
             )
         secret = DealSecret.draw()
@@ -118,10 +119,13 @@ def open_sealed(
         fingerprint=config.fingerprint(),
         definition=config.definition(),
         restart=restart,
+        output=config.output,
         settle=settle,
     )
     if schedule is not None:
         store.save_note("schedule", schedule)
+    if store.aside is not None:  # said first: where the restarted file's matches are now
+        settled[0].notes.insert(0, store.aside.line())
     return store, settled[0]
 
 
