@@ -19,7 +19,7 @@ import click
 from arena.cli.common import InputError, width_option
 from arena.referee.clock import TimeControl
 from arena.stats.moments import CONFIDENCE
-from arena.tournament.latency import LatencyReport, latency_line
+from arena.tournament.latency import REPLAY_SUSPECT, LatencyReport, latency_line
 from arena.tournament.standings import (
     OVERALL,
     BotReport,
@@ -40,10 +40,20 @@ def stop_confidence(config: TournamentConfig) -> float:
     return config.stop.confidence if config.stop is not None else CONFIDENCE
 
 
-def print_latency(console: Console, report: LatencyReport) -> None:
+def print_latency(console: Console, report: LatencyReport, tournament: str | None = None) -> None:
+    """The latency line, the warning, and (with suspect matches) the command that replays only
+    them: ``arena tournament TOURNAMENT --replay suspect`` (``tournament``: its arguments)."""
     console.print(latency_line(report), highlight=False, markup=False, soft_wrap=True)
     if report.warning:
         console.print(report.warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
+    if report.suspect:
+        console.print(
+            "replay only those, keeping the rest: arena tournament "
+            f"{tournament or 'TOURNAMENT_FILE'} {REPLAY_SUSPECT}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 STANDINGS_CSV_COLUMNS = [  # the first fourteen as before intervals came; new ones after
@@ -151,7 +161,9 @@ def standings_command(
         raise InputError("--csv is for the standings; give --bot NAME with --json or alone")
     path = Path(file)
     confidence = CONFIDENCE
+    tournament = None
     if path.suffix == ".toml":
+        tournament = shlex.quote(file)
         # only for a tournament file: the config module brings the games and the bots' folders
         from arena.tournament.config import ConfigError, load_config
 
@@ -215,7 +227,7 @@ def standings_command(
 
         console = output_console(width)
         console.print(standings_tables(standings, console.width, with_pairs=pairs is not False))
-        print_latency(console, latency)
+        print_latency(console, latency, tournament)
 
 
 def _logs_hint(report: BotReport, bot: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import statistics
 import sys
 from dataclasses import replace
@@ -32,7 +33,7 @@ from arena.tournament.config import (
     quick_config,
 )
 from arena.tournament.executors.dask_cluster import INSTALL_LINE
-from arena.tournament.latency import LATENCY_NOTE
+from arena.tournament.latency import LATENCY_NOTE, latency_report
 from arena.tournament.runner import (
     PreflightError,
     Progress,
@@ -129,6 +130,13 @@ EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was play
     "OUTPUT/set-aside/TIME/ (still readable by standings and serve).",
 )
 @click.option(
+    "--replay",
+    metavar="suspect|ID,...",
+    help="Play these stored matches again, keeping every other: `suspect`, the strained ones "
+    "with a timeout (the latency warning's), or match ids; the file as it was is copied to "
+    "OUTPUT/set-aside/TIME/ first.",
+)
+@click.option(
     "--until-confident",
     is_flag=True,
     help="Play deals in rounds until every game's ranking is separated (the file's stop rule, "
@@ -159,6 +167,7 @@ def tournament_command(
     cluster: str | None,
     results_path: str | None,
     restart: bool,
+    replay: str | None,
     until_confident: bool,
     web_port: int | None,
     width: int | None,
@@ -202,8 +211,12 @@ def tournament_command(
     try:
         output_lock.claim()
         kept, older = refresh_current(config, full, store)
+        if replay is not None:
+            sealed.notes.append(_replay(config, store, replay))
+            kept, older = refresh_current(config, full, store)
+            config = replace(config, revealed=False)  # (the same bots: SPEC 10.6, --replay)
         to_play = len(schedule) - stored_count(schedule, store.completed_ids())
-    except StoreError as exc:
+    except (StoreError, InputError) as exc:
         store.close()
         output_lock.release()
         raise InputError(str(exc)) from None
@@ -261,7 +274,7 @@ def tournament_command(
         store.close()
         output_lock.release()
     console.print(standings_tables(final, console.width, with_pairs=True))
-    print_latency(console, latency)
+    print_latency(console, latency, _same_arguments())
     if interrupted:
         console.print(
             f"stopped: {summary.played} matches played in this run are stored; run the "
@@ -306,6 +319,49 @@ def tournament_command(
             soft_wrap=True,
         )
         sys.exit(EXIT_GIVEN_UP)
+
+
+def _same_arguments() -> str:
+    """This command's arguments as given, less --restart and --replay (for the command that
+    replays the suspect matches)."""
+    args, kept = sys.argv[1:], []
+    if args[:1] == ["tournament"]:
+        args = args[1:]
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--replay":
+            skip = True
+        elif arg != "--restart" and not arg.startswith("--replay="):
+            kept.append(arg)
+    return shlex.join(kept)
+
+
+def _replay(config: TournamentConfig, store: ResultStore, which: str) -> str:
+    """Delete the stored matches ``which`` names (``suspect``, or match ids), after copying
+    the file as it was aside, so that this run plays them again; the line that says so."""
+    if which.strip() == "suspect":
+        ids = list(latency_report(store.matches(), config.time_control.margin_ms).suspect)
+        if not ids:
+            return "--replay suspect: no stored match is suspect (SPEC 10.6); nothing to replay"
+    else:
+        ids = list(dict.fromkeys(p.strip() for p in which.split(",") if p.strip()))
+        stored = store.completed_ids()
+        unknown = [i for i in ids if i not in stored]
+        if unknown or not ids:
+            raise InputError(
+                f"--replay: found {unknown[0] if unknown else which!r}; expected `suspect` or "
+                f"ids of completed matches of this tournament (e.g. {min(stored, default='aon/t0/d0/r0')})"
+            )
+    aside = store.set_aside(config.output, move_output=False)
+    assert aside is not None  # (it holds the matches to replay)
+    count = store.forget(ids)
+    shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+    return (
+        f"--replay: playing {count} stored matches again ({shown}); every other is kept, and "
+        f"the file as it was, their old results included, is in {aside.results}"
+    )
 
 
 def _processes(workers: int) -> str:

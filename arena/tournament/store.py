@@ -345,7 +345,7 @@ class ResultStore:
             if meta is not None and restart:
                 if meta.get("name") != name:
                     raise StoreError(store._foreign(meta, name, restart=True))
-                store.aside = store._set_aside(output or path.parent)
+                store.aside = store.set_aside(output or path.parent)
                 store._discard()
                 meta = None
             if meta is None:
@@ -908,6 +908,22 @@ class ResultStore:
         """How many matches the file holds, of any definition and status."""
         return int(self._rows("SELECT count(*) FROM matches")[0][0])
 
+    def forget(self, match_ids: Iterable[str]) -> int:
+        """Delete the counted matches of these ids (and their faults), to be played again
+        (``--replay``: the caller set the file aside first); the cached fold goes with them.
+        How many were deleted."""
+        ids = list(match_ids)
+        with self._db:
+            deleted = sum(
+                self._db.execute(
+                    "DELETE FROM matches WHERE current = 1 AND match_id = ?", (match_id,)
+                ).rowcount
+                for match_id in ids
+            )
+            if deleted:
+                self._db.execute("DELETE FROM fold_state")
+        return deleted
+
     def _foreign(self, meta: Mapping[str, str], name: str, *, restart: bool = False) -> str:
         """Why a file of another tournament is refused: what it holds, and never advice that
         would set another tournament's matches aside."""
@@ -918,10 +934,10 @@ class ResultStore:
             + f"; give another results file (or run {meta.get('name', '?')!r} to resume it)"
         )
 
-    def _set_aside(self, output: Path) -> SetAside | None:
-        """Copy the file into ``<output>/set-aside/<UTC time>/`` and move the output's
-        ``records/`` and ``logs/`` beside the copy, its rows' record names rewritten to find
-        them there; None when no match is stored (nothing to keep). Anything that fails
+    def set_aside(self, output: Path, *, move_output: bool = True) -> SetAside | None:
+        """Copy the file into ``<output>/set-aside/<UTC time>/`` and (``move_output``) move the
+        output's ``records/`` and ``logs/`` beside the copy, its rows' record names rewritten
+        to find them there; None when no match is stored (nothing to keep). Anything that fails
         raises StoreError before the file itself is touched."""
         matches = self.count_matches()
         if not matches:
@@ -939,7 +955,7 @@ class ResultStore:
                 self._db.backup(target)  # one consistent copy, the WAL's pages included
                 os.chmod(copy, 0o600)
                 moved = {}
-                for part in ("records", "logs"):
+                for part in ("records", "logs") if move_output else ():
                     if (output / part).is_dir():
                         moved[(output / part).resolve()] = folder / part
                 _repoint_records(target, self._folder, folder, moved)
