@@ -21,6 +21,7 @@ from arena.games import GameError, find_game
 from arena.referee.confine import missing_line
 from arena.referee.cores import spread_cores
 from arena.render.terminal import (
+    LogOptions,
     output_console,
     show_progress,
     standings_tables,
@@ -152,6 +153,18 @@ EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was play
     metavar="[PORT]",
     help=f"Serve live web pages of the tournament on 127.0.0.1:PORT [{DEFAULT_PORT}] while it runs.",
 )
+@click.option(
+    "--report-every",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Print the standings every N finished matches (as a plain log, also on a terminal).",
+)
+@click.option(
+    "--quiet",
+    is_flag=True,
+    help="Less output: no line per finished match and no progress lines (faults, the "
+    "standings and the summary still).",
+)
 @width_option
 def tournament_command(
     file: str | None,
@@ -170,6 +183,8 @@ def tournament_command(
     replay: str | None,
     until_confident: bool,
     web_port: int | None,
+    report_every: int | None,
+    quiet: bool,
     width: int | None,
 ) -> None:
     """Run a tournament: FILE (a tournament TOML file), or a quick one from --bot NAME=CMD ...
@@ -253,7 +268,16 @@ def tournament_command(
         )
         with unwrapped(OSError):
             summary, interrupted, report = trio.run(
-                _run, config, schedule, full, store, live, console, server, web_port
+                _run,
+                config,
+                schedule,
+                full,
+                store,
+                live,
+                console,
+                LogOptions(quiet=quiet, report_every=report_every or 0),
+                server,
+                web_port,
             )
         live.persist()
         final = live.standings()
@@ -494,6 +518,7 @@ async def _run(
     store: ResultStore,
     live: LiveStandings,
     console: Console,
+    log: LogOptions,
     server: Any = None,
     web_port: int | None = None,
 ) -> tuple[RunSummary, bool, StopReport | None]:
@@ -536,7 +561,7 @@ async def _run(
             if source is not None:
                 url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
                 say_url(url, with_tournament=True)
-            nursery.start_soon(show_progress, progress, live.standings, console)
+            nursery.start_soon(show_progress, progress, live.standings, console, log)
             workers = config.worker_count()
             if config.stop is not None:
                 report = await run_in_rounds(

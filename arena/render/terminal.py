@@ -8,13 +8,14 @@ second, or plain progress lines when the output is not a terminal (CI, a pipe).
 
 from __future__ import annotations
 
-import re
+import io
 import shlex
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from rich import box
 from rich.console import Console, Group, JustifyMethod, RenderableType
@@ -25,6 +26,7 @@ from rich.text import Text
 
 from arena.stats.moments import Estimate
 from arena.tournament.standings import OVERALL, BotReport, BotStanding, Standings
+from arena.tournament.store import fault_reason
 
 if TYPE_CHECKING:  # only the live view needs them, imported there: `arena standings` does not
     from arena.tournament.runner import Progress
@@ -36,13 +38,43 @@ STANDINGS_EVERY_S = 1.0  # the standings fold runs at most this often
 PLAIN_EVERY_S = 5.0  # a plain progress line at most this often
 
 
+class TrimmedLines(io.TextIOBase):
+    """A text stream that passes whole lines on with their trailing spaces removed (rich pads
+    table cells and lines to their width: a log read by a program, or diffed, should not have
+    them)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        if "\n" in self.pending:
+            *lines, self.pending = self.pending.split("\n")
+            self.out.write("".join(line.rstrip(" ") + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.out.write(self.pending)
+            self.pending = ""
+        self.out.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
 def output_console(width: int | None = None) -> Console:
     """Where a command prints: ``width`` columns when given; else the terminal's width, or, when
-    the output is not a terminal (a pipe, a file), as wide as each line needs."""
-    if width is not None:
-        return Console(width=width)
-    console = Console()
-    return console if console.is_terminal else Console(width=PIPED_WIDTH)
+    the output is not a terminal (a pipe, a file), as wide as each line needs. Output that is
+    not a terminal has no trailing spaces on any line."""
+    console = Console() if width is None else Console(width=width)
+    if console.is_terminal:
+        return console
+    return Console(width=width or PIPED_WIDTH, file=cast(TextIO, TrimmedLines(sys.stdout)))
 
 
 def _number(value: float | None, digits: int = 2, *, signed: bool = False) -> str:
@@ -74,7 +106,6 @@ def faults_text(row: BotStanding) -> str:
 
 
 FAULTS_SHOWN = 10  # reasons per kind in a bot's report
-_FAULT_PREFIX = re.compile(r"^bot .*? \(seat \d+\)(, request \d+)?: ")  # who and when, not why
 KEEP_ALWAYS = 1_000_000  # a column that is never dropped (the rank, the bot's name)
 
 
@@ -318,9 +349,8 @@ def live_view(
     parts.append(Text(progress_line(progress, now)))
     if progress.recent_faults:
         parts.append(Text("latest faults:", style="bold"))
-        parts.extend(
-            Text("  " + line, overflow="ellipsis", no_wrap=True) for line in progress.recent_faults
-        )
+        # folded, not cut: the reason is the end of the line
+        parts.extend(Text("  " + line, overflow="fold") for line in progress.recent_faults)
     return Group(*parts)
 
 
@@ -329,14 +359,27 @@ def _lines_needed(standings: Standings) -> int:
     return sum(len(rows) + 5 for rows in standings.tables.values()) + 10
 
 
+@dataclass(frozen=True)
+class LogOptions:
+    """What a plain log (not a terminal) prints: ``quiet``, no line per match and no progress
+    lines (faults still, each on its line); ``report_every`` N: the standings every N matches
+    finished (0: only at the end). On a terminal, ``quiet`` prints the plain log too."""
+
+    quiet: bool = False
+    report_every: int = 0
+
+
 async def show_progress(
-    progress: Progress, standings: Callable[[], Standings], console: Console
+    progress: Progress,
+    standings: Callable[[], Standings],
+    console: Console,
+    log: LogOptions = LogOptions(),
 ) -> None:
     """Run until cancelled: a Live view on a terminal, plain lines otherwise."""
-    if console.is_terminal:
+    if console.is_terminal and not log.quiet and not log.report_every:
         await _live_loop(progress, standings, console)
     else:
-        await _plain_loop(progress, console)
+        await _plain_loop(progress, standings, console, log)
 
 
 async def _live_loop(
@@ -360,35 +403,55 @@ async def _live_loop(
             await trio.sleep(LIVE_REFRESH_S)
 
 
-async def _plain_loop(progress: Progress, console: Console) -> None:
+async def _plain_loop(
+    progress: Progress, standings: Callable[[], Standings], console: Console, log: LogOptions
+) -> None:
+    """A log a program can read: a line per finished match and each fault (as they come), a
+    progress line at most every PLAIN_EVERY_S, the standings every ``log.report_every``
+    matches."""
     import trio
 
-    progress.unprinted_faults = deque()  # from now on every fault is kept until printed
-    printed_faults = 0
-    last_line, last_at = "", 0.0
+    progress.unprinted = deque()  # from now on every fault is kept until printed
+    progress.log_finished = not log.quiet  # and every finished match
+    progress.report_every, progress.report = log.report_every, standings
+    last_line, last_at = "", time.monotonic()
     try:
         while True:
-            printed_faults = _print_new_faults(progress, console, printed_faults)
+            _print_new_lines(progress, console)
             now = time.monotonic()
             line = progress_line(progress, now)
-            if now - last_at >= PLAIN_EVERY_S and line.split(",")[0] != last_line.split(",")[0]:
-                console.print(line, highlight=False, soft_wrap=True, markup=False)
+            if (
+                not log.quiet
+                and now - last_at >= PLAIN_EVERY_S
+                and line.split(",")[0] != last_line.split(",")[0]
+            ):
+                _plain(console, line)
                 last_line, last_at = line, now
             await trio.sleep(LIVE_REFRESH_S)
     finally:
-        _print_new_faults(progress, console, printed_faults)
-        console.print(progress_line(progress), highlight=False, soft_wrap=True, markup=False)
+        _print_new_lines(progress, console)
+        line = progress_line(progress)
+        # once, and only when this run finished a match (not before a preflight error)
+        if not log.quiet and progress.done + progress.aborted and line != last_line:
+            _plain(console, line)
 
 
-def _print_new_faults(progress: Progress, console: Console, printed: int) -> int:
-    """Every fault noted since the last call, each on its own line (SPEC 10.4), however many."""
-    if progress.unprinted_faults is None:
-        progress.unprinted_faults = deque()
-    queue = progress.unprinted_faults
+def _plain(console: Console, line: str) -> None:
+    console.print(line, highlight=False, soft_wrap=True, markup=False)
+
+
+def _print_new_lines(progress: Progress, console: Console) -> None:
+    """Every fault and finished match noted since the last call, each on its own line (SPEC
+    10.4), however many."""
+    queue = progress.unprinted
     while queue:
         line = queue.popleft()
-        console.print(f"fault: {line}", highlight=False, soft_wrap=True, markup=False)
-    return progress.faults_seen
+        if isinstance(line, str):
+            _plain(console, line)
+        else:  # the standings when that many matches had finished (fastchess's interim report)
+            finished, standings = line
+            _plain(console, f"standings after {finished} of {progress.total} matches:")
+            console.print(standings_tables(standings, console.width))
 
 
 # -- one bot's report ---------------------------------------------------------------------------------
@@ -449,7 +512,7 @@ def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str
         # kind -> reason -> matches: the same reason in many matches is shown once
         by_kind: dict[str, dict[str, list[str]]] = {}
         for fault in report.faults:
-            reason = _FAULT_PREFIX.sub("", fault.message)
+            reason = fault_reason(fault.message)
             by_kind.setdefault(fault.kind, {}).setdefault(reason, []).append(
                 f"{fault.match_id} (seat {fault.seat})"
             )

@@ -26,6 +26,7 @@ import contextlib
 import fcntl
 import json
 import os
+import re
 import shutil
 import sqlite3
 import time
@@ -139,6 +140,11 @@ class StoreError(Exception):
     """A results file that cannot be used, with one line saying why and what to do."""
 
 
+# The referee's fault messages begin with who and when ("bot X (seat 2), request 14: "): the
+# reason is what follows, for lines that say who and when themselves.
+_FAULT_PREFIX = re.compile(r"^bot .*? \(seat \d+\)(, request \d+)?: ")
+
+
 @dataclass(frozen=True)
 class StoredFault:
     seat: int
@@ -146,6 +152,15 @@ class StoredFault:
     kind: str
     request_id: int | None
     message: str
+
+    @property
+    def reason(self) -> str:
+        return fault_reason(self.message)
+
+
+def fault_reason(message: str) -> str:
+    """A fault's message without its "bot X (seat N), request R: " prefix."""
+    return _FAULT_PREFIX.sub("", message, count=1)
 
 
 @dataclass(frozen=True)
