@@ -13,7 +13,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import StopReport, stored_count
 from arena.tournament.schedule import ScheduledMatch
 from arena.tournament.seal import PUBLIC_SEED_NOTE, DealSecret, SealState
-from arena.tournament.store import ResultStore, StoreError
+from arena.tournament.store import ResultStore, StoreError, is_results_file
 
 
 @dataclass
@@ -107,6 +107,7 @@ def open_sealed(
     the file's definition is replaced. ``schedule``: a special schedule the file's matches
     follow (``compare``), noted in it for the checks of ``arena replay --check``."""
     settled: list[SealedRun] = []
+    config, hashing = _hashing_kept(config) if not restart else (config, None)
 
     def settle(store: ResultStore) -> tuple[str, Mapping[str, Any]]:
         run = seal_seed(config, store)
@@ -126,7 +127,31 @@ def open_sealed(
         store.save_note("schedule", schedule)
     if store.aside is not None:  # said first: where the restarted file's matches are now
         settled[0].notes.insert(0, store.aside.line())
+    if hashing is not None:
+        settled[0].notes.append(hashing)
     return store, settled[0]
+
+
+def _hashing_kept(config: TournamentConfig) -> tuple[TournamentConfig, str | None]:
+    """A results file begun by an arena that hashed only the files ``argv`` names keeps being
+    hashed so while it holds matches (SPEC 10.4), so that its matches still count; the config
+    to run and the line that says so (None: the bots are hashed whole)."""
+    if not is_results_file(config.results):
+        return config, None
+    try:
+        with ResultStore.open_read(config.results) as store:
+            old = store.definition()
+            held = store.count_matches()
+    except StoreError:
+        return config, None  # (opening it for the run says what is wrong)
+    if not held or not old.get("bots") or "bots_hashed" in old or old.get("name") != config.name:
+        return config, None
+    return replace(config, programs=config.legacy_programs, legacy_hashing=True), (
+        f"{config.results}: begun by an arena that hashed only the files a bot's argv names; "
+        f"its {held} stored matches keep counting on those terms, so a change elsewhere in a "
+        "bot's folder is not noticed in this file: --restart (which sets them aside) hashes "
+        "each bot's whole folder (SPEC 10.4)"
+    )
 
 
 def has_ended(
