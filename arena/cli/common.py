@@ -24,6 +24,13 @@ width_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
 )
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``1 match``, ``3 matches``."""
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun}{'es' if noun.endswith(('ch', 'sh', 's', 'x')) else 's'}"
+
+
 class InputError(click.ClickException):
     """A bad file or argument: one line, exit status 2 like click's usage errors."""
 

@@ -11,8 +11,9 @@ import io
 import json
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -172,8 +173,9 @@ def standings_command(
         except ConfigError as exc:
             raise InputError(str(exc)) from None
         path, confidence = config.results, stop_confidence(config)
+    refolding = _RefoldShown()
     try:
-        with ResultStore.open_read(path) as store:
+        with ResultStore.open_read(path) as store, refolding:
             definition = store.definition()
             fold, _seq = load_fold(  # the cached fold and the rows saved since, latency included
                 store,
@@ -182,6 +184,7 @@ def standings_command(
                 seating=definition.get("seating", "duplicate"),
                 confidence=confidence,
                 margin_ms=definition.get("time", {}).get("margin_ms", TimeControl().margin_ms),
+                on_refold=refolding.start,
             )
             standings = fold.standings()
             if bot is not None:
@@ -197,10 +200,15 @@ def standings_command(
         if as_json:
             click.echo(json.dumps(bot_report_as_data(report), indent=2))
         else:
-            from arena.render.terminal import bot_report_view, output_console
+            from arena.render.terminal import bot_report_view, output_console, replay_lines
 
             console = output_console(width)
-            console.print(bot_report_view(report, console.width, _logs_hint(report, bot)))
+            console.print(bot_report_view(report, console.width))
+            lines = replay_lines(report, _logs_hint(report, bot))
+            if lines:
+                console.print("Replay them (each command on its line):", style="bold")
+            for line in lines:  # whole, however wide: a command to copy
+                console.print(line, soft_wrap=True, highlight=False, markup=False)
         return
     latency = fold.latency()
     data = standings_as_data(standings)
@@ -228,6 +236,27 @@ def standings_command(
         console = output_console(width)
         console.print(standings_tables(standings, console.width, with_pairs=pairs is not False))
         print_latency(console, latency, tournament)
+
+
+class _RefoldShown:
+    """The refold's display (arena.render.terminal.RefoldDisplay), made only when a refold
+    starts: reading a cached fold never imports rich."""
+
+    def __init__(self) -> None:
+        self.display: Any = None
+
+    def start(self, why: str, total: int) -> Callable[[int], None]:
+        from arena.render.terminal import RefoldDisplay
+
+        self.display = RefoldDisplay()
+        return self.display(why, total)
+
+    def __enter__(self) -> _RefoldShown:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.display is not None:
+            self.display.close()
 
 
 def _logs_hint(report: BotReport, bot: str) -> str:

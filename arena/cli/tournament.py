@@ -14,7 +14,7 @@ import click
 import trio
 from rich.console import Console
 
-from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, width_option
+from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, counted, width_option
 from arena.cli.serve import DEFAULT_PORT, say_url, web_server
 from arena.cli.standings import print_latency, stop_confidence
 from arena.games import GameError, find_game
@@ -237,25 +237,22 @@ def tournament_command(
         raise InputError(str(exc)) from None
     console = output_console(width)
     for note in sealed.notes:
-        console.print(note, highlight=False, markup=False, soft_wrap=True)
-    console.print(
-        f"tournament {config.name!r}: {len(config.bots)} bots, "
-        f"{len(config.games)} games, {'up to ' if config.stop else ''}{len(schedule)} matches, "
+        say(console, note)
+    say(
+        console,
+        f"tournament {config.name!r}: {counted(len(config.bots), 'bot')}, "
+        f"{counted(len(config.games), 'game')}, {'up to ' if config.stop else ''}"
+        f"{counted(len(schedule), 'match')}, "
         f"{_where(config)}; "
         f"results in {config.results}",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
     )
     missing = missing_line(config.bots) if to_play else None  # said once, at start
     if missing:
-        console.print(missing, highlight=False, markup=False, soft_wrap=True)
-    console.print(
+        say(console, missing)
+    say(
+        console,
         f"kept {kept} stored matches, {to_play} to play"
         + (f"; {older} stored matches of an earlier definition are not counted" if older else ""),
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
     )
     try:
         live = LiveStandings(
@@ -300,49 +297,47 @@ def tournament_command(
     console.print(standings_tables(final, console.width, with_pairs=True))
     print_latency(console, latency, _same_arguments())
     if interrupted:
-        console.print(
+        say(
+            console,
             f"stopped: {summary.played} matches played in this run are stored; run the "
             "same command again to resume",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
         )
         sys.exit(EXIT_INTERRUPTED)
     if report is not None:
-        console.print(report.reason, highlight=False, markup=False, soft_wrap=True)
+        say(console, report.reason)
     aborted = (
         f"{summary.aborted} aborted (run again to replay them)" if summary.aborted else "0 aborted"
     )
-    console.print(
+    say(
+        console,
         f"done: {summary.played} played, {summary.skipped} already stored, {aborted}; "
         f"{summary.started_processes} bot processes started",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
     )
     for line in _cluster_lines(summary):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+        say(console, line)
     if revealed is not None:
-        console.print(revealed, highlight=False, markup=False, soft_wrap=True)
+        say(console, revealed)
     if summary.aborted and not summary.played:
-        console.print(
+        say(
+            console,
             f"every match of this run was aborted ({summary.aborted}): nothing was played; "
             "see the reasons above, and run the same command again to replay them",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
         )
         sys.exit(EXIT_ALL_ABORTED)
     if summary.given_up:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(summary.given_up.items()))
-        console.print(
-            f"given up: {len(summary.given_up)} bots stopped starting during the run and "
+        say(
+            console,
+            f"given up: {counted(len(summary.given_up), 'bot')} stopped starting during the run and "
             f"forfeited their remaining matches ({reasons})",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
         )
         sys.exit(EXIT_GIVEN_UP)
+
+
+def say(console: Console, line: str) -> None:
+    """One line as it is: whole on a pipe (a log), wrapped at spaces on a terminal (which would
+    otherwise break it mid-word)."""
+    console.print(line, highlight=False, markup=False, soft_wrap=not console.is_terminal)
 
 
 def _same_arguments() -> str:

@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from rich import box
 from rich.console import Console, Group, JustifyMethod, RenderableType
-from rich.measure import Measurement
 from rich.progress_bar import ProgressBar
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -153,16 +153,19 @@ def fitted_table(
     shown = list(range(len(columns)))
     dropped: list[str] = []
 
-    def build(squeeze: bool) -> Table:
+    def build(squeeze: bool, *, narrowest: bool = False) -> Table:
+        """``narrowest``: each wrapping column as narrow as its longest word (to measure)."""
         table = Table(title=title, **{**_TABLE_STYLE, **style})
         for i in shown:
             column = columns[i]
+            words = [column.header, *(w for row in rows for w in row[i].split())]
             table.add_column(
                 column.header,
                 justify=column.justify,
                 # squeezed (even the kept columns do not fit): fold long cells, lose nothing
                 no_wrap=not (column.wrap or squeeze),
                 overflow="fold",
+                max_width=max(map(len, words)) if narrowest and column.wrap else None,
             )
         for row in rows:
             table.add_row(*[row[i] for i in shown])
@@ -170,7 +173,7 @@ def fitted_table(
 
     while True:
         table = build(squeeze=False)
-        if width is None or Measurement.get(_MEASURE, _MEASURE.options, table).minimum <= width:
+        if width is None or _natural_width(build(False, narrowest=True)) <= width:
             break
         expendable = [i for i in shown if columns[i].keep < KEEP_ALWAYS]
         if not expendable:
@@ -183,6 +186,13 @@ def fitted_table(
         table.caption = f"not shown at {width} columns: {', '.join(dropped)} (--width N)"
         table.caption_justify = "left"
     return table
+
+
+def _natural_width(table: Table) -> int:
+    """The width ``table`` takes when nothing squeezes it: its longest line as rendered (rich's
+    own minimum measure leaves out some of the padding, so a table it says fits gets cut)."""
+    lines = _MEASURE.render_lines(table, _MEASURE.options, pad=False)
+    return max((Segment.get_line_length(line) for line in lines), default=0)
 
 
 _TABLE_STYLE: dict[str, Any] = dict(
@@ -336,14 +346,17 @@ def live_view(
     now: float | None = None,
     width: int = 40,
     every_game: bool = True,
+    screen: int | None = None,
 ) -> Group:
-    """Standings (every game's, or only the overall table), a progress bar with done/total, rate
-    and ETA, and the latest faults."""
+    """Standings (every game's, or only the overall table) fitted to ``screen`` columns, a
+    progress bar of ``width`` with done/total, rate and ETA, and the latest faults."""
     finished = progress.already_done + progress.done
     parts: list[RenderableType] = []
     if standings is not None:
         parts.append(
-            standings_tables(standings) if every_game else standings_table(standings, OVERALL)
+            standings_tables(standings, screen)
+            if every_game
+            else standings_table(standings, OVERALL, screen)
         )
     parts.append(ProgressBar(total=max(progress.total, 1), completed=finished, width=width))
     parts.append(Text(progress_line(progress, now)))
@@ -399,7 +412,8 @@ async def _live_loop(
             if progress.done != folded_done and now - folded_at >= STANDINGS_EVERY_S:
                 shown, folded_at, folded_done = standings(), now, progress.done
             every_game = shown is None or _lines_needed(shown) <= console.height
-            live.update(live_view(shown, progress, now, every_game=every_game), refresh=True)
+            view = live_view(shown, progress, now, every_game=every_game, screen=console.width)
+            live.update(view, refresh=True)
             await trio.sleep(LIVE_REFRESH_S)
 
 
@@ -414,12 +428,13 @@ async def _plain_loop(
     progress.unprinted = deque()  # from now on every fault is kept until printed
     progress.log_finished = not log.quiet  # and every finished match
     progress.report_every, progress.report = log.report_every, standings
-    last_line, last_at = "", time.monotonic()
+    # paced on trio's clock (a test's autojump clock too); rates are wall-clock figures
+    last_line, last_at = "", trio.current_time()
     try:
         while True:
             _print_new_lines(progress, console)
-            now = time.monotonic()
-            line = progress_line(progress, now)
+            now = trio.current_time()
+            line = progress_line(progress)
             if (
                 not log.quiet
                 and now - last_at >= PLAIN_EVERY_S
@@ -454,6 +469,53 @@ def _print_new_lines(progress: Progress, console: Console) -> None:
             console.print(standings_tables(standings, console.width))
 
 
+class RefoldDisplay:
+    """What ``arena standings`` shows while it refolds a results file without a usable cached
+    fold: one line saying why and how many matches, then rich's bar (as a tournament's) on a
+    terminal, or, elsewhere, a line when it is done. On standard error: the standings, and
+    ``--json``, stay clean on standard output."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self.bar: Any = None
+        self.task: Any = None
+        self.started = time.monotonic()
+        self.total = 0
+
+    def __call__(self, why: str, total: int) -> Callable[[int], None]:
+        self.total, self.started = total, time.monotonic()
+        _plain(self.console, f"refolding the standings of {total} matches: {why}")
+        if self.console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self.bar = Progress(
+                "refolding",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("refold", total=max(total, 1))
+        return self.advance
+
+    def advance(self, folded: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=folded)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+        if self.total:
+            _plain(
+                self.console,
+                f"refolded {self.total} matches in {time.monotonic() - self.started:.1f} s",
+            )
+            self.total = 0
+
+
 # -- one bot's report ---------------------------------------------------------------------------------
 
 
@@ -461,10 +523,10 @@ def _ms(value: float) -> str:
     return f"{value:.2f}"
 
 
-def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str = "") -> Group:
+def bot_report_view(report: BotReport, width: int | None = None) -> Group:
     """``arena standings FILE --bot NAME``: results per game, faults by kind with their reasons,
-    decision-time percentiles, and the worst matches by duplicate score with the command that
-    replays each. ``worst_logs``: where the bot's stderr logs are, for the grep hint."""
+    decision-time percentiles, and the worst matches by duplicate score (the commands that
+    replay them: :func:`replay_lines`)."""
     parts: list[RenderableType] = [
         Text(f"{report.bot}: {report.matches} completed matches", style="bold")
     ]
@@ -533,42 +595,51 @@ def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str
         parts.append(Text("Faults: none", style="bold"))
     if report.worst:
         columns = [
+            Column("#"),
             Column("match", justify="left"),
             Column("seat", keep=30),
             Column("score", keep=40),
             Column("place", keep=50),
             Column("dup"),
-            Column("replay it", keep=90, justify="left"),
         ]
         rows = [
             [
+                str(n),
                 m.match_id,
                 ",".join(map(str, m.seats)),
                 _number(m.score, 1),
                 _number(m.placing, 1),
                 _number(m.duplicate, 1, signed=True),
-                (
-                    f"arena replay {shlex.quote(m.record_path)}"
-                    + (f" --match {shlex.quote(m.match_id)}" if m.record_span else "")
-                    + f" --seat {m.seats[0]} --decisions"
-                    if m.record_path
-                    else "(no record kept)"
-                ),
             ]
-            for m in report.worst
+            for n, m in enumerate(report.worst, 1)
         ]
         parts.append(
             fitted_table(
                 columns, rows, width=width, title="Worst matches by duplicate score (worst first)"
             )
         )
-        if worst_logs:
-            parts.append(
-                Text(
-                    f"its stderr in a match: grep -n -A40 'match {report.worst[0].match_id} ' "
-                    f"{worst_logs}",
-                )
-            )
     else:
         parts.append(Text("Worst matches: none (no deal played in two or more rotations)"))
     return Group(*parts)
+
+
+def replay_lines(report: BotReport, worst_logs: str = "") -> list[str]:
+    """The lines that replay a bot's worst matches, one command each (numbered as the worst
+    matches' table), and the ``grep`` that finds the worst one in its stderr logs
+    (``worst_logs``): printed on lines of their own, never cut or folded, to be copied whole."""
+    lines = []
+    for n, m in enumerate(report.worst, 1):
+        if m.record_path:
+            command = (
+                f"arena replay {shlex.quote(m.record_path)}"
+                + (f" --match {shlex.quote(m.match_id)}" if m.record_span else "")
+                + f" --seat {m.seats[0]} --decisions"
+            )
+        else:
+            command = f"(no record kept of {m.match_id})"
+        lines.append(f"{n}: {command}")
+    if report.worst and worst_logs:
+        lines.append(
+            f"its stderr in match 1: grep -n -A40 'match {report.worst[0].match_id} ' {worst_logs}"
+        )
+    return lines

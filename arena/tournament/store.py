@@ -919,6 +919,10 @@ class ResultStore:
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot write to it ({exc})") from None
 
+    def count_current(self) -> int:
+        """How many matches of the current definition are stored (aborted ones included)."""
+        return int(self._rows("SELECT count(*) FROM matches WHERE current = 1")[0][0])
+
     def count_matches(self) -> int:
         """How many matches the file holds, of any definition and status."""
         return int(self._rows("SELECT count(*) FROM matches")[0][0])
