@@ -29,6 +29,7 @@ LAZY_COMMANDS = {
     "submit": "arena.cli.bots:submit_command",
     "bots": "arena.cli.bots:bots_command",
     "serve": "arena.cli.serve:serve_command",
+    "export": "arena.cli.export:export_command",
 }
 
 

@@ -214,6 +214,8 @@ def standings_command(
     data = standings_as_data(standings)
     # over every completed match: beside the overall table (consumers iterate the tables)
     data[OVERALL]["referee_latency"] = latency.as_data()
+    if definition.get("gauntlet"):  # (the field relative to them: the pairs with them)
+        data[OVERALL]["gauntlet"] = list(definition["gauntlet"])
     if as_json:
         click.echo(json.dumps(data, indent=2))
     elif as_csv:
@@ -235,6 +237,10 @@ def standings_command(
 
         console = output_console(width)
         console.print(standings_tables(standings, console.width, with_pairs=pairs is not False))
+        if definition.get("gauntlet"):
+            from arena.render.terminal import gauntlet_tables
+
+            console.print(gauntlet_tables(standings, definition["gauntlet"], console.width))
         print_latency(console, latency, tournament)
 
 

@@ -22,6 +22,7 @@ from arena.referee.confine import missing_line
 from arena.referee.cores import spread_cores
 from arena.render.terminal import (
     LogOptions,
+    gauntlet_tables,
     output_console,
     show_progress,
     standings_tables,
@@ -32,6 +33,7 @@ from arena.tournament.config import (
     check_cluster_address,
     load_config,
     quick_config,
+    with_gauntlet,
 )
 from arena.tournament.executors.dask_cluster import INSTALL_LINE
 from arena.tournament.latency import LATENCY_NOTE, latency_report
@@ -154,6 +156,14 @@ EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was play
     help=f"Serve live web pages of the tournament on 127.0.0.1:PORT [{DEFAULT_PORT}] while it runs.",
 )
 @click.option(
+    "--gauntlet",
+    "gauntlet",
+    multiple=True,
+    metavar="NAME",
+    help="Play only the tables where this bot sits (repeat for more), with the same deals "
+    "and rotations as the round robin (SPEC.md 10.2).",
+)
+@click.option(
     "--report-every",
     type=click.IntRange(min=1),
     metavar="N",
@@ -183,6 +193,7 @@ def tournament_command(
     replay: str | None,
     until_confident: bool,
     web_port: int | None,
+    gauntlet: tuple[str, ...],
     report_every: int | None,
     quiet: bool,
     width: int | None,
@@ -197,6 +208,11 @@ def tournament_command(
     server = web_server() if web_port is not None else None  # before any match: a missing extra
     if workers is not None:
         config = replace(config, workers=workers)
+    if gauntlet:
+        try:
+            config = with_gauntlet(config, gauntlet)
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
     if affinity is not None:
         config = replace(config, affinity=affinity)
     if cluster is not None:
@@ -295,6 +311,8 @@ def tournament_command(
         store.close()
         output_lock.release()
     console.print(standings_tables(final, console.width, with_pairs=True))
+    if config.gauntlet:
+        console.print(gauntlet_tables(final, config.gauntlet, console.width))
     print_latency(console, latency, _same_arguments())
     if interrupted:
         say(

@@ -315,6 +315,46 @@ def standings_tables(
     return Group(*parts)
 
 
+def gauntlet_tables(standings: Standings, named: Sequence[str], width: int | None = None) -> Group:
+    """A gauntlet's view (SPEC 10.6): in every table, the field relative to each named bot:
+    each other bot's mean per-deal difference over it (``dup`` in a game, placing overall;
+    positive: the field bot did better), its interval and P(field bot better)."""
+    parts: list[RenderableType] = []
+    columns = [
+        Column("bot", justify="left"),
+        Column("deals", keep=30),
+        Column("difference"),
+        Column("P(better)"),
+    ]
+    for scope in [*standings.games, OVERALL]:
+        pairs = {(p.row, p.column): p for p in standings.pairs.get(scope, [])}
+        what = "dup" if scope != OVERALL else "placing"
+        digits = 1 if scope != OVERALL else 2
+        for hero in named:
+            rows = []
+            for row in standings.tables.get(scope, []):
+                pair = pairs.get((row.bot, hero))
+                if row.bot == hero or pair is None or pair.estimate.mean is None:
+                    continue
+                p = pair.p_better
+                rows.append(
+                    [
+                        row.bot,
+                        str(pair.estimate.n),
+                        _with_interval(pair.estimate.mean, pair.estimate, digits, signed=True),
+                        "?" if p is None else f"{p:.0%}",
+                    ]
+                )
+            if rows:
+                title = (
+                    f"{'Overall' if scope == OVERALL else scope}: the field against {hero} "
+                    f"(mean {what} difference per deal, bot minus {hero})"
+                )
+                parts.append(Text(title, style="italic"))  # (a table's title wraps to it)
+                parts.append(fitted_table(columns, rows, width=width))
+    return Group(*parts)
+
+
 def _duration(seconds: float | None) -> str:
     if seconds is None:
         return "?"

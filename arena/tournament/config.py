@@ -90,6 +90,15 @@ TOP_FIELDS = (
     "bots_dir",
     "games",
     "stop",
+    "format",
+    "gauntlet",
+    "deals_from",
+)
+FORMATS = ("round-robin", "gauntlet")
+MAX_DEAL_SET = 1_000_000  # seeds in a deal set (deals_from)
+DEAL_SET_EXPECTED = (
+    "a file of deal seeds (one integer 0 .. 2^64-1 a line; # starts a comment) or a list of "
+    "such integers"
 )
 STOP_FIELDS = ("confidence", "min_deals", "max_deals")
 BOT_FIELDS = (
@@ -191,6 +200,11 @@ class TournamentConfig:
     # the seed was revealed already (the tournament has ended: nothing more may be dealt).
     commitment: str | None = None
     revealed: bool = False
+    # a gauntlet (SPEC 10.2): only the tables where one of these bots sits are played
+    gauntlet: tuple[str, ...] = ()
+    # a deal set (SPEC 10.3): deal d of every table is dealt from the d-th seed; where from
+    deal_set: tuple[int, ...] = ()
+    deal_set_source: str = ""
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
@@ -239,6 +253,9 @@ class TournamentConfig:
             },
             "max_faults": self.max_faults,
             "match_time_limit": self.match_time_limit_s,
+            # only when given, so that other definitions keep their fingerprints
+            **({"format": "gauntlet", "gauntlet": list(self.gauntlet)} if self.gauntlet else {}),
+            **({"deals_from": list(self.deal_set)} if self.deal_set else {}),
             # bots hashed whole (SPEC 10.4); absent as an older arena wrote it
             **({} if self.legacy_hashing else {"bots_hashed": "whole"}),
         }
@@ -319,9 +336,26 @@ def plans_of(definition: Mapping[str, Any]) -> list[GamePlan]:
             options=dict(g.get("options", {})),
             team_size=find_game(g["game"]).team_size,
             max_tables=g["max_tables"],
+            deal_seeds=tuple(int(seed) for seed in definition.get("deals_from", ())),
+            gauntlet=tuple(definition.get("gauntlet", ())),
         )
         for g in definition["games"]
     ]
+
+
+def with_gauntlet(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
+    """``config`` as a gauntlet of ``names`` (``--gauntlet``); ConfigError for a name that is
+    not one of its bots."""
+    known = [b.name for b in config.bots]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ConfigError(
+            f"--gauntlet: found {unknown[0]!r}; expected one of the bots ({', '.join(known)})"
+        )
+    chosen = tuple(dict.fromkeys(names))
+    return replace(
+        config, gauntlet=chosen, games=tuple(replace(g, gauntlet=chosen) for g in config.games)
+    )
 
 
 @dataclass(frozen=True)
@@ -1007,7 +1041,15 @@ def config_from_table(
         else None
     )
     stop = read(lambda: _stop(reader, data["stop"]), None) if "stop" in data else None
+    no_set: tuple[tuple[int, ...], str] = ((), "")
+    deal_set, deal_set_source = (
+        read(lambda: _deal_set(reader, data["deals_from"]), no_set)
+        if "deals_from" in data
+        else no_set
+    )
     default_deals = DEFAULT_DEALS if stop is None else stop.max_deals
+    if deal_set:
+        default_deals = min(default_deals, len(deal_set)) if stop else len(deal_set)
     deals = read(
         lambda: reader.integer(
             "deals", data.get("deals", default_deals), minimum=1, maximum=MAX_DEALS
@@ -1108,6 +1150,20 @@ def config_from_table(
     if stop is not None:  # max_deals caps every game's deals
         games = tuple(replace(g, deals=min(g.deals, stop.max_deals)) for g in games)
     _unique(reader, "games", [(i, g.label) for i, g in plans if g is not None], "label")
+    if deal_set:
+        most = max((g.deals for g in games), default=0)
+        if most > len(deal_set):
+            reader.note(
+                "deals_from",
+                f"{len(deal_set)} deals",
+                f"at least as many deals as a game plays ({most}); or fewer deals",
+                raw=True,
+            )
+        games = tuple(replace(g, deal_seeds=deal_set) for g in games)
+    no_gauntlet: tuple[str, ...] = ()
+    gauntlet = read(lambda: _gauntlet(reader, data, [b.name for b in bots]), no_gauntlet)
+    if gauntlet:
+        games = tuple(replace(g, gauntlet=gauntlet) for g in games)
 
     output, results, records = _paths(reader, data, name)
     programs = _programs(
@@ -1138,9 +1194,63 @@ def config_from_table(
         records=records,
         source=source,
         stop=stop,
+        gauntlet=gauntlet,
+        deal_set=deal_set,
+        deal_set_source=deal_set_source,
         programs=programs,
         legacy_programs={**{b.name: programs.get(b.name, {}) for b in dir_bots}, **legacy},
     )
+
+
+def _deal_set(reader: _Reader, raw: object) -> tuple[tuple[int, ...], str]:
+    """``deals_from``: the seeds of a deal set, and where they came from (for messages)."""
+    if isinstance(raw, str):
+        path = Path(reader.place(raw))
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reader.fail("deals_from", raw, f"{DEAL_SET_EXPECTED} ({getattr(exc, 'strerror', exc)})")
+        seeds = []
+        for number, line in enumerate(text.splitlines(), 1):
+            word = line.split("#", 1)[0].strip()
+            if not word:
+                continue
+            if not word.isdigit() or int(word) >= 2**64:
+                reader.fail(f"deals_from ({path} line {number})", word, DEAL_SET_EXPECTED)
+            seeds.append(int(word))
+        where = str(path)
+    elif isinstance(raw, list):
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in raw):
+            reader.fail("deals_from", raw, DEAL_SET_EXPECTED)
+        seeds, where = list(raw), "the tournament file"
+    else:
+        reader.fail("deals_from", raw, DEAL_SET_EXPECTED)
+    if not seeds or len(seeds) > MAX_DEAL_SET:
+        reader.fail("deals_from", f"{len(seeds)} seeds", f"1 to {MAX_DEAL_SET} seeds", raw=True)
+    return tuple(seeds), where
+
+
+def _gauntlet(reader: _Reader, data: Mapping[str, Any], bots: Sequence[str]) -> tuple[str, ...]:
+    """``format`` and ``gauntlet``: the bots whose tables a gauntlet plays (none: all)."""
+    kind = data.get("format", "round-robin")
+    if kind not in FORMATS:
+        reader.fail("format", kind, " or ".join(f'"{f}"' for f in FORMATS))
+    names = data.get("gauntlet")
+    if kind == "round-robin":
+        if names is not None:
+            reader.fail("gauntlet", names, 'nothing, or format = "gauntlet" beside it')
+        return ()
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        reader.fail(
+            "gauntlet",
+            "nothing" if names is None else names,
+            'a list of the bots whose tables are played (format = "gauntlet")',
+            raw=names is None,
+        )
+    unknown = [n for n in names if n not in bots]
+    if unknown:
+        reader.fail("gauntlet", unknown[0], f"one of the bots ({', '.join(bots)})")
+    return tuple(dict.fromkeys(names))
 
 
 def _stop(reader: _Reader, raw: object) -> StopRule:

@@ -296,7 +296,7 @@ def first_deals(schedule: Schedule, deals: int) -> Schedule:
     """The schedule's matches of deals 0 .. deals-1, in the same order (every match keeps its
     id, seats and seed: they depend on the table and deal only)."""
     games = [replace(plan, deals=min(plan.deals, deals)) for plan in schedule.games]
-    return Schedule(schedule.seed, games, schedule.tables, schedule.seating)
+    return schedule.with_deals(games)
 
 
 def standings_of_first_deals(

@@ -129,6 +129,12 @@ def open_sealed(
         settled[0].notes.insert(0, store.aside.line())
     if hashing is not None:
         settled[0].notes.append(hashing)
+    if config.deal_set:
+        settled[0].notes.append(
+            f"deals from the deal set of {config.deal_set_source} ({len(config.deal_set)} "
+            "seeds): a deal set is public by nature, so a bot that knows it can know every "
+            "card (SPEC 10.3)"
+        )
     return store, settled[0]
 
 
