@@ -97,7 +97,13 @@ def replay_command(
     try:
         replay = replay_record(record, at=at, length=length)
     except ReplayError as error:
-        raise click.ClickException(f"replay failed: {error}") from None
+        hint = ""
+        if " line 1: not JSON" in str(error):  # not a record at all: say what is
+            hint = (
+                " (not a match record: give a record file written by `arena match --record` "
+                "or a tournament's records/, .jsonl or .jsonl.gz)"
+            )
+        raise click.ClickException(f"replay failed: {error}{hint}") from None
     players = replay.header["players"]
     if seat is not None and not 0 <= seat < players:
         raise click.UsageError(f"--seat {seat}: expected 0..{players - 1}")
