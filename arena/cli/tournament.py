@@ -440,11 +440,19 @@ def _cluster_lines(summary: RunSummary) -> list[str]:
         lines.append(
             f"  worker {address}: {report.matches} matches, {report.decisions} decisions, "
             f"{median}{referee}, {report.started} bot processes started"
+            + (f"; its bots' stderr there in {report.log_dir}/" if report.log_dir else "")
         )
     if matches:
         lines.append(
             f"  cluster: {summary.cluster_startup_s:.1f} s to connect and ship the bots; Dask's "
             f"own time {1000 * summary.cluster_overhead_s / matches:.2f} ms per match"
+        )
+    for address in summary.cluster_lost:
+        lines.append(f"  worker {address} lost during the run")
+    if summary.cluster_lost or summary.cluster_rescheduled:
+        lines.append(
+            f"  cluster: {counted(summary.cluster_rescheduled, 'match')} of lost workers "
+            "rescheduled, played again on other workers (none stored twice)"
         )
     return lines
 
