@@ -74,7 +74,9 @@ def demo(deals: int) -> TournamentConfig:
         for b in config.bots
     )
     games = tuple(dataclasses.replace(g, deals=min(g.deals, deals)) for g in config.games)
-    return dataclasses.replace(config, bots=bots, games=games, records=False)
+    # one public seed: every setup plays the same deals (the demo's own seed is secret)
+    seed = 1 if config.seed is None else config.seed
+    return dataclasses.replace(config, bots=bots, games=games, records=False, seed=seed)
 
 
 def play(config: TournamentConfig, setup: str, address: str | None, folder: Path) -> Run:
