@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import signal
+import importlib.util
+import os
 from pathlib import Path
 from typing import Any
 
 import click
-import trio
 
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import ConfigError, load_config
-from arena.tournament.pool import unwrapped
 from arena.tournament.store import ResultStore, StoreError
+from arena.web.access import SECRET_ENV, TOKEN_PARAM, SecretError, check_secret, new_secret
 
 DEFAULT_PORT = 8018
 WEB_EXTRA_MISSING = "the web pages need the web extra: install with pip install -e '.[web]'"
@@ -31,14 +31,40 @@ def web_server() -> Any:
     return server
 
 
-def say_url(url: str, organiser: bool = False, *, with_tournament: bool = False) -> None:
-    note = " (organiser: every hand of a running match is shown)" if organiser else ""
+def check_web_extra() -> None:
+    """One line if the web extra is missing (found without importing it: ``--web`` serves from
+    a process of its own, and the tournament's process stays without the server's modules)."""
+    if any(importlib.util.find_spec(name) is None for name in ("starlette", "hypercorn")):
+        raise click.ClickException(WEB_EXTRA_MISSING)
+
+
+def organiser_secret() -> tuple[str, bool]:
+    """(the organiser's token, whether it was made now): ``$ARENA_WEB_SECRET``, else a new one.
+    Taken from the environment, never from an argument (any user can read a command line)."""
+    given = os.environ.get(SECRET_ENV)
+    if given is None:
+        return new_secret(), True
+    try:
+        return check_secret(given), False
+    except SecretError as exc:
+        raise InputError(str(exc)) from None
+
+
+def say_url(
+    url: str, secret: str | None = None, made: bool = False, *, with_tournament: bool = False
+) -> None:
     until = (
         "the pages close when the tournament ends; arena serve RESULTS serves them afterwards"
         if with_tournament
         else "Ctrl-C stops serving"
     )
-    click.echo(f"watch it at {url}{note}  (read-only; {until})")
+    click.echo(f"watch it at {url}  (read-only; {until})")
+    if secret is not None:
+        token = secret if made else f"${SECRET_ENV}"
+        click.echo(
+            f"organiser: {url}?{TOKEN_PARAM}={token}  (every hand, even of matches being played: "
+            f"keep it to yourself; the bots' owners' tokens: {url}api/tokens with it)"
+        )
 
 
 @click.command("serve")
@@ -54,14 +80,27 @@ def say_url(url: str, organiser: bool = False, *, with_tournament: bool = False)
 @click.option(
     "--organiser",
     is_flag=True,
-    help="Allow every hand of a match still being played to be shown (keep it off for spectators).",
+    help=f"Accept the organiser's token (${SECRET_ENV}, else one made now and printed) and the "
+    "bots' owners' tokens made from it: the cards of matches being played for those who give "
+    "them (SPEC.md 10.7). Without it they are shown to no one until their deal is over.",
 )
-def serve_command(results: str, port: int, host: str, organiser: bool) -> None:
+@click.option(
+    "--allow-host",
+    "allowed_hosts",
+    multiple=True,
+    metavar="NAME",
+    help="Also answer requests addressed to this host name (e.g. the machine's, with --host "
+    "0.0.0.0); others are refused (DNS rebinding).",
+)
+def serve_command(
+    results: str, port: int, host: str, organiser: bool, allowed_hosts: tuple[str, ...]
+) -> None:
     """Serve the web pages of RESULTS: a results file, or a tournament file whose results to show.
 
     It follows a tournament still running (live standings, matches being played) and serves a
     finished one; it never writes to the file."""
     server = web_server()
+    from arena.web.access import Access
     from arena.web.source import TournamentSource
 
     path = Path(results)
@@ -76,6 +115,7 @@ def serve_command(results: str, port: int, host: str, organiser: bool) -> None:
         records_dir = config.records_dir if config.records else None
         if config.stop is not None:
             confidence = config.stop.confidence
+    secret, made = organiser_secret() if organiser else (None, False)
     try:
         store = ResultStore.open_read(path)
     except StoreError as exc:
@@ -86,26 +126,18 @@ def serve_command(results: str, port: int, host: str, organiser: bool) -> None:
             name=store.name(),
             definition=store.definition(),
             records_dir=records_dir,
-            organiser=organiser,
             confidence=confidence,
         )
-
-        async def run() -> None:
-            source.poll_file(store)
-            with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
-                async with trio.open_nursery() as nursery:
-                    url = await nursery.start(server.serve_tournament, source, host, port)
-                    say_url(url, organiser)
-                    nursery.start_soon(source.watch, store)
-                    nursery.start_soon(source.refresh)  # the exact standings, before anyone asks
-                    async for _ in signals:
-                        nursery.cancel_scope.cancel()
-                        break
-
-        try:
-            with unwrapped(OSError):
-                trio.run(run)
-        except OSError as exc:
-            raise InputError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+        server.serve_until_signalled(
+            store,
+            source,
+            host,
+            port,
+            access=Access(secret, source.bots),
+            allowed_hosts=allowed_hosts,
+            on_ready=lambda url: say_url(url, secret, made),
+        )
+    except server.ServeError as exc:
+        raise InputError(str(exc)) from None
     finally:
         store.close()

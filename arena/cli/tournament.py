@@ -8,14 +8,13 @@ import statistics
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import click
 import trio
 from rich.console import Console
 
 from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, counted, width_option
-from arena.cli.serve import DEFAULT_PORT, say_url, web_server
+from arena.cli.serve import DEFAULT_PORT, check_web_extra, organiser_secret, say_url
 from arena.cli.standings import print_latency, stop_confidence
 from arena.games import GameError, find_game
 from arena.referee.confine import missing_line
@@ -28,9 +27,11 @@ from arena.render.terminal import (
     standings_tables,
 )
 from arena.tournament.config import (
+    LOCAL_CLUSTER,
     ConfigError,
     TournamentConfig,
     check_cluster_address,
+    check_cluster_tls,
     load_config,
     quick_config,
     with_gauntlet,
@@ -54,8 +55,10 @@ from arena.tournament.sealing import has_ended, open_sealed, reveal
 from arena.tournament.standings import (
     LiveStandings,
 )
-from arena.tournament.store import OutputLock, ResultStore, StoredMatch, StoreError
+from arena.tournament.store import OutputLock, ResultStore, StoreError
 from arena.tournament.workers import slots_per_worker
+from arena.web.access import SECRET_ENV
+from arena.web.child import WebSettings, WebStartError, serve_elsewhere
 
 EXIT_INTERRUPTED = 130
 EXIT_GIVEN_UP = 1  # the run ended, but some bot was given up (its matches forfeited)
@@ -116,9 +119,15 @@ EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was play
 )
 @click.option(
     "--cluster",
-    metavar="tcp://HOST:PORT|local:N",
+    metavar="tls://HOST:PORT|local:N",
     help="Play on the workers of this Dask scheduler (local:N: a Dask cluster of N workers "
     "here) [the file's cluster, else none].",
+)
+@click.option(
+    "--cluster-tls",
+    metavar="CA,CERT,KEY",
+    help="A tls:// scheduler's security files: the CA, this client's certificate and its key "
+    "(PEM) [the file's cluster.tls_*, else Dask's configuration] (SPEC.md 10.8).",
 )
 @click.option(
     "--results",
@@ -153,7 +162,8 @@ EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was play
     flag_value=DEFAULT_PORT,
     default=None,
     metavar="[PORT]",
-    help=f"Serve live web pages of the tournament on 127.0.0.1:PORT [{DEFAULT_PORT}] while it runs.",
+    help=f"Serve live web pages of the tournament on 127.0.0.1:PORT [{DEFAULT_PORT}] while it runs "
+    f"(from a process of its own; the organiser's token is ${SECRET_ENV}, else made and printed).",
 )
 @click.option(
     "--gauntlet",
@@ -188,6 +198,7 @@ def tournament_command(
     workers: int | None,
     affinity: bool | None,
     cluster: str | None,
+    cluster_tls: str | None,
     results_path: str | None,
     restart: bool,
     replay: str | None,
@@ -205,7 +216,9 @@ def tournament_command(
     config = _config(
         file, bots, games, deals, seed, concurrency, results_path, until_confident, players, options
     )
-    server = web_server() if web_port is not None else None  # before any match: a missing extra
+    if web_port is not None:  # before any match: a missing extra, a bad secret
+        check_web_extra()
+    web_secret = organiser_secret() if web_port is not None else None
     if workers is not None:
         config = replace(config, workers=workers)
     if gauntlet:
@@ -220,8 +233,23 @@ def tournament_command(
             config = replace(config, cluster=check_cluster_address(cluster, where="--cluster"))
         except ConfigError as exc:
             raise InputError(str(exc)) from None
+    if cluster_tls is not None:
+        try:
+            files = check_cluster_tls(tuple(cluster_tls.split(",")), where="--cluster-tls")
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
+        if not (config.cluster or "").startswith("tls://"):
+            raise InputError("--cluster-tls: expected with a tls://HOST:PORT cluster")
+        config = replace(config, cluster_tls=files)
     if config.cluster is not None and importlib.util.find_spec("distributed") is None:
         raise InputError(INSTALL_LINE)
+    if config.cluster is not None and not LOCAL_CLUSTER.match(config.cluster):
+        if not config.cluster.startswith("tls://"):
+            click.echo(
+                f"warning: the Dask scheduler {config.cluster} is reached without TLS: anyone "
+                "who can connect to it runs code on every worker; use tls:// (SPEC.md 10.8)",
+                err=True,
+            )
     # (a mistake in --games: before any file is touched)
     chosen = _only_games(config, games) if file is not None and games is not None else None
     try:
@@ -279,7 +307,7 @@ def tournament_command(
             confidence=stop_confidence(config),
             margin_ms=config.time_control.margin_ms,
         )
-        with unwrapped(OSError):
+        with unwrapped(WebStartError):
             summary, interrupted, report = trio.run(
                 _run,
                 config,
@@ -289,8 +317,8 @@ def tournament_command(
                 live,
                 console,
                 LogOptions(quiet=quiet, report_every=report_every or 0),
-                server,
                 web_port,
+                web_secret,
             )
         live.persist()
         final = live.standings()
@@ -303,10 +331,8 @@ def tournament_command(
         raise InputError(str(exc)) from None
     except TournamentError as exc:
         raise click.ClickException(str(exc)) from None
-    except OSError as exc:
-        if web_port is None:
-            raise
-        raise InputError(f"--web {web_port}: cannot listen: {exc.strerror or exc}") from None
+    except WebStartError as exc:
+        raise InputError(f"--web {web_port}: {exc}") from None
     finally:
         store.close()
         output_lock.release()
@@ -540,35 +566,14 @@ async def _run(
     live: LiveStandings,
     console: Console,
     log: LogOptions,
-    server: Any = None,
     web_port: int | None = None,
+    web_secret: tuple[str, bool] | None = None,
 ) -> tuple[RunSummary, bool, StopReport | None]:
-    """The runner and the display side by side (and the web pages, given a ``server``);
-    SIGINT, SIGTERM and SIGHUP stop it cleanly. With a stop rule the deals are played in
-    rounds (the report says why it stopped)."""
+    """The runner and the display side by side (and, given a ``web_port``, the web pages from
+    a process of their own); SIGINT, SIGTERM and SIGHUP stop it cleanly. With a stop rule the
+    deals are played in rounds (the report says why it stopped)."""
     progress = Progress(total=len(schedule))
-    fold = live.fold
     on_stored = live.add
-    source = None
-    if server is not None:
-        from arena.web.source import TournamentSource
-
-        source = TournamentSource(
-            config.results,
-            name=config.name,
-            definition=config.definition(),
-            records_dir=config.records_dir if config.records else None,
-            progress=progress,
-            fold=fold,
-        )
-        # in the order stored, a few thousand at a time (the pages keep what they show, not the
-        # matches; no decision times: the tournament's fold, which they share, has them)
-        with store.snapshot():
-            source.load(match for _rowid, match in store.iter_matches_after(0, times=False))
-
-        def on_stored(match: StoredMatch) -> None:
-            live.add(match)
-            source.add(match)
 
     stop = StopOnSignal()
     summary = RunSummary()
@@ -579,9 +584,21 @@ async def _run(
     ):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(stop.watch, signals, nursery.cancel_scope)
-            if source is not None:
-                url = await nursery.start(server.serve_tournament, source, "127.0.0.1", web_port)
-                say_url(url, with_tournament=True)
+            if web_port is not None and web_secret is not None:
+                web = WebSettings(
+                    results=str(config.results),
+                    records_dir=str(config.records_dir) if config.records else None,
+                    confidence=stop_confidence(config),
+                    host="127.0.0.1",
+                    port=web_port,
+                    secret=web_secret[0],
+                )
+
+                def say_gone(line: str) -> None:
+                    say(console, line)
+
+                url, _pid = await nursery.start(serve_elsewhere, web, say_gone)
+                say_url(url, *web_secret, with_tournament=True)
             nursery.start_soon(show_progress, progress, live.standings, console, log)
             workers = config.worker_count()
             if config.stop is not None:

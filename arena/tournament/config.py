@@ -118,9 +118,10 @@ BOT_FIELDS = (
     "exclude",
 )
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
-CLUSTER_FIELDS = ("address", "matches_per_worker")
+CLUSTER_FIELDS = ("address", "matches_per_worker", "tls_ca_file", "tls_cert", "tls_key")
+CLUSTER_TLS_FIELDS = ("tls_ca_file", "tls_cert", "tls_key")
 CLUSTER_EXPECTED = (
-    'a Dask scheduler\'s address such as "tcp://HOST:8786", or "local:N" for a Dask cluster of '
+    'a Dask scheduler\'s address such as "tls://HOST:8786", or "local:N" for a Dask cluster of '
     "N workers on this machine"
 )
 CLUSTER_ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+]*://)?[^\s/:]+:\d{1,5}$")
@@ -177,6 +178,9 @@ class TournamentConfig:
     affinity: bool = True
     cluster: str | None = None  # a Dask scheduler's address or "local:N": play on its workers
     matches_per_worker: int | None = None  # on a cluster; None = each worker's thread count
+    # a tls:// cluster's security files (CA, certificate, key): the organiser's, not part of the
+    # definition; None: Dask's own configuration (``local:N`` makes its own)
+    cluster_tls: tuple[str, str, str] | None = None
     time_control: TimeControl = TimeControl()
     max_faults: int = DEFAULT_MAX_FAULTS
     match_time_limit_s: float = DEFAULT_MATCH_TIME_LIMIT_S
@@ -936,8 +940,23 @@ def check_cluster_address(text: str, *, where: str) -> str:
     raise ConfigError(f"{where}: found {_describe(text)}; expected {CLUSTER_EXPECTED}")
 
 
-def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None]:
-    """``cluster = "tcp://..."`` or ``cluster = { address = "...", matches_per_worker = N }``."""
+def check_cluster_tls(files: tuple[str, ...], *, where: str) -> tuple[str, str, str]:
+    """A cluster's TLS files (CA, certificate, key), each a readable file; ConfigError names
+    ``where``."""
+    if len(files) != 3:
+        raise ConfigError(
+            f"{where}: found {len(files)} files; expected three: the CA, the certificate and its "
+            "key (PEM files, as dask scheduler --tls-ca-file --tls-cert --tls-key takes)"
+        )
+    for name in files:
+        if not os.path.isfile(name) or not os.access(name, os.R_OK):
+            raise ConfigError(f"{where}: {name}: no such readable file")
+    return files[0], files[1], files[2]
+
+
+def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None, tuple[str, str, str] | None]:
+    """``cluster = "tls://..."`` or ``cluster = { address = "...", matches_per_worker = N,
+    tls_ca_file = "...", tls_cert = "...", tls_key = "..." }``."""
     table = {"address": raw} if isinstance(raw, str) else reader.table("cluster", raw)
     reader.only(table, CLUSTER_FIELDS, "cluster")
     where = "cluster" if isinstance(raw, str) else "cluster.address"
@@ -951,7 +970,24 @@ def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None]:
         per_worker = reader.integer(
             "cluster.matches_per_worker", table["matches_per_worker"], minimum=1, maximum=256
         )
-    return address, per_worker
+    tls = None
+    given = [name for name in CLUSTER_TLS_FIELDS if name in table]
+    if given:
+        for name in given:
+            if not isinstance(table[name], str):
+                reader.fail(f"cluster.{name}", table[name], "a file's path")
+        if len(given) < 3 or not address.startswith("tls://"):
+            reader.fail(
+                "cluster",
+                f"{', '.join(given)} for {address}",
+                'a "tls://HOST:PORT" address with all of tls_ca_file, tls_cert and tls_key',
+                raw=True,
+            )
+        tls = check_cluster_tls(
+            tuple(reader.place(table[name]) for name in CLUSTER_TLS_FIELDS),
+            where=f"{reader.source}: cluster",
+        )
+    return address, per_worker, tls
 
 
 def _time_control(reader: _Reader, raw: object) -> TimeControl:
@@ -1076,8 +1112,8 @@ def config_from_table(
         else None
     )
     affinity = read(lambda: reader.boolean("affinity", data.get("affinity", True)), True)
-    no_cluster: tuple[str | None, int | None] = (None, None)
-    cluster, matches_per_worker = (
+    no_cluster: tuple[str | None, int | None, tuple[str, str, str] | None] = (None, None, None)
+    cluster, matches_per_worker, cluster_tls = (
         read(lambda: _cluster(reader, data["cluster"]), no_cluster)
         if "cluster" in data
         else no_cluster
@@ -1186,6 +1222,7 @@ def config_from_table(
         affinity=affinity,
         cluster=cluster,
         matches_per_worker=matches_per_worker,
+        cluster_tls=cluster_tls,
         time_control=time_control,
         max_faults=max_faults,
         match_time_limit_s=limit,

@@ -272,7 +272,9 @@ def _executor(
     if cluster is not None:
         from arena.tournament.executors.dask_cluster import DaskCluster  # Dask is optional
 
-        return DaskCluster(cluster, matches_per_worker=config.matches_per_worker)
+        return DaskCluster(
+            cluster, matches_per_worker=config.matches_per_worker, tls=config.cluster_tls
+        )
     if workers > 1:
         return WorkerProcesses(workers)
     return InProcess(start_bot, play)

@@ -591,7 +591,10 @@ class ResultStore:
     def last_rowid(self) -> int:
         """The highest rowid stored (0 for none): lower than a watcher's last one means the
         file was started afresh (``--restart``)."""
-        row = self._db.execute("SELECT max(rowid) FROM matches").fetchone()
+        try:
+            row = self._db.execute("SELECT max(rowid) FROM matches").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
         return int(row[0] or 0)
 
     @contextlib.contextmanager
@@ -609,7 +612,10 @@ class ResultStore:
 
     def data_version(self) -> int:
         """Changes whenever another connection commits to the file: a cheap test for news."""
-        return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        try:
+            return int(self._db.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
 
     def created(self) -> str:
         """When the tournament first wrote to this file (a new value after ``--restart``)."""
@@ -775,9 +781,12 @@ class ResultStore:
         """The cached fold ``name`` and the save number it covers, if any."""
         if not self._has_seq():
             return None
-        row = self._db.execute(
-            "SELECT state, seq FROM fold_state WHERE name = ?", (name,)
-        ).fetchone()
+        try:
+            row = self._db.execute(
+                "SELECT state, seq FROM fold_state WHERE name = ?", (name,)
+            ).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise self._damaged(exc) from None
         return None if row is None or not isinstance(row[0], bytes) else (row[0], row[1])
 
     def save_fold_state(self, name: str, state: bytes, seq: int) -> None:

@@ -185,7 +185,6 @@ def match_frames(entries: Sequence[Mapping[str, Any]], seat: int | None) -> dict
         "game_name": spec.name if hasattr(spec, "name") else spec.id,
         "players": state.players,
         "options": _plain(state.options),
-        "seed": str(header.get("seed")),
         "seats": [
             {"seat": s.get("seat"), "bot": s.get("bot"), "team": s.get("team")}
             for s in seats

@@ -8,16 +8,27 @@ Pages are one static HTML file with plain JS (no build step, no CDN); the data c
 endpoints, and live updates from server-sent events: one small message per change, at most one a
 second per page, no polling from the browser.
 
-Heavy work (a match replay, the exact standings of a large file) runs in a worker thread so the
-event loop, which may be playing the tournament, is not held up.
+Heavy work (a match replay, the exact standings of a large file) runs in a worker thread.
+``arena tournament --web`` runs this server in a process of its own (arena.web.child), so that
+no page ever takes the referee's loop, interpreter or core.
+
+Every response carries ``nosniff`` and a Content-Security-Policy; a request whose Host header
+names a host the server was not bound to (DNS rebinding) is refused. Sealed cards (a match being
+played, or a finished one whose deal is still being played: arena.web.access) are served only
+to who presents a token: ``Authorization: Bearer TOKEN``, ``?token=TOKEN`` (a page's address
+with it sets an HttpOnly cookie and drops it from the address), or that cookie.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+import ipaddress
+import signal
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import msgspec
 import trio
@@ -27,15 +38,32 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.web.source import SETTLE_S, NotFound, RecordAt, TournamentSource
+from arena.tournament.pool import unwrapped
+from arena.tournament.store import ResultStore, StoreError
+from arena.web.access import SPECTATOR, TOKEN_COOKIE, TOKEN_PARAM, Access, Viewer
+from arena.web.source import SETTLE_S, NotFound, RecordAt, Sealed, TournamentSource
 
 SSE_MIN_GAP_S = 1.0  # at most one update a second per page
 SSE_HEARTBEAT_S = 15.0  # a comment line keeps proxies from closing an idle stream
 MATCH_POLL_S = 0.5  # a watched running match: how often its record is looked at
 PAGES = ("/", "/bot", "/match", "/deal")
+# Scripts, styles, images and connections from this server only; no inline script or style, no
+# frames, no plugins, no forms elsewhere (the pages set styles through the DOM, never inline).
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = [
+    (b"x-content-type-options", b"nosniff"),
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+]
+LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
 STATIC_TYPES = {
     ".js": "text/javascript",
     ".css": "text/css",
@@ -70,10 +98,17 @@ def _seat(request: Request) -> int | None:
     raw = request.query_params.get("seat", "all")
     if raw in ("", "all"):
         return None
-    try:
-        return int(raw)
-    except ValueError:
-        raise ValueError(f"seat={raw!r}: expected a seat number or all") from None
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 4:
+        raise ValueError(f"seat={raw[:20]!r}: expected a seat number or all")
+    return int(raw)
+
+
+def _number(request: Request, name: str) -> int:
+    """A query parameter that must be a count (digits only, of a size SQLite can hold)."""
+    raw = request.query_params[name]
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
+        raise ValueError(name)
+    return int(raw)
 
 
 def _extent(record: RecordAt | None) -> tuple[Any, ...] | None:
@@ -89,12 +124,131 @@ def _extent(record: RecordAt | None) -> tuple[Any, ...] | None:
         return (record.path, record.at, -1)
 
 
-def build_app(source: TournamentSource) -> Starlette:
-    """The ASGI application for one tournament."""
+class HostCheck:
+    """The Host headers a server answers (against DNS rebinding, where a page of another site
+    reaches this server under that site's name): the host it was bound to, the loopback names
+    when bound to loopback, any address when bound to every interface (an address is never
+    rebound), and the names the organiser allows."""
 
-    async def fresh_summary() -> dict[str, Any]:
+    def __init__(self, bound: str, allowed: Iterable[str] = ()) -> None:
+        self.any_address = bound in ("", "0.0.0.0", "::")
+        self.names = {_normal_host(bound)} | {_normal_host(name) for name in allowed}
+        if self.names & set(LOOPBACK_NAMES) or _is_loopback(bound):
+            self.names |= set(LOOPBACK_NAMES)
+
+    def allows(self, header: str | None) -> bool:
+        host = _host_of(header)
+        if host is None:
+            return False
+        if host in self.names:
+            return True
+        return self.any_address and _is_address(host)
+
+
+def _normal_host(name: str) -> str:
+    return name.strip().strip("[]").lower().rstrip(".")
+
+
+def _host_of(header: str | None) -> str | None:
+    """The host of a Host header (``name``, ``name:port``, ``[v6]`` or ``[v6]:port``)."""
+    if not header:
+        return None
+    if header.startswith("["):
+        end = header.find("]")
+        rest = header[end + 1 :]
+        if end < 0 or rest and not (rest[0] == ":" and rest[1:].isdigit()):
+            return None
+        return _normal_host(header[1:end])
+    name, colon, port = header.partition(":")
+    if colon and not port.isdigit():
+        return None
+    return _normal_host(name)
+
+
+def _is_address(host: str) -> bool:
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        return ipaddress.ip_address(_normal_host(host)).is_loopback
+    except ValueError:
+        return _normal_host(host) == "localhost"
+
+
+def _bearer(scope: Scope) -> str | None:
+    for name, value in scope.get("headers", ()):
+        if name == b"authorization":
+            kind, _, token = value.decode("latin-1").partition(" ")
+            return token.strip() if kind.lower() == "bearer" else None
+    return None
+
+
+class Guard:
+    """Around every request: the Host check, the security headers on every response, and who
+    is asking (``scope["arena.viewer"]``, from the token presented); a page's address with
+    ``?token=`` answers with a redirect to the same page without it, setting the token as an
+    HttpOnly cookie (so it leaves the address bar and the history). An unknown token given in
+    the request (not a cookie, which may be an old run's) is a 401."""
+
+    def __init__(self, app: ASGIApp, access: Access, hosts: HostCheck) -> None:
+        self.app = app
+        self.access = access
+        self.hosts = hosts
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def send_secured(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = dict(message)
+                message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
+            await send(message)
+
+        request = Request(scope)
+        if not self.hosts.allows(request.headers.get("host")):
+            host = (request.headers.get("host") or "")[:80]
+            answer = _error(400, f"Host {host!r} is not served here")
+            await answer(scope, receive, send_secured)
+            return
+        given = _bearer(scope) or request.query_params.get(TOKEN_PARAM)
+        viewer = self.access.viewer(given or request.cookies.get(TOKEN_COOKIE))
+        if given and viewer is SPECTATOR:
+            await _error(401, "unknown token")(scope, receive, send_secured)
+            return
+        scope["arena.viewer"] = viewer
+        if TOKEN_PARAM in request.query_params and scope["path"] in PAGES:
+            kept = [(k, v) for k, v in request.query_params.multi_items() if k != TOKEN_PARAM]
+            target = scope["path"] + ("?" + urlencode(kept) if kept else "")
+            redirect = RedirectResponse(target, status_code=303)
+            redirect.set_cookie(TOKEN_COOKIE, given or "", httponly=True, samesite="strict")
+            await redirect(scope, receive, send_secured)
+            return
+        await self.app(scope, receive, send_secured)
+
+
+def _viewer(request: Request) -> Viewer:
+    viewer = request.scope.get("arena.viewer")
+    return viewer if isinstance(viewer, Viewer) else SPECTATOR
+
+
+def build_app(
+    source: TournamentSource, access: Access | None = None, hosts: HostCheck | None = None
+) -> ASGIApp:
+    """The ASGI application for one tournament (``access``: the tokens accepted, none by
+    default; ``hosts``: the Host headers answered, the loopback names by default)."""
+    access = access if access is not None else Access()
+    hosts = hosts if hosts is not None else HostCheck("127.0.0.1")
+
+    async def fresh_summary(viewer: Viewer) -> dict[str, Any]:
         await source.refresh()
-        return source.summary()
+        return source.summary(viewer)
 
     async def page(request: Request) -> Response:
         return Response(_static("index.html"), media_type="text/html")
@@ -102,25 +256,27 @@ def build_app(source: TournamentSource) -> Starlette:
     async def static(request: Request) -> Response:
         name = request.path_params["name"]
         suffix = Path(name).suffix
-        if "/" in name or suffix not in STATIC_TYPES:
-            return _error(404, f"no file {name}")
+        if "/" in name or "\\" in name or "\0" in name or suffix not in STATIC_TYPES:
+            return _error(404, f"no file {name[:80]}")
         try:
             body = _static(name)
-        except (FileNotFoundError, OSError):
-            return _error(404, f"no file {name}")
+        except (FileNotFoundError, OSError, ValueError):
+            return _error(404, f"no file {name[:80]}")
         return Response(body, media_type=STATIC_TYPES[suffix])
 
     async def summary(request: Request) -> Response:
         if source.computing:  # answer now; the live stream brings the standings when ready
-            return _json(source.summary())
-        return _json(await fresh_summary())
+            return _json(source.summary(_viewer(request)))
+        return _json(await fresh_summary(_viewer(request)))
 
     async def stream(request: Request) -> Response:
+        viewer = _viewer(request)
+
         async def events() -> AsyncIterator[bytes]:
             sent: tuple[int, bool] | None = None
             yield b"retry: 2000\n\n"
             while True:
-                data = await fresh_summary()
+                data = await fresh_summary(viewer)
                 key = (data["version"], data["exact"])
                 if key != sent:
                     sent = key
@@ -142,19 +298,23 @@ def build_app(source: TournamentSource) -> Starlette:
         name = request.query_params.get("name", "")
         await source.refresh()
         try:
-            return _json(source.bot_page(name))
+            return _json(source.bot_page(name, _viewer(request)))
         except NotFound as error:
             return _error(404, str(error))
 
     async def deal(request: Request) -> Response:
         try:
             game = request.query_params["game"]
-            table = int(request.query_params["table"])
-            number = int(request.query_params["deal"])
+            table = _number(request, "table")
+            number = _number(request, "deal")
         except (KeyError, ValueError):
             return _error(400, "expected ?game=LABEL&table=N&deal=N")
         try:
-            return _json(await trio.to_thread.run_sync(source.deal_page, game, table, number))
+            return _json(
+                await trio.to_thread.run_sync(
+                    source.deal_page, game, table, number, _viewer(request)
+                )
+            )
         except NotFound as error:
             return _error(404, str(error))
 
@@ -162,46 +322,65 @@ def build_app(source: TournamentSource) -> Starlette:
         match_id = request.query_params.get("id", "")
         try:
             seat = _seat(request)
-            return await trio.to_thread.run_sync(source.match_page, match_id, seat)
+            return await trio.to_thread.run_sync(
+                source.match_page, match_id, seat, _viewer(request)
+            )
         except ValueError as error:
             return _error(400, str(error))
         except NotFound as error:
             return _error(404, str(error))
-        except PermissionError as error:
-            return _error(403, str(error))
+        except Sealed as error:
+            return _json({"error": str(error), "seats_allowed": error.allowed}, 403)
 
     async def match(request: Request) -> Response:
         data = await load_match(request)
         return data if isinstance(data, Response) else _json(data)
 
     async def match_stream(request: Request) -> Response:
-        """A running match, re-sent whenever its record grows, until it is over."""
+        """A running match, re-sent whenever its record grows, until it is over. The first
+        answer is checked before the stream starts: a refusal is the status it is."""
         match_id = request.query_params.get("id", "")
+        first = await load_match(request)
+        if isinstance(first, Response):
+            return first
 
         async def events() -> AsyncIterator[bytes]:
             sent: tuple[Any, ...] | None = ()  # (no record is None: the first look sends)
+            data: Response | dict[str, Any] | None = first
             while True:
                 record, _stored, running = await trio.to_thread.run_sync(source.record_of, match_id)
                 now = _extent(record)
                 if now != sent or not running:
                     sent = now
-                    data = await load_match(request)
+                    if data is None:
+                        data = await load_match(request)
                     if isinstance(data, Response):
                         yield b"event: failed\ndata: " + bytes(data.body) + b"\n\n"
                         return
                     yield b"event: match\ndata: " + _encode(data) + b"\n\n"
                     if not running:
                         return
+                data = None
                 await trio.sleep(MATCH_POLL_S)
 
-        try:
-            await trio.to_thread.run_sync(source.record_of, match_id)
-        except NotFound as error:
-            return _error(404, str(error))
         return StreamingResponse(
             events(),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+        )
+
+    async def tokens(request: Request) -> Response:
+        """The organiser's list of the bots' tokens and page addresses, to hand out."""
+        if not _viewer(request).organiser:
+            return _error(403, "the bots' tokens are for the organiser (with its token)")
+        base = str(request.base_url)
+        return _json(
+            {
+                "bots": [
+                    {"bot": bot, "token": token, "url": f"{base}?{TOKEN_PARAM}={token}"}
+                    for bot, token in access.bot_tokens(source.bots).items()
+                ]
+            }
         )
 
     routes = [Route(path, page) for path in PAGES] + [
@@ -212,9 +391,11 @@ def build_app(source: TournamentSource) -> Starlette:
         Route("/api/deal", deal),
         Route("/api/match", match),
         Route("/api/match/stream", match_stream),
+        Route("/api/tokens", tokens),
     ]
     # Gzip shrinks a match's frames about tenfold; event streams are left alone by starlette.
-    return Starlette(routes=routes, middleware=[Middleware(GZipMiddleware, minimum_size=2000)])
+    app = Starlette(routes=routes, middleware=[Middleware(GZipMiddleware, minimum_size=2000)])
+    return Guard(app, access, hosts)
 
 
 async def serve_tournament(
@@ -222,6 +403,8 @@ async def serve_tournament(
     host: str,
     port: int,
     *,
+    access: Access | None = None,
+    allowed_hosts: Iterable[str] = (),
     on_ready: Callable[[str], None] | None = None,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
     shutdown: Callable[[], Awaitable[None]] | None = None,
@@ -232,16 +415,57 @@ async def serve_tournament(
     config.accesslog = None
     config.errorlog = None
     config.graceful_timeout = 0.5
+    app = build_app(source, access, HostCheck(host, allowed_hosts))
     async with trio.open_nursery() as nursery:
-        binds = await nursery.start(_serve, build_app(source), config, shutdown)
+        binds = await nursery.start(_serve, app, config, shutdown)
         url = binds[0] + "/" if binds else f"http://{host}:{port}/"
         if on_ready is not None:
             on_ready(url)
         task_status.started(url)
 
 
+class ServeError(Exception):
+    """Serving could not start or go on: the results file cannot be read, or the port is
+    taken (one line)."""
+
+
+def serve_until_signalled(
+    store: ResultStore,
+    source: TournamentSource,
+    host: str,
+    port: int,
+    *,
+    access: Access | None = None,
+    allowed_hosts: Iterable[str] = (),
+    on_ready: Callable[[str], None],
+) -> None:
+    """Serve the pages of a results file, following it while a tournament writes it, in a trio
+    run of its own until SIGINT, SIGTERM or SIGHUP (``arena serve``, and ``arena tournament
+    --web``'s web process); ``on_ready`` gets the URL once it serves."""
+
+    async def run() -> None:
+        source.poll_file(store)
+        with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
+            async with trio.open_nursery() as nursery:
+                serving = partial(serve_tournament, access=access, allowed_hosts=allowed_hosts)
+                on_ready(await nursery.start(serving, source, host, port))
+                nursery.start_soon(source.watch, store)
+                nursery.start_soon(source.refresh)  # the exact standings, before anyone asks
+                async for _ in signals:
+                    nursery.cancel_scope.cancel()
+                    break
+
+    try:
+        with unwrapped(OSError), unwrapped(StoreError):
+            trio.run(run)
+    except StoreError as exc:
+        raise ServeError(str(exc)) from None
+    except OSError as exc:
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
+
+
 async def _serve(
-    app: Starlette,
+    app: ASGIApp,
     config: Config,
     shutdown: Callable[[], Awaitable[None]] | None,
     task_status: trio.TaskStatus[list[str]] = trio.TASK_STATUS_IGNORED,

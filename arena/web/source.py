@@ -5,23 +5,27 @@ not grow with the matches stored: the live standings fold, the latest matches an
 bot's latest faults and count, each bot's worst seats by duplicate score (the deals still open
 kept whole until their last rotation arrives), the aborted matches, and one bit per scheduled
 match for those completed. A page about an older match or deal reads it from the results file
-(in a worker thread, by match id). It is fed either in-process (``arena tournament --web``: the
-runner's ``on_stored`` callback) or by :meth:`TournamentSource.watch`, which polls the SQLite
-file's ``data_version`` (microseconds) and reads only the rows added since (``arena serve`` on a
-running tournament). Pure reads; all SQL is in ``arena.tournament.store``.
+(in a worker thread, by match id). It is fed by :meth:`TournamentSource.watch`, which polls the
+SQLite file's ``data_version`` (microseconds) and reads only the rows added since (``arena
+serve``, and ``arena tournament --web``'s web process, on a running tournament), or by
+:meth:`add` and :meth:`load` (tests). Pure reads; all SQL is in ``arena.tournament.store``.
+
+What of it each viewer may see (the cards sealed while their deal is in play) is decided here,
+by :class:`arena.web.access.Viewer`: see :meth:`match_page`, :meth:`deal_page` and
+:meth:`_faults_for`.
 
 The matches being played are the records not (yet) stored at the end of the records files
 written to lately (a tournament appends each match's record to one, SPEC 8): each file is read
 on from where the last look stopped, the first time from where the records it stores end (the
 stored matches' spans), so a look reads only the bytes added since.
 
-The standings are the tournament's own fold (arena.tournament.standings): in-process the live
-one the runner feeds; watching a file, the fold cached in the file (with the tournament's
-seating, margin and confidence) extended with the rows saved since and with each new one. It
-rates in schedule order, so it is always what ``arena standings`` prints; they are called
-``exact`` once nothing has arrived for :data:`SETTLE_S`. Only when a match arrives too far out
-of order (an aborted match replayed much later), or when the file has no cached fold, is the
-fold built again, in a worker thread, from the file (streamed: arena.tournament.standings.refold).
+The standings are the tournament's own fold (arena.tournament.standings): given one (tests), that
+one; watching a file, the fold cached in the file (with the tournament's seating, margin and
+confidence) extended with the rows saved since and with each new one. It rates in schedule
+order, so it is always what ``arena standings`` prints; they are called ``exact`` once nothing
+has arrived for :data:`SETTLE_S`. Only when a match arrives too far out of order (an aborted
+match replayed much later), or when the file has no cached fold, is the fold built again, in a
+worker thread, from the file (streamed: arena.tournament.standings.refold).
 """
 
 from __future__ import annotations
@@ -54,7 +58,6 @@ from arena.referee.record import (
 )
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.config import plans_of
-from arena.tournament.runner import Progress
 from arena.tournament.schedule import Schedule, build_schedule
 from arena.tournament.schedule import match_id as match_id_of
 from arena.tournament.standings import (
@@ -69,6 +72,7 @@ from arena.tournament.standings import (
     standings_as_data,
 )
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
+from arena.web.access import SPECTATOR, Viewer
 from arena.web.matchview import MatchViewError, first_deal, match_frames, read_entries
 
 SETTLE_S = 3.0  # no new match for this long: the standings are called exact (final order)
@@ -87,6 +91,15 @@ TIME_BUCKETS_MS = (0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000)
 
 class NotFound(Exception):
     """A page asked for something the tournament does not have (one line, shown as a 404)."""
+
+
+class Sealed(PermissionError):
+    """A match's cards this viewer may not see yet (one line, shown as a 403 with the seats
+    that it may see)."""
+
+    def __init__(self, message: str, allowed: list[int]) -> None:
+        super().__init__(message)
+        self.allowed = allowed
 
 
 @dataclass(frozen=True)
@@ -135,7 +148,7 @@ class _RecordsFile:
 
 @dataclass
 class _Arrivals:
-    """When matches arrived, for a rate and an ETA when the runner's Progress is not at hand."""
+    """When matches arrived, for a rate and an ETA."""
 
     times: deque[float] = field(default_factory=lambda: deque(maxlen=2000))
 
@@ -173,8 +186,6 @@ class TournamentSource:
         name: str,
         definition: Mapping[str, Any],
         records_dir: Path | None = None,
-        progress: Progress | None = None,
-        organiser: bool = False,
         fold: StandingsFold | None = None,
         confidence: float = CONFIDENCE,
         clock: Callable[[], float] = time.monotonic,
@@ -200,8 +211,6 @@ class TournamentSource:
         self._record_ends: dict[str, int] = {}
         self._records_files: dict[str, _RecordsFile] = {}
         self._records_lock = threading.Lock()
-        self.progress = progress  # the runner's, in-process; None when watching a file
-        self.organiser = organiser  # may see every hand of a running match
         self.clock = clock
         # What the pages show, kept as matches arrive (see _note): none of it grows with the
         # matches stored but the bits of those completed and the deals still open.
@@ -505,15 +514,9 @@ class TournamentSource:
     # -- the tournament page ----------------------------------------------------------------------
 
     def is_running(self) -> bool:
-        if self.progress is not None:
-            return True  # in-process: the pages live as long as the run
         return ResultStore.is_being_written(self.results)
 
     def _settled(self) -> bool:
-        if self.progress is not None:
-            # In the tournament's own process the live fold serves (as on the terminal): an
-            # exact fold of a large file would compete with the referee for the interpreter.
-            return False
         return self.clock() - self._last_arrival >= SETTLE_S
 
     async def refresh(self) -> None:
@@ -561,8 +564,15 @@ class TournamentSource:
         """The exact standings are being folded (a large file takes a few seconds)."""
         return self._refresh_lock.locked()
 
-    def summary(self) -> dict[str, Any]:
-        """Everything the tournament page shows (cached per version)."""
+    def summary(self, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
+        """Everything the tournament page shows, as ``viewer`` may see it: the faults' messages
+        of sealed matches withheld (see :meth:`_faults_for`)."""
+        data = dict(self._summary_data())
+        data["faults"] = self._faults_for(data["faults"], viewer)
+        return data
+
+    def _summary_data(self) -> dict[str, Any]:
+        """The tournament page's data, cached per version."""
         standings, exact = self.standings()
         if self._summary is not None and self._summary[:2] == (self.version, exact):
             cached = self._summary[2]
@@ -589,11 +599,7 @@ class TournamentSource:
         now = self.clock()
         completed = self._completed
         total = len(self.schedule) if self.schedule is not None else None
-        if self.progress is not None:
-            rate = self.progress.per_second()
-            total = self.progress.total or total
-        else:
-            rate = self._arrivals.per_second(now)
+        rate = self._arrivals.per_second(now)
         running = self.is_running()
         left = None if total is None else max(total - completed, 0)
         return {
@@ -737,7 +743,7 @@ class TournamentSource:
 
     # -- a bot's page -----------------------------------------------------------------------------
 
-    def bot_page(self, bot: str) -> dict[str, Any]:
+    def bot_page(self, bot: str, viewer: Viewer = SPECTATOR) -> dict[str, Any]:
         if bot not in self.bots and bot not in self._seen_bots:
             raise NotFound(f"no bot {bot!r} in tournament {self.name!r}")
         standings, exact = self.standings()
@@ -747,7 +753,7 @@ class TournamentSource:
             for row in table["rows"]:
                 if row["bot"] == bot:
                     per_game[scope] = row
-        faults = [dict(f) for f in reversed(self._bot_faults.get(bot, ()))]  # latest first
+        faults = self._faults_for(reversed(self._bot_faults.get(bot, ())), viewer, bot)
         # the fold counts every completed match's decision times (none while it is being made)
         times = Counter() if self._stale or self._fold is None else self._fold.decision_times(bot)
         worst = self._worst_seats().get(bot, [])
@@ -781,6 +787,53 @@ class TournamentSource:
             self._worst = (self.version, worst)
         return self._worst[1]
 
+    # -- what is sealed ----------------------------------------------------------------------------
+
+    def _rotation_ids(self, game: str, table: int, deal: int) -> list[str] | None:
+        """The ids of a deal's rotations (the same cards in other seats), None without a
+        schedule that has the game."""
+        plan = (
+            next((g for g in self.schedule.games if g.label == game), None)
+            if self.schedule
+            else None
+        )
+        if plan is None or self.schedule is None:
+            return None
+        duplicate = self.schedule.seating == "duplicate"
+        rotations = range(plan.players) if duplicate else [deal % plan.players]
+        return [match_id_of(game, table, deal, r) for r in rotations]
+
+    def deal_sealed(self, game: str, table: int, deal: int) -> bool:
+        """Whether a deal's cards are still hidden: one of its rotations is not stored
+        completed (being played, not played yet, or aborted and to be played again), or the
+        deal is unknown to the schedule."""
+        ids = self._rotation_ids(game, table, deal)
+        return ids is None or not all(self.is_done(i) for i in ids)
+
+    def match_sealed(self, match_id: str) -> bool:
+        """:meth:`deal_sealed` of the deal a match id names (sealed when the id is unknown)."""
+        scheduled = None if self.schedule is None else self.schedule.by_id(match_id)
+        if scheduled is None:
+            return True
+        return self.deal_sealed(scheduled.game, scheduled.table, scheduled.deal)
+
+    def _faults_for(
+        self, faults: Iterable[dict[str, Any]], viewer: Viewer, bot: str | None = None
+    ) -> list[dict[str, Any]]:
+        """Faults (of ``bot``, unless each names its own) as ``viewer`` may read them: a fault
+        message can name the cards of the faulting seat, so it is withheld while its match is
+        sealed, but from the organiser (an aborted match's reason names none)."""
+        shown = []
+        for fault in faults:
+            fault = dict(fault)
+            faulting = fault.get("bot", bot)
+            sealed = faulting is not None and self.match_sealed(fault["match_id"])
+            if sealed and not viewer.may_see(faulting, sealed=True):
+                fault["message"] = None
+                fault["withheld"] = True
+            shown.append(fault)
+        return shown
+
     # -- the duplicate view -----------------------------------------------------------------------
 
     def _deal_rotations(self, game: str, table: int, deal: int) -> list[StoredMatch]:
@@ -791,28 +844,23 @@ class TournamentSource:
             return sorted(group, key=lambda m: m.rotation)
         if not self.results.exists():
             return []
-        plan = (
-            next((g for g in self.schedule.games if g.label == game), None)
-            if self.schedule
-            else None
-        )
-        ids = None  # the ids its rotations can have: read by the index of ids
-        if plan is not None and self.schedule is not None:
-            duplicate = self.schedule.seating == "duplicate"
-            rotations = range(plan.players) if duplicate else [deal % plan.players]
-            ids = [match_id_of(game, table, deal, r) for r in rotations]
+        ids = self._rotation_ids(game, table, deal)  # read by the index of ids
         try:
             with ResultStore.open_read(self.results) as store:
                 return store.deal_matches(game, table, deal, ids)
         except StoreError:
             return []
 
-    def deal_page(self, game: str, table: int, deal: int) -> dict[str, Any]:
-        """The duplicate view of one deal. Blocking: call it in a thread."""
+    def deal_page(
+        self, game: str, table: int, deal: int, viewer: Viewer = SPECTATOR
+    ) -> dict[str, Any]:
+        """The duplicate view of one deal; its cards only once every rotation is over (or for
+        the organiser). Blocking: call it in a thread."""
         group = self._deal_rotations(game, table, deal)
         if not group:
             raise NotFound(f"no completed match of {game} table {table} deal {deal}")
         first = group[0]
+        sealed = self.deal_sealed(game, table, deal)
         sign = 1 if higher_is_better(first.game_id) else -1
         means: list[float | None] = [
             statistics.fmean(m.scores[s] for m in group) if len(group) > 1 else None
@@ -828,7 +876,10 @@ class TournamentSource:
             "table": table,
             "deal": deal,
             "higher_is_better": sign == 1,
-            "hands": first_deal(first.game_id, first.players, first.options, first.seed),
+            "hands": first_deal(first.game_id, first.players, first.options, first.seed)
+            if viewer.may_see(None, sealed=sealed)
+            else None,
+            "sealed": sealed,
             "seats": [
                 {
                     "seat": seat,
@@ -872,6 +923,16 @@ class TournamentSource:
                     return RecordAt(path), stored, True
         return None, stored, False
 
+    @staticmethod
+    def _seat_bots(record: RecordAt | None, stored: StoredMatch | None) -> list[str]:
+        """The bots of a match's seats: stored, else from its record's header ([] if neither
+        is at hand yet)."""
+        if stored is not None and stored.bots:
+            return list(stored.bots)
+        if record is not None:
+            return _record_bots(record.path, record.at) or []
+        return []
+
     def _stored(self, match_id: str) -> StoredMatch | None:
         """The stored match of this id: one of the latest or aborted, else (completed) read
         from the results file (blocking: in a worker thread)."""
@@ -888,21 +949,27 @@ class TournamentSource:
         except StoreError:
             return None
 
-    def match_page(self, match_id: str, seat: int | None) -> dict[str, Any]:
+    def match_page(
+        self, match_id: str, seat: int | None, viewer: Viewer = SPECTATOR
+    ) -> dict[str, Any]:
         """The match page's data, as ``seat`` saw it (None: all hands). Blocking: call it in a
-        thread. All hands of a running match only for the organiser."""
+        thread. A sealed match (being played, or a rotation of its deal not over: the same
+        cards) is shown only as ``viewer`` may see it (arena.web.access.Viewer.may_see):
+        asking for more is :class:`Sealed`, whose message says what may be seen."""
         record, stored, running = self.record_of(match_id)
+        sealed = running or stored is None or not stored.completed or self.match_sealed(match_id)
+        bots = self._seat_bots(record, stored)
+        allowed = [
+            s for s, bot in enumerate(bots) if viewer.may_see(bot, sealed=sealed, playing=running)
+        ]
         base: dict[str, Any] = {
             "match_id": match_id,
             "stored": None if stored is None else _match_line(stored),
             "running": running,
-            "all_hands_allowed": not running or self.organiser,
+            "sealed": sealed,
+            "all_hands_allowed": viewer.may_see(None, sealed=sealed),
+            "seats_allowed": allowed,
         }
-        if running and seat is None and not self.organiser:
-            raise PermissionError(
-                "this match is still being played: choose a seat (all hands are for the "
-                "organiser: arena serve --organiser)"
-            )
         if record is None:
             base["frames"] = None
             if stored is None:
@@ -916,6 +983,22 @@ class TournamentSource:
                     "no record kept for this match (records = false in the tournament file)"
                 )
             return base
+        if seat is None and not base["all_hands_allowed"]:
+            if not running:
+                why = (
+                    "all hands of this match are shown once every rotation of its deal is over "
+                    "(they are the same cards): until then to the organiser only"
+                )
+            elif allowed:
+                why = (
+                    "this match is being played: all hands are shown to the organiser only; your "
+                    f"token shows seat {', '.join(map(str, allowed))}"
+                )
+            else:
+                why = f"this match is being played: {_SEALED}"
+            raise Sealed(why, allowed)
+        if seat is not None and not (base["all_hands_allowed"] or seat in allowed):
+            raise Sealed(f"seat {seat}: {_SEALED}", allowed)
         try:
             at, length = record.at, record.length
             if running:
@@ -927,6 +1010,13 @@ class TournamentSource:
             base["frames"] = None
             base["why"] = str(error)
         return base
+
+
+_SEALED = (
+    "its cards are still in play (this match or another rotation of its deal, the same cards): "
+    "they are shown to everyone once every rotation of the deal is over; until then to the "
+    "organiser, and a seat of a match being played to its bot's owner (with their tokens)"
+)
 
 
 def _record_bots(path: Path, at: int | None) -> list[str] | None:

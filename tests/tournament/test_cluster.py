@@ -12,6 +12,7 @@ import os
 import shutil
 import signal
 import socket
+import ssl
 import stat
 import subprocess
 import sys
@@ -97,6 +98,27 @@ def test_a_bad_cluster_option_is_one_line(tmp_path):
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 2 and "--cluster: found" in err and "local:N" in err
     assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("options", "code", "expected"),
+    [
+        (("--cluster", "tls://127.0.0.1:9", "--cluster-tls", "a,b"), 2, "--cluster-tls: found 2"),
+        (("--cluster", "tls://127.0.0.1:9", "--cluster-tls", "a,b,c"), 2, "a: no such readable"),
+        (("--cluster", "local:1", "--cluster-tls", "{me},{me},{me}"), 2, "with a tls://HOST:PORT"),
+        (("--cluster", "tls://127.0.0.1:9"), 1, "needs the cluster's TLS files"),
+    ],
+)
+def test_a_tls_cluster_without_its_files_is_one_line(tmp_path, options, code, expected):
+    if code == 1 and __import__("importlib").util.find_spec("distributed") is None:
+        pytest.skip("Dask (the cluster extra) is not installed")
+    path = seeded_tournament(tmp_path, "tls")
+    options = tuple(o.replace("{me}", str(path)) for o in options)
+    process = arena("tournament", path, *options)
+    _out, err = process.communicate(timeout=PATIENCE_S)
+    lines = err.strip().splitlines()
+    assert process.returncode == code and len(lines) == 1, err
+    assert expected in lines[0] and "Traceback" not in err, err
 
 
 def bot_folder(tmp_path: Path) -> Path:
@@ -223,7 +245,7 @@ def test_a_tournament_on_a_local_cluster_stores_what_a_local_run_stores(tmp_path
         out, err = process.communicate(timeout=PATIENCE_S)
         assert process.returncode == 0, err
         results[name] = stored_outcomes(path)
-    assert "on the Dask cluster local:2" in out and out.count("  worker tcp://127.0.0.1:") == 2
+    assert "on the Dask cluster local:2" in out and out.count("  worker tls://127.0.0.1:") == 2
     assert "Dask's own time" in out and "Traceback" not in err
     assert out.count("referee latency median") == 2  # per worker, from the stored figures
     assert len(results["here"]) == 24 and results["here"] == results["dask"]
@@ -337,6 +359,19 @@ def test_losing_every_worker_is_said_as_such_not_as_a_lost_scheduler(tmp_path, m
     assert summary.cluster_lost and 2 <= len(kept) < len(todo)
 
 
+def cluster_certificate(folder: Path) -> tuple[Path, Path]:
+    """The certificate and key of a cluster, made as SPEC 10.8 says (one self-signed pair that
+    every machine of the cluster holds)."""
+    pem, key = folder / "cluster.pem", folder / "cluster.key"
+    subprocess.run(
+        ["openssl", "req", "-x509", "-newkey", "rsa:3072", "-nodes", "-days", "30"]
+        + ["-subj", "/CN=trick-arena-cluster", "-keyout", str(key), "-out", str(pem)],
+        check=True,
+        capture_output=True,
+    )
+    return pem, key
+
+
 def hidden_mount_works(folder: Path) -> bool:
     probe = subprocess.run(
         ["unshare", "-m", "sh", "-c", f"mount -t tmpfs none {folder} && test ! -e {folder}/x"],
@@ -345,9 +380,12 @@ def hidden_mount_works(folder: Path) -> bool:
     return probe.returncode == 0
 
 
-def three_bots_play(tmp_path: Path, name: str, address: str, source: Path, argv) -> list:
+def three_bots_play(
+    tmp_path: Path, name: str, address: str, source: Path, argv, tls_files: str = ""
+) -> list:
     """Three bots run from ``source`` (``argv(i)`` after this Python) play one deal of AoN on
-    the Dask cluster at ``address``, records on; the stored matches."""
+    the Dask cluster at ``address`` (with ``tls_files``, the tournament file's TLS settings for
+    it), records on; the stored matches."""
     bots = "".join(
         f'[[bots]]\nname = "p{i}"\nargv = {json.dumps([sys.executable, *map(str, argv(i))])}\n'
         f'cwd = "{source}"\n'
@@ -356,11 +394,13 @@ def three_bots_play(tmp_path: Path, name: str, address: str, source: Path, argv)
     path = write(
         tmp_path / f"{name}.toml",
         f'name = "{name}"\nseed = 3\noutput = "{tmp_path / "out"}"\nrecords = true\n'
-        f'games = [{{ game = "aon", players = 3 }}]\ndeals = 1\n\n{bots}',
+        f'games = [{{ game = "aon", players = 3 }}]\ndeals = 1\n'
+        f'cluster = {{ address = "{address}"{", " if tls_files else ""}{tls_files} }}\n\n{bots}',
     )
-    process = arena("tournament", path, "--cluster", address)
+    process = arena("tournament", path)
     out, err = process.communicate(timeout=PATIENCE_S)
     assert process.returncode == 0, (out, err)
+    assert bool(tls_files) == ("without TLS" not in err)
     with ResultStore.open_read(load_config(path).results) as store:
         return store.matches(include_aborted=True)
 
@@ -390,7 +430,9 @@ def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
     cache, cwd = tmp_path / "cache", tmp_path / "worker-cwd"
     cwd.mkdir()
     port = free_port()
-    address = f"tcp://127.0.0.1:{port}"
+    address = f"tls://127.0.0.1:{port}"
+    pem, key = cluster_certificate(tmp_path)
+    tls = ["--tls-ca-file", str(pem), "--tls-cert", str(pem), "--tls-key", str(key)]
     env = dict(os.environ, PYTHONPATH=str(ROOT), TRICK_ARENA_CACHE=str(cache))
     started = []
     try:
@@ -404,6 +446,9 @@ def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
                     "127.0.0.1",
                     "--port",
                     str(port),
+                    "--protocol",
+                    "tls",
+                    *tls,
                     "--no-dashboard",
                 ],
                 env=env,
@@ -415,7 +460,7 @@ def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
         worker = (
             f"mount -t tmpfs none {source} && exec {sys.executable} -m "
             f"distributed.cli.dask_worker {address} --nthreads 1 --no-dashboard --no-nanny "
-            f"--local-directory {cwd}"
+            f"--local-directory {cwd} {' '.join(tls)}"
         )
         started.append(
             subprocess.Popen(
@@ -426,7 +471,10 @@ def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
                 stderr=subprocess.DEVNULL,
             )
         )
-        stored = three_bots_play(tmp_path, "far", address, source, lambda i: ["player.py", i])
+        tls_files = f'tls_ca_file = "{pem.name}", tls_cert = "{pem.name}", tls_key = "{key.name}"'
+        stored = three_bots_play(
+            tmp_path, "far", address, source, lambda i: ["player.py", i], tls_files=tls_files
+        )
     finally:
         stop(started)
     assert len(stored) == 3 and all(m.completed and not m.faults for m in stored), stored
@@ -474,7 +522,11 @@ def test_a_scheduler_that_goes_away_stops_the_run_in_one_line_and_the_command_re
             dask.kill()
             dask.wait(timeout=30)
     assert process.returncode == 1, (out, err)
-    lines = err.strip().splitlines()
+    warning, *lines = err.strip().splitlines()
+    assert warning == (
+        f"warning: the Dask scheduler {address} is reached without TLS: anyone who can connect "
+        "to it runs code on every worker; use tls:// (SPEC.md 10.8)"
+    )
     assert len(lines) == 1 and f"the Dask scheduler at {address} went away" in lines[0], err
     assert "run the same command again to resume" in lines[0]
     with ResultStore.open_read(config.results) as store:
@@ -547,3 +599,87 @@ def test_a_root_worker_runs_a_shipped_bot_as_a_user_of_its_own(tmp_path, passabl
     assert stat.S_IMODE(entry.stat().st_mode) == 0o755
     assert stat.S_IMODE((entry / "probe_bot.py").stat().st_mode) & 0o044 == 0o044
     assert stat.S_IMODE((cache / "logs").stat().st_mode) == 0o700  # its logs: root's alone
+
+
+@needs_dask
+def test_local_n_takes_no_client_without_its_certificate_and_listens_on_loopback_only():
+    """``local:N``'s scheduler and workers speak TLS only, with a certificate made for the
+    cluster: a client without it (none, plain TCP, or another certificate of its own) cannot
+    connect, so cannot run anything there; every socket they listen on is 127.0.0.1's."""
+    import psutil
+    from distributed import Client, Security
+
+    from arena.tournament.executors.dask_cluster import _local_cluster
+
+    distributed = __import__("distributed")
+    cluster = _local_cluster(distributed, 2)
+    try:
+        address = cluster.scheduler_address
+        port = int(address.rsplit(":", 1)[1])
+        assert address.startswith("tls://127.0.0.1:")
+        with Client(cluster, security=cluster.security, timeout=30) as own:  # it works, with it
+            workers = own.run(os.getpid)
+            assert len(workers) == 2 and all(w.startswith("tls://127.0.0.1:") for w in workers)
+        own_context = cluster.security.get_connection_args("client")["ssl_context"]
+        for target in [address, *workers]:  # TLS without a certificate: refused
+            assert str(tls_probe(target)).startswith("refused: "), target
+            assert isinstance(tls_probe(target, own_context), bytes)  # (with it: Dask speaks)
+        strangers = [
+            (f"tcp://127.0.0.1:{port}", None),  # plain TCP to the same port
+            (address, Security.temporary()),  # a certificate of its own
+            *((worker, Security.temporary()) for worker in workers),  # a worker directly
+        ]
+        for target, security in strangers:
+            ran = []
+            with pytest.raises((OSError, TimeoutError)):
+                with Client(target, security=security, timeout=3) as stranger:
+                    ran.append(stranger.run(os.getpid))
+            assert ran == []
+        listening = [
+            c.laddr
+            for process in [psutil.Process(), *(psutil.Process(pid) for pid in workers.values())]
+            for c in process.net_connections()
+            if c.status == psutil.CONN_LISTEN
+        ]
+        assert any(a.port == port for a in listening)
+        assert {a.ip for a in listening} == {"127.0.0.1"}, listening
+    finally:
+        cluster.close()
+
+
+def tls_probe(address: str, context: ssl.SSLContext | None = None) -> bytes | str:
+    """What a TLS client (by default one without a certificate) gets from ``tls://HOST:PORT``
+    after its handshake: the first bytes Dask sends a client it accepts, or "refused: " and
+    why (the server's alert, or the connection closed)."""
+    host, port = address.removeprefix("tls://").rsplit(":", 1)
+    if context is None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        context.check_hostname = False
+        context.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection((host, int(port)), timeout=10) as raw:
+            with context.wrap_socket(raw) as tls:
+                tls.sendall(b"\0" * 16)
+                return tls.recv(16)
+    except (ssl.SSLError, ConnectionResetError, BrokenPipeError) as error:
+        return f"refused: {error}"  # (a timeout is an error: it was neither refused nor served)
+
+
+def test_the_cluster_tls_files_are_all_three_beside_a_tls_address(tmp_path):
+    base = seeded_tournament(tmp_path, "t").read_text()
+    for name in ("ca.pem", "cert.pem", "key.pem"):
+        (tmp_path / name).write_text("PEM")
+    fields = 'tls_ca_file = "ca.pem", tls_cert = "cert.pem", tls_key = "key.pem"'
+    table = f'cluster = {{ address = "tls://10.0.0.5:8786", {fields} }}\n'
+    config = load_config(write(tmp_path / "ok.toml", table + base))
+    assert config.cluster_tls == tuple(str(tmp_path / n) for n in ("ca.pem", "cert.pem", "key.pem"))
+    assert config.fingerprint() == load_config(write(tmp_path / "p.toml", base)).fingerprint()
+    for bad, expected in (
+        (f'{{ address = "tcp://10.0.0.5:8786", {fields} }}', "tls://HOST:PORT"),
+        ('{ address = "tls://10.0.0.5:8786", tls_ca_file = "ca.pem" }', "all of tls_ca_file"),
+        (f'{{ address = "tls://h:1", {fields.replace("key.pem", "nope.pem")} }}', "nope.pem: no"),
+        ('{ address = "tls://h:1", tls_ca_file = 3, tls_cert = "a", tls_key = "b" }', "path"),
+    ):
+        with pytest.raises(ConfigError) as error:
+            load_config(write(tmp_path / "bad.toml", f"cluster = {bad}\n" + base))
+        assert expected in str(error.value) and "bad.toml" in str(error.value), str(error.value)

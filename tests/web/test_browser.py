@@ -17,11 +17,14 @@ import threading
 from pathlib import Path
 
 import pytest
+import trio
 
 from arena.tournament.store import ResultStore
+from arena.web.access import SECRET_ENV, bot_token
 from tests.web.conftest import ROOT, arena_env, tournament_toml
 
 CHROMIUM = Path("/usr/bin/chromium")
+SECRET = "the-organisers-secret-of-the-browser-test"
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -56,7 +59,7 @@ def serving(*args: str):
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", *args],
         cwd=ROOT,
-        env=arena_env(),
+        env={**arena_env(), SECRET_ENV: SECRET},
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -82,6 +85,12 @@ def serving(*args: str):
                 process.kill()
 
 
+def refused(message, errors: list[str]) -> None:
+    """A style or script the Content-Security-Policy refused (a console error)."""
+    if message.type == "error" and "Content Security Policy" in message.text:
+        errors.append(message.text)
+
+
 def launch(playwright):
     try:
         return playwright.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)
@@ -97,6 +106,7 @@ def test_pages_in_a_real_browser(tmp_path: Path, artifacts: Path) -> None:
         page = browser.new_page(viewport={"width": 1200, "height": 900})
         errors: list[str] = []
         page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda m: refused(m, errors))
         documents: list[str] = []
         page.on(
             "request",
@@ -108,18 +118,19 @@ def test_pages_in_a_real_browser(tmp_path: Path, artifacts: Path) -> None:
             page.goto(url)
             page.wait_for_selector('section[data-scope="overall"] tr[data-bot="heuristic"]')
             first = int(page.inner_text("#completed"))
-            page.wait_for_function(
-                f"Number(document.querySelector('#completed').textContent) > {first}",
-                timeout=60000,
-            )
+            # (awaited through locators: the page's policy forbids evaluating strings)
+            sync_api.expect(page.locator("#completed")).not_to_have_text(str(first), timeout=60000)
+            assert int(page.inner_text("#completed")) > first
             assert documents == [url], "the page reloaded instead of updating"
             assert page.locator('section[data-scope="overall"] tbody tr').count() == 4
             page.screenshot(path=str(artifacts / "tournament.png"))
             # Stopped here (Ctrl-C): what it stored is served next, as after any stop.
 
-        # The finished tournament, served from its results file.
-        with serving("serve", str(results), "--port", "0") as (url, _process):
-            page.goto(url)
+        # The stopped tournament, served from its results file, to the organiser (a deal cut
+        # short by the stop keeps its cards sealed from others: tests/web/test_sealed.py).
+        with serving("serve", str(results), "--port", "0", "--organiser") as (url, _process):
+            page.goto(url + "?token=" + SECRET)  # becomes a cookie, and leaves the address
+            assert page.url == url
             # A finished match: step, then to its end; the final scores are the stored ones.
             page.wait_for_selector("#latest a[href^='/match']")
             href = page.locator("#latest a[href^='/match']").first.get_attribute("href")
@@ -146,11 +157,9 @@ def test_pages_in_a_real_browser(tmp_path: Path, artifacts: Path) -> None:
 
             # As one seat saw it: that seat's hand only.
             page.select_option("#seat", "1")
-            page.wait_for_function(
-                "[...document.querySelectorAll('.seatrow')].filter(r => r.querySelector('.card'))"
-                ".map(r => r.dataset.seat).join() === '1'",
-                timeout=15000,
-            )
+            with_cards = page.locator(".seatrow").filter(has=page.locator(".card"))
+            sync_api.expect(with_cards).to_have_count(1, timeout=15000)
+            assert with_cards.get_attribute("data-seat") == "1"
             page.screenshot(path=str(artifacts / "match-seat.png"))
 
             # A bot's page lists its faults with their reasons.
@@ -168,7 +177,7 @@ def test_pages_in_a_real_browser(tmp_path: Path, artifacts: Path) -> None:
 
             # Phone width: nothing wider than the screen but the scrollable tables.
             phone = browser.new_page(viewport={"width": 390, "height": 844})
-            phone.goto(url)
+            phone.goto(url + "?token=" + SECRET)
             phone.wait_for_selector('section[data-scope="overall"]')
             assert phone.evaluate("document.documentElement.scrollWidth") <= 391
             phone.screenshot(path=str(artifacts / "phone.png"))
@@ -177,3 +186,58 @@ def test_pages_in_a_real_browser(tmp_path: Path, artifacts: Path) -> None:
             assert phone.evaluate("document.documentElement.scrollWidth") <= 391
             browser.close()
     assert errors == []
+
+
+async def test_a_match_being_played_in_a_browser_with_no_token_a_bots_and_the_organisers(
+    played: Path, tmp_path: Path, artifacts: Path
+) -> None:
+    """The match page of a match being played: a spectator is told why nothing is shown and
+    gets no card; the owner of seat 1's bot, with its token in the address (which becomes a
+    cookie), sees seat 1 only, and may not choose another; the organiser sees all hands. No
+    style or script is refused by the Content-Security-Policy on the way."""
+    from tests.web.test_sealed import SECRET as SERVER_SECRET
+    from tests.web.test_sealed import serving as serving_table
+
+    async with serving_table(played, tmp_path, "records file") as (url, table, _source):
+        running = table.running
+        token = bot_token(SERVER_SECRET, running.bots[1])
+
+        def browse() -> None:
+            with sync_api.sync_playwright() as playwright:
+                browser = launch(playwright)
+                errors: list[str] = []
+                spectator = browser.new_page()
+                spectator.on("pageerror", lambda error: errors.append(str(error)))
+                spectator.goto(url + "match?id=" + running.match_id)
+                message = spectator.wait_for_selector("#error").inner_text()
+                assert "being played" in message and spectator.locator(".card").count() == 0
+
+                owner = browser.new_page()
+                owner.on("pageerror", lambda error: errors.append(str(error)))
+                owner.on("console", lambda m: refused(m, errors))
+                owner.goto(url + "match?id=" + running.match_id + "&token=" + token)
+                assert "token" not in owner.url
+                owner.wait_for_selector("#frame")
+                owner.keyboard.press("Home")  # the deal (later, played cards are everyone's)
+                assert owner.inner_text("#frame").startswith("0 /")
+                rows = owner.locator(".seatrow").all()
+                with_cards = [
+                    r.get_attribute("data-seat") for r in rows if r.locator(".card").count()
+                ]
+                assert with_cards == ["1"]
+                assert owner.locator("#seat option").all_inner_texts() == [
+                    f"as seat 1 ({running.bots[1]}) saw it"
+                ]
+                owner.screenshot(path=str(artifacts / "running-owner.png"))
+
+                organiser = browser.new_page()
+                organiser.goto(url + "?token=" + SERVER_SECRET)
+                organiser.goto(url + "match?id=" + running.match_id)
+                organiser.wait_for_selector("#frame")
+                assert organiser.locator("#seat option").first.inner_text() == "all hands"
+                rows = organiser.locator(".seatrow").all()
+                assert all(r.locator(".card").count() for r in rows) and len(rows) == 4
+                browser.close()
+                assert errors == []
+
+        await trio.to_thread.run_sync(browse)

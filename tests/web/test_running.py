@@ -1,6 +1,7 @@
 """Matches being played, found in the records files a tournament appends its records to (and in
 an older arena's files of one record each): real gzip members, written as the referee writes
-them."""
+them. Their pages are asked for as the organiser (who may see them: tests/web/test_sealed.py
+holds who else may)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 from arena.referee.record import RecordShelf, RecordWriter
 from arena.web import source as source_module
+from arena.web.access import ORGANISER
 from arena.web.source import RecordAt
 from tests.web.test_server import (
     compact_lines,
@@ -59,7 +61,7 @@ def test_matches_appended_to_a_records_file_are_found_as_they_come(
     ]
     record, stored, running = source.record_of(first.match_id)
     assert record == RecordAt(file.path, start, None) and stored is None and running
-    page = source.match_page(first.match_id, 1)
+    page = source.match_page(first.match_id, 1, ORGANISER)
     assert page["running"] and not page["over"] and page["result"] is None
     assert 1 < len(page["frames"]) <= 12
 
@@ -69,7 +71,7 @@ def test_matches_appended_to_a_records_file_are_found_as_they_come(
         rubbish.write(b"\0" * start)
     go_on(writer, lines[12:30])
     assert running_ids(source) == [first.match_id]
-    assert len(source.match_page(first.match_id, 1)["frames"]) > len(page["frames"])
+    assert len(source.match_page(first.match_id, 1, ORGANISER)["frames"]) > len(page["frames"])
 
     # Finished and not yet stored: still shown (as its watchers' pages want), whole.
     go_on(writer, lines[30:])
@@ -78,7 +80,7 @@ def test_matches_appended_to_a_records_file_are_found_as_they_come(
     assert running_ids(source) == [first.match_id]
     record, _stored, running = source.record_of(first.match_id)
     assert running and record == RecordAt(file.path, *writer.span)
-    assert source.match_page(first.match_id, 0)["over"]
+    assert source.match_page(first.match_id, 0, ORGANISER)["over"]
 
     # The next match appended to the file is found; the first, once stored, is not running.
     later = go_on(RecordWriter(file), compact_lines(second)[:5])
@@ -87,7 +89,7 @@ def test_matches_appended_to_a_records_file_are_found_as_they_come(
     assert running_ids(source) == [second.match_id]
     record, stored, running = source.record_of(first.match_id)
     assert record == RecordAt(file.path, *writer.span) and stored is not None and not running
-    assert source.match_page(first.match_id, None)["over"]  # replayed from its span
+    assert source.match_page(first.match_id, None, ORGANISER)["over"]  # replayed from its span
     assert source.record_of(second.match_id)[0] == RecordAt(file.path, later.start, None)
 
     # A file not written to lately holds no running match; nor does a stopped tournament.
@@ -110,7 +112,7 @@ def test_a_records_file_is_first_read_where_its_stored_records_end(
     source.records_dir = records
     source.add(dataclasses.replace(done, record_path=str(file.path), record_span=(0, 800)))
     assert running_ids(source) == [playing.match_id]
-    page = source.match_page(playing.match_id, 0)
+    page = source.match_page(playing.match_id, 0, ORGANISER)
     assert page["running"] and len(page["frames"]) > 1
     file.close()
 
@@ -138,13 +140,13 @@ def test_damaged_records_files_are_skipped_and_shown_in_one_line(
     # A stored match whose record cannot be read: the page says why, in one line.
     size = damaged.path.stat().st_size
     source.add(dataclasses.replace(broken, record_path=str(damaged.path), record_span=(7, 40)))
-    page = source.match_page(broken.match_id, None)
+    page = source.match_page(broken.match_id, None, ORGANISER)
     assert page["frames"] is None and str(damaged.path) in page["why"]
     assert "\n" not in page["why"]
     source.add(
         dataclasses.replace(broken, record_path=str(damaged.path), record_span=(size - 200, 200))
     )
-    assert source.match_page(broken.match_id, None)["frames"] is None
+    assert source.match_page(broken.match_id, None, ORGANISER)["frames"] is None
     assert running_ids(source) == [playing.match_id]
     good.close()
 
@@ -159,7 +161,7 @@ def test_a_record_of_its_own_still_shows(played: Path, tmp_path: Path) -> None:
     assert running_ids(source) == [playing.match_id]
     record, _stored, running = source.record_of(playing.match_id)
     assert record == RecordAt(path) and running
-    page = source.match_page(playing.match_id, 0)
+    page = source.match_page(playing.match_id, 0, ORGANISER)
     assert page["running"] and len(page["frames"]) > 1
     make_stale(path)
     assert running_ids(source) == []

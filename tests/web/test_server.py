@@ -9,6 +9,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import zlib
+from functools import partial
 from pathlib import Path
 
 import msgspec
@@ -18,8 +19,9 @@ import trio
 from arena.referee.record import RecordShelf, RecordWriter, read_span
 from arena.tournament.standings import compute_standings, standings_as_data
 from arena.tournament.store import ResultStore, StoredMatch
+from arena.web.access import Access, bot_token
 from arena.web.source import TournamentSource
-from tests.web.conftest import CARD, ROOT, arena_env
+from tests.web.conftest import ROOT, arena_env
 
 server = pytest.importorskip("arena.web.server", reason="the web extra is not installed")
 
@@ -141,53 +143,6 @@ async def test_the_pages_data_matches_the_results_file(played: Path) -> None:
             nursery.cancel_scope.cancel()
 
 
-@pytest.mark.parametrize("layout", ["records file", "own file"])
-async def test_a_spectator_of_a_running_match_gets_no_hidden_cards(
-    played: Path, tmp_path: Path, layout: str
-) -> None:
-    """A match still being played (a third of its record written, no stored row): the seat
-    view is served, all hands are refused, and the JSON holds no card of another hand. Its
-    record is the unfinished last member of a records file, after finished matches' (or, as an
-    older arena wrote it, a file of its own)."""
-    source, (finished,) = source_without(played, "eight-rounds")
-    records = tmp_path / "records"
-    records.mkdir()
-    lines = compact_lines(finished)
-    if layout == "records file":
-        file = RecordShelf(records).take()
-        for done in [m for m in stored_matches(played) if m != finished][:3]:
-            file.append(member_of(done))
-        go_on(RecordWriter(file), lines[: len(lines) // 3])
-        file.close()
-    else:
-        own_record(records, finished, lines[: len(lines) // 3])
-    source.records_dir = records
-    async with trio.open_nursery() as nursery:
-        url = await nursery.start(server.serve_tournament, source, "127.0.0.1", 0)
-        status, summary = await fetch(url + "api/summary")
-        assert [m["match_id"] for m in summary["running"]] == [finished.match_id]
-        query = urllib.parse.urlencode({"id": finished.match_id, "seat": "all"})
-        status, refused = await fetch(url + "api/match?" + query)
-        assert status == 403 and "organiser" in refused["error"]
-        status, body = await trio.to_thread.run_sync(
-            get, url + "api/match?" + urllib.parse.urlencode({"id": finished.match_id, "seat": 1})
-        )
-        data = json.loads(body)
-        assert status == 200 and data["running"] and not data["over"]
-        hand = set(data["frames"][-1]["view"]["hand"])
-        # Eight Rounds deals every card: whatever is not seat 1's or played is another's.
-        from arena.games import find_game
-        from arena.games.cards import Dealer, Rng
-
-        spec = find_game("eight-rounds")
-        state = spec.new_match(4, finished.options, finished.seed, Dealer(Rng(finished.seed)))
-        others = {c for s, h in enumerate(state.view(None)["hands"]) if s != 1 for c in h}
-        first_frame = json.dumps(data["frames"][0])
-        assert not (set(CARD.findall(first_frame)) & others)
-        assert hand
-        nursery.cancel_scope.cancel()
-
-
 async def test_the_event_stream_sends_a_summary_as_matches_arrive(played: Path) -> None:
     store = ResultStore.open_read(played)
     all_matches = store.matches(include_aborted=True)
@@ -234,6 +189,25 @@ def test_serve_prints_its_url_and_bad_files_are_one_line(played: Path, tmp_path:
     assert run.returncode == 2
     assert run.stderr.strip().splitlines()[-1].endswith(f"{bad}: no such results file")
     assert "Traceback" not in run.stderr
+    # A results file damaged where its matches are (their table's first page overwritten): it
+    # opens, and the first read of its matches is one line (it was a traceback).
+    damaged = bytearray(played.read_bytes())
+    page = 4096
+    damaged[3 * page : 4 * page] = b"A" * page  # (page 4: the matches table's root)
+    (tmp_path / "damaged.sqlite").write_bytes(damaged)
+    run = subprocess.run(
+        [sys.executable, "-m", "arena", "serve", str(tmp_path / "damaged.sqlite"), "--port", "0"],
+        cwd=ROOT,
+        env=arena_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert run.stderr.strip().splitlines() == [
+        f"Error: {tmp_path / 'damaged.sqlite'}: cannot read its matches (database disk image is "
+        "malformed): the file is damaged; it was not changed"
+    ]
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", str(played), "--port", "0"],
         cwd=ROOT,
@@ -275,9 +249,18 @@ async def test_a_running_match_is_followed_as_its_record_grows(
     file.append(member_of(stored_matches(played)[0]))  # a finished match's record first
     writer = go_on(RecordWriter(file), lines[:20])
     source.records_dir = records
+    secret = "the-organisers-secret-0123456789"
     async with trio.open_nursery() as nursery:
-        url = await nursery.start(server.serve_tournament, source, "127.0.0.1", 0)
-        query = urllib.parse.urlencode({"id": finished.match_id, "seat": 3})
+        url = await nursery.start(
+            partial(server.serve_tournament, access=Access(secret, source.bots)),
+            source,
+            "127.0.0.1",
+            0,
+        )
+        # seat 3's bot's owner watches it play (with its token)
+        query = urllib.parse.urlencode(
+            {"id": finished.match_id, "seat": 3, "token": bot_token(secret, finished.bots[3])}
+        )
         frames: list[int] = []
 
         def listen() -> None:

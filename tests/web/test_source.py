@@ -7,6 +7,7 @@ from pathlib import Path
 
 from arena.tournament.standings import compute_standings, standings_as_data
 from arena.tournament.store import ResultStore
+from arena.web.access import ORGANISER
 from arena.web.source import SETTLE_S, TournamentSource
 
 
@@ -407,13 +408,13 @@ async def test_the_pages_keep_what_they_show_not_every_match(tmp_path: Path) -> 
     followed = TournamentSource(path, name="t", definition=definition)
 
     def check(source: TournamentSource, expected: dict) -> None:
-        summary = source.summary()
+        summary = source.summary(ORGANISER)  # (what others may read: tests/web/test_sealed.py)
         assert summary["latest"] == expected["latest"]
         assert summary["faults"] == expected["faults"]
         assert summary["progress"]["completed"] == expected["completed"]
         assert summary["progress"]["aborted"] == expected["aborted"]
         for bot in bots:
-            page = source.bot_page(bot)
+            page = source.bot_page(bot, ORGANISER)
             count, listed = expected["bot_faults"].get(bot, (0, []))
             assert (page["fault_count"], page["faults"]) == (count, listed)
             assert page["worst"] == expected["worst"].get(bot, [])

@@ -4,8 +4,12 @@ The ``arena`` process stays the only writer of the results file and keeps the li
 (the optional ``cluster`` extra) only carries batches of matches to its workers and their
 results back. In order:
 
-1. connect to the scheduler (``tcp://HOST:8786``), or start a local cluster of N worker
-   processes (``local:N``), and wait for a worker;
+1. connect to the scheduler (``tls://HOST:8786`` with the organiser's TLS files, or Dask's own
+   TLS configuration), or start a local cluster of N worker processes (``local:N``: on
+   127.0.0.1 only, over TLS with a certificate made for it, in memory), and wait for a worker.
+   A Dask scheduler runs whatever code a client sends it, on every worker: whoever can connect
+   to it owns the workers' accounts. So a local cluster takes no client without its
+   certificate, and a remote one should not either (SPEC 10.8);
 2. pack every bot folder the pending matches need, once (:mod:`.packing`), and hand the
    packages and the run's setup to Dask, which ships them to each worker that runs a task;
 3. register the worker plugin (:mod:`.dask_worker`), which keeps a pool of bot processes per
@@ -102,10 +106,12 @@ class DaskCluster:
         *,
         matches_per_worker: int | None = None,
         target_task_s: float = TARGET_TASK_S,
+        tls: tuple[str, str, str] | None = None,
     ) -> None:
         self.address = address
         self.matches_per_worker = matches_per_worker
         self.target_task_s = target_task_s
+        self.tls = tls  # (CA, certificate, key) files of a tls:// scheduler
 
     async def play(
         self,
@@ -156,17 +162,47 @@ class DaskCluster:
                 dispatch.shelf.close()
             summary.started_processes = sum(r.started for r in summary.cluster_workers.values())
 
+    def _security(self, distributed: Any) -> Any:
+        """The client's security: the organiser's TLS files, else (a tls:// address) Dask's
+        configuration, which must name them; None for another scheme (tcp://: no TLS)."""
+        if self.tls is not None:
+            ca, cert, key = self.tls
+            try:
+                return distributed.Security(
+                    tls_ca_file=ca,
+                    tls_client_cert=cert,
+                    tls_client_key=key,
+                    require_encryption=True,
+                )
+            except (OSError, ValueError) as exc:
+                raise TournamentError(f"the cluster's TLS files: {_short(exc)}") from None
+        if not self.address.startswith("tls://"):
+            return None
+        configured = distributed.Security()
+        if not (configured.tls_ca_file and configured.tls_client_cert):
+            raise TournamentError(
+                f"{self.address}: a tls:// scheduler needs the cluster's TLS files: tls_ca_file, "
+                "tls_cert and tls_key in the tournament file's [cluster], --cluster-tls "
+                "CA,CERT,KEY, or Dask's configuration (distributed.comm.tls); SPEC.md 10.8"
+            )
+        return configured
+
     def _connect(self, distributed: Any, affinity: bool) -> tuple[Any, Any]:
         cluster = None
         local = LOCAL_CLUSTER.match(self.address)
+        security = None if local else self._security(distributed)
         try:
             if local:
                 cluster = _local_cluster(distributed, int(local.group(1)))
                 if affinity:
                     _pin_local_workers(cluster)
-                client = distributed.Client(cluster, timeout=CONNECT_TIMEOUT_S)
+                client = distributed.Client(
+                    cluster, security=cluster.security, timeout=CONNECT_TIMEOUT_S
+                )
             else:
-                client = distributed.Client(self.address, timeout=CONNECT_TIMEOUT_S)
+                client = distributed.Client(
+                    self.address, security=security, timeout=CONNECT_TIMEOUT_S
+                )
         except (OSError, TimeoutError) as exc:
             if cluster is not None:
                 cluster.close()
@@ -511,7 +547,11 @@ def _workers_and_suspicious(
 
 
 def _local_cluster(distributed: Any, count: int) -> Any:
-    """A LocalCluster of ``count`` worker processes, started the quick way.
+    """A LocalCluster of ``count`` worker processes, started the quick way, reachable by this
+    process only: its scheduler, nannies and workers listen on 127.0.0.1 alone (no dashboard),
+    over TLS that requires a certificate made for this cluster (``Security.temporary``: a
+    self-signed pair that lives in memory, handed to the workers it starts). A bot, or any other
+    local process, that finds the ports cannot connect, so cannot run code there.
 
     Dask spawns each worker as a fresh interpreter, which imports Dask and the arena again (and
     reruns the ``arena`` command's module): about a second of CPU per worker, the whole start-up
@@ -538,7 +578,9 @@ def _local_cluster(distributed: Any, count: int) -> Any:
             threads_per_worker=_threads_per_worker(count),
             processes=True,
             host="127.0.0.1",
-            dashboard_address=":0",  # any free port: 8787 may be taken
+            protocol="tls://",
+            security=distributed.Security.temporary(),
+            dashboard_address=None,  # (it would listen on every interface)
             worker_dashboard_address=None,
             silence_logs=logging.CRITICAL,
             env=dict(os.environ),

@@ -12,6 +12,7 @@ function h(tag, attrs, ...children) {
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
     if (k === "class") el.className = v;
+    else if (k === "style") Object.assign(el.style, v);  // through the DOM: the CSP forbids inline styles
     else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
     else el.setAttribute(k, v === true ? "" : v);
   }
@@ -31,7 +32,7 @@ const dealHref = (m) => "/deal?" + q({ game: m.game, table: m.table, deal: m.dea
 async function getJSON(url) {
   const r = await fetch(url, { cache: "no-store" });
   const body = await r.json().catch(() => ({ error: r.statusText }));
-  if (!r.ok) throw new Error(body.error || r.statusText);
+  if (!r.ok) throw Object.assign(new Error(body.error || r.statusText), { status: r.status, body });
   return body;
 }
 
@@ -177,7 +178,7 @@ function tournamentPage() {
     put(
       h("h1", {}, s.name, " ", h("span", { class: "muted" }, p.running ? "running" : "not running")),
       h("div", { class: "panel", id: "progress" },
-        h("div", { class: "bar" }, h("span", { style: `width:${pct.toFixed(1)}%` })),
+        h("div", { class: "bar" }, h("span", { style: { width: `${pct.toFixed(1)}%` } })),
         h("div", { class: "kv" },
           h("span", {}, h("b", {}, "completed "), h("span", { id: "completed" }, p.completed), p.total ? ` of ${p.total}` : ""),
           p.aborted ? h("span", { class: "fault" }, `${p.aborted} aborted (replayed on the next run)`) : null,
@@ -188,7 +189,7 @@ function tournamentPage() {
         "a skill the bot very likely has at least. σ shrinks as a bot plays more, so early differences smaller than a few σ mean little. ",
         "dup compares each score with what the same cards scored in the deal's other seat rotations."),
       s.running && s.running.length ? h("div", { class: "panel" }, h("h2", {}, "Being played now"),
-        h("ul", {}, s.running.map((m) => h("li", {}, link(matchHref(m.id || m.match_id, 0), m.match_id), " ", h("span", { class: "muted" }, m.bots.join(", ")))))) : null,
+        h("ul", {}, s.running.map((m) => h("li", {}, link(matchHref(m.id || m.match_id), m.match_id), " ", h("span", { class: "muted" }, m.bots.join(", ")))))) : null,
       s.computing ? h("p", { class: "panel muted", id: "computing" }, `Folding the standings over ${p.completed} matches…`) : null,
       h("div", { id: "standings" }, order.filter((k) => tables[k]).map((k) => standingsTable(k, tables[k]))),
       h("div", { class: "grid" },
@@ -200,7 +201,7 @@ function tournamentPage() {
         h("div", { class: "panel", id: "faults" }, h("h2", {}, "Latest faults"),
           s.faults.length ? h("ul", {}, s.faults.map((f) => h("li", {},
             link(matchHref(f.match_id), f.match_id), " ", f.bot ? link(botHref(f.bot), f.bot) : "", " ",
-            h("span", { class: "fault" }, f.kind), ": ", h("span", { class: "msg", title: f.message }, f.message)))) : h("p", { class: "muted" }, "none"))));
+            h("span", { class: "fault" }, f.kind), ": ", f.withheld ? h("span", { class: "muted" }, WITHHELD) : h("span", { class: "msg", title: f.message }, f.message)))) : h("p", { class: "muted" }, "none"))));
   };
   getJSON("/api/summary").then(render).catch(showError);
   es = new EventSource("/api/stream");
@@ -228,11 +229,11 @@ async function botPage() {
     h("section", { class: "panel", id: "times" }, h("h2", {}, "Decision times"),
       h("p", { class: "muted" }, `${t.count} decisions; median ${fmt(t.p50, 3)} ms, 90% ${fmt(t.p90, 3)} ms, 99% ${fmt(t.p99, 3)} ms, slowest ${fmt(t.max, 3)} ms`),
       h("table", {}, t.counts.map((n, i) => h("tr", {}, h("td", {}, labels[i] + " ms"),
-        h("td", { style: "width:60%" }, h("div", { class: "bar" }, h("span", { style: `width:${(100 * n) / peak}%` }))), h("td", {}, n))))),
+        h("td", { style: { width: "60%" } }, h("div", { class: "bar" }, h("span", { style: { width: `${(100 * n) / peak}%` } }))), h("td", {}, n))))),
     h("section", { class: "panel", id: "bot-faults" }, h("h2", {}, `Faults (${b.fault_count})`),
       b.faults.length ? h("div", { class: "scroll" }, h("table", {}, h("tr", {}, h("th", { class: "l" }, "match"), h("th", {}, "seat"), h("th", { class: "l" }, "kind"), h("th", { class: "l" }, "reason")),
         b.faults.map((f) => h("tr", { class: "fault-row" }, h("td", { class: "l" }, link(matchHref(f.match_id, f.seat), f.match_id)), h("td", {}, f.seat),
-          h("td", { class: "l fault" }, f.kind), h("td", { class: "l", style: "white-space:normal" }, f.message))))) : h("p", { class: "muted" }, "none")),
+          h("td", { class: "l fault" }, f.kind), h("td", { class: "l wrap" }, f.withheld ? h("span", { class: "muted" }, WITHHELD) : f.message))))) : h("p", { class: "muted" }, "none")),
     h("section", { class: "panel", id: "worst" }, h("h2", {}, "Worst matches by duplicate score"),
       h("p", { class: "help" }, "Each: the score minus the mean score the same cards got over the deal's rotations (lower = worse than the other bots did with those cards)."),
       b.worst.length ? h("div", { class: "scroll" }, h("table", {}, h("tr", {}, h("th", { class: "l" }, "match"), h("th", {}, "seat"), h("th", {}, "score"), h("th", {}, "dup"), h("th", {})),
@@ -253,12 +254,13 @@ async function dealPage() {
   const rotations = d.seats[0].rotations;
   put(
     h("h1", {}, `${d.game} · table ${d.table} · deal ${d.deal}: every seat rotation`),
+    d.sealed && !d.hands ? h("p", { class: "panel muted", id: "sealed" }, "The cards are shown once every rotation of this deal is over: they are still in play.") : null,
     h("p", { class: "help" }, "Each row is one seat's cards (the first deal's hand, the same in every rotation); each column one rotation: ",
       "which bot held those cards and what it scored with them. dup: the score minus the row's mean", d.higher_is_better ? "" : " (sign flipped: low scores win)", "."),
     h("div", { class: "scroll panel" }, h("table", { id: "duplicate" },
       h("tr", {}, h("th", { class: "l" }, "seat · cards"), rotations.map((r) => h("th", {}, link(matchHref(r.match_id), `rotation ${r.rotation}`))), h("th", {}, "mean")),
       d.seats.map((s) => h("tr", {},
-        h("td", { class: "l", style: "white-space:normal" }, h("b", {}, `seat ${s.seat} `), d.hands ? cards(d.hands[s.seat]).map((c) => (c.classList.add("small"), c)) : ""),
+        h("td", { class: "l wrap" }, h("b", {}, `seat ${s.seat} `), d.hands ? cards(d.hands[s.seat]).map((c) => (c.classList.add("small"), c)) : ""),
         s.rotations.map((r) => h("td", {}, link(botHref(r.bot), r.bot), h("br"), h("b", {}, r.score), r.dup === null ? "" : h("span", { class: r.dup < 0 ? "bad" : "good" }, ` (${r.dup >= 0 ? "+" : ""}${fmt(r.dup, 1)})`), r.forfeited ? h("span", { class: "fault" }, " forfeit") : "")),
         h("td", {}, fmt(s.mean, 1)))))));
 }
@@ -276,6 +278,7 @@ function eventLine(ev, seats) {
   return h("li", {}, h("b", {}, kind.replaceAll("_", " ")), " ", rest.map(([k, v]) => h("span", { class: "chip" }, `${k}: `, value(v, k))), aud);
 }
 const SCORING = /(_end|match_won|award)$/;
+const WITHHELD = "(withheld: it can name cards still in play)";
 
 async function matchPage() {
   const id = params.get("id") || "";
@@ -289,8 +292,10 @@ async function matchPage() {
     try {
       d = await getJSON("/api/match?" + q({ id, seat }));
     } catch (err) {
-      if (seat !== "all" || !/still being played/.test(err.message)) throw err;
-      seat = "0";  // a match being played is shown as one seat saw it
+      // sealed (its cards still in play): shown as a seat this viewer's token shows, if any
+      const allowed = (err.status === 403 && err.body && err.body.seats_allowed) || [];
+      if (!allowed.length || allowed.includes(Number(seat))) throw err;
+      seat = String(allowed[0]);
       d = await getJSON("/api/match?" + q({ id, seat }));
     }
     if (d.running) {
@@ -335,11 +340,10 @@ async function matchPage() {
     for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (SCORING.test(ev.type || "")) scoring.push(ev);
     const seatSelect = h("select", { id: "seat", onchange: (e) => { seat = e.target.value; history.replaceState(null, "", "/match?" + q({ id, seat })); load().catch(showError); } },
       d.all_hands_allowed ? h("option", { value: "all", selected: seat === "all" }, "all hands") : null,
-      seats.map((s) => h("option", { value: String(s.seat), selected: String(s.seat) === String(seat) }, `as seat ${s.seat} (${s.bot}) saw it`)));
+      seats.filter((s) => d.all_hands_allowed || (d.seats_allowed || []).includes(s.seat)).map((s) => h("option", { value: String(s.seat), selected: String(s.seat) === String(seat) }, `as seat ${s.seat} (${s.bot}) saw it`)));
     put(
       h("h1", {}, `${d.game_name || d.game} · ${id}`, d.running ? h("span", { class: "live" }, " being played") : ""),
-      h("div", { class: "kv" }, h("span", {}, h("b", {}, "seed "), d.seed),
-        h("span", {}, h("b", {}, "options "), fmt(d.options)),
+      h("div", { class: "kv" }, h("span", {}, h("b", {}, "options "), fmt(d.options)),
         seats.map((s) => h("span", {}, h("b", {}, `seat ${s.seat} `), link(botHref(s.bot), s.bot), s.team !== null && s.team !== undefined ? ` (team ${s.team})` : "")),
         d.stored ? link(dealHref(d.stored), "same deal, every rotation") : null),
       h("div", { class: "panel controls" },
@@ -352,7 +356,7 @@ async function matchPage() {
         h("span", { id: "frame" }, `${at} / ${last}`), seatSelect),
       dec ? h("div", { class: `panel decision ${dec.by === "autopilot" ? "autopilot" : ""} ${dec.faults.length ? "faulted" : ""}`, id: "decision" },
         h("div", {}, h("b", {}, `Decision ${at}: seat ${dec.seat} (${seatName(dec.seat)}) · ${dec.decision}`), " · ",
-          dec.by === "autopilot" ? h("span", { style: "color:#8a4dbf" }, "autopilot") : "by bot",
+          dec.by === "autopilot" ? h("span", { class: "autopilot" }, "autopilot") : "by bot",
           dec.ms !== null && dec.ms !== undefined ? ` · ${dec.ms} ms` : ""),
         dec.legal ? h("div", {}, "legal: ", dec.legal.map((a) => (isCard(a) ? card(a, a === dec.action ? "chosen" : "") : h("span", { class: "chip" + (a === dec.action ? " chosen" : "") }, a))),
           " → chose ", h("b", { id: "chosen" }, dec.action)) : h("div", { class: "muted" }, "(another seat's decision: its options and choice are hidden from this seat)"),
