@@ -12,7 +12,9 @@ run in a fresh Python process (as ``arena tournament`` runs) into a fresh result
 - ``loopback``: a "multi-machine" cluster on 127.0.0.1: a ``dask scheduler`` and two
   ``dask worker`` processes (``--nthreads`` = cores / 2) started here, each with its own bot cache
   folder (``TRICK_ARENA_CACHE``) and its own empty working directory, so the bots reach them
-  only as shipped packages (unpacked in the first round, found in the cache afterwards).
+  only as shipped packages (unpacked in the first round, found in the cache afterwards);
+- ``loopback-pinned``: the same, each worker started under ``taskset -c N`` on a core of its own
+  (its bots inherit it), as ``local`` and ``local:N`` pin theirs.
 
 For each it prints matches/s over the whole run (start-up included), the ratio to ``local``, the
 same less the start-up (the time until the first match began: starting the worker processes or
@@ -124,8 +126,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_loopback(folder: Path) -> tuple[str, list[subprocess.Popen]]:
-    """A scheduler and two workers, each worker with its own cache and empty cwd."""
+def start_loopback(folder: Path, pinned: bool = False) -> tuple[str, list[subprocess.Popen]]:
+    """A scheduler and two workers, each worker with its own cache and empty cwd; ``pinned``:
+    each worker (and so the bots it starts) on a core of its own, with ``taskset``, as an
+    organiser can pin a ``dask worker`` from outside (SPEC 10.8)."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -145,9 +149,11 @@ def start_loopback(folder: Path) -> tuple[str, list[subprocess.Popen]]:
     for index in range(2):
         home = folder / f"worker{index}"
         (home / "cwd").mkdir(parents=True)
+        taskset = ["taskset", "-c", str(index % (os.cpu_count() or 1))] if pinned else []
         processes.append(
             subprocess.Popen(
-                [sys.executable, "-m", "distributed.cli.dask_worker", address]
+                taskset
+                + [sys.executable, "-m", "distributed.cli.dask_worker", address]
                 + ["--nthreads", str(threads), "--no-dashboard", "--host", "127.0.0.1"]
                 + ["--local-directory", str(home / "scratch")],
                 cwd=home / "cwd",
@@ -185,7 +191,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=DEFAULT_DEALS, help="deals per table, at most")
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--setups", default="local,local:1,local:2,loopback")
+    parser.add_argument("--setups", default="local,local:1,local:2,loopback,loopback-pinned")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # a single run, in its own process
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--address", help=argparse.SUPPRESS)
@@ -199,16 +205,18 @@ def main() -> None:
     loads: dict[str, list[float]] = {s: [] for s in setups}
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
-        address, processes = (
-            start_loopback(folder / "loopback") if "loopback" in setups else (None, [])
-        )
+        clusters = {  # each loopback setup's scheduler and workers, up before the runs
+            setup: start_loopback(folder / setup, pinned=setup == "loopback-pinned")
+            for setup in setups
+            if setup.startswith("loopback")
+        }
+        processes = [p for _address, started in clusters.values() for p in started]
         try:
             for round_ in range(args.repeat):
                 for setup in setups:
                     where = folder / f"{setup.replace(':', '')}-{round_}"
-                    run, load = play_apart(
-                        args, setup, address if setup == "loopback" else None, where
-                    )
+                    address = clusters[setup][0] if setup in clusters else None
+                    run, load = play_apart(args, setup, address, where)
                     runs[setup].append(run)
                     loads[setup].append(load)
                     print(
@@ -223,7 +231,7 @@ def main() -> None:
         f"{args.repeat}; load: the 1-minute load average at the end of each run"
     )
     print(
-        f"{'setup':<10} {'matches':>7} {'matches/s':>10} {'vs local':>9} {'no start-up':>12} "
+        f"{'setup':<16} {'matches':>7} {'matches/s':>10} {'vs local':>9} {'no start-up':>12} "
         f"{'vs local':>9} {'start-up s':>11} {'Dask ms/match':>14} {'load':>6}"
     )
     base_all = base_steady = None
@@ -239,7 +247,7 @@ def main() -> None:
         base_all = base_all or rate
         base_steady = base_steady or steady
         print(
-            f"{setup:<10} {runs[setup][0].matches:>7} {rate:>10.1f} {rate / base_all:>8.2f}x "
+            f"{setup:<16} {runs[setup][0].matches:>7} {rate:>10.1f} {rate / base_all:>8.2f}x "
             f"{steady:>12.1f} {steady / base_steady:>8.2f}x {startup:>11.2f} "
             f"{(f'{statistics.median(overheads):.2f}' if overheads else '-'):>14} "
             f"{statistics.median(loads[setup]):>6.2f}"

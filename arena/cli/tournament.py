@@ -273,7 +273,7 @@ def tournament_command(
         if replay is not None:
             sealed.notes.append(_replay(config, store, replay))
             kept, older = refresh_current(config, full, store)
-            config = replace(config, revealed=False)  # (the same bots: SPEC 10.6, --replay)
+            config = replace(config, revealed=False)  # (the same deals and bots: SPEC 10.4)
         to_play = len(schedule) - stored_count(schedule, store.completed_ids())
     except (StoreError, InputError) as exc:
         store.close()

@@ -1187,7 +1187,8 @@ class OutputLock:
                         f"{folder}: output: holds the records of the results file {before} "
                         f"({held} stored matches), not of {owner}"
                         + (f" ({mine} stored matches)" if mine else "")
-                        + f"; give another output folder, or the results file {before}"
+                        + f"; give another output folder (`output`; in the quick form, a "
+                        f"--results file in another folder), or the results file {before}"
                     )
         except OSError as exc:
             os.close(fd)
