@@ -12,7 +12,11 @@ from setuptools import setup
 from setuptools.command.build_py import build_py
 
 ROOT = Path(__file__).resolve().parent
-SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.o", "random_bot", "random_bot_c")
+# Caches and what building a sample bot in place writes: arena/bots/samples.py's BUILD_OUTPUTS
+# (not imported: the build may run without the arena's dependencies).
+SKIP = shutil.ignore_patterns(
+    "__pycache__", "*.pyc", "*.o", "random_bot", "random_bot_c", "target", "classes", "starter_bot"
+)
 
 
 class BuildWithDemo(build_py):

@@ -1,6 +1,6 @@
 """The demo tournament on this machine's worker processes against a Dask cluster, in one run.
 
-    python benchmarks/cluster.py [--deals 64] [--repeat 1] [--setups local,local:1,local:2,loopback]
+    python3 benchmarks/cluster.py [--deals 64] [--repeat 1] [--setups local,local:1,local:2,loopback]
 
 Plays tournaments/demo.toml (``--deals`` shortens it; by default the whole demo, 1056 matches,
 about 25 s on 2 quiet cores, so that the few seconds of start-up are not the whole run; its bots:
@@ -43,11 +43,10 @@ from pathlib import Path
 
 import trio
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-# Run as root, the arena starts bots as nobody (SPEC.md 7), who cannot read this checkout's
-# Python here; the benchmark measures the executors, so its bots run as root (as the tests do).
-os.environ.setdefault("ARENA_BOT_USER", "root")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
+
+ROOT = common.ROOT
 
 from arena.tournament.config import TournamentConfig, load_config
 from arena.tournament.runner import Progress, run_tournament
@@ -76,9 +75,9 @@ def demo(deals: int) -> TournamentConfig:
         for b in config.bots
     )
     games = tuple(dataclasses.replace(g, deals=min(g.deals, deals)) for g in config.games)
-    # one public seed: every setup plays the same deals (the demo's own seed is secret)
-    seed = 1 if config.seed is None else config.seed
-    return dataclasses.replace(config, bots=bots, games=games, records=False, seed=seed)
+    return dataclasses.replace(
+        config, bots=bots, games=games, records=False, seed=common.SEED, public_seed=True
+    )
 
 
 def play(config: TournamentConfig, setup: str, address: str | None, folder: Path) -> Run:
@@ -188,18 +187,20 @@ def play_apart(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--deals", type=int, default=DEFAULT_DEALS, help="deals per table, at most")
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--setups", default="local,local:1,local:2,loopback,loopback-pinned")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # a single run, in its own process
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--address", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"deals": 1, "repeat": 1, "setups": "local:1"})
     if args.one:
         run = play(demo(args.deals), args.one, args.address, args.folder)
         print(json.dumps(dataclasses.asdict(run)))
         return
+    common.require_module("distributed", "pip install -e '.[cluster]'", args.smoke)
+    common.require_tools(args.smoke, "node")  # the demo's JavaScript bot
     setups = args.setups.split(",")
     runs: dict[str, list[Run]] = {s: [] for s in setups}
     loads: dict[str, list[float]] = {s: [] for s in setups}
@@ -219,21 +220,17 @@ def main() -> None:
                     run, load = play_apart(args, setup, address, where)
                     runs[setup].append(run)
                     loads[setup].append(load)
-                    print(
-                        f"  round {round_ + 1} {setup}: {run.matches} matches in "
-                        f"{run.elapsed_s:.1f} s (load average {load:.2f})",
-                        flush=True,
+                    common.progress(
+                        f"round {round_ + 1} {setup}: {run.matches} matches in "
+                        f"{run.elapsed_s:.1f} s (load average {load:.2f})"
                     )
         finally:
             stop(processes)
     print(
-        f"\ndemo, {args.deals} deals per table at most, {os.cpu_count()} cores, medians of "
+        f"demo, {args.deals} deals per table at most, {os.cpu_count()} cores, medians of "
         f"{args.repeat}; load: the 1-minute load average at the end of each run"
     )
-    print(
-        f"{'setup':<16} {'matches':>7} {'matches/s':>10} {'vs local':>9} {'no start-up':>12} "
-        f"{'vs local':>9} {'start-up s':>11} {'Dask ms/match':>14} {'load':>6}"
-    )
+    rows = []
     base_all = base_steady = None
     for setup in setups:
         rate = statistics.median(r.matches / r.elapsed_s for r in runs[setup])
@@ -246,12 +243,24 @@ def main() -> None:
         ]
         base_all = base_all or rate
         base_steady = base_steady or steady
-        print(
-            f"{setup:<16} {runs[setup][0].matches:>7} {rate:>10.1f} {rate / base_all:>8.2f}x "
-            f"{steady:>12.1f} {steady / base_steady:>8.2f}x {startup:>11.2f} "
-            f"{(f'{statistics.median(overheads):.2f}' if overheads else '-'):>14} "
-            f"{statistics.median(loads[setup]):>6.2f}"
+        rows.append(
+            (
+                setup,
+                runs[setup][0].matches,
+                f"{rate:.1f}",
+                f"{rate / base_all:.2f}x",
+                f"{steady:.1f}",
+                f"{steady / base_steady:.2f}x",
+                f"{startup:.2f}",
+                f"{statistics.median(overheads):.2f}" if overheads else None,
+                common.spread(loads[setup], 2),
+            )
         )
+    common.table(
+        ["setup", "matches", "matches/s", "vs local", "no start-up", "vs local", "start-up s",
+         "Dask ms/match", "load"],
+        rows,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

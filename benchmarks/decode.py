@@ -1,18 +1,17 @@
 """What checking a bot's line costs: msgspec alone vs ``decode_from_bot`` (which also rejects
 repeated keys), per line, for the usual action lines and for a line that takes the exact check.
 
-    python benchmarks/decode.py [--number 200000]
+    python3 benchmarks/decode.py [--number 200000]
 """
 
 from __future__ import annotations
 
-import argparse
 import sys
 import timeit
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
 from protocol import codec
 
 LINES = {
@@ -22,33 +21,22 @@ LINES = {
 }
 
 
+def per_line_ns(decode, line: bytes, number: int) -> float:
+    """The fastest of 5 timings of ``number`` decodes, per line, in ns."""
+    return min(timeit.repeat(lambda: decode(line), number=number, repeat=5)) / number * 1e9
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--number", type=int, default=200_000)
-    number = parser.parse_args().number
+    number = common.parse(parser, smoke={"number": 2000}).number
+    rows = []
     for label, line in LINES.items():
-        plain = (
-            min(
-                timeit.repeat(
-                    lambda line=line: codec._from_bot_decoder.decode(line), number=number, repeat=5
-                )
-            )
-            / number
-            * 1e9
-        )
-        checked = (
-            min(
-                timeit.repeat(
-                    lambda line=line: codec.decode_from_bot(line), number=number, repeat=5
-                )
-            )
-            / number
-            * 1e9
-        )
-        print(
-            f"{label:30s} msgspec {plain:7.0f} ns   decode_from_bot {checked:7.0f} ns   "
-            f"(+{checked - plain:.0f} ns)"
-        )
+        plain = per_line_ns(codec._from_bot_decoder.decode, line, number)
+        checked = per_line_ns(codec.decode_from_bot, line, number)
+        rows.append((label, f"{plain:.0f}", f"{checked:.0f}", f"{checked - plain:+.0f}"))
+    print(f"the fastest of 5 x {number} decodes per line; {common.load_note()}")
+    common.table(["line", "msgspec ns", "decode_from_bot ns", "difference ns"], rows)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Random playouts per second for each registered game, in-process (no referee, no pipes).
 
-    python benchmarks/engine.py [--seconds 2] [--game ID]
+    python3 benchmarks/engine.py [--seconds 2] [--game ID]
 
 Prints playouts/s and steps (decisions)/s per game and player count. With the optional
 ``open_spiel`` package installed, also OpenSpiel's oh_hell driven from Python, in the same run.
@@ -8,16 +8,14 @@ Prints playouts/s and steps (decisions)/s per game and player count. With the op
 
 from __future__ import annotations
 
-import argparse
 import random
-import statistics
 import sys
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
 from arena.games import GAMES, find_game
+from benchmarks import common
 
 
 def measure(spec, players: int, seconds: float) -> tuple[float, float]:
@@ -63,7 +61,7 @@ def measure_open_spiel(seconds: float) -> tuple[float, float] | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
     parser.add_argument("--game", help="only this game (id or alias)")
     parser.add_argument(
@@ -72,29 +70,35 @@ def main() -> None:
         default=3,
         help="interleaved repeats for the OpenSpiel comparison (median is shown)",
     )
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"seconds": 0.05, "repeats": 1})
     specs = [find_game(args.game)] if args.game else list(GAMES.values())
-    print(f"{'game':<22} {'players':>7} {'playouts/s':>12} {'steps/s':>12}")
+    rows = []
     for spec in specs:
         for players in spec.player_counts:
             playouts, steps = measure(spec, players, args.seconds)
-            print(f"{spec.id:<22} {players:>7} {playouts:>12,.0f} {steps:>12,.0f}")
+            rows.append((spec.id, players, f"{playouts:,.0f}", f"{steps:,.0f}"))
+    print(f"random playouts in process, {args.seconds:g} s each; {common.load_note()}")
+    common.table(["game", "players", "playouts/s", "steps/s"], rows)
     if measure_open_spiel(0.01) is None:
-        print("open_spiel: not installed (pip install open_spiel) - oh_hell comparison skipped")
+        print("skipped: the comparison with OpenSpiel's oh_hell needs the Python package "
+              "open_spiel (pip install -e '.[bench]')")  # fmt: skip
         return
     # The machine is noisy: alternate short runs of both and compare medians of the same run.
     aon, ours, theirs = find_game("alles-oder-nichts"), [], []
     for _ in range(args.repeats):
         ours.append(measure(aon, 4, args.seconds)[1])
         theirs.append(measure_open_spiel(args.seconds)[1])
-    ours_median, theirs_median = statistics.median(ours), statistics.median(theirs)
-    print(f"\ninterleaved, {args.repeats} x {args.seconds}s each, decisions/s (median):")
-    print(f"  alles-oder-nichts 4p (pure Python)       {ours_median:>10,.0f}")
-    print(f"  open_spiel oh_hell 4p (C++ via pybind)   {theirs_median:>10,.0f}")
-    print(
-        f"  ratio ours/theirs                        {ours_median / theirs_median:>10.2f}"
-        "   (goal >= 1.0)"
-    )
+    ratios = [a / b for a, b in zip(ours, theirs)]
+    print(f"interleaved, {args.repeats} x {args.seconds:g} s each, decisions/s, median "
+          f"(lowest-highest); goal: ours/theirs >= 1.0")  # fmt: skip
+    common.table(
+        ["engine", "decisions/s", "ours/theirs"],
+        [
+            ("alles-oder-nichts 4p (pure Python)", common.median_spread(ours, 0),
+             common.median_spread(ratios, 2)),
+            ("open_spiel oh_hell 4p (C++ via pybind)", common.median_spread(theirs, 0), None),
+        ],
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -9,15 +9,14 @@ often the heuristic seat finished first.
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "sample_bots" / "heuristic"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
 
+sys.path.insert(0, str(common.ROOT / "sample_bots" / "heuristic"))
 import tactics
 
 from arena.games import GAMES, find_game
@@ -45,10 +44,11 @@ def play_match(spec, players: int, seed: int, heuristic_seats: set[int]):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("games", nargs="*", default=list(GAMES))
     parser.add_argument("--matches", type=int, default=40)
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"matches": 4})
+    rows = []
     for name in args.games:
         spec = find_game(name)
         players = spec.default_players
@@ -65,11 +65,23 @@ def main() -> None:
             wins += result.placings[seat] == 1
             others.extend(result.scores[s] for s in range(players) if s not in mine)
         n = len(scores)
-        print(
-            f"{spec.id:20} {n} matches, {players} players: heuristic mean score "
-            f"{sum(scores) / n:7.1f} (random seats {sum(others) / len(others):7.1f}), "
-            f"mean placing {sum(places) / n:.2f}, first in {wins}/{n}"
+        rows.append(
+            (
+                spec.id,
+                n,
+                players,
+                f"{sum(scores) / n:.1f}",
+                f"{sum(others) / len(others):.1f}",
+                f"{sum(places) / n:.2f}",
+                f"{wins}/{n}",
+            )
         )
+    print("one heuristic seat (rotating) against random seats, fixed seeds")
+    common.table(
+        ["game", "matches", "players", "heuristic score", "random score", "heuristic placing",
+         "first"],
+        rows,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """How long a match runs with random players: deals per match and decisions per match.
 
-    python benchmarks/match_length.py [--game ID] [--seeds 2000] [--option NAME=VALUE ...]
+    python3 benchmarks/match_length.py [--game ID] [--seeds 2000] [--option NAME=VALUE ...]
 
 For each game (or just --game) it plays ``--seeds`` seeded random matches (seeds 0..N-1, the
 random player of arena.games.playthrough) and prints deals per match (mean, median, p90, max) and
@@ -13,16 +13,15 @@ measures exactly those options.
 
 from __future__ import annotations
 
-import argparse
 import math
 import statistics
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
 from arena.games import GAMES, GameSpec, OptionError, find_game
 from arena.games.playthrough import random_playout
+from benchmarks import common
 
 DEAL_EVENTS = ("deal_start", "round_start", "hand_start")
 
@@ -66,7 +65,7 @@ def parse_options(pairs: list[str]) -> dict[str, str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--game", help="only this game (id or alias)")
     parser.add_argument("--seeds", type=int, default=2000, help="matches per measurement")
     parser.add_argument("--players", type=int, help="player count (default: the game's default)")
@@ -77,7 +76,7 @@ def main() -> None:
         metavar="NAME=VALUE",
         help="a game option (repeatable); measures only this option set",
     )
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"seeds": 20})
     if args.seeds < 1:
         raise SystemExit(f"--seeds {args.seeds}: expected at least 1")
     given = parse_options(args.option)
@@ -88,22 +87,34 @@ def main() -> None:
             spec.check_players(args.players or spec.default_players)
     except OptionError as error:
         raise SystemExit(f"error: {error}") from None
-    print(f"random players, {args.seeds} seeds each")
-    print(
-        f"{'game':<20} {'players':>7} {'options':<22} {'deals: mean':>11} {'median':>6} "
-        f"{'p90':>5} {'max':>5} {'at cap':>6} {'decisions: mean':>15} {'max':>6}"
-    )
+    rows = []
     for spec in specs:
         players = args.players or spec.default_players
         for options in variants(spec, given):
             deals, steps, cap = lengths(spec, players, args.seeds, options)
-            at_cap = "-" if cap is None else str(sum(d >= cap for d in deals))
+            at_cap = None if cap is None else sum(d >= cap for d in deals)
             shown = ",".join(f"{k}={v}" for k, v in options.items()) or "defaults"
-            print(
-                f"{spec.id:<20} {players:>7} {shown:<22} {statistics.mean(deals):>11.1f} "
-                f"{statistics.median(deals):>6g} {percentile(deals, 0.9):>5} {max(deals):>5} "
-                f"{at_cap:>6} {statistics.mean(steps):>15.1f} {max(steps):>6}"
+            rows.append(
+                (
+                    spec.id,
+                    players,
+                    shown,
+                    f"{statistics.mean(deals):.1f}",
+                    f"{statistics.median(deals):g}",
+                    percentile(deals, 0.9),
+                    max(deals),
+                    at_cap,
+                    f"{statistics.mean(steps):.1f}",
+                    max(steps),
+                )
             )
+    print(f"random players, {args.seeds} seeds each")
+    common.table(
+        ["game", "players", "options", "deals: mean", "median", "p90", "max", "at cap",
+         "decisions: mean", "max"],
+        rows,
+        left=1,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The arena's memory: peak RSS with 1, 8 and 32 matches at once, and its growth over 2,000 matches.
 
-    python benchmarks/memory.py [--at-once 1,8,32] [--matches 2000] [--records]
+    python3 benchmarks/memory.py [--at-once 1,8,32] [--matches 2000] [--records]
 
 Everything runs through the tournament runner (pool, referee, store) with the C starter bot
 (sample_bots/c/random_bot.c, compiled here: a C bot costs the machine almost nothing) in four-player
@@ -18,21 +18,16 @@ import json
 import math
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import trio
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from limit import build_c_bot
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
 from arena.tournament.config import quick_config
 from arena.tournament.runner import Progress, run_tournament
 from arena.tournament.schedule import build_schedule
 from arena.tournament.store import ResultStore
+from benchmarks import common
 
 MATCHES_PER_DEAL = 24  # four bots, all four games: 8 tables-rotations + 12 for All Fours
 
@@ -55,16 +50,19 @@ def peak_rss_mb() -> float:
 
 def play(matches: int, at_once: int, records: bool, folder: Path) -> list[tuple[int, float]]:
     """Play about ``matches`` matches, ``at_once`` at a time; RSS samples (matches done, MB)."""
-    bot = " ".join(build_c_bot(folder))
+    argv, home = common.c_bot_home(folder)
+    bot = " ".join(argv)
     deals = max(1, math.ceil(matches / MATCHES_PER_DEAL))
     config = quick_config(
         [f"c{i}={bot} {i}" for i in range(4)],
         games="all",
         deals=deals,
+        seed=common.SEED,
         concurrency=at_once,
         results=str(folder / "results.sqlite"),
     )
-    config = dataclasses.replace(config, records=records)
+    bots = tuple(dataclasses.replace(b, cwd=str(home)) for b in config.bots)
+    config = dataclasses.replace(config, bots=bots, records=records)
     schedule = build_schedule(config.seed, [b.name for b in config.bots], config.games)
     store = ResultStore.open_for_run(
         config.results,
@@ -93,8 +91,8 @@ def play(matches: int, at_once: int, records: bool, folder: Path) -> list[tuple[
 
 
 def worker(at_once: int, matches: int, records: bool) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        samples = play(matches, at_once, records, Path(tmp))
+    with common.scratch() as folder:
+        samples = play(matches, at_once, records, folder)
     print(json.dumps({"peak_mb": peak_rss_mb(), "samples": samples}))
 
 
@@ -107,31 +105,46 @@ def run_worker(at_once: int, matches: int, records: bool) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--at-once", default="1,8,32")
-    parser.add_argument("--matches", type=int, default=2000)
+    parser = common.parser(__doc__)
+    parser.add_argument(
+        "--at-once", default="1,8,32", help="matches at once, each in a fresh process"
+    )
+    parser.add_argument("--matches", type=int, default=2000, help="matches of the growth run")
     parser.add_argument("--records", action="store_true", help="also write match records")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"at_once": "1", "matches": 24})
     if args.worker is not None:
         worker(args.worker, args.matches, args.records)
         return
-    print(
-        "peak RSS of the arena process (referee, pool, store), C random bots, fresh process each:"
-    )
+    load_before = common.load_note()
+    rows = []
     for at_once in [int(n) for n in args.at_once.split(",")]:
         matches = max(4 * at_once, 48)
         report = run_worker(at_once, matches, args.records)
-        print(f"  {at_once:>3} matches at once ({matches} matches): {report['peak_mb']:6.1f} MB")
-    report = run_worker(8, args.matches, args.records)
-    samples = report["samples"]
-    print(f"RSS over {samples[-1][0]} matches, 8 at once (matches done: MB):")
-    print("  " + ", ".join(f"{done}: {mb:.1f}" for done, mb in samples))
+        rows.append((f"{at_once} at once", matches, f"{report['peak_mb']:.1f}", None, None))
+    growth = run_worker(8, args.matches, args.records)
+    samples = growth["samples"]
     first = samples[1][1] if len(samples) > 1 else samples[0][1]
-    print(
-        f"  growth from the first 10 % to the end: {samples[-1][1] - first:+.1f} MB; "
-        f"peak {report['peak_mb']:.1f} MB"
+    rows.append(
+        (
+            "8 at once, growth",
+            samples[-1][0],
+            f"{growth['peak_mb']:.1f}",
+            f"{first:.1f}",
+            f"{samples[-1][1] - first:+.1f}",
+        )
     )
+    print(
+        "the arena process (referee, pool, store), C random bots in 4 seats, all four games, a "
+        f"fresh process each{', with records' if args.records else ''}; {load_before} at the "
+        f"start, {common.load_note()} at the end"
+    )
+    common.table(
+        ["run", "matches", "peak RSS MB", "RSS after 10% MB", "growth to the end MB"], rows
+    )
+    print("RSS over the growth run (matches done: MB): " + ", ".join(
+        f"{done}: {mb:.1f}" for done, mb in samples
+    ))  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -1,71 +1,38 @@
-"""The limit: how many ~500-byte JSON-line round trips per second a trio parent gets through a pipe.
+"""The pipe alone: ~500-byte JSON-line round trips per second between a parent and an echo child.
 
-    python benchmarks/pipe.py [--seconds 2]
+    python3 benchmarks/pipe.py [--seconds 2] [--affinity on|off]
 
 Children: a minimal C echo program (compiled here with cc) and a minimal Python one (readline,
-json, print flush). The parent reads with ``wait_readable`` + ``os.read`` on the raw fd, writes
-with trio's ``send_all`` and moves one reused CancelScope deadline per request (the limit the
-referee is measured against). The "lean" variant writes with ``os.write`` on the raw fd (no
-scheduler pass for a write that fits the pipe) and moves the deadline only every millisecond, as
-the referee now does: the stricter limit. benchmarks/limit.py imports :func:`pipe_round_trips` to
-measure the limit in the same run as the referee.
+json, print flush). Parents, per child:
+
+- ``floor``: a bare Python loop (os.write, one poll, os.read; no trio, no JSON): the physical
+  floor every ratio of docs/performance.md is taken against (benchmarks.common.floor_round_trips);
+- ``C <-> C`` (the C child only): a C parent doing the same, no Python on either side;
+- ``trio``: a trio parent that writes with ``send_all`` and reads with ``wait_readable`` +
+  ``os.read`` on the raw fd, moving one reused CancelScope deadline per request;
+- ``trio, lean``: the same with ``os.write`` (no scheduler pass for a write that fits the pipe)
+  and the deadline moved only every millisecond. The referee bypasses these trio paths (its quick
+  read polls the bot's pipe itself: arena/referee/process.py), so they are not its limit.
+
+By default everything runs on one core, as the arena pins a match (``--affinity off``: placed by
+the system). benchmarks/limit.py measures the floor in the same run as the referee.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import trio
 
-C_ECHO = r"""
-#include <stdio.h>
-#include <string.h>
-int main(void) {
-    static char line[1 << 20];
-    setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-    while (fgets(line, sizeof line, stdin)) {
-        fputs("{\"type\":\"action\",\"id\":1,\"index\":0}\n", stdout);
-        fflush(stdout);
-    }
-    return 0;
-}
-"""
-
-PY_ECHO = r"""
-import json, sys
-for line in sys.stdin:
-    message = json.loads(line)
-    print(json.dumps({"type": "action", "id": message.get("id", 0), "index": 0}), flush=True)
-"""
-
-PAYLOAD = (
-    b'{"type":"request","match_id":"m","id":1,"decision":"play","view":{"hand":'
-    + b'["10H","QS","AD","7C","9D","KH"],"pad":"'
-    + b"x" * 380
-    + b'"},'
-    + b'"legal":["10H","QS"],"time_left_ms":1000}\n'
-)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
 
 
-def build_c_echo(folder: Path) -> list[str] | None:
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        return None
-    source = folder / "echo.c"
-    source.write_text(C_ECHO)
-    binary = folder / "echo"
-    subprocess.run([compiler, "-O2", "-o", str(binary), str(source)], check=True)
-    return [str(binary)]
-
-
-async def pipe_round_trips(argv: list[str], seconds: float, lean: bool = False) -> float:
+async def trio_round_trips(argv: list[str], seconds: float, lean: bool = False) -> float:
     """Round trips per second with one child, reading raw fds, one reused cancel scope."""
     process = await trio.lowlevel.open_process(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     out_fd = process.stdin.fileno()
@@ -79,12 +46,12 @@ async def pipe_round_trips(argv: list[str], seconds: float, lean: bool = False) 
             while True:
                 if not lean:
                     scope.deadline = trio.current_time() + 5
-                    await process.stdin.send_all(PAYLOAD)
+                    await process.stdin.send_all(common.PAYLOAD)
                 else:
                     now = trio.current_time()
                     if scope.deadline < now + 5:
                         scope.deadline = now + 5.001
-                    os.write(out_fd, PAYLOAD)  # a 500-byte write always fits the empty pipe
+                    os.write(out_fd, common.PAYLOAD)  # a 500-byte write always fits the empty pipe
                 buffer = b""
                 while not buffer.endswith(b"\n"):
                     await trio.lowlevel.wait_readable(in_fd)
@@ -98,31 +65,39 @@ async def pipe_round_trips(argv: list[str], seconds: float, lean: bool = False) 
         await process.wait()
 
 
-async def measure_all(seconds: float) -> dict[str, float]:
-    figures: dict[str, float] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        c_echo = build_c_echo(folder)
-        script = folder / "echo.py"
-        script.write_text(PY_ECHO)
-        for lean in (False, True):
-            suffix = ", lean writes" if lean else ""
-            if c_echo is not None:
-                figures["C echo child" + suffix] = await pipe_round_trips(c_echo, seconds, lean)
-            figures["Python echo child" + suffix] = await pipe_round_trips(
-                [sys.executable, str(script)], seconds, lean
+def measure_all(seconds: float) -> list[tuple[str, str, float]]:
+    """(parent, child, round trips/s) for every parent and child."""
+    figures = []
+    with common.scratch() as folder:
+        c_echo = common.build_c_echo(folder)
+        children = {"C echo": c_echo, "Python echo": common.write_py_echo(folder)}
+        for child, echo in children.items():
+            figures.append(
+                ("floor (Python loop)", child, common.floor_round_trips(echo, seconds)[0])
             )
+            if child == "C echo":
+                ping = common.build_c_ping(folder)
+                figures.append(("C <-> C", child, common.c_floor_round_trips(ping, echo, seconds)))
+            for lean in (False, True):
+                rate = trio.run(trio_round_trips, echo, seconds, lean)
+                figures.append(("trio, lean" if lean else "trio", child, rate))
     return figures
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0)
-    args = parser.parse_args()
-    figures = trio.run(measure_all, args.seconds)
-    print(f"{'trio parent <-> child (~500-byte line)':<40} {'round trips/s':>14} {'us each':>8}")
-    for name, rate in figures.items():
-        print(f"{name:<40} {rate:>14,.0f} {1e6 / rate:>8.1f}")
+    parser = common.parser(__doc__)
+    parser.add_argument("--seconds", type=float, default=2.0, help="per measurement [2]")
+    parser.add_argument("--affinity", choices=("on", "off"), default="on")
+    args = common.parse(parser, smoke={"seconds": 0.1})
+    with common.pinned_like_the_arena(args.affinity == "on"):
+        figures = measure_all(args.seconds)
+    pinned = "pinned to one core" if args.affinity == "on" else "not pinned"
+    print(f"~500-byte line round trips, {args.seconds:g} s each, {pinned}; {common.load_note()}")
+    common.table(
+        ["parent", "child", "round trips/s", "us each"],
+        [(parent, child, f"{rate:,.0f}", f"{1e6 / rate:.2f}") for parent, child, rate in figures],
+        left=2,
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """The record's own work, counted in instructions (the same on a loaded machine as on a quiet one).
 
-    python benchmarks/record_instructions.py [--game ID] [--matches 12] [--writer | --opcodes]
+    python3 benchmarks/record_instructions.py [--game ID] [--matches 12] [--writer | --opcodes]
 
 Runs, under valgrind's cachegrind (which counts the user-space instructions a process executes),
 matches of the "instant" transport (benchmarks/referee.py: a bot with its answer ready, so no pipe
@@ -23,30 +23,25 @@ Needs valgrind (apt-get install valgrind), but for ``--opcodes``.
 
 from __future__ import annotations
 
-import argparse
 import compileall
 import gc
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
 
 
 def child(game_id: str, matches: int, mode: str) -> None:
     """Play the matches (in the process valgrind watches) and print their decisions; for mode
     ``writer:N``, one match, whose record the writer alone then writes N times."""
     mode_arg = mode
-    sys.path.insert(0, str(ROOT))
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     import trio
-    from limit import PLAYERS
-    from referee import InstantTransport
 
     import arena.referee.match as match_module
     import arena.referee.record as record_module
@@ -95,10 +90,10 @@ def child(game_id: str, matches: int, mode: str) -> None:
 
     async def play() -> int:
         control = TimeControl(decision_ms=5000)
-        seats = PLAYERS.get(game_id, game.player_counts[0])
+        seats = common.PLAYERS.get(game_id, game.player_counts[0])
         bots = [
             await BotProcess.connect(
-                BotSpec(f"i{i}", ("instant",)), InstantTransport(), time_control=control
+                BotSpec(f"i{i}", ("instant",)), common.InstantTransport(), time_control=control
             )
             for i in range(seats)
         ]
@@ -125,7 +120,9 @@ def child(game_id: str, matches: int, mode: str) -> None:
             path.unlink()
         decisions *= records
     print("decisions", decisions)
-    shutil.rmtree(folder, ignore_errors=True)
+    for leftover in folder.iterdir():
+        leftover.unlink()
+    folder.rmdir()
 
 
 def opcodes(game_id: str, matches: int, mode: str) -> tuple[Counter, int]:
@@ -199,7 +196,7 @@ def main() -> None:
     if sys.argv[1:2] == ["--child"]:
         child(sys.argv[2], int(sys.argv[3]), sys.argv[4])
         return
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--game", action="append", help="one game (repeatable); default: all")
     parser.add_argument("--matches", type=int, default=12)
     parser.add_argument(
@@ -212,45 +209,54 @@ def main() -> None:
         action="store_true",
         help="count the writer alone (one match's record written --matches times)",
     )
-    args = parser.parse_args()
-    if args.opcodes:
-        sys.path.insert(0, str(ROOT))
-        from arena.games import GAMES, find_game
+    args = common.parse(parser, smoke={"matches": 1, "game": ["alles-oder-nichts"]})
+    from arena.games import GAMES, find_game
 
-        print(f"Python bytecodes the record adds per decision ({args.matches} matches each way)")
-        for game_id in [find_game(g).id for g in args.game] if args.game else list(GAMES):
+    games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
+    if args.opcodes:
+        rows = []
+        for game_id in games:
             off, decisions = opcodes(game_id, args.matches, "off")
             gzip, _ = opcodes(game_id, args.matches, "gzip")
             extra = {name: (gzip[name] - off[name]) / decisions for name in gzip | off}
             top = sorted(extra.items(), key=lambda item: -item[1])[:4]
-            print(
-                f"  {game_id:<18} {sum(extra.values()):6.1f}  ("
-                + ", ".join(f"{name} {n:.1f}" for name, n in top)
-                + ")"
+            rows.append(
+                (
+                    game_id,
+                    f"{sum(extra.values()):.1f}",
+                    ", ".join(f"{name} {n:.1f}" for name, n in top),
+                )
+            )
+        print(f"Python bytecodes the record adds per decision ({args.matches} matches each way)")
+        common.table(["game", "bytecodes/decision", "most in"], rows, left=1)
+        return
+    if args.smoke:
+        # Each count runs Python under valgrind (~15 s): a smoke run checks the matches it
+        # counts, played here, and leaves the counts out.
+        print("skipped: the valgrind counts (~15 s each); the matches they count ran")
+        for mode in ("off", "gzip", "writer:2"):
+            subprocess.run(
+                [sys.executable, __file__, "--child", games[0], "1", mode],
+                check=True,
+                stdout=subprocess.DEVNULL,
             )
         return
-    if shutil.which("valgrind") is None:
-        raise SystemExit("record_instructions.py needs valgrind (apt-get install valgrind)")
-    sys.path.insert(0, str(ROOT))
-    from arena.games import GAMES, find_game
-
-    games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
+    common.require_tools(args.smoke, "valgrind")
     # Compiled before any count: a .pyc written during one of the runs would count in it alone.
-    compileall.compile_dir(ROOT / "arena", quiet=1)
-    compileall.compile_dir(ROOT / "benchmarks", quiet=1)
+    compileall.compile_dir(common.ROOT / "arena", quiet=1)
+    compileall.compile_dir(common.ROOT / "benchmarks", quiet=1)
     if args.writer:
-        print(f"the writer alone: one match's gzip record written {args.matches} times")
+        rows = []
         for game_id in games:
             small = count(game_id, 1, "writer:2")
             large = count(game_id, 1, f"writer:{2 + args.matches}")
             per_record = (large[0] - small[0]) / args.matches
             per_decision = (large[0] - small[0]) / (large[1] - small[1])
-            print(
-                f"  {game_id:<18} {per_record / 1000:7.1f}k per record, "
-                f"{per_decision:6.0f} per decision"
-            )
+            rows.append((game_id, f"{per_record / 1000:.1f}k", f"{per_decision:.0f}"))
+        print(f"the writer alone: one match's gzip record written {args.matches} times")
+        common.table(["game", "instructions/record", "per decision"], rows)
         return
-    print(f"instructions per decision, {args.matches} matches (the instant transport)")
+    rows = []
     for game_id in games:
         per = {}
         for mode in ("off", "gzip"):
@@ -258,11 +264,18 @@ def main() -> None:
             per[mode] = (large[0] - small[0], large[1] - small[1])
         off = per["off"][0] / per["off"][1]
         extra = per["gzip"][0] / per["gzip"][1] - off
-        print(
-            f"  {game_id:<18} referee {off:9.0f}  record {extra:7.0f}  "
-            f"(x{(off + extra) / off:.3f}; {extra * per['gzip'][1] / args.matches / 1000:.0f}k"
-            " per match)"
+        rows.append(
+            (
+                game_id,
+                f"{off:.0f}",
+                f"{extra:.0f}",
+                f"x{(off + extra) / off:.3f}",
+                f"{extra * per['gzip'][1] / args.matches / 1000:.0f}k",
+            )
         )
+        common.progress(f"{game_id} counted")
+    print(f"instructions per decision, {args.matches} matches (the instant transport)")
+    common.table(["game", "referee", "record", "with/without", "record per match"], rows)
 
 
 if __name__ == "__main__":

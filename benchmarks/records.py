@@ -2,7 +2,8 @@
 with a compact gzip record in a file of its own ("file") and appended to a records file as
 tournaments write them ("gzip", SPEC 8), and the bytes per match on disk.
 
-    python benchmarks/records.py [--seconds 1.5] [--repeat 5] [--game ID] [--bot c|python]
+    python3 benchmarks/records.py [--seconds 1.5] [--repeat 5] [--game ID] [--bot c|python]
+                                  [--modes off,plain,file,gzip] [--folder DIR] [--no-collect]
 
 For each game, one set of bots (the C starter bot, or the Python random bot, in every seat) plays
 whole matches for ``--seconds``, in cycles: each cycle plays one deal (one seed) once in every
@@ -25,31 +26,19 @@ pays for the collections its own garbage causes, not for where its neighbours' l
 (``--no-collect``: nothing is collected between matches, as a tournament runs). What it finds
 is printed as "garbage/m", objects per match left in reference cycles, which a tournament
 collects as it plays and this untimed collection does not charge: it must be 0 in every mode
-(before rec10 a compact record made its whole match a cycle: 540-1320 objects a match,
-collected here for free: most of why records cost about twice as much in a tournament). Records
-are kept until the end, as a tournament keeps them (on this VM deleting them made the next ones
-dearer to create: the note at MODES).
+(a record that made its match a cycle would cost a tournament far more than it shows here).
+Records are kept until the end, as a tournament keeps them (on this VM deleting them made the
+next ones dearer to create: the note at MODES).
 
 It runs as tournaments run: the referee and its bots on one core (``--affinity off`` lets the
-system place them; rec8 measured with ``taskset -c 1``, the same placement). What a
-Vingt-down record costs there (rec8, C bots, +us/d per decision, each figure within ~1 us of noise
-at a load of 3-4): the referee's per-decision part ~2, the writer's encoding and compression
-~0.9, the file ~0.5. Did not pay: creating the file at the end, with its one write (+2.87 vs
-+2.77 us/d); encoding the kept decisions at each shuffle, to reuse their memory (no fewer cache
-misses under cachegrind); one encode per decision into a list of lines or a bytearray (valgrind:
-+1k instructions per decision over the tuples' one encode at the end), or a gc=False
-array-like Struct instead of the tuple (+300 per decision). Exact and load-free:
-``record_instructions.py --opcodes``. Under taskset the referee's CPU per decision is ~2.5x lower
-while the record's per-match part (the file: 30-150 us of kernel CPU to create one on this VM's
-ext4, 8 us on tmpfs; the encoding and compression) is not, so the games with short matches
-cost most: at rec8 (b5a074c), CPU per match with gzip records over without, AoN 1.06-1.08,
-Vingt-down 1.05, Eight Rounds 1.04-1.05, All Fours 1.07 (main eb91804: 1.08, 1.06-1.09,
-1.07-1.09, 1.09).
+system place them). ``record_instructions.py`` counts the record's own work, load-free. Under
+pinning the referee's CPU per decision is lower while the record's per-match part (creating the
+file: tens of us of kernel CPU on this VM's ext4, a few on tmpfs; the encoding and compression)
+is not, so the games with short matches pay the most per match.
 """
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import random
@@ -62,19 +51,14 @@ from pathlib import Path
 
 import trio
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from limit import PLAYERS, PY_BOT, build_c_bot
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
 from arena.games import GAMES, find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
-from arena.referee.cores import pinned, spread_cores
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 from arena.referee.record import RecordFile
+from benchmarks import common
 
 # off: no record; plain: the full lines in a file per match (`arena match --record m.jsonl`);
 # file: the compact gzip record in a file of its own (`--record m.jsonl.gz`, and tournaments
@@ -85,12 +69,12 @@ MODES = {"off": None, "plain": ".jsonl", "file": ".jsonl.gz", "gzip": "records f
 # checked against the recently deleted ones of its block group (the kernel's recently_deleted),
 # and /tmp's groups hold the churn of every test suite run on it (a file deleted counts for 60 s,
 # 360 s while its inode table block is dirty: a benchmark that deletes its records makes its own
-# next ones dearer, run after run). Creating, writing 4 kB to and closing a file (rec10, 22:48,
-# load 5.5, CPU per file): /tmp 655 us, the work tree 61 us, /root 26 us, /dev/shm 13 us. A
+# next ones dearer, run after run: in /tmp a new file cost 10-25x what it cost elsewhere). A
 # tournament writes its records under its output folder, by default results/ in the current
 # folder: the benchmarks' default (--folder) too. To compare trees run after run, --folder /:
 # ext4 places each new folder at the top in a block group of its own (Orlov), so every run
-# creates its files in a group without recent deletions (28-30 us a file, rec12, 04:26).
+# creates its files in a group without recent deletions. The last line of the output measures
+# what a new file costs where the records go.
 COLLECT = True  # collect garbage between matches, untimed (--no-collect: as a tournament runs)
 
 
@@ -111,7 +95,7 @@ async def play_modes(
         await BotProcess.start(
             BotSpec(f"b{i}", (*argv, str(i))), time_control=control, log_dir=logs
         )
-        for i in range(PLAYERS.get(game_id, game.player_counts[0]))
+        for i in range(common.PLAYERS.get(game_id, game.player_counts[0]))
     ]
     records.mkdir(parents=True, exist_ok=True)
     appended = RecordFile(records / f"{game_id}.jsonl.gz")  # (the gzip mode's, as a tournament's)
@@ -197,7 +181,7 @@ async def measure(games: list[str], argv: list[str], seconds: float, repeat: int
             )
             for mode, row in modes.items():
                 figures.setdefault((game_id, mode), []).append(row)
-        print(f"  round {round_number + 1}/{repeat} done", file=sys.stderr)
+        common.progress(f"round {round_number + 1}/{repeat} done")
     return figures
 
 
@@ -219,13 +203,8 @@ def file_floor_us(folder: Path, count: int = 200) -> float:
     return spent / count * 1e6
 
 
-def spread(ratios: list[float]) -> str:
-    """The lowest and highest of the rounds' ratios, as "(0.912-1.034)"."""
-    return f"({min(ratios):.3f}-{max(ratios):.3f})"
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--seconds", type=float, default=1.5)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--game", action="append", help="one game (repeatable); default: all")
@@ -253,7 +232,7 @@ def main() -> None:
         "current folder, as `arena tournament` writes its results/ there; in /tmp on this VM "
         "each new file cost 10-25x as much: see the note at MODES]",
     )
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"seconds": 0.1, "repeat": 1})
     global COLLECT
     COLLECT = not args.no_collect
     games = [find_game(g).id for g in args.game] if args.game else list(GAMES)
@@ -263,29 +242,22 @@ def main() -> None:
     for mode in list(MODES):
         if mode not in chosen:
             del MODES[mode]
-    load_at_start = os.getloadavg()[0]
-    with tempfile.TemporaryDirectory(prefix="arena-bench-", dir=args.folder) as tmp:
-        folder = Path(tmp).resolve()
-        folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
-        argv = build_c_bot(folder) if args.bot == "c" else [sys.executable, str(PY_BOT)]
-        with pinned(spread_cores([1])[0] if args.affinity == "on" else None):
+    load_before = common.load_note()
+    with common.scratch(where=args.folder) as folder:
+        argv = (
+            common.build_c_bot(folder) if args.bot == "c" else [sys.executable, str(common.PY_BOT)]
+        )
+        with common.pinned_like_the_arena(args.affinity == "on"):
             figures = trio.run(measure, games, argv, args.seconds, args.repeat, folder)
         floor = file_floor_us(folder / "floor")
     print(
-        f"median of {args.repeat} rounds of {args.seconds:g} s per game, {args.bot} bots, each "
-        "deal in every mode (random order), "
+        f"median (lowest-highest) of {args.repeat} rounds of {args.seconds:g} s per game, "
+        f"{args.bot} bots, each deal in every mode (random order), "
         + ("collected between matches" if COLLECT else "not collected between matches")
-        + "; load average "
-        f"{load_at_start:.1f} at the start, "
-        f"{os.getloadavg()[0]:.1f} at the end; "
-        + ("pinned to one core" if args.affinity == "on" else "not pinned")
+        + ("; pinned to one core" if args.affinity == "on" else "; not pinned")
+        + f"; {load_before} at the start, {common.load_note()} at the end"
     )
-    print(
-        f"  {'game':<18} {'mode':<6} {'matches/s':>9} {'vs off':>7} {'(rounds)':>13} "
-        f"{'dec/s':>7} {'(rounds)':>13} "
-        f"{'CPU ms/m':>9} {'vs off':>7} {'(rounds)':>13} {'CPU us/d':>9} {'+us/d':>6} "
-        f"{'kB/match':>9} {'garbage/m':>9}"
-    )
+    rows = []
     for game_id in games:
         off = figures[(game_id, "off")]
         for mode in MODES:
@@ -296,18 +268,30 @@ def main() -> None:
             paces = [r[5] / o[5] for r, o in zip(runs, off)]
             cpus = [r[2] / o[2] for r, o in zip(runs, off)]
             extra = statistics.median(r[2] - o[2] for r, o in zip(runs, off))
-            print(
-                f"  {game_id:<18} {mode:<6} {statistics.median(r[0] for r in runs):>9.1f} "
-                f"{statistics.median(rates):>7.3f} {spread(rates):>13} "
-                f"{statistics.median(paces):>7.3f} {spread(paces):>13} "
-                f"{statistics.median(r[1] for r in runs):>9.2f} {statistics.median(cpus):>7.3f} "
-                f"{spread(cpus):>13} {statistics.median(r[2] for r in runs):>9.1f} {extra:>+6.2f} "
-                f"{statistics.median(r[3] for r in runs) / 1000:>9.1f} "
-                f"{statistics.median(r[4] for r in runs):>9.0f}"
+            rows.append(
+                (
+                    game_id,
+                    mode,
+                    f"{statistics.median(r[0] for r in runs):.1f}",
+                    common.median_spread(rates, 3),
+                    common.median_spread(paces, 3),
+                    f"{statistics.median(r[1] for r in runs):.2f}",
+                    common.median_spread(cpus, 3),
+                    f"{statistics.median(r[2] for r in runs):.1f}",
+                    f"{extra:+.2f}",
+                    f"{statistics.median(r[3] for r in runs) / 1000:.1f}",
+                    f"{statistics.median(r[4] for r in runs):.0f}",
+                )
             )
+    common.table(
+        ["game", "mode", "matches/s", "vs off", "dec/s vs off", "CPU ms/m", "vs off",
+         "CPU us/d", "+us/d", "kB/match", "garbage/m"],
+        rows,
+        left=2,
+    )  # fmt: skip
     print(
-        f"  creating, writing 3 kB to and closing a file in a new folder beside the records: {floor:.0f} us CPU"
-        " (the file system's part of each record)"
+        f"creating, writing 3 kB to and closing a file in a new folder beside the records: "
+        f"{floor:.0f} us CPU (the file system's part of each record)"
     )
 
 

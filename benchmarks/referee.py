@@ -1,6 +1,6 @@
 """The referee's own cost per decision, with real bot processes and with in-memory fake bots.
 
-    python benchmarks/referee.py [--matches 20] [--game ID] [--players N]
+    python3 benchmarks/referee.py [--matches 20] [--game ID] [--players N]
 
 Prints, for real stdlib-Python random bots (subprocesses), for in-memory fakes and for an
 "instant" transport (a bot that has its answer ready when the referee reads, so no scheduler pass
@@ -11,7 +11,6 @@ request, i.e. rules + view + encoding + the write), and the process's CPU time p
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 import tempfile
@@ -20,40 +19,16 @@ from pathlib import Path
 
 import trio
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
 from arena.games import find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 from arena.referee.testing import FakeBot, connect_fake
+from benchmarks import common
 
-RANDOM_BOT = Path(__file__).resolve().parent.parent / "tests" / "bots" / "random_bot.py"
-
-
-class InstantTransport:
-    """Answers each request with index 0 at once: receive_some returns without waiting."""
-
-    def __init__(self) -> None:
-        self.reply = b'{"type":"ready","name":"instant","version":"1"}\n'
-
-    async def send_all(self, data: bytes) -> None:
-        at = data.rfind(b'{"type":"request"')
-        if at >= 0:
-            start = data.index(b'"id":', at) + 5
-            request_id = data[start : data.index(b",", start)]
-            self.reply = b'{"type":"action","id":' + request_id + b',"index":0}\n'
-
-    async def receive_some(self, max_bytes: int) -> bytes:
-        reply, self.reply = self.reply, b""
-        return reply
-
-    async def terminate(self, grace_s: float) -> None:
-        pass
-
-    def exit_status(self) -> str | None:
-        return None
+RANDOM_BOT = common.ROOT / "tests" / "bots" / "random_bot.py"
 
 
 class RandomFake(FakeBot):
@@ -72,7 +47,7 @@ async def run(game, players: int, matches: int, kind: str) -> tuple[float, float
         if kind == "instant":
             bots = [
                 await BotProcess.connect(
-                    BotSpec(f"i{i}", ("instant",)), InstantTransport(), time_control=control
+                    BotSpec(f"i{i}", ("instant",)), common.InstantTransport(), time_control=control
                 )
                 for i in range(players)
             ]
@@ -104,27 +79,41 @@ async def run(game, players: int, matches: int, kind: str) -> tuple[float, float
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--matches", type=int, default=20)
     parser.add_argument("--game", default="alles-oder-nichts")
     parser.add_argument("--players", type=int, default=4)
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"matches": 2})
     game = find_game(args.game)
-    print(f"{game.id}, {args.players} players, {args.matches} matches each")
+    load_before = common.load_note()
+    rows = []
     for label, kind in (
-        ("real Python bots ", "process"),
-        ("in-memory fakes  ", "fake"),
+        ("real Python bots", "process"),
+        ("in-memory fakes", "fake"),
         ("instant transport", "instant"),
     ):
         elapsed, cpu, decisions, latencies = trio.run(run, game, args.players, args.matches, kind)
         latencies.sort()
         p99 = latencies[min(len(latencies) - 1, int(len(latencies) * 0.99))]
-        print(
-            f"{label}: {args.matches / elapsed:7.1f} matches/s, {decisions / elapsed:8.0f} "
-            f"decisions/s; referee latency per decision: median "
-            f"{statistics.median(latencies):6.1f} us, p99 {p99:7.1f} us, max {latencies[-1]:7.1f} us;"
-            f" CPU {cpu / decisions * 1e6:5.1f} us/decision"
+        rows.append(
+            (
+                label,
+                f"{args.matches / elapsed:.1f}",
+                f"{decisions / elapsed:.0f}",
+                f"{statistics.median(latencies):.1f}",
+                f"{p99:.1f}",
+                f"{latencies[-1]:.1f}",
+                f"{cpu / decisions * 1e6:.1f}",
+            )
         )
+    print(
+        f"{game.id}, {args.players} players, {args.matches} matches each; {load_before} at the "
+        f"start, {common.load_note()} at the end; latency: from a reply to the next request written"
+    )
+    common.table(
+        ["bots", "matches/s", "decisions/s", "latency p50 us", "p99 us", "max us", "CPU us/d"],
+        rows,
+    )
 
 
 if __name__ == "__main__":

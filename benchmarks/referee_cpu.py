@@ -1,6 +1,6 @@
 """The arena process's CPU per decision (user and system apart), C bots, for source trees side by side.
 
-    python benchmarks/referee_cpu.py [--tree PATH ...] [--rounds 4] [--seconds 1] [--game ID]
+    python3 benchmarks/referee_cpu.py [--tree PATH ...] [--rounds 4] [--seconds 1] [--game ID]
 
 Each tree (default: this one) is a checkout of the arena, e.g. ``git worktree add --detach
 /tmp/old <commit>`` for a before/after. For each round, each tree in turn (the order alternates
@@ -12,46 +12,46 @@ each tree both ways interleaved, ``both``),
 and reports ``resource.getrusage`` of that process per decision: user, system, their sum (the
 figure issue 22 asks at most 30 us of), the share of replies taken by the quick read, and the
 voluntary / involuntary context switches per decision (a poll that slept / the bot preempting
-the referee). Printed: the median over the rounds (and the smallest sum), with the load average.
-On a loaded machine every figure is inflated; compare trees, not absolute values.
+the referee). Printed: the median over the rounds (the sum with its lowest and highest round),
+with the load average. On a loaded machine every figure is inflated; compare trees, not absolute
+values.
 
-    python benchmarks/referee_cpu.py --instructions [--tree PATH ...] [--matches 2,22]
+    python3 benchmarks/referee_cpu.py --instructions [--tree PATH ...] [--matches 2,22]
 
 counts instead, under valgrind (cachegrind, no cache simulation), the instructions the arena
 process runs per decision: each tree and game plays the two match counts given, and the
 difference of the instructions over the difference of the decisions leaves start-up, imports and
 the warm-up match out. Instruction counts do not depend on the machine's load (the bots' work is
 not counted; the bytecode is compiled first and the hash seed fixed, so runs repeat within ~2%).
-(Trees before the referee's lazy deadlines, 734d7bd and older, move the match's deadline at every
-decision under valgrind, where each takes over a millisecond; a real run moved it about once in
-25: ~13k instructions per decision more than they cost there.)
+(A referee that moved the match's deadline at every decision, as older trees did, pays ~13k
+instructions per decision more under valgrind, where each decision takes over a millisecond, than
+in a real run.)
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import re
 import resource
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-GAMES = ("alles-oder-nichts", "vingt-down", "eight-rounds", "all-fours")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
+
 FIELDS = ("user", "sys", "quick", "vcs", "ivcs", "decisions")
 
 
 async def child_game(
     game_id: str, bot: str, seconds: float, first_seed: int, matches: int = 0
 ) -> dict[str, float]:
-    """One game's figures in this process (run with PYTHONPATH at the tree measured): matches
-    for ``seconds``, or exactly ``matches`` of them when that is given."""
+    """One game's figures in this process (the arena of the tree measured: common.use_tree):
+    matches for ``seconds``, or exactly ``matches`` of them when that is given."""
     from arena.games import find_game
     from arena.referee.bot_spec import BotSpec
     from arena.referee.clock import TimeControl
@@ -94,18 +94,8 @@ async def child_game(
     }
 
 
-def pinned_like_the_arena() -> contextlib.AbstractContextManager[object]:
-    """This process (and so the bots it starts) on one core, as ``arena match`` and tournaments
-    run it (arena.referee.cores); a tree older than that module is pinned the same way."""
-    try:
-        from arena.referee.cores import pinned, spread_cores
-    except ImportError:
-        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
-        return contextlib.nullcontext()
-    return pinned(spread_cores([1])[0])
-
-
 def child(bot: str, seconds: float, seed: int, games: list[str], matches: int = 0) -> None:
+    common.use_tree()
     import trio
 
     async def main() -> None:
@@ -113,33 +103,8 @@ def child(bot: str, seconds: float, seed: int, games: list[str], matches: int = 
             figures = await child_game(game_id, bot, seconds, seed, matches)
             print(game_id, *(f"{figures[name]:.4f}" for name in FIELDS), flush=True)
 
-    on = os.environ.get("ARENA_BENCH_AFFINITY") == "on"
-    with pinned_like_the_arena() if on else contextlib.nullcontext():
+    with common.pinned_like_the_arena(os.environ.get("ARENA_BENCH_AFFINITY") == "on"):
         trio.run(main)
-
-
-def child_lines(command: list[str], tree: str, affinity: str) -> list[str]:
-    """The lines a measuring child prints, run with PYTHONPATH at ``tree`` (and
-    ARENA_BENCH_AFFINITY ``affinity``: see pinned_like_the_arena); exits if it fails."""
-    done = subprocess.run(
-        command,
-        env={**os.environ, "PYTHONPATH": tree, "ARENA_BENCH_AFFINITY": affinity},
-        capture_output=True,
-        text=True,
-    )
-    if done.returncode:
-        raise SystemExit(f"{tree}: the measurement failed:\n{done.stderr[-2000:]}")
-    return done.stdout.splitlines()
-
-
-def build_bot(folder: Path) -> str:
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        raise SystemExit("benchmarks/referee_cpu.py needs a C compiler (cc) for the C starter bot")
-    binary = folder / "random_bot"
-    source = ROOT / "sample_bots" / "c" / "random_bot.c"
-    subprocess.run([compiler, "-O2", "-std=c11", "-o", str(binary), str(source)], check=True)
-    return str(binary)
 
 
 def instructions(trees: list[str], games: list[str], matches: str) -> None:
@@ -150,25 +115,20 @@ def instructions(trees: list[str], games: list[str], matches: str) -> None:
         raise SystemExit(f"--matches {matches!r}: expected two match counts, e.g. 2,22") from None
     if few == many or few < 1:
         raise SystemExit(f"--matches {matches!r}: expected two different counts of at least 1")
-    valgrind = shutil.which("valgrind")
-    if valgrind is None:
-        raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
-    print(f"instructions per decision, valgrind, {many} minus {few} matches, C bots in 4 seats")
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        folder.chmod(0o755)
-        bot = build_bot(folder)
+    rows = []
+    with common.scratch() as folder:
+        bot = common.build_c_bot(folder)[0]
         for tree in trees:
             for package in ("arena", "protocol"):  # no compiling inside the counted runs
                 subprocess.run([sys.executable, "-m", "compileall", "-q", f"{tree}/{package}"])
             for game_id in games:
                 counts = []
                 for n in (few, many):
-                    command = [valgrind, "--tool=cachegrind", "--cache-sim=no"]
+                    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no"]
                     command += ["--cachegrind-out-file=/dev/null", sys.executable, __file__]
                     command += ["--child", bot, "0", "1", "--child-matches", str(n)]
                     command += ["--game", game_id]
-                    env = {**os.environ, "PYTHONPATH": tree, "PYTHONHASHSEED": "0"}
+                    env = common.tree_env(tree, PYTHONHASHSEED="0")
                     done = subprocess.run(command, env=env, capture_output=True, text=True)
                     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
                     if done.returncode or found is None or not done.stdout.split():
@@ -177,11 +137,14 @@ def instructions(trees: list[str], games: list[str], matches: str) -> None:
                     counts.append((int(found[1].replace(",", "")), decisions))
                 (refs_few, dec_few), (refs_many, dec_many) = counts
                 per_decision = (refs_many - refs_few) / (dec_many - dec_few)
-                print(f"  {game_id:18} {tree:30} {per_decision / 1000:8.1f}k", flush=True)
+                rows.append((game_id, tree[-30:], f"{per_decision / 1000:.1f}k"))
+                common.progress(f"{game_id} {tree}: {rows[-1][-1]}")
+    print(f"instructions per decision, valgrind, {many} minus {few} matches, C bots in 4 seats")
+    common.table(["game", "tree", "instructions/decision"], rows, left=2)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--tree", action="append", help="a source tree (repeatable); default: this")
     parser.add_argument("--rounds", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=1.0, help="per game, tree and round")
@@ -203,50 +166,59 @@ def main() -> None:
         "--child", nargs=3, metavar=("BOT", "SECONDS", "SEED"), help=argparse.SUPPRESS
     )
     parser.add_argument("--child-matches", type=int, default=0, help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    games = args.game or list(GAMES)
+    args = common.parse(parser, smoke={"rounds": 1, "seconds": 0.1, "matches": "1,2"})
+    games = args.game or list(common.GAME_IDS)
     if args.child:
         seconds, seed = float(args.child[1]), int(args.child[2])
         child(args.child[0], seconds, seed, games, args.child_matches)
         return
-    trees = [str(Path(tree).resolve()) for tree in (args.tree or [str(ROOT)])]
+    trees = common.trees(args.tree)
     if args.instructions:
-        instructions(trees, games, args.matches)
+        common.require_tools(args.smoke, "valgrind")
+        instructions(trees, games[:1] if args.smoke else games, args.matches)
         return
     modes = ["on", "off"] if args.affinity == "both" else [args.affinity]
     runs = [(tree, mode) for tree in trees for mode in modes]
     rows: dict[tuple[str, str, str], list[dict[str, float]]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
-        bot = build_bot(folder)
+    load_before = common.load_note()
+    with common.scratch() as folder:
+        bot = common.build_c_bot(folder)[0]
         for number in range(args.rounds):
             for tree, mode in runs if number % 2 == 0 else runs[::-1]:
                 command = [sys.executable, __file__, "--child", bot, str(args.seconds)]
                 command += [str(1000 * number + 1)] + [a for g in games for a in ("--game", g)]
-                for line in child_lines(command, tree, mode):
+                for line in common.child_lines(command, tree, ARENA_BENCH_AFFINITY=mode):
                     game_id, *values = line.split()
                     rows.setdefault((tree, mode, game_id), []).append(
                         dict(zip(FIELDS, map(float, values), strict=True))
                     )
-            print(f"  round {number + 1}/{args.rounds} done", file=sys.stderr)
-    load = os.getloadavg()[0]
+            common.progress(f"round {number + 1}/{args.rounds} done")
     print(
-        f"median of {args.rounds} alternating rounds, {args.seconds:g} s per game; load average {load:.1f} on {os.cpu_count()} cores"
+        f"median (lowest-highest) of {args.rounds} alternating rounds, {args.seconds:g} s per "
+        f"game; {load_before} at the start, {common.load_note()} at the end"
     )
-    print(
-        f"  {'game':18} {'tree':30} {'pinned':>6} {'user':>6} {'sys':>6} {'u+s':>6} {'min u+s':>8} {'quick':>6} {'vcs/d':>6} {'ivcs/d':>6}  (us per decision)"
+
+    def cells(measured: list[dict[str, float]]) -> tuple[str, ...]:
+        median = {name: common.median(run[name] for run in measured) for name in FIELDS}
+        sums = [run["user"] + run["sys"] for run in measured]
+        return (
+            f"{median['user']:.1f}",
+            f"{median['sys']:.1f}",
+            common.median_spread(sums),
+            f"{median['quick']:.0%}",
+            f"{median['vcs']:.2f}",
+            f"{median['ivcs']:.2f}",
+        )
+
+    common.table(
+        ["game", "tree", "pinned", "user us/d", "sys us/d", "u+s us/d", "quick", "vcs/d", "ivcs/d"],
+        [
+            (game_id, tree[-30:], mode, *cells(rows[(tree, mode, game_id)]))
+            for game_id in games
+            for tree, mode in runs
+        ],
+        left=2,
     )
-    for game_id in games:
-        for tree, mode in runs:
-            measured = rows[(tree, mode, game_id)]
-            median = {name: statistics.median(run[name] for run in measured) for name in FIELDS}
-            sums = [run["user"] + run["sys"] for run in measured]
-            print(
-                f"  {game_id:18} {tree[-30:]:30} {mode:>6} {median['user']:6.1f} {median['sys']:6.1f} "
-                f"{statistics.median(sums):6.1f} {min(sums):8.1f} {median['quick']:6.0%} "
-                f"{median['vcs']:6.2f} {median['ivcs']:6.2f}"
-            )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Schedule building: seconds and peak memory per tournament size (goal: 50 bots at 6 seats < 0.1 s).
 
-    python benchmarks/schedule.py [--repeat 3] [--tree PATH] [--huge]
+    python3 benchmarks/schedule.py [--repeat 3] [--tree PATH] [--huge]
 
 Each case is built in a fresh subprocess (so its peak RSS is its own): the median wall and CPU
 seconds of ``--repeat`` builds (CPU time is what to compare on a loaded machine) and the
@@ -12,13 +12,13 @@ trees that materialise the schedule: they run out of memory).
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
 
 CASES = {
     "demo (4 bots, 4 games)": (4, [(4, 64, 1), (5, 64, 1), (4, 64, 1), (4, 24, 2)]),
@@ -53,13 +53,12 @@ print(json.dumps([statistics.median(times), statistics.median(cpu), peak / 1024]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--tree", type=Path, default=ROOT, help="the checkout to measure")
+    parser.add_argument("--tree", type=Path, default=common.ROOT, help="the checkout to measure")
     parser.add_argument("--huge", action="store_true", help="add the 10**12-deal case")
-    args = parser.parse_args()
-    print(f"tree {args.tree.resolve()}")
-    print(f"{'case':34} {'build s':>9} {'CPU s':>9} {'peak MB':>9}")
+    args = common.parse(parser, smoke={"repeat": 1})
+    rows = []
     for name, (bot_count, games) in CASES.items():
         if "10**12" in name and not args.huge:
             continue
@@ -71,10 +70,13 @@ def main() -> None:
             check=False,
         )
         if out.returncode != 0:
-            print(f"{name:34} failed: {(out.stderr.strip().splitlines() or ['?'])[-1]}")
+            failed = (out.stderr.strip().splitlines() or ["?"])[-1]
+            rows.append((name, f"failed: {failed}", None, None))
             continue
         seconds, cpu_s, peak_mb = json.loads(out.stdout)
-        print(f"{name:34} {seconds:9.3f} {cpu_s:9.3f} {peak_mb:9.1f}")
+        rows.append((name, f"{seconds:.3f}", f"{cpu_s:.3f}", f"{peak_mb:.1f}"))
+    print(f"tree {args.tree.resolve()}, median of {args.repeat} builds; {common.load_note()}")
+    common.table(["case", "build s", "CPU s", "peak MB"], rows)
 
 
 if __name__ == "__main__":

@@ -1,11 +1,10 @@
 """The searching sample bot against the heuristic one (and random bots): a real duplicate tournament.
 
     python3 benchmarks/search.py [--deals N] [--deals-for GAME=N ...] [--games aon,vingt,...]
-        [--concurrency N] [--out DIR]
+        [--concurrency N] [--out DIR] [--decision-ms 1000]
 
-(as root, set ``ARENA_BOT_USER=@arena``: the bots run as ``nobody`` otherwise, and need the Python
-packages installed for root). ``--deals-for vingt-down=48`` gives one game its own deal count
-(Vingt-down's scores swing by tens of points a match, so its interval needs many more deals).
+``--deals-for vingt-down=48`` gives one game its own deal count (Vingt-down's scores swing by tens
+of points a match, so its interval needs many more deals).
 
 Plays ``arena tournament`` (real bot processes, the default time control: 1000 ms a decision,
 50 ms margin) with four bots: search (sample_bots/search), heuristic (sample_bots/heuristic) and
@@ -25,17 +24,20 @@ for a share of wall-clock time, so a busy machine gives it fewer worlds.
 
 from __future__ import annotations
 
-import argparse
 import random
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
+
+ROOT = common.ROOT
 
 from arena.games import GAMES, find_game
 from arena.kit import sample_world
@@ -51,7 +53,9 @@ def interval(values: list[float]) -> tuple[float, float]:
     return found.mean, (found.high - found.low) / 2
 
 
-def tournament_file(path: Path, games: dict[str, int], deals: int, out: Path) -> None:
+def tournament_file(
+    path: Path, games: dict[str, int], deals: int, out: Path, decision_ms: int
+) -> None:
     """The tournament: ``games`` maps each game to its deal count (``deals``: the default)."""
     bots = [
         ("search", "python3 sample_bots/search/search_bot.py 1", 200000),
@@ -66,6 +70,7 @@ def tournament_file(path: Path, games: dict[str, int], deals: int, out: Path) ->
         f'output = "{out}"',
         "records = false",
         "match_time_limit = 3600",
+        f"time = {{ decision_ms = {decision_ms} }}",
         "",
     ]
     for name, cmd, cpu in bots:
@@ -84,7 +89,7 @@ def _names(game: str) -> set[str]:
     return {spec.id, *(alias.lower() for alias in spec.aliases)}
 
 
-def sampler_rate(game: str, seconds: float = 2.0) -> float:
+def sampler_rate(game: str, seconds: float) -> float:
     """Worlds per second from positions of seeded random play (all decisions of a match)."""
     spec = find_game(game)
     rng = random.Random(1)
@@ -106,7 +111,7 @@ def sampler_rate(game: str, seconds: float = 2.0) -> float:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--deals", type=int, default=10)
     parser.add_argument(
         "--deals-for", action="append", default=[], metavar="GAME=N", help="one game's deals"
@@ -115,7 +120,17 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--out", default="results/bench-search")
     parser.add_argument("--report-only", action="store_true", help="read an earlier run's results")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--decision-ms", type=int, default=1000, help="the time control's decision_ms [1000]"
+    )
+    parser.add_argument(
+        "--sampler-seconds", type=float, default=2.0, help="timing the world sampler, per game"
+    )
+    args = common.parse(
+        parser,
+        smoke={"deals": 1, "games": "alles-oder-nichts", "deals_for": [], "concurrency": 2,
+               "decision_ms": 150, "sampler_seconds": 0.1, "report_only": False},
+    )  # fmt: skip
     games = list(GAMES) if args.games == "all" else [find_game(g).id for g in args.games.split(",")]
     deals = {game: args.deals for game in games}
     for item in args.deals_for:
@@ -124,10 +139,13 @@ def main() -> None:
         if game is None or not count.isdigit() or int(count) < 1:
             parser.error(f"--deals-for {item}: expected GAME=N with one of {', '.join(games)}")
         deals[game] = int(count)
-    out = Path(args.out).resolve()
+    if args.smoke:
+        out = Path(tempfile.mkdtemp(prefix="arena-bench-search-"))
+    else:
+        out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     toml = out / "bench-search.toml"
-    tournament_file(toml, deals, args.deals, out)
+    tournament_file(toml, deals, args.deals, out, args.decision_ms)
     started = time.time()
     if not args.report_only:
         subprocess.run(
@@ -141,14 +159,13 @@ def main() -> None:
             matches = [m for m in store.matches() if m.completed]
     except StoreError as error:
         sys.exit(f"search.py: {error}")
+    if args.smoke:
+        shutil.rmtree(out, ignore_errors=True)
     counts = ", ".join(f"{game} {count}" for game, count in deals.items())
     print(f"{len(matches)} matches in {wall:.0f} s, deals per table: {counts}; concurrency "
-          f"{args.concurrency}; search thinks 0.35 x time_left_ms - 40 ms; limit 1000 ms")  # fmt: skip
-    header = (
-        f"{'game':18} {'deals':>5} {'dup search-heuristic':>22} {'95% interval':>18}"
-        f" {'p50 ms':>7} {'p99 ms':>7} {'max ms':>7} {'faults':>6} {'worlds/s':>9}"
-    )
-    print(header)
+          f"{args.concurrency}; search thinks 0.35 x time_left_ms - 40 ms; limit "
+          f"{args.decision_ms} ms; {common.load_note()}")  # fmt: skip
+    rows = []
     for game in games:
         sign = -1 if game == "vingt-down" else 1
         per_deal: dict[tuple[int, int], list[float]] = defaultdict(list)
@@ -167,18 +184,32 @@ def main() -> None:
             heuristic = statistics.fmean(m.scores[s] for s in seats["heuristic"])
             per_deal[(m.table, m.deal)].append(sign * (search - heuristic))
         diffs = [statistics.fmean(v) for v in per_deal.values()]
-        rate = sampler_rate(game)
+        rate = f"{sampler_rate(game, args.sampler_seconds):.0f}"
         if not diffs:
-            print(f"{game:18} no completed deals")
+            rows.append((game, 0, None, None, None, None, None, faults, rate))
             continue
         mean, half = interval(diffs)
         times.sort()
         p50 = times[len(times) // 2]
         p99 = times[min(len(times) - 1, int(0.99 * len(times)))]
-        print(
-            f"{game:18} {len(diffs):5} {mean:+22.2f} {f'[{mean - half:+.2f}, {mean + half:+.2f}]':>18}"
-            f" {p50:7.0f} {p99:7.0f} {times[-1]:7.0f} {faults:6} {rate:9.0f}"
+        rows.append(
+            (
+                game,
+                len(diffs),
+                f"{mean:+.2f}",
+                f"[{mean - half:+.2f}, {mean + half:+.2f}]",
+                f"{p50:.0f}",
+                f"{p99:.0f}",
+                f"{times[-1]:.0f}",
+                faults,
+                rate,
+            )
         )
+    common.table(
+        ["game", "deals", "dup search-heuristic", "95% interval", "p50 ms", "p99 ms", "max ms",
+         "faults", "worlds/s"],
+        rows,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -28,11 +28,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "sample_bots" / "search"))
-sys.path.insert(0, str(ROOT / "sample_bots" / "heuristic"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
 
+sys.path.insert(0, str(common.ROOT / "sample_bots" / "search"))
+sys.path.insert(0, str(common.ROOT / "sample_bots" / "heuristic"))
 import search
 import tactics
 
@@ -102,22 +102,29 @@ def play_deal(
     return statistics.fmean(diffs), worlds, decisions, time.process_time() - cpu
 
 
-def describe(values: list[float]) -> str:
+def describe(values: list[float]) -> tuple[str, str]:
+    """The mean and its 95% t-interval over deals (arena.stats)."""
     found = estimate_values(values, 0.95)
     if found.low is None or found.high is None:
-        return f"{found.mean:+7.2f} [   n/a   ]"
-    return f"{found.mean:+7.2f} [{found.low:+.2f}, {found.high:+.2f}]"
+        return f"{found.mean:+.2f}", "n/a"
+    return f"{found.mean:+.2f}", f"[{found.low:+.2f}, {found.high:+.2f}]"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("game")
+    parser = common.parser(__doc__)
+    parser.add_argument("game", nargs="?", help="the game (id or alias)")
     parser.add_argument("--deals", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--budget-ms", type=float, default=60.0, help="CPU ms per decision")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--variant", action="append", default=[], help="NAME:KEY=VALUE,...")
-    args = parser.parse_args()
+    args = common.parse(
+        parser,
+        smoke={"game": "alles-oder-nichts", "deals": 1, "budget_ms": 1.0, "workers": 1,
+               "variant": ["base:", "z2:PRIOR_Z=2"]},
+    )  # fmt: skip
+    if args.game is None:
+        parser.error("the game is required (e.g. vingt-down)")
     game = find_game(args.game).id
     variants = [parse_variant(v) for v in args.variant or ["base:"]]
     started = time.time()
@@ -155,17 +162,21 @@ def report(
         flush=True,
     )
     first = variants[0][0]
+    rows = []
     for name, settings in variants:
-        rows = [results[(name, d)] for d in range(deals)]
-        worlds = sum(r[1] for r in rows) / max(1, sum(r[2] for r in rows))
-        cpu = sum(r[3] for r in rows)
-        line = f"{name:12} search-heuristic {describe([r[0] for r in rows])}"
-        line += f"  worlds/decision {worlds:5.0f}  cpu {cpu:5.0f} s  {settings or ''}"
-        print(line)
+        played = [results[(name, d)] for d in range(deals)]
+        worlds = sum(r[1] for r in played) / max(1, sum(r[2] for r in played))
+        cpu = sum(r[3] for r in played)
+        mean, interval = describe([r[0] for r in played])
+        rows.append((name, mean, interval, f"{worlds:.0f}", f"{cpu:.0f}", settings or None))
     for name, _ in variants[1:]:
         paired = [results[(name, d)][0] - results[(first, d)][0] for d in range(deals)]
-        print(f"{name:12} minus {first}: {describe(paired)} (paired over the same deals)")
-    sys.stdout.flush()
+        mean, interval = describe(paired)
+        rows.append((f"{name} minus {first}", mean, interval, None, None, "paired, same deals"))
+    common.table(
+        ["variant", "search-heuristic", "95% interval", "worlds/decision", "CPU s", "settings"],
+        rows,
+    )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """What starting a bot costs, sealed or not, and what it costs the matches playing meanwhile.
 
-    python benchmarks/spawn.py [--starts 30] [--matches 3] [--seconds 4] [--rounds 3]
+    python3 benchmarks/spawn.py [--starts 30] [--matches 3] [--seconds 4] [--rounds 3]
 
 1. **Start cost** (SPEC.md section 7's seal): the C starter bot (sample_bots/c, compiled here)
    started and closed ``--starts`` times, unsealed (``sandbox = "none"``), sealed by default
@@ -15,17 +15,16 @@
    worst, and the 99.9th percentile) and the honest bots' worst decision time (what the clock
    charges them), with the load average. Median of ``--rounds`` interleaved rounds.
 
-Run as root, bots run as users of their own (``@own``) unless ``ARENA_BOT_USER`` says otherwise;
-the machine is shared: compare the two columns of one run, not runs.
+Run as root, bots run as users of their own (``@own``) unless ``ARENA_BOT_USER`` says otherwise
+(this script, unlike the others, leaves it unset: switching users is part of a start); the machine
+is shared: compare the two columns of one run, not runs.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,29 +32,17 @@ from pathlib import Path
 
 import trio
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
 from arena.games import find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.confine import machine_seal
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
+from benchmarks import common
 
-C_BOT_SOURCE = ROOT / "sample_bots" / "c" / "random_bot.c"
 CONTROL = TimeControl(decision_ms=1000, startup_ms=20000)
 AON = find_game("alles-oder-nichts")
-
-
-def build_c_bot(folder: Path) -> str:
-    compiler = shutil.which("cc") or shutil.which("gcc")
-    if compiler is None:
-        raise SystemExit("benchmarks/spawn.py needs a C compiler (cc) for the C starter bot")
-    binary = folder / "random_bot"
-    subprocess.run([compiler, "-O2", "-std=c11", "-o", str(binary), str(C_BOT_SOURCE)], check=True)
-    binary.parent.chmod(0o755)
-    return str(binary)
 
 
 def own_cpu() -> float:
@@ -144,43 +131,62 @@ async def main(args: argparse.Namespace) -> None:
         + f"; bubblewrap: {machine.bwrap_problem or 'works'}; "
         f"bots as {os.environ.get('ARENA_BOT_USER') or ('@own' if os.geteuid() == 0 else 'you')}"
     )
-    with tempfile.TemporaryDirectory(prefix="arena-spawn-bot-") as folder:
-        os.chmod(folder, 0o755)
-        binary = build_c_bot(Path(folder))
+    load_before = common.load_note()
+    starts = []
+    with common.scratch(prefix="arena-spawn-bot-") as folder:
+        binary = common.build_c_bot(folder)[0]
         with tempfile.TemporaryDirectory(prefix="arena-spawn-logs-") as logs:
-            print("1. start cost: median ms to ready, arena CPU ms per start")
             for label, sandbox in (("unsealed", "none"), ("sealed", None), ("bwrap", "bwrap")):
                 if sandbox == "bwrap" and machine.bwrap_problem:
                     continue
-                spec = BotSpec("c", (binary,), cwd=folder, sandbox=sandbox)
+                spec = BotSpec("c", (binary,), cwd=str(folder), sandbox=sandbox)
                 rounds = [
                     await start_cost(spec, args.starts, Path(logs)) for _ in range(args.rounds)
                 ]
-                wall = statistics.median(r[0] for r in rounds)
-                cpu = statistics.median(r[1] for r in rounds)
-                print(f"   {label:9} {wall:7.2f} ms to ready, {cpu:6.2f} ms of arena CPU")
-        spec = BotSpec("c", (binary,), cwd=folder)
-        print(
-            f"2. {args.matches} matches at once for {args.seconds:g} s, without / with bots "
-            "started and closed alongside (median of rounds)"
-        )
+                starts.append(
+                    (
+                        label,
+                        common.median_spread((r[0] for r in rounds), 2),
+                        common.median_spread((r[1] for r in rounds), 2),
+                    )
+                )
+        spec = BotSpec("c", (binary,), cwd=str(folder))
         results: dict[bool, list[dict]] = {False: [], True: []}
-        for _ in range(args.rounds):
+        for number in range(args.rounds):
             for with_churn in (False, True):
                 results[with_churn].append(
                     await stall(spec, args.matches, args.seconds, with_churn)
                 )
-        for key in ("referee_max_ms", "referee_p999_ms", "decision_max_ms", "faults", "starts"):
-            quiet = statistics.median(r[key] for r in results[False])
-            busy = statistics.median(r[key] for r in results[True])
-            print(f"   {key:16} {quiet:9.2f} {busy:9.2f}")
-    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+            common.progress(f"round {number + 1}/{args.rounds} done")
+    print(f"{load_before} at the start, {common.load_note()} at the end")
+    print(f"1. start cost, {args.starts} starts a round: median (lowest-highest) of {args.rounds}")
+    common.table(["seal", "ms to ready", "arena CPU ms per start"], starts)
+    print(
+        f"2. {args.matches} matches at once for {args.seconds:g} s, without / with bots "
+        f"started and closed alongside: median (lowest-highest) of {args.rounds} rounds"
+    )
+    common.table(
+        ["figure", "alone", "with starts alongside"],
+        [
+            (
+                key,
+                common.median_spread((r[key] for r in results[False]), 2),
+                common.median_spread((r[key] for r in results[True]), 2),
+            )
+            for key in ("referee_max_ms", "referee_p999_ms", "decision_max_ms", "faults", "starts")
+        ],
+    )
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--starts", type=int, default=30)
     parser.add_argument("--matches", type=int, default=3)
     parser.add_argument("--seconds", type=float, default=4.0)
     parser.add_argument("--rounds", type=int, default=3)
-    trio.run(main, parser.parse_args())
+    arguments = common.parse(
+        parser,
+        smoke={"starts": 2, "matches": 2, "seconds": 0.2, "rounds": 1},
+        trusted_bots=False,  # switching to a bot's own user is part of what a start costs
+    )
+    trio.run(main, arguments)

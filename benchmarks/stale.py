@@ -1,7 +1,7 @@
 """What a flood of stale replies costs the referee: its CPU per stale line, and the wall time of a
 flooded decision, for source trees side by side.
 
-    python benchmarks/stale.py [--tree PATH ...] [--rounds 3] [--matches 2] [--record MODE ...]
+    python3 benchmarks/stale.py [--tree PATH ...] [--rounds 3] [--matches 2] [--record MODE ...]
                                [--flood flood|varied-flood] [--affinity on|off]
 
 A stale reply is an action message for an earlier request id: the referee skips it (records the
@@ -28,33 +28,22 @@ Printed per tree and mode, the median over the rounds of:
 with the load average. Pinned (``--affinity on``): the referee and its bots on one core, as
 ``arena match`` and tournaments run them; ``off`` (default): placed by the system, as the zoo
 tests (tests/untrusted/test_zoo.py) run them, whose 700 ms per decision the flood must fit in.
-Needs ``ARENA_BOT_USER=@arena`` (or another user) when run as root. On a loaded machine every
-figure is inflated; compare trees, not absolute values.
-
-Figures (2 vCPUs, 3 rounds x 2 matches, affinity off), main 98666e2 -> one decode per stale
-line and lines split a read at a time -> and no decode for a line like the one before: us per
-stale line, none/full/compact, flood 3.41/2.92/2.72 -> 1.46/1.57/1.18 -> 0.35/0.43/0.44 (load
-3.6-1.8); varied-flood 4.39/3.44/3.61 -> 1.55/1.70/1.61 -> 1.50/1.44/1.53 (load 1.8-1.1, where
-the bot's own writing, ~100 ms a decision, sets the wall time).
+On a loaded machine every figure is inflated; compare trees, not absolute values.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
-import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
 
-from referee_cpu import child_lines, pinned_like_the_arena
-
-BOTS = ROOT / "tests" / "bots"
+BOTS = common.ROOT / "tests" / "bots"
 GAME = "alles-oder-nichts"
 STALE_PER_DECISION = 20_000  # wrong_id_bot.py flood's copies
 MODES = ("none", "full", "compact")
@@ -112,13 +101,14 @@ async def child_mode(mode: str, flood: str, matches: int, first_seed: int) -> di
                 await bot.close()
     return {
         "us_stale": cpu / (len(flooded) * STALE_PER_DECISION) * 1e6,
-        "ms_flood": statistics.median(flooded),
+        "ms_flood": common.median(flooded),
         "max_ms": max(flooded),
         "decisions": len(flooded),
     }
 
 
 def child(modes: list[str], flood: str, matches: int, seed: int) -> None:
+    common.use_tree()
     import trio
 
     async def main() -> None:
@@ -126,13 +116,12 @@ def child(modes: list[str], flood: str, matches: int, seed: int) -> None:
             figures = await child_mode(mode, flood, matches, seed)
             print(mode, *(f"{figures[name]:.4f}" for name in FIELDS), flush=True)
 
-    on = os.environ.get("ARENA_BENCH_AFFINITY") == "on"
-    with pinned_like_the_arena() if on else contextlib.nullcontext():
+    with common.pinned_like_the_arena(os.environ.get("ARENA_BENCH_AFFINITY") == "on"):
         trio.run(main)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--tree", action="append", help="a source tree (repeatable); default: this")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--matches", type=int, default=2, help="per tree, mode and round")
@@ -140,42 +129,44 @@ def main() -> None:
     parser.add_argument("--flood", choices=("flood", "varied-flood"), default="flood")
     parser.add_argument("--affinity", choices=("on", "off"), default="off")
     parser.add_argument("--child", nargs=2, metavar=("MATCHES", "SEED"), help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"rounds": 1, "matches": 1, "record": ["compact"]})
     modes = args.record or list(MODES)
     if args.child:
         child(modes, args.flood, int(args.child[0]), int(args.child[1]))
         return
-    trees = [str(Path(tree).resolve()) for tree in (args.tree or [str(ROOT)])]
+    trees = common.trees(args.tree)
     rows: dict[tuple[str, str], list[dict[str, float]]] = {}
+    load_before = common.load_note()
     for number in range(args.rounds):
         for tree in trees if number % 2 == 0 else trees[::-1]:
             command = [sys.executable, __file__, "--child", str(args.matches)]
             command += [str(1000 * number + 1), *(a for m in modes for a in ("--record", m))]
             command += ["--flood", args.flood]
-            for line in child_lines(command, tree, args.affinity):
+            for line in common.child_lines(command, tree, ARENA_BENCH_AFFINITY=args.affinity):
                 mode, *values = line.split()
                 rows.setdefault((tree, mode), []).append(
                     dict(zip(FIELDS, map(float, values), strict=True))
                 )
-        print(f"  round {number + 1}/{args.rounds} done", file=sys.stderr)
-    load = os.getloadavg()[0]
+        common.progress(f"round {number + 1}/{args.rounds} done")
     print(
-        f"median of {args.rounds} alternating rounds, {args.matches} matches each, "
-        f"{STALE_PER_DECISION} stale lines ({args.flood}) per flooded decision, "
-        f"affinity {args.affinity}; "
-        f"load average {load:.1f} on {os.cpu_count()} cores"
+        f"median (lowest-highest) of {args.rounds} alternating rounds, {args.matches} matches "
+        f"each, {STALE_PER_DECISION} stale lines ({args.flood}) per flooded decision, affinity "
+        f"{args.affinity}; {load_before} at the start, {common.load_note()} at the end"
     )
-    print(
-        f"  {'tree':30} {'record':>7} {'us/stale':>9} {'ms/flood':>9} {'max ms':>8} {'decisions':>9}"
+
+    def cells(measured: list[dict[str, float]]) -> tuple[str, ...]:
+        return (
+            common.median_spread((run["us_stale"] for run in measured), 3),
+            common.median_spread(run["ms_flood"] for run in measured),
+            f"{max(run['max_ms'] for run in measured):.1f}",
+            f"{common.median(run['decisions'] for run in measured):.0f}",
+        )
+
+    common.table(
+        ["tree", "record", "us/stale", "ms/flood", "max ms", "decisions"],
+        [(tree[-30:], mode, *cells(rows[(tree, mode)])) for tree in trees for mode in modes],
+        left=2,
     )
-    for tree in trees:
-        for mode in modes:
-            measured = rows[(tree, mode)]
-            median = {name: statistics.median(run[name] for run in measured) for name in FIELDS}
-            print(
-                f"  {tree[-30:]:30} {mode:>7} {median['us_stale']:9.3f} {median['ms_flood']:9.1f} "
-                f"{max(run['max_ms'] for run in measured):8.1f} {median['decisions']:9.0f}"
-            )
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """`arena standings` on a large results file: from the cached fold vs a full refold.
 
-    python benchmarks/standings.py [--matches 10000,100000,1000000] [--keep DIR] [--cached-only]
+    python3 benchmarks/standings.py [--matches 10000,100000,1000000] [--keep DIR] [--cached-only]
 
 For each size, fills a results file with that many synthetic matches of four games (4 bots of 6
 at a table, every deal in every rotation, 13 decisions per seat, some faults, the referee's
@@ -23,10 +23,8 @@ the next run.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import math
-import os
 import random
 import shutil
 import sqlite3
@@ -37,9 +35,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
 from arena.tournament.standings import (
     FOLD_NAME,
     PERSIST_EVERY,
@@ -48,6 +44,7 @@ from arena.tournament.standings import (
     fold_to_bytes,
 )
 from arena.tournament.store import ResultStore, StoredFault, StoredMatch
+from benchmarks import common
 
 BOTS = [f"bot{i}" for i in range(6)]
 GAMES = [
@@ -163,8 +160,8 @@ def arena_call(*args: str) -> tuple[float, float, float]:
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        cwd=common.ROOT,
+        env={"PYTHONPATH": str(common.ROOT), "PATH": "/usr/bin:/bin"},
     )
     seconds = time.perf_counter() - start
     _inner, peak_kb, cpu = out.stderr.strip().splitlines()[-1].split()
@@ -197,7 +194,7 @@ print(f"{t1 - t0:.3f} {t2 - t1:.3f} {t3 - t2:.3f} {t4 - t3:.3f} {t5 - t4:.3f}")
 """
 
 
-def phases(path: Path) -> str:
+def phases(path: Path) -> tuple[str, ...]:
     """CPU seconds of each step of ``arena standings`` in one process: importing the arena's
     CLI, opening the file, the cached fold with the rows since (the tables built once), the
     JSON, the rendered tables."""
@@ -206,14 +203,10 @@ def phases(path: Path) -> str:
         check=True,
         capture_output=True,
         text=True,
-        cwd=ROOT,
-        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+        cwd=common.ROOT,
+        env={"PYTHONPATH": str(common.ROOT), "PATH": "/usr/bin:/bin"},
     )
-    imports, opening, fold, as_json, tables = out.stdout.split()
-    return (
-        f"{'':>10} CPU s by step: imports {imports}, open {opening}, cached fold + rows "
-        f"since {fold}, JSON {as_json}, tables {tables}"
-    )
+    return tuple(out.stdout.split())
 
 
 @contextlib.contextmanager
@@ -240,13 +233,21 @@ def cache_usable(path: Path) -> bool:
     return cached is not None and fold_from_bytes(cached[0]) is not None
 
 
-def row(label: str, count: int, filled: float, size: float, *calls: tuple[float, ...]) -> str:
-    figures = " ".join(f"{c[0]:8.2f} {c[2]:6.2f} {c[1]:6.0f}" for c in calls)
-    return f"{label:>10} {count:9d} {filled:8.1f} {size:8.0f} {figures}"
+def row(label: str, count: int, filled: float, size: float, *calls: tuple[float, ...]):
+    """A table row: the command, the file, and wall s, CPU s and MB of each call (None: not run)."""
+    figures = [
+        cell
+        for call in calls
+        for cell in (
+            (None,) * 3 if call is None else (f"{call[0]:.2f}", f"{call[2]:.2f}", f"{call[1]:.0f}")
+        )
+    ]
+    fill = None if math.isnan(filled) else f"{filled:.1f}"
+    return (label, count, fill, f"{size:.0f}", *figures)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--matches", default="10000,100000,1000000")
     parser.add_argument("--keep", type=Path, help="keep the results files in this folder")
     parser.add_argument(
@@ -256,21 +257,22 @@ def main() -> None:
         help="time the refold (no cache) only up to this many matches (it holds them all)",
     )
     parser.add_argument("--cached-only", action="store_true", help="skip the refold call")
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"matches": "1200", "keep": None})
     folder = args.keep or Path(tempfile.mkdtemp(prefix="arena-standings-bench-"))
     folder.mkdir(parents=True, exist_ok=True)
-    load = os.getloadavg()
-    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+    load_before = common.load_note()
+    startups = []
     for args_ in (("--version",), ("standings", "--help")):
         startup = arena_call(*args_)
-        print(
-            f"startup alone (arena {' '.join(args_)}): {startup[0]:.2f} s wall, "
-            f"{startup[2]:.2f} s CPU, {startup[1]:.0f} MB"
+        startups.append(
+            (
+                f"arena {' '.join(args_)}",
+                f"{startup[0]:.2f}",
+                f"{startup[2]:.2f}",
+                f"{startup[1]:.0f}",
+            )
         )
-    print(
-        f"{'command':>10} {'matches':>9} {'fill s':>8} {'B/match':>8} "
-        f"{'cached s':>8} {'CPU s':>6} {'MB':>6} {'refold s':>8} {'CPU s':>6} {'MB':>6}"
-    )
+    rows, steps = [], []
     try:
         for count in (int(c) for c in args.matches.split(",")):
             path = folder / f"results-{count}.sqlite"
@@ -281,13 +283,12 @@ def main() -> None:
             size = path.stat().st_size / count
             cached = arena_call("standings", str(path), "--json")
             tables = arena_call("standings", str(path))
-            nothing = (math.nan,) * 3
-            refold = nothing
+            refold = None
             if not args.cached_only and count <= args.refold_up_to:
                 with altered_copy(path, "DELETE FROM fold_state") as bare:
                     refold = arena_call("standings", str(bare), "--json")
-            print(row("--json", count, filled, size, cached, refold), flush=True)
-            print(row("tables", count, filled, size, tables, nothing), flush=True)
+            rows.append(row("--json", count, filled, size, cached, refold))
+            rows.append(row("tables", count, filled, size, tables, None))
             if count > PERSIST_EVERY:
                 with altered_copy(
                     path,
@@ -295,13 +296,25 @@ def main() -> None:
                     f"UPDATE fold_state SET name = '{FOLD_NAME}' WHERE name = '{MIDRUN}'",
                 ) as midrun:
                     behind = arena_call("standings", str(midrun), "--json")
-                print(row("mid-run", count, filled, size, behind, nothing), flush=True)
-            print(phases(path), flush=True)
+                rows.append(row("mid-run", count, filled, size, behind, None))
+            steps.append((count, *phases(path)))
+            common.progress(f"{count} matches done")
     finally:
         if args.keep is None:
             shutil.rmtree(folder, ignore_errors=True)
-    load = os.getloadavg()
-    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end")
+    print(f"{load_before} at the start, {common.load_note()} at the end")
+    print("the start alone (the group imports a command's module only when that command runs)")
+    common.table(["command", "wall s", "CPU s", "MB"], startups)
+    print("arena standings FILE in a fresh process: from the cached fold, and refolded without it")
+    common.table(
+        ["command", "matches", "fill s", "B/match", "cached s", "CPU s", "MB", "refold s",
+         "CPU s", "MB"],
+        rows,
+    )  # fmt: skip
+    print("CPU s by step of arena standings --json, from the cached fold")
+    common.table(
+        ["matches", "imports", "open", "cached fold + rows since", "JSON", "tables"], steps
+    )
 
 
 if __name__ == "__main__":

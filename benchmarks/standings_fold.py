@@ -1,7 +1,7 @@
 """CPU per match added to the live standings fold, in schedule order and out of it, for source
 trees side by side.
 
-    python benchmarks/standings_fold.py [--tree PATH ...] [--rounds 5] [--matches 3000]
+    python3 benchmarks/standings_fold.py [--tree PATH ...] [--rounds 5] [--matches 3000]
                                         [--spread 0,4,16] [--bots 6] [--instructions]
 
 A running tournament folds each match into its standings as it is stored
@@ -29,15 +29,14 @@ by the matches. It includes the final standings' small difference in cost.
 
 from __future__ import annotations
 
-import argparse
-import os
 import re
-import statistics
 import subprocess
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
+
 WARMUP = 1500  # matches folded before the timed part: the ratings' window full
 
 CHILD = r"""
@@ -134,19 +133,20 @@ def instructions(tree: Path, matches: int, spread: int, bots: int) -> tuple[floa
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--tree", type=Path, action="append", help="a checkout (repeatable)")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--matches", type=int, default=3000, help="timed matches per run")
     parser.add_argument("--spread", default="0,4,16", help="out-of-order spreads (0: in order)")
     parser.add_argument("--bots", type=int, default=6)
     parser.add_argument("--instructions", action="store_true", help="count them (cachegrind)")
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"rounds": 1, "matches": 100, "spread": "0,4"})
+    if args.instructions:
+        common.require_tools(args.smoke, "valgrind")
     measure, unit = (instructions, "instr/match") if args.instructions else (run, "us/match")
-    trees = [t.resolve() for t in args.tree or [ROOT]]
+    trees = [Path(t) for t in common.trees(args.tree)]
     spreads = [int(s) for s in args.spread.split(",")]
-    load = os.getloadavg()
-    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} on {os.cpu_count()} CPUs")
+    load_before = common.load_note()
     figures: dict[tuple[Path, int], list[float]] = {(t, s): [] for t in trees for s in spreads}
     digests: dict[tuple[Path, int], set[str]] = {(t, s): set() for t in trees for s in spreads}
     for round_ in range(args.rounds):
@@ -155,17 +155,24 @@ def main() -> None:
                 us, digest = measure(tree, args.matches, spread, args.bots)
                 figures[tree, spread].append(us)
                 digests[tree, spread].add(digest)
-    print(f"{'tree':<28} {'spread':>6} {unit:>11} {'range':>21}  standings digest")
-    for spread in spreads:
-        for tree in trees:
-            values = figures[tree, spread]
-            print(
-                f"{str(tree)[-28:]:<28} {spread:>6} {statistics.median(values):11.1f} "
-                f"{min(values):10.1f}-{max(values):<10.1f}  "
-                f"{' '.join(sorted(digests[tree, spread]))}"
+        common.progress(f"round {round_ + 1}/{args.rounds} done")
+    print(
+        f"median (lowest-highest) of {args.rounds} rounds of {args.matches} matches, {args.bots} "
+        f"bots; {load_before} at the start, {common.load_note()} at the end"
+    )
+    common.table(
+        ["tree", "spread", unit, "standings digest"],
+        [
+            (
+                str(tree)[-28:],
+                spread,
+                common.median_spread(figures[tree, spread]),
+                " ".join(sorted(digests[tree, spread])),
             )
-    load = os.getloadavg()
-    print(f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f} at the end")
+            for spread in spreads
+            for tree in trees
+        ],
+    )
 
 
 if __name__ == "__main__":

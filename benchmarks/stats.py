@@ -18,7 +18,6 @@ printed for information only: the machine is shared).
 
 from __future__ import annotations
 
-import argparse
 import re
 import statistics
 import subprocess
@@ -27,7 +26,10 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
+
+ROOT = common.ROOT
 HEURISTIC = ROOT / "sample_bots" / "heuristic" / "heuristic_bot.py"
 RANDOM = ROOT / "sample_bots" / "python" / "random_bot.py"
 GAMES = ("alles-oder-nichts", "vingt-down", "eight-rounds", "all-fours")
@@ -41,7 +43,7 @@ def arena(args: list[str]) -> tuple[int, str, float]:
     return done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
 
-def compare_once(game: str, seed: int, folder: Path) -> dict:
+def compare_once(game: str, seed: int, folder: Path, max_deals: int | None = None) -> dict:
     field = [a for i in range(3) for a in ("--field", f"f{i}={sys.executable} {RANDOM} {i + 10}")]
     code, out, seconds = arena(
         [
@@ -56,6 +58,7 @@ def compare_once(game: str, seed: int, folder: Path) -> dict:
             str(seed),
             "--results",
             str(folder / f"{game}-{seed}.sqlite"),
+            *(["--max-deals", str(max_deals)] if max_deals else []),
         ]
     )
     looks = re.findall(r"^deals (\d+): LLR ([-+]\d+\.\d+)", out, re.M)
@@ -87,39 +90,53 @@ def demo(max_deals: int | None, folder: Path) -> None:
     played = re.search(r"^done: (\d+) played", out, re.M)
     if code != 0 or reason is None or played is None:
         raise SystemExit(f"arena tournament failed ({code}):\n{out}")
-    print(f"\nstopping rule on the demo's four bots ({path.name}, confidence 0.95, min 8 deals):")
-    print(f"  {reason}")
-    print(f"  {played.group(1)} matches played in {seconds:.0f} s")
+    print(f"stopping rule on the demo's four bots ({path.name}, confidence 0.95, min 8 deals):")
+    common.table(["tournament", "why it stopped", "matches", "seconds"],
+                 [(path.name, reason, played.group(1), f"{seconds:.0f}")], left=2)  # fmt: skip
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--games", default=",".join(GAMES))
     parser.add_argument("--seeds", type=int, default=3, help="compare runs per game")
     parser.add_argument("--demo", action="store_true", help="also the stopping rule on the demo")
     parser.add_argument("--demo-max", type=int, default=None, metavar="N")
     parser.add_argument("--no-compare", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument(
+        "--max-deals", type=int, help="arena compare's most deals per table [its own: 1024]"
+    )
+    args = common.parse(
+        parser,
+        smoke={"games": "alles-oder-nichts", "seeds": 1, "max_deals": 2, "demo": False,
+               "demo_max": None},
+    )  # fmt: skip
     with tempfile.TemporaryDirectory(prefix="arena-stats-bench-") as tmp:
         folder = Path(tmp)
         if not args.no_compare:
-            print("arena compare heuristic --against random (field: 3 random bots), SPRT e1=0.2")
-            print(
-                f"{'game':<18} {'deals per table (each seed)':<30} {'median':>6} "
-                f"{'matches':>8}  verdicts"
-            )
+            rows = []
             for game in args.games.split(","):
-                runs = [compare_once(game, seed, folder) for seed in range(args.seeds)]
+                runs = [
+                    compare_once(game, seed, folder, args.max_deals) for seed in range(args.seeds)
+                ]
                 deals = [r["deals"] for r in runs]
-                llrs = ", ".join(f"{r['llr']:+.1f}" for r in runs)
-                print(
-                    f"{game:<18} {', '.join(map(str, deals)):<30} "
-                    f"{statistics.median(deals):>6g} "
-                    f"{statistics.median(r['matches'] for r in runs):>8g}  "
-                    f"{', '.join(sorted({r['verdict'] for r in runs}))} "
-                    f"(LLR {llrs}; "
-                    f"{statistics.median(r['seconds'] for r in runs):.0f} s each)"
+                rows.append(
+                    (
+                        game,
+                        ", ".join(map(str, deals)),
+                        f"{statistics.median(deals):g}",
+                        f"{statistics.median(r['matches'] for r in runs):g}",
+                        ", ".join(sorted({r["verdict"] for r in runs})),
+                        ", ".join(f"{r['llr']:+.1f}" for r in runs),
+                        f"{statistics.median(r['seconds'] for r in runs):.0f}",
+                    )
                 )
+            print("arena compare heuristic --against random (field: 3 random bots), SPRT e1=0.2")
+            common.table(
+                ["game", "deals per table (each seed)", "median", "matches", "verdicts", "LLR",
+                 "s each"],
+                rows,
+                left=2,
+            )  # fmt: skip
         if args.demo or args.demo_max is not None:
             demo(args.demo_max, folder)
 

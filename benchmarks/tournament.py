@@ -1,8 +1,8 @@
 """Tournament throughput: matches/s per concurrency, bot processes started, CPU shares, the fold.
 
-    python benchmarks/tournament.py [--deals 2] [--games all] [--concurrency 1,2] [--repeat 3]
+    python3 benchmarks/tournament.py [--deals 2] [--games all] [--concurrency 1,2] [--repeat 3]
                                     [--bots c,c,python,python] [--records] [--workers N]
-    python benchmarks/tournament.py --demo [--deals N] [--concurrency 1,2] [--repeat 1]
+    python3 benchmarks/tournament.py --demo [--deals N] [--concurrency 1,2] [--repeat 1]
 
 Plays a quick tournament across the chosen games (default: all four) between the random starter
 bots (``c``: sample_bots/c/random_bot.c, compiled here; ``python``: sample_bots/python/random_bot.py),
@@ -33,30 +33,24 @@ across runs.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import functools
 import gc
 import resource
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 import trio
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from limit import PY_BOT, build_c_bot
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
 from arena.tournament.config import TournamentConfig, load_config, quick_config
 from arena.tournament.runner import Progress, run_tournament
 from arena.tournament.schedule import build_schedule
 from arena.tournament.standings import StandingsFold
 from arena.tournament.store import ResultStore
+from benchmarks import common
 
 
 @dataclasses.dataclass
@@ -179,14 +173,16 @@ def split_level(level: str) -> tuple[str, str, str]:
     return concurrency, workers, level[len(bare) :]
 
 
-def records_cost(level: str, on: list[Run], off: list[Run]) -> str:
+def records_cost(level: str, on: list[Run], off: list[Run]) -> tuple[str, ...]:
     """The records' cost at one level: each round's matches/s with records over those of the same
     round without (the runs next to each other), their median and spread, from the start and from
-    the first match stored; and the arena's CPU per match, with over without."""
+    the first match stored; the arena's CPU per match, with over without; and the extra CPU time
+    per match in this process's young collections."""
 
     def ratios(rate: str) -> str:
-        found = [getattr(r, rate) / getattr(o, rate) for r, o in zip(on, off)]
-        return f"{statistics.median(found):.3f} ({min(found):.3f}-{max(found):.3f})"
+        return common.median_spread(
+            (getattr(r, rate) / getattr(o, rate) for r, o in zip(on, off)), 3
+        )
 
     cpu = [
         (r.arena_cpu_s / len(r.matches)) / (o.arena_cpu_s / len(o.matches)) for r, o in zip(on, off)
@@ -196,33 +192,43 @@ def records_cost(level: str, on: list[Run], off: list[Run]) -> str:
         for r, o in zip(on, off)
     ]
     return (
-        f"  records at {level}: matches/s with over without, median of the rounds' ratios "
-        f"(lowest-highest): {ratios('matches_per_s')}, after the first stored "
-        f"{ratios('steady_per_s')}; arena CPU per match {statistics.median(cpu):.3f}; "
-        f"young collections {statistics.median(collector):+.0f} us per match in this process"
+        level,
+        ratios("matches_per_s"),
+        ratios("steady_per_s"),
+        f"{statistics.median(cpu):.3f}",
+        f"{statistics.median(collector):+.0f}",
     )
 
 
 def quick(bot_kinds: list[str], games: str, deals: int, folder: Path) -> TournamentConfig:
-    commands = {"python": f"{sys.executable} {PY_BOT}"}
+    """A quick tournament of the random starter bots; each bot in its own folder (the C bot's,
+    or the checkout for the Python one): a sealed bot sees no other (SPEC.md 7)."""
+    commands = {"python": (f"{sys.executable} {common.PY_BOT}", common.ROOT)}
     if "c" in bot_kinds:
-        commands["c"] = " ".join(build_c_bot(folder))
-    bots = [f"{kind}{i}={commands[kind]} {i}" for i, kind in enumerate(bot_kinds)]
-    config = quick_config(bots, games=games, deals=deals, results=str(folder / "unused.sqlite"))
-    return dataclasses.replace(config, records=False)
+        argv, home = common.c_bot_home(folder)
+        commands["c"] = (" ".join(argv), home)
+    bots = [f"{kind}{i}={commands[kind][0]} {i}" for i, kind in enumerate(bot_kinds)]
+    config = quick_config(
+        bots, games=games, deals=deals, seed=common.SEED, results=str(folder / "unused.sqlite")
+    )
+    homes = tuple(
+        dataclasses.replace(bot, cwd=str(commands[kind][1]))
+        for bot, kind in zip(config.bots, bot_kinds, strict=True)
+    )
+    return dataclasses.replace(config, bots=homes, records=False)
 
 
 def demo(deals: int | None) -> TournamentConfig:
-    config = load_config(ROOT / "tournaments" / "demo.toml")
-    bots = tuple(dataclasses.replace(b, cwd=str(ROOT)) for b in config.bots)
+    config = load_config(common.ROOT / "tournaments" / "demo.toml")
+    bots = tuple(dataclasses.replace(b, cwd=str(common.ROOT)) for b in config.bots)
     games = config.games
     if deals is not None:
         games = tuple(dataclasses.replace(g, deals=min(g.deals, deals)) for g in games)
-    return dataclasses.replace(config, bots=bots, games=games)
+    return dataclasses.replace(config, bots=bots, games=games, seed=common.SEED, public_seed=True)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--demo", action="store_true", help="play tournaments/demo.toml")
     parser.add_argument("--deals", type=int, default=None, help="deals per table (quick: 2)")
     parser.add_argument("--games", default="all")
@@ -249,12 +255,13 @@ def main() -> None:
         "made there [the current folder, as `arena tournament` writes its results/ there; in "
         "/tmp on this VM each new file cost 10-25x as much: records.py's note at MODES]",
     )
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"deals": 1, "repeat": 1})
     levels = args.concurrency.split(",")
     runs: dict[str, list[Run]] = {level: [] for level in levels}
-    with tempfile.TemporaryDirectory(prefix="arena-bench-", dir=args.folder) as tmp:
-        folder = Path(tmp).resolve()
-        folder.chmod(0o755)  # bots may run as another user (SPEC 7): they must reach the program
+    if args.demo:
+        common.require_tools(args.smoke, "node")  # the demo's JavaScript bot
+    load_before = common.load_note()
+    with common.scratch(where=args.folder) as folder:
         if args.demo:
             config = demo(args.deals)
         else:
@@ -272,14 +279,16 @@ def main() -> None:
                 runs[level].append(
                     play(run_config, int(concurrency), folder / f"{round_number}-{level}")
                 )
-            print(f"  round {round_number + 1}/{args.repeat} done", file=sys.stderr)
+            common.progress(f"round {round_number + 1}/{args.repeat} done")
     matches = runs[levels[0]][-1].matches
     bots = ", ".join(b.name for b in config.bots)
     print(
         f"{config.name}: {len(matches)} matches per run ({', '.join(g.label for g in config.games)}),"
-        f" bots {bots}; median of {args.repeat}"
+        f" bots {bots}; median (lowest-highest) of {args.repeat}; {load_before} at the start, "
+        f"{common.load_note()} at the end"
     )
     base = statistics.median(r.matches_per_s for r in runs[levels[0]])
+    rows = []
     for level in levels:
         rate = statistics.median(r.matches_per_s for r in runs[level])
         arena = statistics.median(r.arena_cpu_s for r in runs[level])
@@ -288,23 +297,41 @@ def main() -> None:
         share = arena / (arena + bots_cpu) if arena + bots_cpu else 0.0
         last = runs[level][-1]
         concurrency, _, flags = split_level(level)
-        steady = statistics.median(r.steady_per_s for r in runs[level])
-        print(
-            f"  concurrency {concurrency} ({last.workers} "
-            f"process{'es' if last.workers > 1 else ''}"
-            f"{', not pinned' if 'u' in flags else ''}"
-            f"{', records' if 'r' in flags or config.records else ''}): "
-            f"{rate:6.2f} matches/s ({rate / base:4.2f}x; {steady:6.2f} after the first stored), "
-            f"{statistics.median(r.decisions_per_s for r in runs[level]):7.0f} decisions/s, "
-            f"{last.started} bot processes started (pool size {last.pool_size}); CPU: arena "
-            f"{arena:5.2f} s (this process {parent:5.2f} s), bots {bots_cpu:5.2f} s "
-            f"(arena share {share:.0%}); first match stored after "
-            f"{statistics.median(r.first_stored_s for r in runs[level]):.2f} s"
+        rows.append(
+            (
+                level,
+                concurrency,
+                last.workers,
+                "no" if "u" in flags else "yes",
+                "yes" if "r" in flags or config.records else "no",
+                common.median_spread((r.matches_per_s for r in runs[level]), 2),
+                f"{rate / base:.2f}x",
+                f"{statistics.median(r.steady_per_s for r in runs[level]):.2f}",
+                f"{statistics.median(r.decisions_per_s for r in runs[level]):.0f}",
+                f"{last.started} ({last.pool_size})",
+                f"{arena:.2f} ({parent:.2f})",
+                f"{bots_cpu:.2f}",
+                f"{share:.0%}",
+                f"{statistics.median(r.first_stored_s for r in runs[level]):.2f}",
+            )
         )
-    for level in levels:
-        paired = level.replace("r", "")
-        if level != paired and paired in runs:
-            print(records_cost(level, runs[level], runs[paired]))
+    common.table(
+        ["level", "concurrency", "processes", "pinned", "records", "matches/s", "speedup",
+         "after 1st stored", "decisions/s", "bots started (pool)", "arena CPU s (this)",
+         "bots CPU s", "arena share", "1st stored s"],
+        rows,
+    )  # fmt: skip
+    paired = [
+        records_cost(level, runs[level], runs[level.replace("r", "")])
+        for level in levels
+        if "r" in level and level.replace("r", "") in runs
+    ]
+    if paired:
+        print("records: with over without, the rounds' ratios")
+        common.table(
+            ["level", "matches/s", "after 1st stored", "arena CPU/match", "young gc us/match"],
+            paired,
+        )
     copies = max(1, 2000 // max(1, len(matches)))
     last_deal = max(m.deal for m in matches) + 1
     many = [  # distinct matches (later deals), in schedule order as a tournament stores them

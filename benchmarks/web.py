@@ -1,7 +1,8 @@
 """The web pages' cost: the demo's matches/s with the page open and closed, and page load times
 for a 10,000-match results file.
 
-    python benchmarks/web.py [--deals 6] [--rounds 3] [--browser] [--matches 10000]
+    python3 benchmarks/web.py [--deals 6] [--rounds 3] [--browser] [--matches 10000]
+                              [--skip-throughput | --skip-load-times]
 
 1. Throughput: the demo tournament (tournaments/demo.toml, its deals cut to ``--deals`` per
    table, a fresh results file each time) is played by ``arena tournament`` alternately without
@@ -23,12 +24,10 @@ for a 10,000-match results file.
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import random
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -39,8 +38,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from benchmarks import common
+
+ROOT = common.ROOT
 
 from arena.tournament.schedule import GamePlan, build_schedule
 from arena.tournament.standings import LiveStandings
@@ -69,6 +70,8 @@ def demo_file(folder: Path, deals: int, run: int) -> Path:
     text = re.sub(r"^deals = 24", f"deals = {max(1, deals * 3 // 8)}", text, flags=re.M)
     text = re.sub(r'^output = ".*"', f'output = "{folder}/run{run}"', text, flags=re.M)
     text = text.replace('cwd = ".."', f'cwd = "{ROOT}"')
+    # a public seed: every run deals the same cards (the file's own is new each run)
+    text = re.sub(r"^name = (.*)$", rf"name = \1\nseed = {common.SEED}", text, count=1, flags=re.M)
     path = folder / f"demo{run}.toml"
     path.write_text(text)
     return path
@@ -174,38 +177,45 @@ def play(toml: Path, web: bool, browser: bool) -> Run:
 
 def throughput(deals: int, rounds: int, browser: bool) -> None:
     runs: dict[bool, list[Run]] = {False: [], True: []}
+    load_before = common.load_note()
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
         for number in range(rounds):
             for web in (False, True) if number % 2 == 0 else (True, False):
                 run = play(demo_file(folder, deals, 2 * number + web), web, browser)
                 runs[web].append(run)
-                print(
-                    f"  round {number + 1} page {'open  ' if web else 'closed'}: {run.played} "
+                common.progress(
+                    f"round {number + 1} page {'open  ' if web else 'closed'}: {run.played} "
                     f"matches, {run.rate:.2f} matches/s, CPU {run.cpu_s:.1f} s (arena process "
                     f"{run.arena_cpu_s:.1f} s)"
-                    + (f", {run.updates} live updates received" if web else ""),
-                    flush=True,
+                    + (f", {run.updates} live updates received" if web else "")
                 )
-    median = statistics.median
     closed, opened = runs[False], runs[True]
-    a, b = median(r.rate for r in closed), median(r.rate for r in opened)
-    cpu_a = median(r.cpu_s / r.played for r in closed)
-    cpu_b = median(r.cpu_s / r.played for r in opened)
-    own_a = median(r.arena_cpu_s / r.played for r in closed)
-    own_b = median(r.arena_cpu_s / r.played for r in opened)
     print(
-        f"demo matches/s (median of {rounds}): page closed {a:.2f}, page open {b:.2f}, "
-        f"ratio {b / a:.3f} (goal >= 0.95; wall clock, as noisy as the machine)"
+        f"the demo, {closed[0].played} matches a run, page closed and open, median "
+        f"(lowest-highest) of {rounds} interleaved rounds; {load_before} at the start, "
+        f"{common.load_note()} at the end"
     )
-    print(
-        f"CPU ms per match, everything (arena, workers, bots): closed {cpu_a * 1000:.1f}, "
-        f"open {cpu_b * 1000:.1f}: matches per CPU-second ratio {cpu_a / cpu_b:.3f}"
-    )
-    print(
-        f"CPU ms per match, the arena process alone (stores, folds, serves): closed "
-        f"{own_a * 1000:.2f}, open {own_b * 1000:.2f}"
-    )
+    rows = []
+    for label, web in (("closed", closed), ("open", opened)):
+        rows.append(
+            (
+                label,
+                common.median_spread((r.rate for r in web), 2),
+                f"{common.median(r.cpu_s / r.played for r in web) * 1000:.1f}",
+                f"{common.median(r.arena_cpu_s / r.played for r in web) * 1000:.2f}",
+                common.median(r.updates for r in web) if web is opened else None,
+            )
+        )
+    rate = [o.rate / c.rate for c, o in zip(closed, opened)]
+    cpu = [(c.cpu_s / c.played) / (o.cpu_s / o.played) for c, o in zip(closed, opened)]
+    rows.append(("open / closed", common.median_spread(rate, 3), common.median_spread(cpu, 3),
+                 None, None))  # fmt: skip
+    common.table(
+        ["page", "matches/s (goal: ratio >= 0.95)", "CPU ms/match, all (ratio: per CPU-s)",
+         "arena process ms/match", "live updates"],
+        rows,
+    )  # fmt: skip
 
 
 def synthetic_results(path: Path, count: int) -> dict[str, Any]:
@@ -297,12 +307,22 @@ def load_times(count: int, browser: bool) -> None:
         results = Path(tmp) / "big.sqlite"
         started = time.perf_counter()
         definition = synthetic_results(results, count)
-        print(f"  wrote a {count}-match results file in {time.perf_counter() - started:.1f} s")
-        serve_times(results, count, browser, "no standings cached (a file of an older arena)")
+        common.progress(
+            f"wrote a {count}-match results file in {time.perf_counter() - started:.1f} s"
+        )
+        rows = [("no standings cached (a file of an older arena)",
+                 *serve_times(results, count, browser))]  # fmt: skip
         started = time.perf_counter()
         cache_fold(results, definition)
-        print(f"  folded and cached its standings in {time.perf_counter() - started:.1f} s")
-        serve_times(results, count, browser, "its standings cached, as a tournament leaves it")
+        common.progress(f"folded and cached its standings in {time.perf_counter() - started:.1f} s")
+        rows.append(("its standings cached, as a tournament leaves it",
+                     *serve_times(results, count, browser)))  # fmt: skip
+    print(f"arena serve on {count} stored matches; {common.load_note()}; ms (kB) of each page")
+    common.table(
+        ["file", "URL served s", "page", "script", "first summary", "exact s", "summary",
+         "bot page", "duplicate view", "browser ms", "again ms", "peak MB"],
+        rows,
+    )  # fmt: skip
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -312,15 +332,17 @@ def peak_rss_mb(pid: int) -> float:
     return float("nan")
 
 
-def show_pages(url: str, *pages: tuple[str, str]) -> None:
-    """Fetch each (label, path) in turn and print how long it took and its size."""
-    for label, path in pages:
-        seconds, size = timed_get(url + path)
-        print(f"  {label}: {seconds * 1000:.0f} ms, {size / 1000:.1f} kB")
+def page_time(url: str) -> str:
+    seconds, size = timed_get(url)
+    return f"{seconds * 1000:.0f} ({size / 1000:.1f})"
 
 
-def serve_times(results: Path, count: int, browser: bool, what: str) -> None:
-    """``arena serve`` on the file: the time to each page, and the server's peak memory."""
+def serve_times(results: Path, count: int, browser: bool) -> tuple[object, ...]:
+    """``arena serve`` on the file: the time to each page, and the server's peak memory. In
+    order: the URL served (s), the page, its script and the first summary (answered at once,
+    the standings maybe still folding) (ms (kB)), the exact standings ready (s), a summary
+    with them (cached), a bot's page, a duplicate view, (with chromium) the page in a browser
+    until its standings show, first and again (ms), and the peak memory (MB)."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", str(results), "--port", "0"],
@@ -332,59 +354,54 @@ def serve_times(results: Path, count: int, browser: bool, what: str) -> None:
     try:
         assert process.stdout is not None
         url = process.stdout.readline().split()[3]
-        print(f"{count} matches, {what}: URL served after {time.perf_counter() - started:.2f} s")
-        show_pages(
-            url,
-            ("page (html)", ""),
-            ("script", "static/app.js"),
-            ("first summary (answered at once, standings maybe still folding)", "api/summary"),
-        )
+        served = f"{time.perf_counter() - started:.2f}"
+        first = [page_time(url + path) for path in ("", "static/app.js", "api/summary")]
         while not json.loads(urllib.request.urlopen(url + "api/summary").read())["exact"]:
             time.sleep(0.05)
-        print(
-            f"  exact standings ready {time.perf_counter() - started:.2f} s after start "
-            "(the live stream then sends them to open pages)"
-        )
-        show_pages(
-            url,
-            ("summary with the standings (cached)", "api/summary"),
-            ("a bot's page", "api/bot?name=alpha"),
-            ("a duplicate view", "api/deal?game=vingt-down&table=0&deal=0"),
-        )
+        exact = f"{time.perf_counter() - started:.2f}"
+        pages = [
+            page_time(url + path)
+            for path in (
+                "api/summary",
+                "api/bot?name=alpha",
+                "api/deal?game=vingt-down&table=0&deal=0",
+            )
+        ]
         summary = json.loads(urllib.request.urlopen(url + "api/summary").read())
         assert summary["progress"]["completed"] == count, summary["progress"]
+        shown: list[str | None] = [None, None]
         if browser:
             from playwright.sync_api import sync_playwright
 
             with sync_playwright() as playwright:
                 chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=FLAGS)
                 page = chromium.new_page()
-                for attempt in ("first", "again"):
+                for attempt in range(2):
                     started = time.perf_counter()
                     page.goto(url)
                     page.wait_for_selector('section[data-scope="overall"] tbody tr')
-                    print(
-                        f"  browser, page until its standings show ({attempt}): "
-                        f"{(time.perf_counter() - started) * 1000:.0f} ms"
-                    )
+                    shown[attempt] = f"{(time.perf_counter() - started) * 1000:.0f}"
                 chromium.close()
-        print(f"  arena serve's peak memory: {peak_rss_mb(process.pid):.0f} MB")
+        return (served, *first, exact, *pages, *shown, f"{peak_rss_mb(process.pid):.0f}")
     finally:
         process.terminate()
         process.wait(timeout=30)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--deals", type=int, default=6, help="deals per table of the demo")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--matches", type=int, default=10_000)
     parser.add_argument("--browser", action="store_true", help="open the page in chromium")
-    parser.add_argument("--skip-throughput", action="store_true")
-    args = parser.parse_args()
+    parser.add_argument("--skip-throughput", action="store_true", help="only the load times")
+    parser.add_argument("--skip-load-times", action="store_true", help="only the throughput")
+    args = common.parse(parser, smoke={"deals": 1, "rounds": 1, "matches": 200, "browser": False})
     if not args.skip_throughput:
+        common.require_tools(args.smoke, "node")  # the demo's JavaScript bot
         throughput(args.deals, args.rounds, args.browser)
-    load_times(args.matches, Path(CHROMIUM).exists())
+    if not args.skip_load_times:
+        load_times(args.matches, Path(CHROMIUM).exists() and not args.smoke)
 
 
 if __name__ == "__main__":

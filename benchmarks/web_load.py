@@ -1,7 +1,7 @@
 """Does web traffic cost the referee? The same tournament with and without bursts of page
 requests and event-stream clients against ``arena tournament --web``, side by side.
 
-    python benchmarks/web_load.py [--rounds 2] [--deals 30] [--tree PATH ...]
+    python3 benchmarks/web_load.py [--rounds 2] [--deals 30] [--tree PATH ...]
 
 The tournament: four honest bots (sample_bots/python/random_bot.py, which answer in well under a
 millisecond) play Alles oder Nichts, ``--deals`` deals of four rotations (120 matches at 30), at
@@ -39,10 +39,11 @@ import time
 import urllib.parse
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
 from arena.tournament.store import ResultStore
+from benchmarks import common
+
+ROOT = common.ROOT
 
 SECRET = "web-load-benchmark-organiser-secret"
 SSE_CLIENTS = 8
@@ -232,37 +233,47 @@ def run(tree: Path, deals: int, mode: str) -> dict[str, float]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = common.parser(__doc__)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--deals", type=int, default=30)
     parser.add_argument("--tree", type=Path, action="append", help="a checkout (repeatable)")
     parser.add_argument("--traffic", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = common.parse(parser, smoke={"rounds": 1, "deals": 1, "tree": None})
     if args.traffic:
         traffic(args.traffic)
         return
-    trees = [t.resolve() for t in args.tree or [ROOT]]
+    common.require_tools(args.smoke, "taskset")
+    trees = [Path(t) for t in common.trees(args.tree)]
     results: dict[tuple[Path, str], list[dict[str, float]]] = {}
+    load_before = common.load_note()
     for round_ in range(args.rounds):
         order = [(t, mode) for t in trees for mode in MODES]
         for tree, mode in order if round_ % 2 == 0 else order[::-1]:
             figures = run(tree, args.deals, mode)
             results.setdefault((tree, mode), []).append(figures)
-            print(f"round {round_ + 1}: {tree} {mode}: {figures}", flush=True)
-    print()
-    print(
-        f"{'tree':<28} {'pages':<16} {'matches':>8} {'worst ms':>9} {'p99 ms':>7} "
-        f"{'timeouts':>9} {'faults':>7} {'seconds':>8} {'answered/s':>10}"
-    )
-    for tree in trees:
-        for mode in MODES:
-            for figures in results[(tree, mode)]:
-                print(
-                    f"{str(tree)[-28:]:<28} {mode:<16} {figures['matches']:>8} "
-                    f"{figures['worst_ms']:>9.1f} {figures['p99_ms']:>7.2f} "
-                    f"{figures['timeouts']:>9} {figures['faults']:>7} {figures['seconds']:>8.1f} "
-                    f"{figures['answered'] / figures['seconds']:>10.1f}"
-                )
+            common.progress(f"round {round_ + 1}: {tree} {mode}: {figures}")
+    print(f"each round's run; {load_before} at the start, {common.load_note()} at the end")
+    common.table(
+        ["tree", "pages", "matches", "worst ms", "p99 ms", "timeouts", "faults", "seconds",
+         "answered/s"],
+        [
+            (
+                str(tree)[-28:],
+                mode,
+                figures["matches"],
+                f"{figures['worst_ms']:.1f}",
+                f"{figures['p99_ms']:.2f}",
+                figures["timeouts"],
+                figures["faults"],
+                f"{figures['seconds']:.1f}",
+                f"{figures['answered'] / figures['seconds']:.1f}",
+            )
+            for tree in trees
+            for mode in MODES
+            for figures in results[(tree, mode)]
+        ],
+        left=2,
+    )  # fmt: skip
 
 
 if __name__ == "__main__":

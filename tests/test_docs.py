@@ -91,3 +91,73 @@ def test_the_code_cites_only_files_in_the_repository():
         for path in cited.findall(source.read_text()):
             generated = path.endswith("submission.json")  # written into an archive, not kept here
             assert generated or (ROOT / path).exists(), f"{source.relative_to(ROOT)} cites {path}"
+
+
+COMMIT_HASH = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+PERFORMANCE = ROOT / "docs" / "performance.md"
+
+
+def test_the_readme_keeps_no_performance_log_and_links_the_figures():
+    """Figures live in docs/performance.md, history in git: the README names no commit and
+    quotes no measured rate, and links where the figures are."""
+    assert not COMMIT_HASH.findall(README)
+    assert not re.search(r"\d\s*(us|ms) (per|a) decision|matches/s|decisions/s", README)
+    assert "(docs/performance.md)" in README and "(benchmarks/README.md)" in README
+
+
+def test_the_performance_doc_gives_each_figure_its_command_date_and_load():
+    """One table of current figures: every row names the script that measured it (one that
+    exists), the date and the load beside it; no commit hash, no "was X, now Y" history."""
+    text = PERFORMANCE.read_text()
+    assert not COMMIT_HASH.findall(text)
+    history = re.search(r"\b(was|were|now|before|previously)\b[^.|]{0,20}\d", text)
+    assert not history, f"a figure's history: {history and history[0]}"
+    table = text.split("| goal | figure |")[1].split("\n\n")[0]
+    rows = [line for line in table.splitlines()[2:] if line.startswith("|")]
+    assert len(rows) >= 15
+    for row in rows:
+        scripts = re.findall(r"benchmarks/(\w+)\.py", row)
+        assert scripts, f"a figure without its command: {row[:80]}"
+        for script in scripts:
+            assert (ROOT / "benchmarks" / f"{script}.py").is_file(), script
+        assert re.search(r"20\d\d-\d\d-\d\d", row), f"a figure without its date: {row[:80]}"
+        assert re.search(r"load \d", row), f"a figure without the load: {row[:80]}"
+
+
+def _readme_command_options() -> dict[str, set[str]]:
+    """The options the README's command list gives each `arena` command: on its `arena NAME`
+    lines and the lines that continue them, left of the comments."""
+    block = README.split("## Commands")[1].split("\n\n")[2]
+    found: dict[str, set[str]] = {}
+    command = None
+    for line in block.splitlines():
+        code = line.split("#")[0].strip()
+        if code.startswith("arena "):
+            command = code.split()[1]
+        if command and code:
+            found.setdefault(command, set()).update(re.findall(r"--[a-z][\w-]*", code))
+    return found
+
+
+def test_the_readme_lists_every_command_and_option_of_the_cli():
+    """The command list is complete and correct: each `arena` command with every option its
+    --help shows (a flag pair by either name), and no option the command does not have."""
+    import click
+
+    from arena.cli import main
+
+    context = click.Context(main)
+    listed = _readme_command_options()
+    assert set(listed) == set(main.list_commands(context))
+    for name, given in listed.items():
+        command = main.get_command(context, name)
+        assert command is not None
+        names = [
+            {*param.opts, *param.secondary_opts} - {"-h"}
+            for param in command.get_params(context)
+            if isinstance(param, click.Option) and "--help" not in param.opts
+        ]
+        for option in names:
+            assert option & given, f"the README's `arena {name}` lacks {sorted(option)}"
+        unknown = given - set().union(*names)
+        assert not unknown, f"the README's `arena {name}` gives {sorted(unknown)}: not in --help"

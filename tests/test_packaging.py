@@ -78,7 +78,15 @@ def test_the_wheel_carries_the_demo_and_arena_init_writes_it(unpacked_wheel, tmp
     assert done.returncode == 0, done.stderr
     demo = elsewhere / "league" / "tournaments" / "demo.toml"
     assert demo.is_file()
-    for bot in ("heuristic/heuristic_bot.py", "python/random_bot.py", "javascript/random_bot.js"):
+    for bot in (
+        "heuristic/heuristic_bot.py",
+        "python/random_bot.py",
+        "javascript/random_bot.js",
+        "rust/src/main.rs",
+        "java/StarterBot.java",
+        "cpp/starter_bot.cpp",
+        "go/main.go",
+    ):
         assert (elsewhere / "league" / "sample_bots" / bot).is_file()
     assert not list((elsewhere / "league").rglob("__pycache__"))
     again = _run_installed(unpacked_wheel, elsewhere, "init", "league")

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from arena.games import GAMES
+from arena.kit import Deadline
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
@@ -35,11 +36,11 @@ def test_search_answers_a_legal_action_at_every_kind_of_decision(game) -> None:
         legal = list(state.legal_actions())
         view = state.view(seat)
         events = [e.data for e in state.events if e.visible_to(seat)]
-        action = search.choose(view, legal, events, state.options, 0.0, rng, stats)
+        action = search.choose(view, legal, events, state.options, 60.0, rng, stats, 1)
         assert action in legal
         decisions.add(state.decision)
         state.apply(action)
-    assert stats["worlds"] > 0  # it did search (one world per decision with a zero budget)
+    assert stats["worlds"] > 0  # it did search (one world per decision: max_worlds 1)
 
 
 @pytest.mark.parametrize("game", list(GAMES))
@@ -69,16 +70,16 @@ def test_the_search_overrules_the_prior_only_by_a_clear_margin() -> None:
     assert not search.overrules(5.0, 25.0, 1, 0.0)  # one world proves nothing
 
 
-def test_a_value_is_what_the_deal_brings_the_seat_against_the_table() -> None:
+def test_a_value_is_where_the_deal_leaves_the_seat_against_the_table() -> None:
     state = GAMES["vingt-down"].new_match(4, {}, seed=5)
     seat = state.seat_to_move
-    before = list(state.totals)
-    value = search._value_after(state, seat, state.legal_actions()[0], random.Random(1))
+    totals = search._rollout(state, state.legal_actions()[0], random.Random(1), Deadline(60.0))
     assert state.deal == 2 or state.is_over
-    change = [after - was for after, was in zip(state.totals, before, strict=True)]
-    others = (sum(change) - change[seat]) / 3
-    assert value == pytest.approx(others - change[seat])  # low is good in Vingt-down
-    assert value != pytest.approx(-change[seat])  # (this deal tells the two apart)
+    assert totals == state.totals  # the first deal's end
+    value = search._standing(totals, seat, state)
+    others = (sum(totals) - totals[seat]) / 3
+    assert value == pytest.approx(others - totals[seat])  # low is good in Vingt-down
+    assert value != pytest.approx(-totals[seat])  # (this deal tells the two apart)
 
 
 def test_an_all_fours_rollout_stops_at_the_end_of_the_hand(monkeypatch) -> None:
@@ -87,17 +88,17 @@ def test_an_all_fours_rollout_stops_at_the_end_of_the_hand(monkeypatch) -> None:
     for seed in range(6):
         state = GAMES["all-fours"].new_match(4, {}, seed=seed)
         seat, action = state.seat_to_move, state.legal_actions()[0]
-        before = state.team_scores[seat % 2] - state.team_scores[1 - seat % 2]
         dealt_on = clone_world(state)
         monkeypatch.setattr(search, "ALL_FOURS_HAND_STOP", False)
-        search._value_after(dealt_on, seat, action, random.Random(seed))
+        search._rollout(dealt_on, action, random.Random(seed), Deadline(60.0))
         monkeypatch.setattr(search, "ALL_FOURS_HAND_STOP", True)
-        value = search._value_after(state, seat, action, random.Random(seed))
+        totals = search._rollout(state, action, random.Random(seed), Deadline(60.0))
+        value = search._standing(totals, seat, state)
         hand_ends = [e.data for e in state.events if e.data["type"] == "hand_end"]
         if hand_ends:  # the match went on: nothing after the hand's scores, no next deal
             assert state.events[-1].data["type"] == "hand_end"
             scores = hand_ends[-1]["scores"]
-            assert value == scores[seat % 2] - scores[1 - seat % 2] - before
+            assert value == scores[seat % 2] - scores[1 - seat % 2]
             assert len(dealt_on.events) > len(state.events)  # the other went on dealing
         else:  # a team reached 14: the match ended as it does without the stop
             assert state.is_over and dealt_on.is_over

@@ -9,7 +9,20 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-SKIP = shutil.ignore_patterns("__pycache__", "*.pyc", "*.o", "random_bot", "random_bot_c")
+# What is never copied: caches, and what building a sample bot in place writes (the C bot's
+# binary; the starter kits' target/ (Rust), classes/ (Java) and binaries (C++, Go)). setup.py's
+# SKIP, which keeps them out of the wheel, has the same list (tests/test_writing_a_bot.py).
+BUILD_OUTPUTS = (
+    "__pycache__",
+    "*.pyc",
+    "*.o",
+    "random_bot",
+    "random_bot_c",
+    "target",
+    "classes",
+    "starter_bot",
+)
+SKIP = shutil.ignore_patterns(*BUILD_OUTPUTS)
 DEMO_FILE = Path("tournaments") / "demo.toml"
 
 

@@ -52,7 +52,7 @@ from arena.tournament.store import ResultStore, StoredMatch, StoreError, is_resu
     "show_deal",
     is_flag=True,
     help="Also show the same deal's other rotations from the results file, side by side: "
-    "who held each seat's cards and what they scored.",
+    "each seat's cards in every deal of the match, who held them and what they scored.",
 )
 @click.option(
     "--results",

@@ -14,9 +14,13 @@ from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
 
+from arena.games.core import Event
 from arena.referee.lines import printable
 from arena.referee.record import Replay
 from arena.tournament.store import StoredMatch
+
+# The events that start a deal (a round, a hand; All Fours' redeal deals the hand again).
+DEAL_STARTS = ("round_start", "deal_start", "hand_start", "redeal")
 
 
 def _format_event(data: dict[str, Any], played_by: dict[str, int] | None = None) -> str:
@@ -80,13 +84,15 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
     previous: dict[str, Any] = {}
     played_by: dict[str, int] = {}  # card -> seat, for the trick being played
 
-    def flush_events() -> None:
+    def flush_events(decision: str = "") -> None:
+        """The lines of the events not shown yet; ``decision``: the kind of the decision whose
+        action led to them (a card played by a ``play`` decision goes to a trick)."""
         nonlocal shown_events, previous
         for event in state.events[shown_events:]:
             if seat is not None and not event.visible_to(seat):
                 continue
             kind = event.data.get("type")
-            if kind == "play":
+            if kind == "play" and decision == "play":
                 played_by[event.data["card"]] = event.data["seat"]
                 continue  # the trick line shows every card
             if kind == "deal":
@@ -98,7 +104,7 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
                 if previous.get("type") == kind and event.data.items() <= previous.items():
                     continue
                 previous = event.data
-            if kind in ("round_start", "hand_start", "deal_start"):
+            if kind in DEAL_STARTS:
                 lines.append(Text(_format_event(event.data), style="bold"))
             elif kind == "trick":
                 lines.append(Text(_format_event(event.data, played_by), style="green"))
@@ -122,6 +128,7 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
                 ms = reply_ms.get((mover, entry.get("id"))) if entry.get("id") is not None else None
                 line = _decision_line(requests[mover], entry, ms, bots.get(mover, "?"))
                 lines.append(Text(line, style="dim" if entry.get("by") == "autopilot" else ""))
+            decision = state.decision
             state.apply(entry["action"])
             if entry.get("by") == "autopilot":
                 lines.append(
@@ -130,7 +137,7 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
                         style="magenta",
                     )
                 )
-            flush_events()
+            flush_events(decision)
         elif entry["type"] == "fault" and (seat is None or entry["seat"] == seat):
             message = printable(str(entry["message"]))  # (a record may quote a bot's stderr)
             lines.append(Text(f"  fault ({entry['kind']}): {message}", style="yellow"))
@@ -153,27 +160,47 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
     return Group(*parts)
 
 
+def dealt_hands(events: Sequence[Event]) -> list[tuple[str, list[list[list[str]]]]]:
+    """Every deal of a match, in order: its name (``round 3``, ``hand 2``, ``redeal``) and, per
+    seat, the packets of cards dealt to it (Vingt-down's 2 then 3 cards, All Fours' runs)."""
+    deals: list[tuple[str, list[list[list[str]]]]] = []
+    for event in events:
+        data = event.data
+        kind = data.get("type")
+        if kind in DEAL_STARTS:
+            number = next((data[key] for key in ("round", "deal", "hand") if key in data), "")
+            name = "redeal" if kind == "redeal" else f"{kind.removesuffix('_start')} {number}"
+            deals.append((name, []))
+        elif kind == "deal" and deals and isinstance(data.get("seat"), int):
+            hands = deals[-1][1]
+            hands.extend([] for _ in range(data["seat"] + 1 - len(hands)))
+            hands[data["seat"]].append([str(card) for card in data.get("cards", [])])
+    return deals
+
+
 def render_deal(
     replay: Replay, rotations: Sequence[StoredMatch], width: int | None = None
 ) -> Table:
-    """The deal of ``replay`` in every rotation stored: one row per seat's cards (the hand first
-    dealt to that seat), one column per rotation: who held those cards and what they scored
-    (the duplicate comparison, SPEC.md 10.3)."""
-    view: dict[str, Any] = next((e["view"] for e in replay.entries if e["type"] == "deal"), {})
-    hands = view.get("hands") or []
+    """The deal of ``replay`` in every rotation stored: one row per seat's cards (every deal of
+    the match: the cards dealt to that seat, packet by packet), one column per rotation: who held
+    those cards and what they scored (the duplicate comparison, SPEC.md 10.3)."""
+    deals = dealt_hands(replay.state.events)
     this = replay.header.get("match_id")
     table = Table(
         title=f"the same deal in {len(rotations)} rotations (score, place; * = this record)",
         title_justify="left",
         box=box.SIMPLE_HEAD,
     )
-    table.add_column("seat's cards", overflow="fold")
+    table.add_column("seat's cards, deal by deal", overflow="fold")
     for match in rotations:
         mark = "*" if match.match_id == this else ""
         table.add_column(f"r{match.rotation}{mark}", no_wrap=True)
     for seat in range(replay.header["players"]):
-        hand = " ".join(map(str, hands[seat])) if seat < len(hands) else "?"
-        cells = [f"{seat}: {hand}"]
+        held = []
+        for name, hands in deals:
+            packets = hands[seat] if seat < len(hands) else []
+            held.append(f"{name}: {' + '.join(' '.join(packet) for packet in packets) or '-'}")
+        cells = [f"{seat}: " + "\n   ".join(held or ["?"])]
         for match in rotations:
             forfeit = " forfeit" if seat in match.forfeited else ""
             cells.append(

@@ -1,14 +1,14 @@
 """Determinized Monte Carlo search (perfect-information Monte Carlo) on sampled worlds.
 
-For one decision: again and again until the time budget is spent, draw a world consistent with
-everything the seat knows (``arena.kit.sample_world``), and in that same world (a copy of it per
-action, ``arena.kit.clone_world``) try every legal action, each followed by a fast rollout to the
-end of the current deal (the same rollout seed for every action, so the actions are compared on
-equal luck). The action with the best mean value over the worlds is played. The value is what the
-deal brings the seat: its own points (Alles oder Nichts, Eight Rounds), the other seats' mean
-points minus its own (Vingt-down, where low wins: a trick counts by how it moves the seat against
-the table), or its team's points minus the other team's (All Fours, whose rollouts stop when the
-hand is scored instead of dealing the next one).
+For one decision, the kit's search (``arena.kit.search``, which stops at its deadline): again and
+again until the time budget is spent, draw a world consistent with everything the seat knows, and
+in that same world (a copy of it per action) try every legal action, each followed by a fast
+rollout to the end of the current deal (the same rollout seed for every action, so the actions are
+compared on equal luck). The action with the best mean value over the worlds is played. The value
+is what the deal brings the seat: its own points (Alles oder Nichts, Eight Rounds), the other
+seats' mean points minus its own (Vingt-down, where low wins: a trick counts by how it moves the
+seat against the table), or its team's points minus the other team's (All Fours, whose rollouts
+stop when the hand is scored instead of dealing the next one).
 
 With a ``prior`` (the search bot passes the heuristic bot's choice in the games of
 ``PRIOR_GAMES``) the search overrules it only when its best action beats the prior's by more than
@@ -36,7 +36,7 @@ from arena.games.cards import PIQUET_32, STANDARD_52
 from arena.games.core import GameState
 from arena.games.eight_rounds import penalty_cards
 from arena.games.tricks import trick_winner
-from arena.kit import clone_world, sample_world
+from arena.kit import Deadline, play_out_deal, search
 
 CLOCK = time.perf_counter  # wall clock: the referee's limit is wall clock
 ROLLOUT_RANDOMNESS = 0.15
@@ -58,47 +58,29 @@ def choose(
     max_worlds: int = 1 << 30,
     prior: str | None = None,
 ) -> str:
-    """The action with the best mean rollout value found within ``budget_s`` seconds; with a
-    ``prior`` action (a rule of thumb's choice), that one unless the best beats it clearly."""
+    """The action with the best mean rollout value found within ``budget_s`` seconds (the kit's
+    search, which stops at its deadline); with a ``prior`` action (a rule of thumb's choice),
+    that one unless the best beats it clearly, and when no world was finished in time."""
     legal = candidates(view, legal)
     if prior is not None and prior not in legal:
         legal.append(prior)
     if len(legal) == 1:
         return legal[0]
-    start = CLOCK()
-    deadline = start + budget_s
-    seat = view["seat"]
-    totals = {action: 0.0 for action in legal}
-    squares = {action: 0.0 for action in legal}  # of the difference from the prior's value
-    worlds = 0
-    while True:
-        world = sample_world(view, events, rng, options)
-        rollout_seed = rng.getrandbits(63)
-        values = {}
-        for index, action in enumerate(legal):
-            # Every action in the same world, each on its own copy (the last one on the world).
-            copy = world if index == len(legal) - 1 else clone_world(world)
-            values[action] = _value_after(copy, seat, action, random.Random(rollout_seed))
-            if worlds and CLOCK() >= deadline:
-                break  # a world not tried with every action is left out (it would bias)
-        else:
-            for action, value in values.items():
-                totals[action] += value
-                if prior is not None:
-                    squares[action] += (value - values[prior]) ** 2
-            worlds += 1
-            if CLOCK() < deadline and worlds < max_worlds:
-                continue
-        break
+    deadline = Deadline(budget_s, CLOCK)
+    tally = search(
+        view, legal, events, rng, deadline, options,
+        rollout=_rollout, value=_standing, max_worlds=max_worlds,
+    )  # fmt: skip
     if stats is not None:
-        stats["worlds"] = stats.get("worlds", 0) + worlds
-        stats["rollouts"] = stats.get("rollouts", 0) + worlds * len(legal)
-    best = max(totals.values())
-    chosen = next(a for a in legal if totals[a] == best)
-    if prior is None or chosen == prior:
-        return chosen
-    gains = (totals[chosen] - totals[prior], squares[chosen])
-    return chosen if overrules(*gains, worlds, PRIOR_Z) else prior
+        stats["worlds"] = stats.get("worlds", 0) + tally.worlds
+        stats["rollouts"] = stats.get("rollouts", 0) + tally.worlds * len(legal)
+    chosen = tally.best()
+    if prior is None or chosen == prior or tally.worlds == 0:
+        return chosen if prior is None else prior
+    gains = [a - b for a, b in zip(tally.values[chosen], tally.values[prior], strict=True)]
+    return (
+        chosen if overrules(sum(gains), sum(g * g for g in gains), tally.worlds, PRIOR_Z) else prior
+    )
 
 
 def overrules(gain_sum: float, gain_squares: float, worlds: int, z: float) -> bool:
@@ -129,26 +111,13 @@ def candidates(view: dict[str, Any], legal: Sequence[str]) -> list[str]:
     return kept or list(legal)
 
 
-def _deal_marker(world: GameState) -> tuple:
-    return (
-        getattr(world, "round", None),
-        getattr(world, "deal", None),
-        getattr(world, "hand_number", None),
-    )
-
-
-def _value_after(world: GameState, seat: int, action: str, rng: random.Random) -> float:
-    """Apply ``action``, roll out to the end of the deal, and score the deal for ``seat``."""
-    before = _standing(world, seat)
-    marker = _deal_marker(world)
+def _rollout(world: GameState, action: str, rng: random.Random, deadline: Deadline) -> list[int]:
+    """``action``, then the rollout policy to the end of the deal: every seat's totals then."""
     if ALL_FOURS_HAND_STOP and world.SPEC.id == "all-fours":
         # Stop this throwaway copy at the end of the hand instead of dealing the next one (a
         # sixth of the rollout's time): the next hand's kick is luck the decision cannot change.
         world._start_hand = partial(_stop, world)  # type: ignore[method-assign]
-    world.apply(action)
-    while not world.is_over and _deal_marker(world) == marker:
-        world.apply(rollout_action(world, rng))
-    return _standing(world, seat) - before
+    return play_out_deal(world, rng, first=action, policy=rollout_action, deadline=deadline)
 
 
 ALL_FOURS_HAND_STOP = True
@@ -159,20 +128,20 @@ def _stop(world: GameState) -> None:
     world.seat_to_move = None  # is_over: the rollout loop ends here
 
 
-def _standing(world: GameState, seat: int) -> float:
+def _standing(totals: Sequence[float], seat: int, world: GameState) -> float:
+    """How the totals at the end of a deal stand for ``seat`` (the same deal's start is the same
+    in every world, so comparing standings compares what the deal brings)."""
     game = world.SPEC.id
     if game == "all-fours":
-        own = world.team_scores[seat % 2]
-        other = world.team_scores[1 - seat % 2]
-        return own - other
+        return totals[seat] - totals[(seat + 1) % 4]  # our team's points minus theirs
     if game == "vingt-down":
         if not VINGT_RELATIVE:
-            return -world.totals[seat]
+            return -totals[seat]
         # Low wins: the others' mean score minus ours (a trick or a doubled deal counts by how
         # it moves us against the table, and a seat left without tricks pays its +5).
-        others = (sum(world.totals) - world.totals[seat]) / (len(world.totals) - 1)
-        return others - world.totals[seat]
-    return world.totals[seat]
+        others = (sum(totals) - totals[seat]) / (len(totals) - 1)
+        return others - totals[seat]
+    return totals[seat]
 
 
 def rollout_action(world: GameState, rng: random.Random) -> str:

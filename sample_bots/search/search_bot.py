@@ -10,9 +10,10 @@ Needs the arena package: ``pip install -e PATH_TO_ARENA`` (or PYTHONPATH), for `
 
 Run it:   python3 search_bot.py [SEED] [--fraction F]
 Time: it thinks for F (default 0.35) of the request's ``time_left_ms``, less a safety margin of
-40 ms for the pipes and its own start-up of each decision, and never longer; a decision with one
-legal action is answered at once. Each decision costs about that much CPU time too, so give it
-``cpu_seconds`` to match in a long tournament (SPEC.md section 7).
+40 ms for the pipes and its own start-up of each decision; the kit's search stops within one move
+of that deadline. A decision with one legal action is answered at once. Each decision costs about
+that much CPU time too, so give it ``cpu_seconds`` to match in a long tournament (SPEC.md
+section 7).
 """
 
 import os
@@ -21,7 +22,7 @@ import sys
 from pathlib import Path
 
 try:
-    from arena.kit import clone_world, sample_world  # noqa: F401  (checks the kit is there)
+    from arena.kit import Deadline, search  # noqa: F401  (checks the kit is there, as new as this)
     from protocol.bot import Bot, run
 except ImportError:  # not installed: find the arena checkout this bot sits in
     for folder in Path(__file__).resolve().parents:

@@ -1,0 +1,3 @@
+module starterbot
+
+go 1.19
