@@ -388,15 +388,16 @@ def program_hashes(
     - a submitted bot: its whole installed folder (``arena submit``'s content hash);
     - a bot that declares ``files``: each of them (a folder whole), relative to its ``cwd``;
     - otherwise its own folder: the folder of its own file (the first argument of ``argv`` after
-      the program that names an existing file, as an interpreter's script; else the program),
-      or the nearest folder above it, up to its ``cwd``, that holds a ``bot.toml``; and any
-      other argument naming a file outside that folder (the interpreter, say).
+      the program that names an existing file, as an interpreter's script; else the program,
+      when it is inside the bot's ``cwd``), or the nearest folder above it, up to its ``cwd``,
+      that holds a ``bot.toml``; and any other argument naming a file outside that folder (the
+      interpreter, say); a bot with no such file: the files its ``argv`` names.
 
     Folders are hashed less version control and caches (as ``arena submit``), the ``exclude``
     patterns, arena output folders (holding ``.arena-lock``), results files and the files of
-    ``skip`` (the tournament file), so the files of a tournament never change a bot. A program found on PATH (``python3``, ``node``) is
-    not hashed: it is the machine's, not the bot's. OSError and BotFolderError come through for
-    the caller to name the field."""
+    ``skip`` (the tournament file), so the files of a tournament never change a bot. A program
+    found on PATH (``python3``, ``node``) is not hashed: it is the machine's, not the bot's.
+    OSError and BotFolderError come through for the caller to name the field."""
     if submitted and spec.cwd:
         return {spec.cwd.rstrip("/") + "/": content_hash(spec.cwd)}
     base = Path(spec.cwd) if spec.cwd is not None else None
@@ -413,8 +414,13 @@ def program_hashes(
     if not files:
         return {}
     # the bot's own file: the first one named after the program (an interpreter's script, a
-    # jar), else the program itself
-    program = (files[1:] if files[0][0] == spec.argv[0] and len(files) > 1 else files)[0][1]
+    # jar), else the program itself, whose folder is the bot's only inside its cwd (not
+    # /usr/bin of a bot run as /usr/bin/env ...)
+    named_after = files[0][0] != spec.argv[0]
+    argument, program = files[1] if not named_after and len(files) > 1 else files[0]
+    inside = base is not None and program.resolve().is_relative_to(base.resolve())
+    if argument == spec.argv[0] and not inside:
+        return legacy_program_hashes(spec)
     folder = own_folder(program, base)
     hashes = {_relative_name(folder, base) + "/": folder_digest(folder, scope.exclude, skip)}
     for argument, path in files:

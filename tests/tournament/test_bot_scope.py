@@ -163,3 +163,14 @@ def _schedule(config):
     from arena.tournament.schedule import build_schedule
 
     return build_schedule(config.seed, [b.name for b in config.bots], config.games, config.seating)
+
+
+def test_a_program_outside_the_cwd_is_hashed_alone_never_its_folder(tmp_path):
+    """/usr/bin/env's folder is not a bot's: without a file of its own inside its cwd, a bot is
+    the files its argv names."""
+    env = BotSpec(name="e", argv=("/usr/bin/env", "node", "x.js"))
+    assert set(program_hashes(env)) == {"/usr/bin/env"}
+    bot_folder(tmp_path / "mine")
+    inside = BotSpec(name="m", argv=("./mine/bot.py",), cwd=str(tmp_path))
+    (tmp_path / "mine" / "bot.py").chmod(0o755)
+    assert list(program_hashes(inside)) == ["mine/"]  # a program in its cwd: its folder

@@ -5,22 +5,11 @@ public seeds; `arena export` writes a results file as JSON lines, never a secret
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 
 from arena.tournament.config import ConfigError, config_from_table
 from arena.tournament.schedule import GamePlan, build_schedule
 from tests.tournament.test_sealed_deals import arena
-
-ROOT = Path(__file__).resolve().parents[2]
-RANDOM_BOT = ROOT / "tests" / "bots" / "random_bot.py"
-
-
-def bots_toml(count: int) -> str:
-    return "".join(
-        f'[[bots]]\nname = "r{i}"\nargv = ["{sys.executable}", "{RANDOM_BOT}", "{i}"]\n'
-        for i in range(count)
-    )
+from tests.tournament.test_sealed_edges import bots_toml
 
 
 def test_a_gauntlet_is_the_round_robins_tables_of_its_bots():
