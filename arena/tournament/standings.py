@@ -121,13 +121,21 @@ class Standings:
         return None
 
     def shared_ranks(self, scope: str) -> list[int]:
-        """Each row's rank, shared by a run of rows not separated from their neighbours (the
-        first row's rank, as in golf: 1, 2, 2, 4 when rows two and three are tied)."""
+        """Each row's rank: one more than the rows above it that are separated from it, and
+        never a better rank than the row above's (1, 2, 2, 4 when rows two and three are tied).
+        Counting every row above, not only the neighbour, keeps a chain of ties (a ~ b ~ c,
+        with a better than c) from ranking c with a: a rank never claims more than the pairs
+        establish."""
+        rows = self.tables.get(scope, [])
+        p_better = {(p.row, p.column): p.p_better for p in self.pairs.get(scope, [])}
         ranks: list[int] = []
-        for i, p in enumerate([None, *self.adjacent.get(scope, [])]):
-            apart = i == 0 or (p is not None and p >= self.confidence)
-            ranks.append(i + 1 if apart else ranks[-1])
-        return ranks[: len(self.tables.get(scope, []))]
+        for i, row in enumerate(rows):
+            better = 0
+            for upper in rows[:i]:
+                p = p_better.get((upper.bot, row.bot))
+                better += p is not None and p >= self.confidence
+            ranks.append(max(ranks[-1] if ranks else 1, better + 1))
+        return ranks
 
     def settled(self, scope: str) -> bool:
         """Every adjacent pair of rows of ``scope`` separated at the confidence."""
