@@ -330,6 +330,7 @@ class _Dispatch:
                     try:
                         result = await trio.to_thread.run_sync(future.result)
                     except (Exception, asyncio.CancelledError):  # its worker died just now
+                        self._played_again(future.key, batch)
                         self.handed_back.append(batch)
                         continue
                     self._kept(result)
@@ -341,7 +342,7 @@ class _Dispatch:
                     self._failed(batch, alone, error)
                 elif await trio.to_thread.run_sync(self.scheduler_alive):
                     # cancelled, not by us, with the scheduler up: its workers were lost
-                    self.summary.cluster_rescheduled += len(batch)
+                    self._played_again(future.key, batch)
                     self.handed_back.append(batch)
                 else:  # cancelled, not by us: the scheduler went away
                     raise TournamentError(self.gone_line(None))
@@ -385,9 +386,8 @@ class _Dispatch:
         workers, suspicious = found
         for key in suspicious:
             entry = self.in_flight.get(key)
-            if entry is not None and key not in self.replayed:
-                self.replayed.add(key)
-                self.summary.cluster_rescheduled += len(entry[1])
+            if entry is not None:
+                self._played_again(key, entry[1])
         return workers
 
     def _note_lost(self, now: set[str]) -> None:
@@ -409,6 +409,11 @@ class _Dispatch:
             return
         found = await trio.to_thread.run_sync(self.look, [key])
         if found is not None and key in found[1]:
+            self._played_again(key, batch)
+
+    def _played_again(self, key: str, batch: list[ScheduledMatch]) -> None:
+        """Count a batch's matches as played again after a lost worker, once per batch."""
+        if key not in self.replayed:
             self.replayed.add(key)
             self.summary.cluster_rescheduled += len(batch)
 
