@@ -110,3 +110,37 @@ def test_replay_of_a_results_file_says_what_it_is_and_what_to_give(tmp_path):
     assert "is a results file (SQLite), not a match record" in run.stderr
     example = run.stderr.split("(e.g. `", 1)[1].split("`", 1)[0]
     assert arena(*example.split()[1:]).returncode == 0  # the example works as given
+
+
+def test_on_a_terminal_lines_wrap_at_spaces_and_faults_keep_their_reason():
+    """The start line wraps between words on a terminal (not mid-word by the terminal), stays
+    one line in a log; the live view's latest faults end with their whole reason."""
+    import io
+
+    from arena.cli.tournament import say
+    from arena.render.terminal import live_view
+    from arena.tournament.runner import Progress
+
+    line = (
+        "tournament 'demo': 4 bots, 4 games, 1,056 matches, here in 2 processes, pinned with "
+        "their bots (a core per match at once); results in results/demo/results.sqlite"
+    )
+    words = line.split()
+    terminal = Console(file=io.StringIO(), width=50, force_terminal=True, color_system=None)
+    say(terminal, line)
+    shown = terminal.file.getvalue().splitlines()
+    assert len(shown) > 1 and all(len(row) <= 50 for row in shown)
+    assert [w for row in shown for w in row.split()] == words  # no word broken in two
+    log = Console(file=io.StringIO(), width=50, force_terminal=False)
+    say(log, line)
+    assert log.file.getvalue() == line + "\n"
+
+    progress = Progress(total=10)
+    reason = "no answer in 1000 ms (the referee's latency was 3 ms: the bot's, not the arena's)"
+    progress.note_fault(f"aon/t0/d3/r1 late (seat 2, request 4) timeout: {reason}")
+    screen = Console(file=io.StringIO(), width=50, force_terminal=True, color_system=None)
+    screen.print(live_view(None, progress, now=progress.started + 1, width=20, screen=50))
+    text = screen.file.getvalue()
+    assert text.count("(seat 2") == 1 and all(len(row) <= 50 for row in text.splitlines())
+    fault = " ".join(text.split("latest faults:")[1].split())
+    assert fault.endswith(reason)
