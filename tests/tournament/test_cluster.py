@@ -308,6 +308,16 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
     # its batches in flight were played again elsewhere, and counted (how many depends on
     # their size then)
     assert 1 <= summary.cluster_rescheduled < len(todo)
+    # and the end of the run says so, in the SPEC's words (10.8)
+    from arena.cli.tournament import _cluster_lines
+
+    lines = _cluster_lines(summary)
+    assert f"  worker {victims[0]} lost during the run" in lines
+    again = summary.cluster_rescheduled
+    assert (
+        f"  cluster: {again} match{'es' if again > 1 else ''} of lost workers rescheduled, "
+        "played again on other workers (none stored twice)"
+    ) in lines
 
 
 @needs_dask
