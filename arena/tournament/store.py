@@ -1102,8 +1102,11 @@ def _changed_program(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | No
         files: Iterable[str] = sorted(set(then) | set(now))
         changed = [f for f in files if then.get(f) != now.get(f)]
         if changed:
+            what = changed[0]
+            if what == "./" and isinstance(bot.get("cwd"), str):  # its folder is its cwd
+                what = bot["cwd"].rstrip("/") + "/"
             return (
-                f"bot {bot['name']!r} changed since its matches were stored ({changed[0]} "
+                f"bot {bot['name']!r} changed since its matches were stored ({what} "
                 f"{'differs' if changed[0] in then and changed[0] in now else 'is new or gone'})"
             )
     return None
