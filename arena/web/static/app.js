@@ -49,10 +49,33 @@ function morph(old, fresh) {
   }
   morphChildren(old, [...fresh.childNodes]);
 }
+// Children are matched by key where they have one (an id, a table's scope, a classed
+// <details>), else by position among the unkeyed: a block that comes or goes above (a note, the
+// "folding" line) does not shift an opened <details> onto another element.
+function keyOf(node) {
+  if (node.nodeType !== Node.ELEMENT_NODE) return "";
+  if (node.id) return "#" + node.id;
+  if (node.hasAttribute("data-scope")) return "scope:" + node.getAttribute("data-scope");
+  if (node.nodeName === "DETAILS" && node.className) return "details." + node.className;
+  return "";
+}
 function morphChildren(parent, fresh) {
-  const old = [...parent.childNodes];
-  fresh.forEach((node, i) => (i < old.length ? morph(old[i], node) : parent.append(node)));
-  old.slice(fresh.length).forEach((node) => node.remove());
+  const keyed = new Map();
+  for (const node of parent.childNodes) {
+    const key = keyOf(node);
+    if (key && !keyed.has(key)) keyed.set(key, node);
+  }
+  fresh.forEach((node, i) => {
+    const key = keyOf(node);
+    const here = parent.childNodes[i] || null;
+    let match = key ? keyed.get(key) : here;
+    if (key) keyed.delete(key);
+    else if (match && keyOf(match)) match = undefined;  // (kept for the fresh node of its key)
+    if (!match) { parent.insertBefore(node, here); return; }
+    if (match !== here) parent.insertBefore(match, here);
+    morph(match, node);
+  });
+  while (parent.childNodes.length > fresh.length) parent.lastChild.remove();
 }
 const update = (...nodes) => morphChildren(app, shown(nodes));
 const link = (href, text, attrs) => h("a", { href, ...(attrs || {}) }, text);
