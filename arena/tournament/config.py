@@ -209,6 +209,9 @@ class TournamentConfig:
     # a deal set (SPEC 10.3): deal d of every table is dealt from the d-th seed; where from
     deal_set: tuple[int, ...] = ()
     deal_set_source: str = ""
+    # a new process of every bot for every match (arena compare: the field meets NEW's and
+    # OLD's copies of a deal in the same state); part of the definition when set
+    fresh_processes: bool = False
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
@@ -234,6 +237,7 @@ class TournamentConfig:
                     # only when given, so that older definitions keep their fingerprints
                     **({"user": b.user} if b.user else {}),
                     **({"max_processes": b.max_processes} if b.max_processes else {}),
+                    **({"sent_name": b.sent_name} if b.sent_name else {}),
                 }
                 for b in self.bots
             ],
@@ -262,6 +266,7 @@ class TournamentConfig:
             **({"deals_from": list(self.deal_set)} if self.deal_set else {}),
             # bots hashed whole (SPEC 10.4); absent as an older arena wrote it
             **({} if self.legacy_hashing else {"bots_hashed": "whole"}),
+            **({"fresh_processes": True} if self.fresh_processes else {}),
         }
 
     def bot_identities(self) -> dict[str, str]:
@@ -756,7 +761,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> tuple[BotScope, BotSpec] |
         field_name = f"{where}.argv" if "argv" in table else f"{where}.cmd"
         reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
     env: list[tuple[str, str]] = reader.read(environment, [])
-    limits = {}
+    limits: dict[str, int] = {}
     for limit in ("memory_mb", "cpu_seconds", "file_mb", "max_processes"):
         if limit in table:
             limits[limit] = reader.read(
