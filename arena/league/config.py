@@ -167,9 +167,9 @@ def league_from_table(data: dict[str, Any], *, source: str, base: Path) -> Leagu
         reader.note("bots", bots_raw, "a [[bots]] list of house bots")
     else:
         for index, raw in enumerate(bots_raw):
-            spec = _bot(reader, f"bots[{index}]", raw)
-            if spec is not None:
-                house.append(spec)
+            found = _bot(reader, f"bots[{index}]", raw)  # (its hash scope: the league hashes none)
+            if found is not None:
+                house.append(found[1])
     organiser = read(lambda: _organiser(reader, data.get("organiser", {})), Organiser())
     limits = read(lambda: _limits(reader, data.get("limits", {})), Limits())
     config = LeagueConfig(
