@@ -179,3 +179,27 @@ def test_a_person_plays_from_serve_and_the_bots_end_with_the_page(played: Path) 
         assert process.wait(timeout=30) == 0
     assert not marked(mark)
     assert played.stat().st_size == results_before  # nothing went into the results file
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["RESULTS", "--allow-play"], "--allow-play: expected the tournament file"),
+        (["TOML", "--allow-play", "--host", "0.0.0.0"], "add --organiser"),
+        (["TOML", "--allow-play", "--play-limit", "0"], "--play-limit"),
+    ],
+)
+def test_allow_play_refuses_what_it_cannot_serve_safely(played: Path, args, expected) -> None:  # type: ignore[no-untyped-def]
+    toml = play_toml(played, uuid.uuid4().hex)
+    given = [{"RESULTS": str(played), "TOML": str(toml)}.get(a, a) for a in args]
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "serve", *given, "--port", "0"],
+        cwd=ROOT,
+        env=arena_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    last = done.stderr.strip().splitlines()[-1]  # (a usage error has click's usage above it)
+    assert last.startswith("Error: ") and expected in last and "Traceback" not in done.stderr
