@@ -61,11 +61,11 @@ players = 3
     return path
 
 
-def serve(toml: Path, *extra: str) -> tuple[subprocess.Popen, str]:
+def serve(toml: Path, *extra: str, secret: str | None = None) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", str(toml), "--port", "0", *extra],
         cwd=ROOT,
-        env=arena_env(),
+        env={**arena_env(), **({"ARENA_WEB_SECRET": secret} if secret else {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
@@ -179,6 +179,23 @@ def test_a_person_plays_from_serve_and_the_bots_end_with_the_page(played: Path) 
         assert process.wait(timeout=30) == 0
     assert not marked(mark)
     assert played.stat().st_size == results_before  # nothing went into the results file
+
+
+def test_with_organiser_only_the_organisers_token_may_play(played: Path) -> None:
+    secret = uuid.uuid4().hex
+    process, url = serve(play_toml(played, secret), "--allow-play", "--organiser", secret=secret)
+    try:
+        status, offer = call(url + "api/play")
+        assert status == 200 and offer["games"] == [] and "organiser" in offer["refused"]
+        start = url + "api/play/start"
+        status, body = call(start, {"game": "nine-rounds"}, PLAY)
+        assert status == 403 and "organiser's token" in body["error"]
+        organiser = {**PLAY, "Authorization": f"Bearer {secret}"}
+        assert call(url + "api/play", headers=organiser)[1]["games"] == ["eight-rounds"]
+        assert call(start, {"game": "nine-rounds"}, organiser)[0] == 404  # (let in, no game)
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
 
 
 @pytest.mark.parametrize(
