@@ -18,7 +18,7 @@ import pytest
 
 from arena.games import GAMES
 from arena.referee.record import read_record
-from arena.render.replay import DEAL_STARTS
+from arena.render.seat import DEAL_STARTS
 from tests.web.conftest import CARD, ROOT, arena_env
 from tests.web.test_browser import CHROMIUM, launch
 from tests.web.test_match_table import serious_violations
