@@ -13,7 +13,6 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
 import urllib.request
 import uuid
 from pathlib import Path
@@ -22,6 +21,7 @@ import pytest
 
 from arena.referee.record import read_record
 from tests.web.conftest import ROOT, arena_env
+from tests.web.test_play_server import call
 
 pytest.importorskip("arena.web.server", reason="the web extra is not installed")
 
@@ -78,16 +78,6 @@ def serve(toml: Path, *extra: str, secret: str | None = None) -> tuple[subproces
             return process, found[1]
     process.wait()
     raise AssertionError(f"arena serve printed no address (exit {process.returncode})")
-
-
-def call(url: str, body: object = None, headers: dict | None = None) -> tuple[int, dict]:
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(url, data=data, headers=headers or {})
-    try:
-        with urllib.request.urlopen(request, timeout=30) as answer:
-            return answer.status, json.loads(answer.read())
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read())
 
 
 def marked(mark: str) -> list[int]:
