@@ -11,6 +11,9 @@ one it got), ``/api/play/action`` (POST ``{"id": request id, "action": ...}``; i
 header ``X-Arena-Play: 1``, which a page of another site cannot send without this server's
 consent). Every response has the tournament pages' security headers; a Host header this server
 was not bound to is refused (DNS rebinding).
+
+``arena serve --allow-play`` serves the same page for each person's match it starts
+(:class:`PersonTables`), under ``/play/ID/``: the page's addresses are relative to it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp
 
 from arena.referee.match import MatchStop, MatchStopped
+from arena.referee.process import BotStartupError
 from arena.render.seat import others_move
 from arena.web.access import Access
 from arena.web.server import STATIC_TYPES, Guard, HostCheck, _static, serve_app
@@ -191,6 +195,8 @@ class PersonTables:
     at once, each at ``/play/ID/`` (ID a random secret, the only way to its seat). A match is
     stopped, and its bots closed, once no page has followed it for ``leave_s`` seconds."""
 
+    KEEP_FINISHED = 20  # finished matches whose page still shows the result
+
     def __init__(
         self,
         start_match: StartMatch,
@@ -234,6 +240,8 @@ class PersonTables:
                 f"{len(self.playing)} persons' matches are being played, the most this server "
                 f"allows at once (arena serve --play-limit): try again when one ends"
             )
+        for old in [t for t in self.people if t not in self.playing][: -self.KEEP_FINISHED]:
+            del self.people[old]  # (the oldest finished pages go, past KEEP_FINISHED)
         table = secrets.token_urlsafe(16)
         person = WebPerson(self.pace_s)
         person.left_at = trio.current_time()  # (its page has leave_s to come)
@@ -251,7 +259,7 @@ class PersonTables:
                     await self.start_match(label, against, person, stop)
                 except MatchStopped:
                     pass  # (its record says why)
-                except Exception as error:  # a bot that would not start: the page says so
+                except (BotStartupError, ValueError, OSError) as error:  # the page says why
                     person.add({"type": "error", "message": str(error)})
                 nursery.cancel_scope.cancel()
         finally:
