@@ -19,8 +19,9 @@ import trio
 
 from arena.games import find_game
 from arena.referee.bot_spec import BotSpec
-from arena.referee.match import MatchStop
+from arena.referee.match import MatchStop, MatchStopped
 from arena.referee.person import Person, play_person_match
+from arena.referee.process import BotStartupError
 from arena.referee.results import MatchResult
 from arena.tournament.config import TournamentConfig
 from arena.tournament.pool import hide_from_each_other
@@ -83,21 +84,27 @@ async def play_against_tournament(
     (folder / "logs").mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     record = folder / f"{stamp}-{label}-{secrets.token_hex(3)}.jsonl"
+    outcome: MatchResult | MatchStopped | BotStartupError
     async with trio.open_nursery() as nursery:
-        result = await play_person_match(
-            find_game(plan.game_id),
-            person,
-            name=PERSON_NAME,
-            seat=PERSON_SEAT,
-            bots=bots,
-            seed=secrets.randbits(63),
-            options=plan.options,
-            control=config.time_control,
-            person_ms=None,
-            record=record,
-            log_dir=folder / "logs",
-            stop=stop,
-            nursery=nursery,
-        )
+        try:
+            outcome = await play_person_match(
+                find_game(plan.game_id),
+                person,
+                name=PERSON_NAME,
+                seat=PERSON_SEAT,
+                bots=bots,
+                seed=secrets.randbits(63),
+                options=plan.options,
+                control=config.time_control,
+                person_ms=None,
+                record=record,
+                log_dir=folder / "logs",
+                stop=stop,
+                nursery=nursery,
+            )
+        except (MatchStopped, BotStartupError) as error:
+            outcome = error  # (raised out of the nursery, not wrapped in its group)
         nursery.cancel_scope.cancel()  # (the person's driver, once the match is over)
-    return result
+    if isinstance(outcome, Exception):
+        raise outcome
+    return outcome

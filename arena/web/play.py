@@ -260,6 +260,7 @@ class PersonTables:
                 except MatchStopped:
                     pass  # (its record says why)
                 except (BotStartupError, ValueError, OSError) as error:  # the page says why
+                    self.playing.discard(table)  # (its place is free once the page is told)
                     person.add({"type": "error", "message": str(error)})
                 nursery.cancel_scope.cancel()
         finally:

@@ -30,7 +30,7 @@ PLAY = {"X-Arena-Play": "1", "Content-Type": "application/json"}
 
 def play_toml(played: Path, mark: str) -> Path:
     """The web tests' tournament (its results file) with two bots whose processes carry
-    ``mark`` in their environment, and one game of three seats."""
+    ``mark`` in their environment, one that exits at once, and one game of three seats."""
     out = played.parent
     path = out.parent / f"play-{mark}.toml"
     path.write_text(
@@ -52,6 +52,11 @@ name = "first-legal"
 argv = ["{sys.executable}", "tests/bots/first_legal_bot.py"]
 cwd = "{ROOT}"
 env = {{ ARENA_TEST_MARK = "{mark}" }}
+
+[[bots]]
+name = "exits"
+argv = ["{sys.executable}", "tests/bots/exit_at_once_bot.py"]
+cwd = "{ROOT}"
 
 [[games]]
 game = "eight-rounds"
@@ -132,7 +137,7 @@ def test_a_person_plays_from_serve_and_the_bots_end_with_the_page(played: Path) 
     try:
         status, offer = call(url + "api/play")
         assert status == 200 and offer["games"] == ["eight-rounds"]
-        assert offer["bots"] == ["random-py", "first-legal"]
+        assert offer["bots"] == ["random-py", "first-legal", "exits"]
         start = url + "api/play/start"
         against = {"game": "eight-rounds", "against": "random-py"}
         assert call(start, against, {"Content-Type": "application/json"})[0] == 403  # no header
@@ -160,7 +165,7 @@ def test_a_person_plays_from_serve_and_the_bots_end_with_the_page(played: Path) 
         assert mine[0]["action"] == request["legal"][0]
 
         # The limit is free again; a match still being played ends with the server.
-        status, started = call(start, {"game": "eight-rounds", "against": None}, PLAY)
+        status, started = call(start, {"game": "eight-rounds", "against": "first-legal"}, PLAY)
         assert status == 200, started
         first_request(url + started["url"].lstrip("/"))
         assert marked(mark)
@@ -169,6 +174,23 @@ def test_a_person_plays_from_serve_and_the_bots_end_with_the_page(played: Path) 
         assert process.wait(timeout=30) == 0
     assert not marked(mark)
     assert played.stat().st_size == results_before  # nothing went into the results file
+
+
+def test_a_bot_that_cannot_start_is_told_to_the_page_and_frees_its_place(played: Path) -> None:
+    process, url = serve(play_toml(played, uuid.uuid4().hex), "--allow-play", "--play-limit", "1")
+    try:
+        start = url + "api/play/start"
+        for _ in range(2):  # (the first one's place is free again)
+            status, started = call(start, {"game": "eight-rounds", "against": "exits"}, PLAY)
+            assert status == 200, started
+            stream = url + started["url"].lstrip("/") + "api/play/stream"
+            with urllib.request.urlopen(stream, timeout=60) as answer:
+                line = next(raw for raw in answer if raw.startswith(b"data: "))
+            error = json.loads(line[6:])
+            assert error["type"] == "error" and "bot exits" in error["message"], error
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait(timeout=30) == 0
 
 
 def test_with_organiser_only_the_organisers_token_may_play(played: Path) -> None:
