@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlencode
 
 import msgspec
@@ -39,13 +39,25 @@ from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.tournament.pool import unwrapped
 from arena.tournament.store import ResultStore, StoreError
 from arena.web.access import SPECTATOR, TOKEN_COOKIE, TOKEN_PARAM, Access, Viewer
 from arena.web.source import SETTLE_S, NotFound, RecordAt, Sealed, TournamentSource
+
+
+class PlayTables(Protocol):
+    """Persons' matches a tournament's server may start (arena.web.play.PersonTables)."""
+
+    async def run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Hold the matches until cancelled."""
+
+    def routes(self, refusal: Callable[[Request], str | None]) -> list[BaseRoute]:
+        """Their routes; ``refusal``: why a request may not play (None: it may)."""
+        return []
+
 
 SSE_MIN_GAP_S = 1.0  # at most one update a second per page
 SSE_HEARTBEAT_S = 15.0  # a comment line keeps proxies from closing an idle stream
@@ -253,10 +265,14 @@ def _viewer(request: Request) -> Viewer:
 
 
 def build_app(
-    source: TournamentSource, access: Access | None = None, hosts: HostCheck | None = None
+    source: TournamentSource,
+    access: Access | None = None,
+    hosts: HostCheck | None = None,
+    play: PlayTables | None = None,
 ) -> ASGIApp:
     """The ASGI application for one tournament (``access``: the tokens accepted, none by
-    default; ``hosts``: the Host headers answered, the loopback names by default)."""
+    default; ``hosts``: the Host headers answered, the loopback names by default; ``play``:
+    the persons' matches it may start, none by default)."""
     access = access if access is not None else Access()
     hosts = hosts if hosts is not None else HostCheck("127.0.0.1")
 
@@ -406,7 +422,8 @@ def build_app(
             }
         )
 
-    routes = [Route(path, page) for path in PAGES] + [
+    routes: list[BaseRoute] = [Route(path, page) for path in PAGES]
+    routes += [
         Route("/static/{name}", static),
         Route("/api/summary", summary),
         Route("/api/stream", stream),
@@ -417,6 +434,24 @@ def build_app(
         Route("/api/match/stream", match_stream),
         Route("/api/tokens", tokens),
     ]
+    if play is not None:
+
+        def refusal(request: Request) -> str | None:
+            if access.enabled and not _viewer(request).organiser:
+                return "playing here needs the organiser's token (SPEC.md 11)"
+            return None
+
+        routes += play.routes(refusal)
+    else:
+        off = "playing here is off (arena serve --allow-play turns it on)"
+
+        async def no_play(request: Request) -> Response:
+            if request.method == "POST":
+                return _error(403, off)
+            return _json({"games": [], "bots": [], "refused": off})
+
+        routes.append(Route("/api/play", no_play))
+        routes.append(Route("/api/play/start", no_play, methods=["POST"]))
     # Gzip shrinks a match's frames about tenfold; event streams are left alone by starlette.
     app = Starlette(routes=routes, middleware=[Middleware(GZipMiddleware, minimum_size=2000)])
     return Guard(app, access, hosts)
@@ -432,10 +467,14 @@ async def serve_tournament(
     on_ready: Callable[[str], None] | None = None,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
     shutdown: Callable[[], Awaitable[None]] | None = None,
+    play: PlayTables | None = None,
 ) -> None:
-    """Serve until cancelled; ``task_status.started`` (and ``on_ready``) get the page's URL."""
-    app = build_app(source, access, HostCheck(host, allowed_hosts))
+    """Serve until cancelled; ``task_status.started`` (and ``on_ready``) get the page's URL.
+    Cancelling it stops the persons' matches of ``play`` and closes their bots."""
+    app = build_app(source, access, HostCheck(host, allowed_hosts), play)
     async with trio.open_nursery() as nursery:
+        if play is not None:
+            await nursery.start(play.run)
         url = await nursery.start(serve_app, app, host, port, shutdown)
         if on_ready is not None:
             on_ready(url)
@@ -475,6 +514,7 @@ def serve_until_signalled(
     access: Access | None = None,
     allowed_hosts: Iterable[str] = (),
     on_ready: Callable[[str], None],
+    play: PlayTables | None = None,
 ) -> None:
     """Serve the pages of a results file, following it while a tournament writes it, in a trio
     run of its own until SIGINT, SIGTERM or SIGHUP (``arena serve``, and ``arena tournament
@@ -484,7 +524,9 @@ def serve_until_signalled(
         source.poll_file(store)
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
             async with trio.open_nursery() as nursery:
-                serving = partial(serve_tournament, access=access, allowed_hosts=allowed_hosts)
+                serving = partial(
+                    serve_tournament, access=access, allowed_hosts=allowed_hosts, play=play
+                )
                 on_ready(await nursery.start(serving, source, host, port))
                 nursery.start_soon(source.watch, store)
                 nursery.start_soon(source.refresh)  # the exact standings, before anyone asks
