@@ -93,8 +93,8 @@ def _with_interval(
 
 
 def rank_text(rank: int, row: BotStanding) -> str:
-    """The rank (shared by a run of rows not separated from each other), with ``=`` when the
-    bot is not separated from a neighbour (SPEC 10.6)."""
+    """The rank (1 + the rows above separated from it), with ``=`` when the bot is not
+    separated from a neighbour (SPEC 10.6)."""
     return f"{rank}=" if row.tied else str(rank)
 
 

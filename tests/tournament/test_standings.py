@@ -378,6 +378,33 @@ def test_pairs_ties_and_shared_ranks():
     assert " 2=  " in text and "=: not separated" in text and "±" in text
 
 
+def test_a_tie_chain_never_ranks_a_bot_last_in_every_match_first():
+    """a ~ b and b ~ c are not separated (b once far ahead), but a beats c by about 10 points
+    in every deal and c is last in every match: c must not share a's rank 1 through b."""
+    matches = []
+    for deal in range(12):
+        score = {"a": 10 + deal % 3, "b": 1000 if deal == 0 else 1, "c": 0}
+        for r in range(3):
+            bots = "".join("abc"[(k - r) % 3] for k in range(3))
+            scores = [score[bot] for bot in bots]
+            placings = [1 + sorted(scores, reverse=True).index(x) for x in scores]
+            matches.append(played(r, bots, scores, placings, deal=deal))
+    standings = compute_standings(matches)
+    assert [r.bot for r in standings.tables["g"]] == ["a", "b", "c"]
+    assert all(m.placings[m.bots.index("c")] == 3 for m in matches)
+    assert standings.separated["g"] == [False, False]  # the chain: neighbours not separated
+    assert standings.shared_ranks("g") == [1, 1, 2]  # c is below a, which is separated from it
+    assert all(r.tied for r in standings.tables["g"])
+    data = standings_as_data(standings)["g"]["rows"]
+    assert [(r["shared_rank"], r["tied"]) for r in data] == [(1, True), (1, True), (2, True)]
+    shown = [line.split()[:2] for line in render(standings_table(standings, "g")).splitlines()]
+    assert [cells for cells in shown if cells[1:] in (["a"], ["b"], ["c"])] == [
+        ["1=", "a"],
+        ["1=", "b"],
+        ["2=", "c"],
+    ]
+
+
 def test_partners_are_never_a_pair():
     teams = (0, 1, 0, 1)
     matches = [

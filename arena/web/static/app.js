@@ -137,7 +137,7 @@ function value(v, key) {
 
 // ---- standings ---------------------------------------------------------------------------------
 const COLUMNS = {
-  rank: ["#", "rank: by rating − 3σ, best first; = : not separated from a neighbour, sharing the first one's rank"],
+  rank: ["#", "rank: by rating − 3σ, best first; = : not separated from a neighbour; 1 + the rows above separated from it"],
   bot: ["bot", ""],
   played: ["played", "seats played (completed matches)"],
   wins: ["wins", "placing 1 (shared wins count)"],
