@@ -362,8 +362,15 @@ async function dealPage() {
 }
 
 // ---- a comparison (arena compare, SPEC 10.10) ----------------------------------------------------
+// As Python's format prints it (arena compare's lines): an exact half rounds to even, where
+// toFixed rounds it away from zero (9 / 8 = 1.125: "1.12", not "1.13").
+function fixedEven(v, digits) {  // (v >= 0)
+  const scaled = v * 10 ** digits;
+  const floor = Math.floor(scaled);
+  return scaled - floor === 0.5 && floor % 2 === 0 ? (floor / 10 ** digits).toFixed(digits) : v.toFixed(digits);
+}
 function signed(v) {
-  return v === null || v === undefined ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(2)}`;
+  return v === null || v === undefined ? "–" : `${v >= 0 ? "+" : "-"}${fixedEven(Math.abs(v), 2)}`;
 }
 function comparePage() {
   crumbs.replaceChildren(" / ", "comparison");
