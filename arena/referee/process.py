@@ -602,6 +602,10 @@ class ProcessTransport:
         self._marker = f"[arena: {line}]\n".encode()
         self._tail = b""
 
+    def stderr_since_mark(self) -> str:
+        """What stderr brought since the last mark (its last 4000 bytes), as it was written."""
+        return self._tail.decode(errors="replace")
+
     def stderr_tail(self) -> str:
         """The last few lines of stderr (since the last mark), for error messages: one line,
         the lines joined by " | ", escaped where a terminal would act on them (printable)."""
