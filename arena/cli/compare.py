@@ -14,7 +14,8 @@ from typing import Any
 import click
 import trio
 
-from arena.cli.common import STOP_SIGNALS, StopOnSignal
+from arena.cli.common import STOP_SIGNALS, StopOnSignal, time_options
+from arena.referee.clock import TimeControl
 from arena.stats.moments import Estimate, estimate
 from arena.stats.sprt import BETTER, NOT_BETTER, SprtSettings, llr, verdict
 from arena.tournament.compare import (
@@ -141,6 +142,7 @@ def parse_sprt(text: str | None) -> SprtSettings:
     help="The results file [results/compare-<hash>/results.sqlite].",
 )
 @click.option("--restart", is_flag=True, help="Discard the results file's matches first.")
+@time_options
 def compare_command(
     new: str,
     old: str,
@@ -154,6 +156,8 @@ def compare_command(
     workers: int | None,
     results_path: str | None,
     restart: bool,
+    time_control: TimeControl,
+    max_faults: int,
 ) -> None:
     """Is NEW better than OLD? Both play the same deals in the same seats against the same
     field (NEW takes OLD's seats), and a sequential probability ratio test on the paired
@@ -165,6 +169,8 @@ def compare_command(
         raise CompareInputError("give --deals N (a fixed number) or --sprt ..., not both")
     settings = parse_sprt(sprt_text)
     config = _config(new, old, field_bots, games, deals or max_deals, seed, concurrency)
+    # (Its own results file for each time control: the path is named by the definition.)
+    config = _with_time(config, time_control, max_faults)
     if results_path is not None:
         config = _with_results(config, Path(results_path))
     if workers is not None:
@@ -268,6 +274,13 @@ def _config(
         raise CompareInputError(str(exc)) from None
     output = Path(f"results/compare-{config.fingerprint()[:10]}")
     return _with_results(config, output / "results.sqlite")
+
+
+def _with_time(config: TournamentConfig, control: TimeControl, max_faults: int) -> TournamentConfig:
+    """The comparison at ``arena match``'s time control options, in the default results file
+    of that definition (named by its fingerprint, which the time control is part of)."""
+    timed = replace(config, time_control=control, max_faults=max_faults)
+    return _with_results(timed, Path(f"results/compare-{timed.fingerprint()[:10]}/results.sqlite"))
 
 
 def _with_results(config: TournamentConfig, results: Path) -> TournamentConfig:

@@ -1,6 +1,8 @@
 """``arena compare``: its schedule (NEW in OLD's seats over the same deals), the paired per-deal
 differences, and the command end to end with real bots (exit 0/1/2/3, resuming)."""
 
+import gzip
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -143,12 +145,26 @@ def test_identical_versions_are_undecided_after_fixed_deals_and_bad_input_exits_
         "2",
         "--results",
         tmp_path / "r.sqlite",
+        # (compared at the time it will play at: arena match's time control options)
+        "--decision-ms",
+        "700",
+        "--margin-ms",
+        "40",
+        "--max-faults",
+        "2",
     )
     assert done.returncode == 2, done.stdout + done.stderr
     assert "inconclusive at max: 2 deals per table" in done.stdout
+    for records in (tmp_path / "records").iterdir():
+        with gzip.open(records) as lines:
+            header = json.loads(lines.readline())
+        assert header["time_control"]["decision_ms"] == 700 and header["max_faults"] == 2
+        assert header["time_control"]["margin_ms"] == 40
     assert "alles-oder-nichts: NEW - OLD per deal " in done.stdout and "over 2 deals" in done.stdout
     bad = arena("compare", "x", "--against", "y", "--field", "z", "--sprt", "alpha=2")
     assert bad.returncode == 3 and "alpha and beta must be in (0, 0.5)" in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+    slow = arena("compare", "x", "--against", "y", "--field", "z", "--decision-ms", "0")
+    assert slow.returncode == 3 and "--decision-ms" in slow.stderr
     usage = arena("compare", "x", "--field", "z")
     assert usage.returncode == 3 and "--against" in usage.stderr
