@@ -46,6 +46,7 @@ class Question:
     recorded: str  # the action the match applied
     recorded_by: str  # "bot", or "autopilot" after a fault
     sent: bytes
+    recorded_stderr: str = ""  # what the bot wrote to stderr then, as the record keeps it
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ def conversation(replay: Replay, seat: int) -> Conversation:
     ]
     questions: list[Question] = []
     asked: dict[str, Any] | None = None  # the seat's request waiting for its action line
+    said = ""  # its stderr, from the reply line that ended it
     writable = True  # the seat's input took everything so far (a crash closes it)
     for entry in replay.entries:
         kind = entry["type"]
@@ -137,6 +139,8 @@ def conversation(replay: Replay, seat: int) -> Conversation:
             )
             pending.append(encode_line(request))
             asked = entry
+        elif kind == "reply" and asked is not None and entry["seat"] == seat:
+            said = entry.get("stderr") or said
         elif kind == "action":
             if asked is not None and entry["seat"] == seat:
                 questions.append(
@@ -149,10 +153,11 @@ def conversation(replay: Replay, seat: int) -> Conversation:
                         recorded=entry["action"],
                         recorded_by=entry["by"],
                         sent=b"".join(pending),
+                        recorded_stderr=said,
                     )
                 )
                 pending.clear()
-                asked = None
+                asked, said = None, ""
             state.apply(entry["action"])
     result = replay.result
     if result is not None and writable:

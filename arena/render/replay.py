@@ -63,6 +63,11 @@ def _decision_line(
     )
 
 
+def stderr_lines(text: str, indent: str, label: str = "stderr") -> list[Text]:
+    """A decision's stderr (SPEC.md 8) as lines under it: ``stderr | ...``, made printable."""
+    return [Text(f"{indent}{label} | {printable(line)}", style="dim") for line in text.splitlines()]
+
+
 def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> Group:
     """The match as ``seat`` saw it (its events, every card it was dealt) or with all hands (seat
     None); ``decisions``: each decision's legal actions, choice and time (only ``seat``'s when
@@ -124,14 +129,18 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
     requests: dict[int, dict[str, Any]] = {}  # seat -> its pending request (or autopilot line)
     reply_ms: dict[tuple[int, int | None], float] = {}  # (seat, request id) -> its ok reply's ms
     asked = [0] * header["players"]  # per seat, the requests it was sent so far
+    said: dict[tuple[int, int | None], str] = {}  # (seat, request id) -> its stderr (SPEC 8)
     for entry in replay.entries:
         kind = entry["type"]
         if kind in ("request", "autopilot"):
             requests[entry["seat"]] = entry
             if kind == "request":
                 asked[entry["seat"]] += 1
-        elif kind == "reply" and entry.get("verdict") == "ok" and entry.get("ms") is not None:
-            reply_ms[(entry["seat"], entry.get("id"))] = entry["ms"]
+        elif kind == "reply":
+            if entry.get("verdict") == "ok" and entry.get("ms") is not None:
+                reply_ms[(entry["seat"], entry.get("id"))] = entry["ms"]
+            if isinstance(entry.get("stderr"), str):  # (records before it have none)
+                said[(entry["seat"], entry.get("pending"))] = entry["stderr"]
         if entry["type"] == "action":
             mover = entry["seat"]
             if decisions and (seat is None or mover == seat) and mover in requests:
@@ -139,6 +148,7 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
                 number = asked[mover] if requests[mover]["type"] == "request" else 0
                 line = _decision_line(requests[mover], entry, ms, bots.get(mover, "?"), number)
                 lines.append(Text(line, style="dim" if entry.get("by") == "autopilot" else ""))
+                lines.extend(stderr_lines(said.pop((mover, entry.get("id")), ""), "    "))
             decision = state.decision
             state.apply(entry["action"])
             if entry.get("by") == "autopilot":
@@ -245,12 +255,8 @@ def _answer_lines(answer: Answer) -> list[Text]:
         Text(f"  recorded  {recorded}"),
         Text(f"  now       {now}  [{mark}]", style="yellow" if answer.differs else "green"),
     ]
-    said = [printable(line) for line in answer.stderr.splitlines()]
-    if said:
-        lines.append(Text("  stderr    " + said[0], style="dim"))
-        lines.extend(Text("            " + line, style="dim") for line in said[1:])
-    else:
-        lines.append(Text("  stderr    (nothing)", style="dim"))
+    lines.extend(stderr_lines(question.recorded_stderr, "  ", "stderr then"))
+    lines.extend(stderr_lines(answer.stderr, "  ", "stderr now ") or [Text("  stderr now: none")])
     return lines
 
 

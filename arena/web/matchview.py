@@ -129,6 +129,8 @@ def match_frames(entries: Sequence[Mapping[str, Any]], seat: int | None) -> dict
                         "ms": entry.get("ms"),
                         "verdict": entry.get("verdict"),
                         "text": entry.get("text"),
+                        # what the bot wrote to stderr meanwhile (SPEC 8; older records: none)
+                        "stderr": entry.get("stderr"),
                     }
                 )
         elif kind == "fault":

@@ -72,6 +72,7 @@ def test_a_bot_asked_again_is_sent_exactly_what_its_seat_was_sent(tmp_path, game
         question = answer.question
         expected = f"thinking about request {question.request_id} ({len(question.legal)} legal)\n"
         assert answer.stderr == expected and answer.action == question.legal[0]
+        assert question.recorded_stderr == expected  # (as the match's record kept it)
 
     # One decision in the middle: the conversation up to its request, then bye.
     middle = talk.questions[len(talk.questions) // 2]
