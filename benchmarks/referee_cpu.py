@@ -6,7 +6,9 @@ Each tree (default: this one) is a checkout of the arena, e.g. ``git worktree ad
 /tmp/old <commit>`` for a before/after. For each round, each tree in turn (the order alternates
 round by round, so drifting load hits both alike) runs in a fresh Python process with
 ``PYTHONPATH`` at the tree: full matches of each game with the C starter bot in 4 seats
-(sample_bots/c/random_bot.c, compiled here; records off, bots started outside the timed part;
+(sample_bots/c/random_bot.c, compiled here; records off, or with ``--record`` each match
+appended compact and gzipped to a records file as a tournament writes them; bots started
+outside the timed part;
 pinned with its bots to one core as the arena runs them, ``--affinity on``, or not, ``off``, or
 each tree both ways interleaved, ``both``),
 and reports ``resource.getrusage`` of that process per decision: user, system, their sum (the
@@ -57,10 +59,12 @@ async def child_game(
     from arena.referee.clock import TimeControl
     from arena.referee.match import run_match
     from arena.referee.process import BotProcess, _QuickRead
+    from arena.referee.record import RecordFile
 
     game = find_game(game_id)
     control = TimeControl(decision_ms=5000)
     logs = Path(tempfile.mkdtemp(prefix="arena-cpu-logs-"))
+    records = RecordFile(logs / "run.jsonl.gz") if os.environ.get("ARENA_BENCH_RECORD") else None
     bots = [
         await BotProcess.start(BotSpec(f"b{i}", (bot, str(i))), time_control=control, log_dir=logs)
         for i in range(4)
@@ -75,7 +79,12 @@ async def child_game(
             else decisions == 0 or time.perf_counter() - start < seconds
         ):
             result = await run_match(
-                game, bots, seed=seed, match_id=f"m{seed}", time_control=control
+                game,
+                bots,
+                seed=seed,
+                match_id=f"m{seed}",
+                time_control=control,
+                record_path=records,
             )
             decisions += sum(len(times) for times in result.decision_ms)
             seed += 1
@@ -83,6 +92,8 @@ async def child_game(
     finally:
         for process in bots:
             await process.close()
+        if records is not None:
+            records.close()
         shutil.rmtree(logs, ignore_errors=True)
     return {
         "user": (after.ru_utime - before.ru_utime) / decisions * 1e6,
@@ -165,6 +176,9 @@ def main() -> None:
     parser.add_argument(
         "--child", nargs=3, metavar=("BOT", "SECONDS", "SEED"), help=argparse.SUPPRESS
     )
+    parser.add_argument(
+        "--record", action="store_true", help="record each match as a tournament does [off]"
+    )
     parser.add_argument("--child-matches", type=int, default=0, help=argparse.SUPPRESS)
     args = common.parse(parser, smoke={"rounds": 1, "seconds": 0.1, "matches": "1,2"})
     games = args.game or list(common.GAME_IDS)
@@ -187,7 +201,8 @@ def main() -> None:
             for tree, mode in runs if number % 2 == 0 else runs[::-1]:
                 command = [sys.executable, __file__, "--child", bot, str(args.seconds)]
                 command += [str(1000 * number + 1)] + [a for g in games for a in ("--game", g)]
-                for line in common.child_lines(command, tree, ARENA_BENCH_AFFINITY=mode):
+                record = {"ARENA_BENCH_RECORD": "on"} if args.record else {}
+                for line in common.child_lines(command, tree, ARENA_BENCH_AFFINITY=mode, **record):
                     game_id, *values = line.split()
                     rows.setdefault((tree, mode, game_id), []).append(
                         dict(zip(FIELDS, map(float, values), strict=True))
@@ -195,7 +210,7 @@ def main() -> None:
             common.progress(f"round {number + 1}/{args.rounds} done")
     print(
         f"median (lowest-highest) of {args.rounds} alternating rounds, {args.seconds:g} s per "
-        f"game; {load_before} at the start, {common.load_note()} at the end"
+        f"game, records {'on' if args.record else 'off'}; {load_before} at the start, {common.load_note()} at the end"
     )
 
     def cells(measured: list[dict[str, float]]) -> tuple[str, ...]:

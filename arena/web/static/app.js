@@ -76,7 +76,7 @@ function value(v, key) {
     if ("card" in v && "seat" in v) return h("span", {}, `seat ${v.seat}: `, value(v.card));
     return h("span", {}, Object.entries(v).map(([k, x]) => h("span", { class: "chip" }, `${k}: `, value(x))));
   }
-  if (Array.isArray(v)) return h("span", {}, v.map((x, i) => [i ? ", " : "", value(x)]));
+  if (Array.isArray(v)) return v.length ? h("span", {}, v.map((x, i) => [i ? ", " : "", value(x)])) : "none";
   return fmt(v);
 }
 
@@ -284,6 +284,7 @@ async function matchPage() {
   const id = params.get("id") || "";
   let seat = params.get("seat") ?? "all";
   let data = null, at = 0, follow = false, es = null;
+  let jumpSeat = seat === "all" ? 0 : Number(seat), speed = 2;  // the debugger's (debugger.js)
   crumbs.replaceChildren(" / ", `match ${id}`);
 
   const load = async () => {
@@ -310,7 +311,7 @@ async function matchPage() {
     const wasLast = data && data.frames && at >= data.frames.length - 1;
     data = d;
     if (!d.frames) { drawEmpty(); return; }
-    if (first) at = d.running ? d.frames.length - 1 : 0;
+    if (first) at = ArenaDebugger.startFrame(d, params, seat) ?? (d.running ? d.frames.length - 1 : 0);
     else if (wasLast || follow) at = d.frames.length - 1;
     at = Math.min(at, d.frames.length - 1);
     draw();
@@ -318,7 +319,7 @@ async function matchPage() {
   const drawEmpty = () => put(h("h1", {}, id), h("p", { class: "muted" }, data.why || "no record"),
     data.stored ? h("p", {}, "scores: ", data.stored.bots.map((b, i) => `${b} ${data.stored.scores[i]}`).join(", ")) : null);
   const step = (n) => { if (!data || !data.frames) return; at = Math.max(0, Math.min(data.frames.length - 1, at + n)); follow = false; draw(); };
-  const go = (n) => { at = n; follow = false; draw(); };
+  const go = (n) => { if (n === null || n === undefined) return; at = n; follow = false; draw(); };
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
     if (e.key === "ArrowRight") { step(e.shiftKey ? 10 : 1); e.preventDefault(); }
@@ -329,6 +330,7 @@ async function matchPage() {
 
   const draw = () => {
     const d = data, f = d.frames[at], v = f.view || {}, last = d.frames.length - 1;
+    if (!d.running) ArenaDebugger.remember(id, seat, at);
     const seats = d.seats;
     const seatName = (s) => (seats[s] ? seats[s].bot : `seat ${s}`);
     const perSeat = Object.entries(v).filter(([k, x]) => Array.isArray(x) && x.length === d.players && k !== "hands" && k !== "trick");
@@ -338,6 +340,7 @@ async function matchPage() {
     const dec = f.decision;
     const scoring = [];
     for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (SCORING.test(ev.type || "")) scoring.push(ev);
+    const seatLabel = h("label", { for: "seat" }, " view ");
     const seatSelect = h("select", { id: "seat", onchange: (e) => { seat = e.target.value; history.replaceState(null, "", "/match?" + q({ id, seat })); load().catch(showError); } },
       d.all_hands_allowed ? h("option", { value: "all", selected: seat === "all" }, "all hands") : null,
       seats.filter((s) => d.all_hands_allowed || (d.seats_allowed || []).includes(s.seat)).map((s) => h("option", { value: String(s.seat), selected: String(s.seat) === String(seat) }, `as seat ${s.seat} (${s.bot}) saw it`)));
@@ -353,25 +356,35 @@ async function matchPage() {
           oninput: (e) => go(Number(e.target.value)) }),
         h("button", { id: "next", onclick: () => step(1), title: "→" }, "▶"),
         h("button", { id: "end", onclick: () => go(last), title: "End" }, "▶|"),
-        h("span", { id: "frame" }, `${at} / ${last}`), seatSelect),
+        h("span", { id: "frame" }, `${at} / ${last}`), seatLabel, seatSelect),
+      ArenaDebugger.controls({ h, frames: d.frames, at, go, seats, jumpSeat, speed, step,
+        setJumpSeat: (s) => { jumpSeat = s; draw(); }, setSpeed: (x) => { speed = x; },
+        atEnd: () => at >= data.frames.length - 1, redraw: () => draw() }),
       dec ? h("div", { class: `panel decision ${dec.by === "autopilot" ? "autopilot" : ""} ${dec.faults.length ? "faulted" : ""}`, id: "decision" },
-        h("div", {}, h("b", {}, `Decision ${at}: seat ${dec.seat} (${seatName(dec.seat)}) · ${dec.decision}`), " · ",
+        h("div", {}, h("b", {}, `Decision ${at}: seat ${dec.seat} (${seatName(dec.seat)})`,
+          dec.number ? h("span", { id: "seat-decision" }, ` #${dec.number}`) : "", ` · ${dec.decision}`), " · ",
           dec.by === "autopilot" ? h("span", { class: "autopilot" }, "autopilot") : "by bot",
           dec.ms !== null && dec.ms !== undefined ? ` · ${dec.ms} ms` : ""),
         dec.legal ? h("div", {}, "legal: ", dec.legal.map((a) => (isCard(a) ? card(a, a === dec.action ? "chosen" : "") : h("span", { class: "chip" + (a === dec.action ? " chosen" : "") }, a))),
           " → chose ", h("b", { id: "chosen" }, dec.action)) : h("div", { class: "muted" }, "(another seat's decision: its options and choice are hidden from this seat)"),
         dec.faults.map((x) => h("div", { class: "fault" }, `fault (${x.kind}) seat ${x.seat}`, x.message ? `: ${x.message}` : "", x.forfeited ? " — forfeited" : "")),
         dec.replies && dec.replies.some((r) => r.verdict !== "ok") ? h("details", {}, h("summary", {}, "replies"),
-          dec.replies.map((r) => h("div", { class: "muted" }, `${r.verdict} ${r.ms ?? "–"} ms: `, h("code", {}, r.text)))) : null)
+          dec.replies.map((r) => h("div", { class: "muted" }, `${r.verdict} ${r.ms ?? "–"} ms: `, h("code", {}, r.text)))) : null,
+        ArenaDebugger.stderr(h, dec))
         : h("div", { class: "panel", id: "decision" }, h("b", {}, "The deal"), " — step with ▶ or the → key"),
       h("div", { class: "panel", id: "table" },
         seats.map((s) => h("div", { class: "seatrow" + (v.to_move === s.seat ? " tomove" : ""), "data-seat": s.seat },
           h("span", { class: "who" }, `seat ${s.seat} · ${s.bot}`),
           hands ? cards(hands[s.seat]) : v.hand && v.seat === s.seat ? cards(v.hand) : v.hand_counts ? h("span", { class: "muted" }, `${v.hand_counts[s.seat]} cards`) : "",
-          perSeat.map(([k, x]) => h("span", { class: "chip" }, `${k}: `, value(x[s.seat]))))),
+          perSeat.map(([k, x]) => {
+            if (k === "hand_counts" && !hands && !(v.hand && v.seat === s.seat)) return null;  // (said just before)
+            const said = ArenaDebugger.seatField(k, x[s.seat]);
+            if (said === null) return null;
+            return h("span", { class: "chip" }, said === undefined ? [`${ArenaDebugger.words(k)}: `, value(x[s.seat])] : said);
+          }))),
         v.trick !== undefined ? h("div", {}, h("b", {}, "trick: "), (v.trick || []).length ? (v.trick || []).map((t) => (t && t.card ? h("span", {}, card(t.card), h("sub", {}, t.seat)) : value(t))) : h("span", { class: "muted" }, "empty")) : null,
-        h("div", { class: "kv" }, scalars.map(([k, x]) => h("span", {}, h("b", {}, k + " "), value(x, k)))),
-        objects.map(([k, x]) => h("div", { class: "kv" }, h("span", {}, h("b", {}, k + " "), value(x))))),
+        h("div", { class: "kv" }, scalars.filter(([, x]) => !ArenaDebugger.isEmpty(x)).map(([k, x]) => h("span", {}, h("b", {}, ArenaDebugger.words(k) + " "), value(x, k)))),
+        objects.filter(([, x]) => !ArenaDebugger.isEmpty(x)).map(([k, x]) => h("div", { class: "kv" }, h("span", {}, h("b", {}, ArenaDebugger.words(k) + " "), value(x))))),
       h("div", { class: "panel" }, h("h2", {}, "What happened"), f.events.length ? h("ul", { class: "events" }, f.events.map((e) => eventLine(e, seats))) : h("p", { class: "muted" }, "nothing visible")),
       scoring.length ? h("div", { class: "panel", id: "scoring" }, h("h2", {}, "Scoring so far"), h("ul", { class: "events" }, scoring.map((e) => eventLine(e, seats)))) : null,
       d.result && at === last ? h("div", { class: "panel", id: "result" }, h("h2", {}, "Result"),
