@@ -425,7 +425,7 @@ def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str
             _number(row.mean_placing),
             _number(row.mean_score, 1),
             _number(row.duplicate, 1, signed=True),
-            f"{row.mu:.1f} ± {row.sigma:.1f}",
+            f"{row.ordinal:.1f}",  # (the standings' rating, its sort key: one way everywhere)
             faults_text(row),
         ]
         for scope, row in report.rows.items()
@@ -475,6 +475,7 @@ def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str
             Column("score", keep=40),
             Column("place", keep=50),
             Column("dup"),
+            Column("dup/sd", keep=20),
             Column("replay it", keep=90, justify="left"),
         ]
         rows = [
@@ -484,6 +485,7 @@ def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str
                 _number(m.score, 1),
                 _number(m.placing, 1),
                 _number(m.duplicate, 1, signed=True),
+                _number(m.scaled, 2, signed=True),
                 (
                     f"arena replay {shlex.quote(m.record_path)}"
                     + (f" --match {shlex.quote(m.match_id)}" if m.record_span else "")
@@ -496,7 +498,13 @@ def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str
         ]
         parts.append(
             fitted_table(
-                columns, rows, width=width, title="Worst matches by duplicate score (worst first)"
+                columns,
+                rows,
+                width=width,
+                title="Worst matches by duplicate score over its game's spread (dup/sd, worst "
+                "first; sd: "
+                + ", ".join(f"{g} {sd:.1f}" for g, sd in report.spreads.items())
+                + ")",
             )
         )
         if worst_logs:
