@@ -82,7 +82,7 @@ function value(v, key) {
 
 // ---- standings ---------------------------------------------------------------------------------
 const COLUMNS = {
-  rank: ["#", "rank: by rating − 3σ, best first; = : not separated from a neighbour, sharing the first one's rank"],
+  rank: ["#", "rank: by rating, best first; = : not separated from a neighbour, sharing the first one's rank"],
   bot: ["bot", ""],
   played: ["played", "seats played (completed matches)"],
   wins: ["wins", "placing 1 (shared wins count)"],
@@ -91,14 +91,14 @@ const COLUMNS = {
   duplicate: ["dup", "duplicate: score minus the mean score the same cards got in the deal's other rotations (positive = better)"],
   mu: ["μ", "OpenSkill (Plackett-Luce) skill estimate"],
   sigma: ["σ", "uncertainty of μ (one standard deviation)"],
-  ordinal: ["μ−3σ", "conservative skill: the sort key"],
+  ordinal: ["rating", "μ − 3σ of the OpenSkill rating μ ± σ (hover a value): the sort key, as arena standings shows it"],
   faults: ["faults", "faults by kind"],
   forfeits: ["forfeits", "seats forfeited"],
   median_ms: ["ms", "median decision time (ms)"],
 };
 // Shown inside other cells (SPEC 10.6): the by-deal intervals as "±h", ties as "=" on the rank.
 const FOLDED = new Set(["tied", "shared_rank", "p_better_than_next", "placing_interval",
-  "score_interval", "duplicate_interval", "rating_interval"]);
+  "score_interval", "duplicate_interval", "rating_interval", "mu", "sigma"]);  // (μ, σ: the rating's title)
 const INTERVAL_OF = { mean_placing: "placing_interval", mean_score: "score_interval", duplicate: "duplicate_interval" };
 function withInterval(r, k, digits) {
   const iv = r[INTERVAL_OF[k]];
@@ -133,7 +133,7 @@ function standingsTable(scope, table) {
     cols.map((k) => h("td", { class: k === "bot" || k === "faults" ? "l" : "", "data-col": k },
       k === "bot" ? link(botHref(r.bot), r.bot) :
       k === "rank" ? `${r.shared_rank ?? r.rank}${r.tied ? "=" : ""}` :
-      k === "mu" && "sigma" in r ? `${fmt(r.mu, 1)}` :
+      k === "ordinal" ? h("span", { title: `μ ${fmt(r.mu, 2)} ± σ ${fmt(r.sigma, 2)}` }, fmt(r.ordinal, 1)) :
       k in INTERVAL_OF ? withInterval(r, k, k === "mean_placing" ? 2 : 1) :
       fmt(r[k], k === "mean_score" || k === "duplicate" ? 1 : 2)))));
   const shown = ["rows", "matches", "unrated", "pairs", "confidence", "settled"];
@@ -219,13 +219,13 @@ async function botPage() {
   const peak = Math.max(1, ...t.counts);
   const labels = t.bounds_ms.map((x) => `≤ ${x}`).concat([`> ${t.bounds_ms[t.bounds_ms.length - 1]}`]);
   const rowsOf = Object.entries(b.tables);
-  const cols = ["played", "wins", "mean_placing", "mean_score", "duplicate", "mu", "sigma", "faults", "forfeits", "median_ms"];
+  const cols = ["played", "wins", "mean_placing", "mean_score", "duplicate", "ordinal", "faults", "forfeits", "median_ms"];
   put(
     h("h1", {}, b.bot),
     h("section", { class: "panel" }, h("h2", {}, "Results per game"),
       h("div", { class: "scroll" }, h("table", {},
         h("tr", {}, h("th", { class: "l" }, "table"), h("th", {}, "rank"), cols.map((c) => h("th", { title: (COLUMNS[c] || [c, ""])[1] }, (COLUMNS[c] || [c])[0]))),
-        rowsOf.map(([scope, r]) => h("tr", {}, h("td", { class: "l" }, scope), h("td", {}, r.rank), cols.map((c) => h("td", {}, fmt(r[c])))))))),
+        rowsOf.map(([scope, r]) => h("tr", {}, h("td", { class: "l" }, scope), h("td", {}, r.rank), cols.map((c) => h("td", {}, fmt(r[c], c === "ordinal" ? 1 : 2)))))))),
     h("section", { class: "panel", id: "times" }, h("h2", {}, "Decision times"),
       h("p", { class: "muted" }, `${t.count} decisions; median ${fmt(t.p50, 3)} ms, 90% ${fmt(t.p90, 3)} ms, 99% ${fmt(t.p99, 3)} ms, slowest ${fmt(t.max, 3)} ms`),
       h("table", {}, t.counts.map((n, i) => h("tr", {}, h("td", {}, labels[i] + " ms"),
