@@ -118,7 +118,7 @@ def child(bot: str, seconds: float, seed: int, games: list[str], matches: int = 
         trio.run(main)
 
 
-def instructions(trees: list[str], games: list[str], matches: str) -> None:
+def instructions(trees: list[str], games: list[str], matches: str, record: bool = False) -> None:
     """Instructions per decision of the arena process, per tree and game (valgrind)."""
     try:
         few, many = sorted(int(n) for n in matches.split(","))
@@ -140,6 +140,8 @@ def instructions(trees: list[str], games: list[str], matches: str) -> None:
                     command += ["--child", bot, "0", "1", "--child-matches", str(n)]
                     command += ["--game", game_id]
                     env = common.tree_env(tree, PYTHONHASHSEED="0")
+                    if record:
+                        env["ARENA_BENCH_RECORD"] = "on"
                     done = subprocess.run(command, env=env, capture_output=True, text=True)
                     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
                     if done.returncode or found is None or not done.stdout.split():
@@ -150,7 +152,10 @@ def instructions(trees: list[str], games: list[str], matches: str) -> None:
                 per_decision = (refs_many - refs_few) / (dec_many - dec_few)
                 rows.append((game_id, tree[-30:], f"{per_decision / 1000:.1f}k"))
                 common.progress(f"{game_id} {tree}: {rows[-1][-1]}")
-    print(f"instructions per decision, valgrind, {many} minus {few} matches, C bots in 4 seats")
+    print(
+        f"instructions per decision, valgrind, {many} minus {few} matches, C bots in 4 seats, "
+        f"records {'on' if record else 'off'}"
+    )
     common.table(["game", "tree", "instructions/decision"], rows, left=2)
 
 
@@ -189,7 +194,7 @@ def main() -> None:
     trees = common.trees(args.tree)
     if args.instructions:
         common.require_tools(args.smoke, "valgrind")
-        instructions(trees, games[:1] if args.smoke else games, args.matches)
+        instructions(trees, games[:1] if args.smoke else games, args.matches, args.record)
         return
     modes = ["on", "off"] if args.affinity == "both" else [args.affinity]
     runs = [(tree, mode) for tree in trees for mode in modes]

@@ -13,7 +13,7 @@ faults of their kind). Its answers change nothing sent after them: the recorded 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -191,15 +191,7 @@ async def ask(
     questions = conversation.questions
     last = max(numbers) if numbers else len(questions)
     bot = await BotProcess.start(
-        BotSpec(
-            conversation.name,
-            spec.argv,
-            cwd=spec.cwd,
-            env=spec.env,
-            memory_mb=spec.memory_mb,
-            cpu_seconds=spec.cpu_seconds,
-            sandbox=spec.sandbox,
-        ),
+        replace(spec, name=conversation.name),  # (its hello names it as the seat was named)
         time_control=conversation.control,
         log_dir=log_dir,
     )
