@@ -16,13 +16,16 @@ import trio
 
 from arena.cli.common import STOP_SIGNALS, StopOnSignal, time_options
 from arena.referee.clock import TimeControl
-from arena.stats.moments import Estimate, estimate
-from arena.stats.sprt import BETTER, NOT_BETTER, SprtSettings, llr, verdict
+from arena.stats.moments import CONFIDENCE
+from arena.stats.sprt import BETTER, NOT_BETTER, SprtSettings, verdict
 from arena.tournament.compare import (
     COMPARE_SCHEDULE,
     CompareSchedule,
     CompareTally,
+    GameLook,
+    compare_look,
     compare_schedule,
+    save_look,
 )
 from arena.tournament.config import (
     NAME_PATTERN,
@@ -182,6 +185,8 @@ def compare_command(
         raise CompareInputError(str(exc)) from None
     config = sealed.config
     assert config.seed is not None  # (settled by open_sealed)
+    if restart:
+        save_look(store, None)  # (the verdict of the matches discarded)
     plan = compare_schedule(
         config.seed, new_name, old_name, [b.name for b in config.bots[2:]], config.games
     )
@@ -231,14 +236,14 @@ def compare_command(
     sys.exit({BETTER: EXIT_BETTER, NOT_BETTER: EXIT_NOT_BETTER}.get(decided, EXIT_UNDECIDED))
 
 
-def _estimate_text(est: Estimate) -> str:
-    if est.mean is None:
+def _estimate_text(game: GameLook) -> str:
+    if game.mean is None:
         return "no complete deal yet"
-    if est.low is None or est.high is None:
-        return f"{est.mean:+.2f} (1 deal)"
+    if game.low is None or game.high is None:
+        return f"{game.mean:+.2f} (1 deal)"
     return (
-        f"{est.mean:+.2f}, {est.confidence:.0%} interval [{est.low:+.2f}, {est.high:+.2f}] "
-        f"over {est.n} deals"
+        f"{game.mean:+.2f}, {CONFIDENCE:.0%} interval [{game.low:+.2f}, {game.high:+.2f}] "
+        f"over {game.deals} deals"
     )
 
 
@@ -293,7 +298,7 @@ async def _run(
     store: ResultStore,
     rounds: list[int],
     settings: SprtSettings,
-) -> tuple[RunSummary, bool, float, int, dict[str, Estimate]]:
+) -> tuple[RunSummary, bool, float, int, dict[str, GameLook]]:
     """Rounds of deals; after each, the LLR of exactly the deals so far (so a resumed run
     decides as an uninterrupted one). Stops on a decision, at the last round, or on a signal."""
     new, old = config.bots[0].name, config.bots[1].name
@@ -302,7 +307,7 @@ async def _run(
     total = RunSummary()
     stop = StopOnSignal()
     value, played, before = 0.0, 0, 0
-    differences: dict[str, Estimate] = {}
+    differences: dict[str, GameLook] = {}
     with (
         trio.open_signal_receiver(*STOP_SIGNALS) as signals,
         unwrapped(TournamentError),
@@ -325,13 +330,12 @@ async def _run(
                 total.aborted += summary.aborted
                 total.skipped += max(0, summary.skipped - before)
                 before = len(part)
-                sums = tally.differences(deals)
-                value, played = llr(sums, settings), deals
-                differences = {label: estimate(m) for label, m in sums.items()}
+                look = compare_look(tally, deals, settings, most=rounds[-1], fixed=len(rounds) == 1)
+                save_look(store, look)  # for the web page (arena serve)
+                value, played = look.llr_value, deals
+                differences = {game.label: game for game in look.games}
                 shown = ", ".join(
-                    f"{label} {e.mean:+.2f}"
-                    for label, e in differences.items()
-                    if e.mean is not None
+                    f"{game.label} {game.mean:+.2f}" for game in look.games if game.mean is not None
                 )
                 _say(f"deals {deals}: LLR {value:+.2f}  ({shown})")
                 if summary.aborted:

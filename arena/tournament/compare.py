@@ -16,14 +16,24 @@ of ``arena.stats.sprt`` and the t-interval of ``arena.stats.moments``.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from arena.stats.moments import Moments
-from arena.tournament.schedule import GamePlan, ScheduledMatch, build_schedule, match_id
+import msgspec
+
+from arena.stats.moments import CONFIDENCE, Moments, estimate
+from arena.stats.sprt import BETTER, NOT_BETTER, SprtSettings, game_llr, llr, verdict
+from arena.tournament.schedule import (
+    GamePlan,
+    ScheduledMatch,
+    build_schedule,
+    match_id,
+    split_match_id,
+)
 from arena.tournament.standings import higher_is_better
-from arena.tournament.store import StoredMatch
+from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 COMPARE_SCHEDULE = "compare"  # how a comparison's results file names its schedule (meta note)
 
@@ -50,17 +60,58 @@ def compare_schedule(
     for match in base:
         if old not in match.seats:
             continue
-        twin_table = tables[match.game] + match.table
         matches.append(match)
-        matches.append(
-            replace(
-                match,
-                match_id=match_id(match.game, twin_table, match.deal, match.rotation),
-                table=twin_table,
-                seats=tuple(new if bot == old else bot for bot in match.seats),
-            )
-        )
+        matches.append(_twin(match, tables[match.game], new, old))
     return CompareSchedule(matches, tables)
+
+
+def _twin(match: ScheduledMatch, tables: int, new: str, old: str) -> ScheduledMatch:
+    """NEW's copy of one of OLD's matches (of a game with ``tables`` tables of OLD's field)."""
+    table = tables + match.table
+    return replace(
+        match,
+        match_id=match_id(match.game, table, match.deal, match.rotation),
+        table=table,
+        seats=tuple(new if bot == old else bot for bot in match.seats),
+    )
+
+
+class CompareLayout:
+    """A comparison's matches by id, as :class:`arena.tournament.schedule.Schedule` answers for
+    a tournament's, without listing them (the web pages of a comparison's results file): the
+    duplicate schedule of OLD and the field, its matches where OLD sits and their copies."""
+
+    def __init__(
+        self, seed: int, new: str, old: str, field_bots: Sequence[str], games: Sequence[GamePlan]
+    ) -> None:
+        self.new, self.old = new, old
+        self._base = build_schedule(seed, [old, *field_bots], games, "duplicate")
+        self.games = self._base.games
+        self.seating = "duplicate"
+        self.tables = {plan.label: len(self._base.tables[g]) for g, plan in enumerate(self.games)}
+        olds = [sum(old in table for table in tables) for tables in self._base.tables]
+        self._length = 2 * sum(
+            count * plan.players * plan.deals for count, plan in zip(olds, self.games, strict=True)
+        )
+
+    def __len__(self) -> int:
+        return self._length
+
+    def by_id(self, match_id_: str) -> ScheduledMatch | None:
+        """The match of this id, None if the comparison has none."""
+        place = split_match_id(match_id_)
+        if place is None or place[0] not in self.tables:
+            return None
+        label, table, deal, rotation = place
+        count = self.tables[label]
+        twin = table >= count
+        match = self._base.by_id(match_id(label, table - count if twin else table, deal, rotation))
+        if match is None or self.old not in match.seats:
+            return None
+        return _twin(match, count, self.new, self.old) if twin else match
+
+    def contains_id(self, match_id_: str) -> bool:
+        return self.by_id(match_id_) is not None
 
 
 @dataclass
@@ -116,3 +167,110 @@ class CompareTally:
     def add_all(self, matches: Iterable[StoredMatch]) -> None:
         for match in matches:
             self.add(match)
+
+
+COMPARE_NOTE = "compare"  # a comparison's latest look, kept in its results file (meta note)
+
+
+class GameLook(msgspec.Struct, frozen=True):
+    """One game at a look: its complete deals, the mean per-deal difference NEW minus OLD with
+    its t-interval, its LLR (None: infinite, every deal alike; its sign is the mean's), and its
+    own verdict where the test gives one."""
+
+    label: str
+    deals: int
+    mean: float | None
+    low: float | None
+    high: float | None
+    llr: float | None
+    verdict: str | None = None
+
+
+class CompareLook(msgspec.Struct, frozen=True):
+    """What ``arena compare`` decided at a look (after ``deals`` deals per table): the LLR
+    summed over the games (None: infinite) against Wald's bounds, the verdict, and each game;
+    ``most``: the deals it plays at most, ``fixed``: ``--deals N``, judged once at the end."""
+
+    new: str
+    old: str
+    deals: int
+    most: int
+    fixed: bool
+    alpha: float
+    beta: float
+    e0: float
+    e1: float
+    lower: float
+    upper: float
+    confidence: float
+    llr: float | None
+    verdict: str
+    games: list[GameLook]
+
+    @property
+    def llr_value(self) -> float:
+        """The LLR as a number (an infinite one is stored as None: its verdict gives its sign)."""
+        if self.llr is not None:
+            return self.llr
+        return {BETTER: math.inf, NOT_BETTER: -math.inf}.get(self.verdict, math.nan)
+
+
+def compare_look(
+    tally: CompareTally, deals: int, settings: SprtSettings, *, most: int, fixed: bool
+) -> CompareLook:
+    """The look at the first ``deals`` deals of every table (SPEC 10.10)."""
+    sums = tally.differences(deals)
+    games = []
+    for label, moments in sums.items():
+        found = estimate(moments)
+        games.append(
+            GameLook(
+                label,
+                found.n,
+                found.mean,
+                found.low,
+                found.high,
+                _finite(game_llr(found.n, found.mean, found.sd, settings)),
+            )
+        )
+    value = llr(sums, settings)
+    return CompareLook(
+        new=tally.new,
+        old=tally.old,
+        deals=deals,
+        most=most,
+        fixed=fixed,
+        alpha=settings.alpha,
+        beta=settings.beta,
+        e0=settings.e0,
+        e1=settings.e1,
+        lower=settings.lower,
+        upper=settings.upper,
+        confidence=CONFIDENCE,
+        llr=_finite(value),
+        verdict=verdict(value, settings),
+        games=games,
+    )
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def save_look(store: ResultStore, look: CompareLook | None) -> None:
+    """Keep the latest look in the results file (None: drop it, a comparison started afresh)."""
+    store.save_note(COMPARE_NOTE, None if look is None else msgspec.json.encode(look).decode())
+
+
+def read_look(store: ResultStore) -> CompareLook | None:
+    """The latest look kept in a comparison's results file (None: none yet, or a file of an
+    arena that kept none); a damaged one is a StoreError."""
+    text = store.note(COMPARE_NOTE)
+    if text is None:
+        return None
+    try:
+        return msgspec.json.decode(text, type=CompareLook)
+    except msgspec.ValidationError as exc:
+        raise StoreError(f"{store.path}: note:{COMPARE_NOTE}: {exc}") from None
+    except msgspec.DecodeError:
+        raise StoreError(f"{store.path}: note:{COMPARE_NOTE}: not JSON") from None

@@ -77,6 +77,20 @@ def match_id(label: str, table: int, deal: int, rotation: int) -> str:
     return f"{label}/t{table}/d{deal}/r{rotation}"
 
 
+def split_match_id(match_id_: str) -> tuple[str, int, int, int] | None:
+    """(game label, table, deal, rotation) of a match id as :func:`match_id` spells it, None
+    for anything else (a non-canonical spelling, e.g. "t01", is no match's id)."""
+    label, _, rest = match_id_.rpartition("/t")
+    try:
+        table_s, deal_s, rotation_s = rest.split("/")
+        table, deal, rotation = int(table_s), int(deal_s[1:]), int(rotation_s[1:])
+    except ValueError:
+        return None
+    if match_id(label, table, deal, rotation) != match_id_:
+        return None
+    return label, table, deal, rotation
+
+
 def match_key(
     match: ScheduledMatch,
     identities: Mapping[str, str],
@@ -530,13 +544,8 @@ class Schedule(Sequence[ScheduledMatch]):
 
     def _locate(self, match_id_: str) -> tuple[int, int, int, int] | None:
         """(game index, table, deal, rotation) of the match of this id, None if none."""
-        label, _, rest = match_id_.rpartition("/t")
-        try:
-            table_s, deal_s, rotation_s = rest.split("/")
-            table, deal, rotation = int(table_s), int(deal_s[1:]), int(rotation_s[1:])
-        except ValueError:
+        found = split_match_id(match_id_)
+        if found is None:
             return None
-        game = self._game_of(label, table, deal, rotation)
-        if game is None or match_id(label, table, deal, rotation) != match_id_:
-            return None  # (a non-canonical spelling of an id, e.g. "t01", is not this match's)
-        return game, table, deal, rotation
+        game = self._game_of(*found)
+        return None if game is None else (game, *found[1:])
