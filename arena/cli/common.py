@@ -14,6 +14,8 @@ import click
 if TYPE_CHECKING:
     import trio
 
+    from arena.tournament.store import ResultStore
+
 # Ctrl-C, kill and a closed terminal all stop a run the same way: cleanly, keeping what is stored.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -78,6 +80,18 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(_TIME_OPTIONS):
         decorated = option(decorated)
     return decorated
+
+
+def kept_note(store: ResultStore) -> str:
+    """What a failed run leaves: the count of completed matches stored (a failure in a later
+    round of a run comes after earlier rounds were stored)."""
+    from arena.tournament.store import StoreError
+
+    try:
+        stored = f"{len(store.completed_ids())} completed matches are"
+    except StoreError:  # (the failure may be the file's own)
+        stored = "what was"
+    return f"{stored} stored in {store.path} and kept: run the same command again to resume"
 
 
 class InputError(click.ClickException):

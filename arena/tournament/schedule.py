@@ -23,13 +23,14 @@ Match ids are stable and readable, ``<label>/t<table>/d<deal>/r<rotation>``; the
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import json
 import math
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, Protocol, overload
 
 from arena.games.cards import MASK64, TWO64, Rng, derive_seed
 
@@ -67,6 +68,7 @@ class ScheduledMatch:
     seed: int
     seats: tuple[str, ...]  # bot name per seat
     key: str = ""  # what the match is, by content (match_key); "" until the config keys it
+    sent_id: str = ""  # the match id the bots are sent (sent_match_id); "" until the run sets it
 
 
 def deal_seed(tournament_seed: int, label: str, table: int, deal: int) -> int:
@@ -75,6 +77,37 @@ def deal_seed(tournament_seed: int, label: str, table: int, deal: int) -> int:
 
 def match_id(label: str, table: int, deal: int, rotation: int) -> str:
     return f"{label}/t{table}/d{deal}/r{rotation}"
+
+
+class Dealt(Protocol):
+    """What decides a match's deal and seats: a scheduled match, or a stored one."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def rotation(self) -> int: ...
+
+
+def sent_match_id(secret: bytes, match: Dealt) -> str:
+    """The match id the bots are sent (SPEC 4.1): 16 hex digits of an HMAC-SHA256, keyed with
+    the tournament's secret (kept in its results file), of the game, players, deal seed and
+    rotation. Opaque: a bot learns nothing of the schedule or the seed from it. The table is
+    left out, so that ``arena compare``'s two copies of a deal, at tables t and T + t with the
+    same seed, are sent the same id. (The options are left out too: the seed already differs
+    between the games of a tournament, and a stored match's options are resolved where a
+    scheduled one's are as written.)"""
+    content = {
+        "game": match.game_id,
+        "players": match.players,
+        "seed": match.seed,
+        "rotation": match.rotation,
+    }
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()[:16]
 
 
 def split_match_id(match_id_: str) -> tuple[str, int, int, int] | None:

@@ -899,8 +899,8 @@ class TournamentSource:
             "why": None
             if look is not None
             else "no verdict kept yet: arena compare keeps it from its first look on (after 2 "
-            "deals per table); a file of an older arena keeps none (the same arena compare "
-            "command, run again, keeps it)",
+            "deals per table); a file of an older arena keeps none, or only its former test's "
+            "(the same arena compare command, run again, judges the stored deals and keeps it)",
         }
 
     # -- the duplicate view -----------------------------------------------------------------------

@@ -431,11 +431,17 @@ def test_a_comparisons_verdict_on_its_page(
     browser, compared: tuple[Path, str], artifacts: Path
 ) -> None:
     """A comparison's results file: its tournament page counts its own matches and links to its
-    verdict, which shows what ``arena compare`` printed (per game: deals, mean difference and
-    interval; overall: the LLR and the verdict), free of serious accessibility violations."""
+    verdict, which shows what ``arena compare`` printed (per game: its verdict and why, deals,
+    mean difference and interval; overall: the verdict line), free of serious accessibility
+    violations."""
     results, printed = compared
-    llr = re.findall(r"LLR ([-+]\d+\.\d\d)", printed)[-1]
-    games = dict(re.findall(r"^  (\S+): NEW - OLD per deal (.+)$", printed, re.M))
+    games = re.findall(
+        r"^  (\S+): (better|worse|no change|not better|undecided) \((.*)\): NEW - OLD per deal "
+        r"([-+]\S+), 95% interval (\[\S+, \S+\]) over (\d+) deals$",
+        printed,
+        re.M,
+    )
+    assert len(games) == 2, printed
     said = printed.strip().splitlines()[-2]  # (the last line: the counts of matches)
     page = browser.new_page(viewport=WIDTHS["desktop"])
     with serving("serve", str(results), "--port", "0") as (url, _process):
@@ -446,16 +452,16 @@ def test_a_comparisons_verdict_on_its_page(
         page.click("#compare-link a")
         page.wait_for_selector("#per-game")
         assert page.url == url + "compare"
-        assert page.inner_text("#llr") == llr
-        assert said.startswith(page.inner_text("#overall"))
-        for game, text in games.items():
+        assert page.inner_text("#overall") == said
+        assert "LLR" not in page.inner_text("body")
+        for game, verdict, why, mean, interval, deals in games:
             row = page.locator(f'#per-game tr[data-game="{game}"]')
-            mean, interval, deals = re.match(
-                r"([-+]\S+), 95% interval (\[\S+, \S+\]) over (\d+) deals", text
-            ).groups()
+            assert row.locator(".verdict-cell").inner_text() == verdict
+            assert row.locator(".why").inner_text() == why
             assert row.locator(".mean").inner_text() == mean
             assert row.locator(".interval").inner_text() == interval
             assert row.locator(".deals").inner_text() == deals
+            assert re.fullmatch(r"[-+]\d+\.\d\d|–", row.locator(".t").inner_text())
         page.screenshot(path=str(artifacts / "compare.png"), full_page=True)
         violations += at_both_widths(page, "#per-game")
     page.close()

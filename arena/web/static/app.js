@@ -196,7 +196,7 @@ function standingsTable(scope, table) {
   const level = table.confidence ? `${Math.round(100 * table.confidence)}%` : "95%";
   const notes = [];
   if (rows.some((r) => r.placing_interval && r.placing_interval.low !== null)) notes.push(`±: ${level} interval by deal`);
-  if (rows.some((r) => r.tied)) notes.push(`=: not separated (P(better) < ${level})`);
+  if (rows.some((r) => r.tied)) notes.push(`=: not separated from a neighbour at ${level}`);
   return h("section", { class: "panel", "data-scope": scope },
     h("h2", {}, scope === "overall" ? "Overall" : scope, " ",
       h("span", { class: "muted", "data-matches": table.matches }, `(${table.matches} matches`,
@@ -233,7 +233,7 @@ function tournamentPage() {
     liveBadge.hidden = !(p.running && es && es.readyState === EventSource.OPEN);
     update(
       h("h1", {}, s.name, " ", h("span", { class: "muted" }, p.running ? "running" : "not running")),
-      s.compare ? h("p", { class: "panel", id: "compare-link" }, "A comparison (arena compare): ", link("/compare", "its verdict, LLR and intervals per game")) : null,
+      s.compare ? h("p", { class: "panel", id: "compare-link" }, "A comparison (arena compare): ", link("/compare", "its verdict and intervals per game")) : null,
       h("div", { class: "panel", id: "progress" },
         h("div", { class: "bar" }, h("span", { style: { width: `${pct.toFixed(1)}%` } })),
         h("div", { class: "kv" },
@@ -339,14 +339,8 @@ async function dealPage() {
 }
 
 // ---- a comparison (arena compare, SPEC 10.10) ----------------------------------------------------
-function signed(v, sign) {
-  if (v === null || v === undefined) return sign < 0 ? "−∞" : "+∞";  // (stored as null: JSON has no ∞)
-  return `${v >= 0 ? "+" : ""}${v.toFixed(2)}`;
-}
-function sayVerdict(l) {
-  if (l.verdict === "better") return `${l.new} is better than ${l.old}`;
-  if (l.verdict === "not better") return `${l.new} is not better than ${l.old}`;
-  return l.deals >= l.most ? `inconclusive at max: ${l.deals} deals per table` : `undecided so far: ${l.deals} of at most ${l.most} deals per table`;
+function signed(v) {
+  return v === null || v === undefined ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(2)}`;
 }
 function comparePage() {
   crumbs.replaceChildren(" / ", "comparison");
@@ -356,25 +350,28 @@ function comparePage() {
     document.title = `${c.new} against ${c.old} · Trick Arena`;
     const head = h("h1", {}, `${c.new} against ${c.old} `, h("span", { class: "muted" }, `(field: ${c.field.join(", ")})`));
     if (!l) { update(head, h("p", { class: "panel muted", id: "no-look" }, c.why)); return; }
-    const perGame = l.games.some((g) => g.verdict);
     const pct = `${Math.round(100 * l.confidence)}%`;
     const interval = (g) => (g.low === null || g.high === null ? "–" : `[${signed(g.low)}, ${signed(g.high)}]`);
+    const deals = (g) => (g.per_table === l.deals ? `${g.deals}` : `${g.deals} (${g.per_table} per table)`);
     update(head,
       h("section", { class: "panel", id: "verdict" }, h("h2", {}, "Verdict"),
-        h("p", { class: `verdict v-${l.verdict.replace(" ", "-")}`, id: "overall" }, sayVerdict(l)),
-        h("p", {}, "LLR ", h("b", { id: "llr" }, signed(l.llr, l.verdict === "not better" ? -1 : 1)), ` after ${l.deals} deals per table: `,
-          `better at ≥ ${l.upper.toFixed(2)}, not better at ≤ ${l.lower.toFixed(2)}.`),
-        h("p", { class: "help" }, `SPRT on the per-deal difference: H0 NEW − OLD = ${l.e0} sd, H1 = ${l.e1} sd; alpha ${l.alpha}, beta ${l.beta}; `,
-          l.fixed ? `${l.most} deals per table, judged once.` : `at most ${l.most} deals per table, a look every 2 deals.`)),
+        h("p", { class: `verdict v-${l.verdict.replace(" ", "-")}`, id: "overall" }, l.said),
+        h("p", {}, `After ${l.deals} deals per table; `,
+          l.fixed ? `${l.most} deals per table, judged once.` : `at most ${l.most} deals per table.`),
+        h("p", { class: "help" }, `Per game: better (worse) when t ≥ ${l.floor} (≤ −${l.floor}) standard errors from ${l.e0} sd, `,
+          `no change when the ${pct} interval lies within ±${l.e1} sd; alpha ${l.alpha}, beta ${l.beta}. `,
+          "Better overall: better in a game and better or no change in every other; not better: worse in a game, or no game able to gain ",
+          `${l.e1} sd (SPEC 10.10).`)),
       h("section", { class: "panel", id: "games" }, h("h2", {}, "Per game"),
         scroller("per game", h("table", { id: "per-game" },
-          h("thead", {}, h("tr", {}, h("th", { class: "l" }, "game"), h("th", {}, "deals"), h("th", {}, "NEW − OLD per deal"), h("th", {}, `${pct} interval`),
-            h("th", {}, "LLR"), perGame ? h("th", { class: "l" }, "verdict") : null)),
+          h("thead", {}, h("tr", {}, h("th", { class: "l" }, "game"), h("th", { class: "l" }, "verdict"), h("th", {}, "deals"),
+            h("th", {}, "t"), h("th", {}, "needs |t| ≥"), h("th", {}, "NEW − OLD per deal"), h("th", {}, `${pct} interval`), h("th", { class: "l" }, "why"))),
           h("tbody", {}, l.games.map((g) => h("tr", { "data-game": g.label },
-            h("td", { class: "l" }, g.label), h("td", { class: "deals" }, g.deals), h("td", { class: "mean" }, g.mean === null ? "–" : signed(g.mean)),
-            h("td", { class: "interval" }, interval(g)), h("td", { class: "llr" }, signed(g.llr, g.mean)), perGame ? h("td", { class: "l" }, g.verdict || "–") : null))))),
+            h("td", { class: "l" }, g.label), h("td", { class: "l verdict-cell" }, g.verdict), h("td", { class: "deals" }, deals(g)),
+            h("td", { class: "t" }, signed(g.t)), h("td", { class: "bound" }, g.bound.toFixed(2)),
+            h("td", { class: "mean" }, signed(g.mean)), h("td", { class: "interval" }, interval(g)), h("td", { class: "l wrap why" }, g.why)))))),
         h("p", { class: "help" }, "Per deal: NEW's mean score over its seats minus OLD's over the same seats, with the same cards against the same field ",
-          "(negated where a low score wins). A game's LLR counts from 5 deals; the games' LLRs add up to the one judged.")));
+          "(negated where a low score wins); t: the mean in standard errors above e0 sd; a game that is decided plays no more deals.")));
   };
   const load = () => getJSON("/api/compare").then(render);
   es = new EventSource("/api/stream");  // a look is kept as the comparison plays: follow it
