@@ -34,7 +34,7 @@ _TIME_OPTIONS = (
         type=click.IntRange(1),
         default=1000,
         show_default=True,
-        help="Time for each decision.",
+        help="Time per decision, in ms (SPEC.md 5).",
     ),
     click.option(
         "--bank-ms",
@@ -42,10 +42,34 @@ _TIME_OPTIONS = (
         default=None,
         help="Per-match time bank (>= 1; default: no bank).",
     ),
-    click.option("--increment-ms", type=click.IntRange(0), default=0, show_default=True),
-    click.option("--margin-ms", type=click.IntRange(0), default=50, show_default=True),
-    click.option("--startup-ms", type=click.IntRange(1), default=10000, show_default=True),
-    click.option("--max-faults", type=click.IntRange(1), default=3, show_default=True),
+    click.option(
+        "--increment-ms",
+        type=click.IntRange(0),
+        default=0,
+        show_default=True,
+        help="Added to the bank after each decision, in ms.",
+    ),
+    click.option(
+        "--margin-ms",
+        type=click.IntRange(0),
+        default=50,
+        show_default=True,
+        help="Lateness forgiven for the referee's own latency, in ms (not carried over).",
+    ),
+    click.option(
+        "--startup-ms",
+        type=click.IntRange(1),
+        default=10000,
+        show_default=True,
+        help="Time to answer hello with ready, in ms.",
+    ),
+    click.option(
+        "--max-faults",
+        type=click.IntRange(1),
+        default=3,
+        show_default=True,
+        help="Faults in the match after which a bot forfeits it (SPEC.md 6).",
+    ),
 )
 
 
@@ -80,6 +104,13 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(_TIME_OPTIONS):
         decorated = option(decorated)
     return decorated
+
+
+def counted(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``1 match``, ``3 matches``."""
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun}{'es' if noun.endswith(('ch', 'sh', 's', 'x')) else 's'}"
 
 
 def kept_note(store: ResultStore) -> str:

@@ -581,7 +581,9 @@ class _Expander:
             fields = decode_line(header)
             self.format = fields["format"]
             self.banked = fields["time_control"]["bank_ms"] is not None
-            self.decision_ms = fields["time_control"]["decision_ms"]
+            # each seat's limit per decision: the match's, or its own (a person's, SPEC 11)
+            match_ms = fields["time_control"]["decision_ms"]
+            self.decision_ms = [s.get("decision_ms", match_ms) for s in fields["seats"]]
             spec = find_game(fields["game"])
             self.dealer = RecordingDealer(Rng(fields["seed"]))
             self.state = spec.new_match(
@@ -590,7 +592,14 @@ class _Expander:
                 fields["seed"],
                 self.dealer,
             )
-        except (msgspec.DecodeError, KeyError, TypeError, ValueError, GameError) as error:
+        except (
+            msgspec.DecodeError,
+            AttributeError,
+            KeyError,
+            TypeError,
+            ValueError,
+            GameError,
+        ) as error:
             self.fail(f"the header cannot start the match: {error}")
         self.dealer.watch(self.state.events)
         self.shuffles = 0
@@ -644,7 +653,15 @@ class _Expander:
             kind = value.get("type")
             if kind != "fault" or self.started:
                 self.start()
-            if kind not in ("fault", "request", "reply", "autopilot", "action", "result"):
+            if kind not in (
+                "fault",
+                "request",
+                "reply",
+                "autopilot",
+                "action",
+                "result",
+                "stopped",
+            ):
                 self.fail(f"a {_short(kind)} line")
             self.out.append(raw)
             if kind == "request":
@@ -718,7 +735,7 @@ class _Expander:
             self.fail(f"a short decision array of seat {seat}, which had no request before it")
         request_id = last_id + 1
         text = canonical_reply(request_id, index)
-        return [seat, request_id, self.decision_ms, us, 0, text, legal[index]]
+        return [seat, request_id, self.decision_ms[seat], us, 0, text, legal[index]]
 
     def format2(self, value: list) -> tuple[float, int | None]:
         """A format-2 decision array's ``ms`` and ``charged_ms`` as the full reply line has them
@@ -777,6 +794,8 @@ class Replay:
     # per seat, each of its decisions' time as the record gives it (what the results file's
     # decision_ms holds, SPEC 10.5), in order
     times: list[list[DecisionTime]] = field(default_factory=list)
+    # why the match was stopped before its end (its record's last line, SPEC 11); else None
+    stopped: str | None = None
 
 
 @dataclass(frozen=True)
@@ -933,8 +952,10 @@ class _Checker:
             self.fault_line(entry, kind="startup", request_id=None, seat=None)
         self.expect_routed()
         state = self.state
-        while not state.is_over:
+        while not state.is_over and not self.stopped_next():
             self.decision(state.mover)
+        if self.stopped_next():
+            return self.stopped()
         result = self.take("result", "the result line (the match is over)")
         self.result_line(result)
         extra = self.peek()
@@ -942,7 +963,30 @@ class _Checker:
             self.fail(extra, f"a {extra['type']!r} line after the result")
         return Replay(header, self.spec, state, self.entries, result, self.faults, self.times)
 
+    def stopped_next(self) -> bool:
+        entry = self.peek()
+        return entry is not None and entry["type"] == "stopped"
+
+    def stopped(self) -> Replay:
+        """A match stopped from outside (SPEC 11): its last line says why, and has no result."""
+        entry = self.take("stopped", "the stopped line")
+        reason = self.of_type(entry, "reason", (str,), "a string: why the match was stopped")
+        extra = self.peek()
+        if extra is not None:
+            self.fail(extra, f"a {extra['type']!r} line after the stopped line")
+        return Replay(
+            self.header_entry,
+            self.spec,
+            self.state,
+            self.entries,
+            None,
+            self.faults,
+            self.times,
+            stopped=reason,
+        )
+
     def header(self, header: _Entry) -> None:
+        self.header_entry = header
         if header.get("format") not in READ_FORMATS:
             self.fail(
                 header, f'field "format" is {_short(header.get("format"))}; expected 1, 2 or 3'
@@ -987,6 +1031,8 @@ class _Checker:
             if "sent_name" in seat:  # (records before it: the bots were sent the name itself)
                 self.of_type(seat, "sent_name", (str,), f"the name seat {index} was sent")
             self.want(seat, "team", None if teams is None else teams[index], f" (seats[{index}])")
+            if "decision_ms" in seat:  # a limit of its own (a person's, SPEC 11)
+                self.integer(seat, "decision_ms", 1)
         self.teams = teams
         control = self.of_type(header, "time_control", (dict,), "an object")
         for name in TIME_FIELDS:
@@ -995,7 +1041,8 @@ class _Checker:
                 self.fail(header, f"time_control.{name} is {_short(value)}; expected an integer")
         if control["decision_ms"] < 1:
             self.fail(header, "time_control.decision_ms is 0; expected an integer >= 1")
-        self.decision_ms: int = control["decision_ms"]
+        # each seat's limit per decision: the match's, or its own
+        self.decision_ms = [s.get("decision_ms", control["decision_ms"]) for s in seats]
         self.margin_ms: int = control["margin_ms"]
         self.increment_ms: int = control["increment_ms"]
         # Each seat's bank as the clock books it (SPEC 5), None without one.
@@ -1065,7 +1112,8 @@ class _Checker:
         self.want(request, "decision", state.decision)
         self.want(request, "legal", legal)
         bank = self.banks[seat]
-        allowed = self.decision_ms if bank is None else min(self.decision_ms, bank)
+        own = self.decision_ms[seat]
+        allowed = own if bank is None else min(own, bank)
         self.want(request, "time_left_ms", allowed, f" (seat {seat}'s clock, SPEC 5)")
         limit = allowed + self.margin_ms
         ending: _Entry | None = None  # the reply that ends the decision
@@ -1076,6 +1124,8 @@ class _Checker:
             if reply["verdict"] != "stale":
                 ending = reply
                 break
+        if ending is None and self.stopped_next():
+            return  # stopped while this request waited (run() takes the stopped line)
         if ending is not None:
             self.book(seat, ending, allowed, limit)
             self.stale_after[seat, request_id] = ending.get("ms") or 0

@@ -71,11 +71,10 @@ def latency_summary(referee_us: Sequence[float]) -> dict[str, float | None]:
 
 
 def machine_load_per_core() -> float | None:
-    """The 1-minute load average per CPU this process may use (None where unknown)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
+    """The machine's 1-minute load average per CPU of the machine (None where unknown): the
+    load is the whole machine's, so it is divided by the machine's cores, not by the one a
+    pinned process may use."""
+    cores = os.cpu_count() or 1
     try:
         return round(os.getloadavg()[0] / max(1, cores), 2)
     except OSError:

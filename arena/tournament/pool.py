@@ -14,6 +14,7 @@ Both the in-process runner (``arena.tournament.runner``) and each worker process
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import time
 from collections import Counter
@@ -63,6 +64,10 @@ class RunSummary:
     cluster_workers: dict[str, WorkerReport] = field(default_factory=dict)
     cluster_overhead_s: float = 0.0  # between a worker's tasks and in them outside the matches
     cluster_startup_s: float = 0.0  # connecting, packing and shipping the bots
+    # workers the scheduler lost during the run (addresses, in order), and the matches Dask
+    # played again elsewhere because their worker was lost while playing them
+    cluster_lost: list[str] = field(default_factory=list)
+    cluster_rescheduled: int = 0
 
 
 @dataclass
@@ -78,6 +83,7 @@ class WorkerReport:
     referee_max_ms: float | None = None  # the worst decision's
     max_load_per_core: float | None = None
     started: int = 0  # bot processes it started
+    log_dir: str = ""  # where its bots' standard error stays, on that worker
 
     SAMPLE = 20_000
 
@@ -235,8 +241,8 @@ def broken_bot_line(spec: BotSpec, exc: BotStartupError) -> str:
     said = getattr(exc, "stderr_tail", "")
     if not said:
         said = "; it wrote nothing to stderr"
-    elif said in exc.reason:
-        said = ""
+    elif all(part.strip() in exc.reason for part in re.split(r" \| |\n", said)):
+        said = ""  # the reason quotes it already (a process that ended says its stderr)
     else:
         said = f"; its stderr ends: {said}"
     return f"bot {spec.name!r}: `{shlex.join(spec.argv)}` in {folder}: {exc.reason}{said}"

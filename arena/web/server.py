@@ -188,16 +188,12 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
-class Guard:
-    """Around every request: the Host check, the security headers on every response, and who
-    is asking (``scope["arena.viewer"]``, from the token presented); a page's address with
-    ``?token=`` answers with a redirect to the same page without it, setting the token as an
-    HttpOnly cookie (so it leaves the address bar and the history). An unknown token given in
-    the request (not a cookie, which may be an old run's) is a 401."""
+class HostGuard:
+    """Around every request: the Host check (against DNS rebinding) and the security headers on
+    every response; then :meth:`serve`."""
 
-    def __init__(self, app: ASGIApp, access: Access, hosts: HostCheck) -> None:
+    def __init__(self, app: ASGIApp, hosts: HostCheck) -> None:
         self.app = app
-        self.access = access
         self.hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -211,16 +207,34 @@ class Guard:
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
             await send(message)
 
-        request = Request(scope)
-        if not self.hosts.allows(request.headers.get("host")):
-            host = (request.headers.get("host") or "")[:80]
-            answer = _error(400, f"Host {host!r} is not served here")
+        host = Request(scope).headers.get("host")
+        if not self.hosts.allows(host):
+            answer = _error(400, f"Host {(host or '')[:80]!r} is not served here")
             await answer(scope, receive, send_secured)
             return
+        await self.serve(scope, receive, send_secured)
+
+    async def serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+
+class Guard(HostGuard):
+    """The tournament pages' guard: the Host check and the security headers, and who is asking
+    (``scope["arena.viewer"]``, from the token presented); a page's address with ``?token=``
+    answers with a redirect to the same page without it, setting the token as an HttpOnly
+    cookie (so it leaves the address bar and the history). An unknown token given in the
+    request (not a cookie, which may be an old run's) is a 401."""
+
+    def __init__(self, app: ASGIApp, access: Access, hosts: HostCheck) -> None:
+        super().__init__(app, hosts)
+        self.access = access
+
+    async def serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope)
         given = _bearer(scope) or request.query_params.get(TOKEN_PARAM)
         viewer = self.access.viewer(given or request.cookies.get(TOKEN_COOKIE))
         if given and viewer is SPECTATOR:
-            await _error(401, "unknown token")(scope, receive, send_secured)
+            await _error(401, "unknown token")(scope, receive, send)
             return
         scope["arena.viewer"] = viewer
         if TOKEN_PARAM in request.query_params and scope["path"] in PAGES:
@@ -228,9 +242,9 @@ class Guard:
             target = scope["path"] + ("?" + urlencode(kept) if kept else "")
             redirect = RedirectResponse(target, status_code=303)
             redirect.set_cookie(TOKEN_COOKIE, given or "", httponly=True, samesite="strict")
-            await redirect(scope, receive, send_secured)
+            await redirect(scope, receive, send)
             return
-        await self.app(scope, receive, send_secured)
+        await self.app(scope, receive, send)
 
 
 def _viewer(request: Request) -> Viewer:
@@ -420,18 +434,31 @@ async def serve_tournament(
     shutdown: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Serve until cancelled; ``task_status.started`` (and ``on_ready``) get the page's URL."""
+    app = build_app(source, access, HostCheck(host, allowed_hosts))
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(serve_app, app, host, port, shutdown)
+        if on_ready is not None:
+            on_ready(url)
+        task_status.started(url)
+
+
+async def serve_app(
+    app: ASGIApp,
+    host: str,
+    port: int,
+    shutdown: Callable[[], Awaitable[None]] | None = None,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve ``app`` on ``host``:``port`` (0: any free port) by hypercorn until cancelled (or
+    ``shutdown`` returns); ``task_status.started`` gets its URL."""
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.accesslog = None
     config.errorlog = None
     config.graceful_timeout = 0.5
-    app = build_app(source, access, HostCheck(host, allowed_hosts))
     async with trio.open_nursery() as nursery:
         binds = await nursery.start(_serve, app, config, shutdown)
-        url = binds[0] + "/" if binds else f"http://{host}:{port}/"
-        if on_ready is not None:
-            on_ready(url)
-        task_status.started(url)
+        task_status.started(binds[0] + "/" if binds else f"http://{host}:{port}/")
 
 
 class ServeError(Exception):

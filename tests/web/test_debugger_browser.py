@@ -118,7 +118,7 @@ def test_the_match_page_as_a_debugger(debugged: Path, tmp_path: Path) -> None:
             assert f"seat {illegal} (illegal)" in page.inner_text("#decision")
             fault_at = int(page.inner_text("#frame").split("/")[0])
             page.click("#next-trick")
-            assert "trick" in page.inner_text(".events")
+            assert "trick" in page.inner_text("#happened .events")
             trick_at = int(page.inner_text("#frame").split("/")[0])
             assert trick_at > fault_at
             page.click("#prev-fault")  # the nearest fault before the trick
@@ -137,7 +137,7 @@ def test_the_match_page_as_a_debugger(debugged: Path, tmp_path: Path) -> None:
                 page.click("#next-seat")
                 assert f"seat {talker} (talker)" in page.inner_text("#decision")
             page.click("#next-deal")
-            assert "round start" in page.inner_text(".events")
+            assert "round start" in page.inner_text("#happened .events")
 
             # Fields in words, no empty lists drawn as commas.
             table = page.inner_text("#table")

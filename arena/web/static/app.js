@@ -395,7 +395,6 @@ function eventLine(ev, seats) {
   const rest = Object.entries(ev).filter(([k]) => !EVENT_HIDE.has(k) && k !== "_audience");
   return h("li", {}, h("b", {}, kind.replaceAll("_", " ")), " ", rest.map(([k, v]) => h("span", { class: "chip" }, `${k}: `, value(v, k))), aud);
 }
-const SCORING = /(_end|match_won|award)$/;
 const WITHHELD = "(withheld: it can name cards still in play)";
 
 async function matchPage() {
@@ -456,8 +455,8 @@ async function matchPage() {
     const objects = Object.entries(v).filter(([k, x]) => x && typeof x === "object" && !perSeat.some(([p]) => p === k) && !["hands", "hand", "trick"].includes(k));
     const hands = v.hands || null;
     const dec = f.decision;
-    const scoring = [];
-    for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (SCORING.test(ev.type || "")) scoring.push(ev);
+    const scoring = [], scores = new Set(d.scoring_events || []);  // the game's SCORING_EVENTS
+    for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (scores.has(ev.type)) scoring.push(ev);
     const seatLabel = h("label", { for: "seat" }, " view ");
     const seatSelect = h("select", { id: "seat", "aria-label": "whose view of the match", onchange: (e) => { seat = e.target.value; history.replaceState(null, "", "/match?" + q({ id, seat })); load().catch(showError); } },
       d.all_hands_allowed ? h("option", { value: "all", selected: seat === "all" }, "all hands") : null,
@@ -480,6 +479,9 @@ async function matchPage() {
       ArenaDebugger.controls({ h, frames: d.frames, at, go, seats, jumpSeat, speed, step,
         setJumpSeat: (s) => { jumpSeat = s; draw(); }, setSpeed: (x) => { speed = x; },
         atEnd: () => at >= data.frames.length - 1, redraw: () => draw() }),
+      // The card table (table.js), then the state inspector below it, one click away.
+      Table.spectate(d, at),
+      h("p", {}, h("a", { href: "#decision", id: "to-inspector" }, "the state inspector ↓")),
       dec ? h("div", { class: `panel decision ${dec.by === "autopilot" ? "autopilot" : ""} ${dec.faults.length ? "faulted" : ""}`, id: "decision" },
         h("div", {}, h("b", {}, `Decision ${at}: seat ${dec.seat} (${seatName(dec.seat)})`,
           dec.number ? h("span", { id: "seat-decision" }, ` #${dec.number}`) : "", ` · ${dec.decision}`), " · ",
@@ -505,7 +507,7 @@ async function matchPage() {
         v.trick !== undefined ? h("div", {}, h("b", {}, "trick: "), (v.trick || []).length ? (v.trick || []).map((t) => (t && t.card ? h("span", {}, card(t.card), h("sub", {}, t.seat)) : value(t))) : h("span", { class: "muted" }, "empty")) : null,
         h("div", { class: "kv" }, scalars.filter(([, x]) => !ArenaDebugger.isEmpty(x)).map(([k, x]) => h("span", {}, h("b", {}, ArenaDebugger.words(k) + " "), value(x, k)))),
         objects.filter(([, x]) => !ArenaDebugger.isEmpty(x)).map(([k, x]) => h("div", { class: "kv" }, h("span", {}, h("b", {}, ArenaDebugger.words(k) + " "), value(x))))),
-      h("div", { class: "panel" }, h("h2", {}, "What happened"), f.events.length ? h("ul", { class: "events" }, f.events.map((e) => eventLine(e, seats))) : h("p", { class: "muted" }, "nothing visible")),
+      h("div", { class: "panel", id: "happened" }, h("h2", {}, "What happened"), f.events.length ? h("ul", { class: "events" }, f.events.map((e) => eventLine(e, seats))) : h("p", { class: "muted" }, "nothing visible")),
       scoring.length ? h("div", { class: "panel", id: "scoring" }, h("h2", {}, "Scoring so far"), h("ul", { class: "events" }, scoring.map((e) => eventLine(e, seats)))) : null,
       d.result && at === last ? h("div", { class: "panel", id: "result" }, h("h2", {}, "Result"),
         h("table", {}, h("tr", {}, h("th", { class: "l" }, "seat"), h("th", { class: "l" }, "bot"), h("th", {}, "score"), h("th", {}, "place")),
