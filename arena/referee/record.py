@@ -1209,6 +1209,9 @@ class _Checker:
         elif not _is_int(written):
             self.fail(entry, f'field "id" is {_short(written)}; expected an integer or null')
         text = self.of_type(entry, "text", (str,), "the line received")
+        said = entry.get("stderr", _MISSING)
+        if said is not _MISSING and not (isinstance(said, str) and said):
+            self.fail(entry, f'field "stderr" is {_short(said)}; expected the bot\'s stderr text')
         for name in ("ms", "charged_ms"):
             value = entry.get(name, _MISSING)
             if value is not None and not (

@@ -979,6 +979,9 @@ class MatchScore:
     duplicate: float  # score minus the mean of those seats' cards over the rotations (+ = better)
     record_path: str | None
     record_span: tuple[int, int] | None = None  # where in record_path, a records file (SPEC 8)
+    # duplicate over its game's spread (the standard deviation of every seat's score minus its
+    # cards' mean, over the deals in the report): comparable across games of any scale
+    scaled: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -996,8 +999,9 @@ class BotReport:
     ranks: Mapping[str, tuple[int, int]]  # label -> (rank, bots in the table)
     faults: Sequence[BotFault]  # in schedule order
     times: Mapping[str, TimePercentiles]  # per game label, then "overall"
-    worst: Sequence[MatchScore]  # worst duplicate score first
+    worst: Sequence[MatchScore]  # worst scaled duplicate score first
     matches: int  # completed matches it played
+    spreads: Mapping[str, float] = field(default_factory=dict)  # game label -> its spread
 
 
 def percentiles(times: Sequence[float]) -> TimePercentiles | None:
@@ -1012,14 +1016,24 @@ def percentiles(times: Sequence[float]) -> TimePercentiles | None:
 
 
 def bot_report(
-    standings: Standings, matches: Iterable[StoredMatch], bot: str, *, worst: int = 10
+    standings: Standings,
+    matches: Iterable[StoredMatch],
+    bot: str,
+    *,
+    worst: int = 10,
+    game: str | None = None,
 ) -> BotReport:
     """``bot``'s rows of ``standings`` and, from ``matches`` (the ones it sat in: every rotation
     of its deals, as ResultStore.matches_with gives them), its faults, decision-time percentiles
-    and its ``worst`` matches by duplicate score."""
+    and its ``worst`` matches by duplicate score scaled to each game's spread (so that a game
+    scored in hundreds does not hide the others). ``game``: that game label's only."""
+    if game is not None:
+        matches = [match for match in matches if match.game == game]
     rows: dict[str, BotStanding] = {}
     ranks: dict[str, tuple[int, int]] = {}
     for scope, table in standings.tables.items():
+        if game is not None and scope != game:
+            continue
         for rank, row in enumerate(table, start=1):
             if row.bot == bot:
                 rows[scope] = row
@@ -1042,14 +1056,17 @@ def bot_report(
         for seat in held:
             if seat < len(match.decision_ms):
                 times[match.game].extend(match.decision_ms[seat])
-                times[OVERALL].extend(match.decision_ms[seat])
+                if game is None:  # (of one game, "overall" would be that game again)
+                    times[OVERALL].extend(match.decision_ms[seat])
     scored: list[MatchScore] = []
+    apart: dict[str, list[float]] = defaultdict(list)  # game -> every seat's score - its mean
     for group in deals.values():
         if len(group) < 2:
             continue  # one rotation: nothing to compare with
         sign = 1 if higher_is_better(group[0].game_id) else -1
         players = group[0].players
         means = [statistics.fmean(m.scores[seat] for m in group) for seat in range(players)]
+        apart[group[0].game] += [m.scores[s] - means[s] for m in group for s in range(players)]
         for match in group:
             seats = tuple(seat for seat, name in enumerate(match.bots) if name == bot)
             if not seats:
@@ -1066,7 +1083,11 @@ def bot_report(
                     record_span=match.record_span,
                 )
             )
-    scored.sort(key=lambda m: (m.duplicate, m.match_id))
+    spreads = {label: math.sqrt(statistics.fmean(d * d for d in v)) for label, v in apart.items()}
+    scored = [
+        replace(m, scaled=m.duplicate / spreads[m.game] if spreads[m.game] else 0.0) for m in scored
+    ]
+    scored.sort(key=lambda m: (m.scaled, m.duplicate, m.match_id))
     order = [*standings.games, OVERALL]
     found = {scope: percentiles(values) for scope, values in times.items()}
     return BotReport(
@@ -1081,6 +1102,7 @@ def bot_report(
         },
         worst=scored[:worst],
         matches=played,
+        spreads=spreads,
     )
 
 
@@ -1103,4 +1125,5 @@ def bot_report_as_data(report: BotReport) -> dict:
         "faults": [vars(f) for f in report.faults],
         "decision_ms": {scope: vars(t) for scope, t in report.times.items()},
         "worst": [{**vars(m), "seats": list(m.seats)} for m in report.worst],
+        "spreads": dict(report.spreads),
     }

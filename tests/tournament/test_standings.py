@@ -296,6 +296,29 @@ def test_a_bots_report_ranks_its_matches_by_duplicate_score():
     assert data["worst"][0]["seats"] == [0] and data["decision_ms"]["g"]["p50"] == 6.0
 
 
+def test_worst_matches_are_ranked_by_the_duplicate_score_over_the_games_spread():
+    from arena.tournament.standings import bot_report
+
+    # Game h scores in hundreds: c's worst raw difference there (-323) is mild for h, where
+    # seats differ by ~300, while its -2.67 in g (seats differ by ~2) is its worst match.
+    h = [
+        played(0, "abc", (1000, 0, 500), (1, 3, 2), game="h"),
+        played(1, "cab", (960, 990, 20), (2, 1, 3), game="h"),
+        played(2, "bca", (1020, 10, 520), (1, 3, 2), game="h"),
+    ]
+    matches = DEAL + h
+    standings = compute_standings(matches, "abc", ["g", "h"])
+    report = bot_report(standings, matches, "c", worst=6)
+    assert [m.match_id for m in report.worst[:3]] == ["g/t0/d0/r2", "g/t0/d0/r1", "h/t0/d0/r2"]
+    assert min(m.duplicate for m in report.worst) == report.worst[2].duplicate  # raw: h first
+    for m in report.worst:
+        assert m.scaled == pytest.approx(m.duplicate / report.spreads[m.game])
+    assert report.spreads["g"] == pytest.approx(1.9245, abs=1e-4)
+    only = bot_report(standings, matches, "c", worst=6, game="h")
+    assert [m.game for m in only.worst] == ["h"] * 3
+    assert list(only.rows) == list(only.times) == ["h"]
+
+
 def test_tables_fit_the_width_by_dropping_expendable_columns_never_the_name():
     long = "a-very-long-bot-name@1.2.3+3f9a2c1b7d4e"
     matches = [
