@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -130,8 +131,9 @@ BROKEN = [
 def test_a_failing_bot_is_a_typed_fault_as_in_a_match(tmp_path, bot, kind, said):
     records = RecordFile(tmp_path / "run.jsonl.gz")
     fast = TimeControl(decision_ms=100, margin_ms=0)
-    # (A record of a 100 ms time control, each request's time_left_ms 100.)
-    trio.run(lambda: _play_fast(records, fast))
+    # (A record of a 100 ms time control, each request's time_left_ms 100; played under the
+    # autojump clock, so a busy machine cannot make a fake bot late.)
+    trio.run(lambda: _play_fast(records, fast), clock=trio.testing.MockClock(autojump_threshold=0))
     records.close()
     replay = replay_record(records.path)
     talk = conversation(replay, 0)
