@@ -279,13 +279,18 @@ class AllFours(TrickGame):
     # -- the rules -----------------------------------------------------------------------------
 
     def _legal(self) -> list[str]:
-        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
-        assert seat is not None  # (a decision is pending whenever this runs)
-        if self.decision != "play":
-            return ["stand", "beg"] if self.decision == "beg" else ["give", "run"]
-        # The cards that may be played (here, not in a method of their own: a call fewer on
-        # every decision).
-        hand, trick = self.hands[seat], self.trick
+        if self.decision == "play":
+            return self._playable(self.hands[self.mover])
+        if self.decision == "beg":
+            return ["stand", "beg"]
+        return ["give", "run"]
+
+    def _playable(self, hand: list[str]) -> list[str]:
+        """The cards of ``hand`` that may go to the trick now, in canonical order: any card to
+        lead; trump led, a trump if the hand holds one; another suit led, that suit or a trump
+        if the hand holds the suit, else any card; under ``no_undertrump``, no trump below the
+        trick's highest unless the hand holds only trumps."""
+        trick = self.trick
         if not trick:
             return list(hand)
         trump = self.trump
@@ -322,14 +327,9 @@ class AllFours(TrickGame):
         return "no undertrumping: play a trump higher than the one in the trick, or another card"
 
     def _apply(self, action: str) -> None:
-        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
-        assert seat is not None  # (a decision is pending whenever this runs)
+        seat = self.mover
         if self.decision == "play":
-            # (the play's first step here, not in a method: a call fewer on most cards)
-            if self._play_card(seat, action) < PLAYERS:
-                self.seat_to_move = (seat - 1) % PLAYERS  # right_of(seat), a call fewer per card
-            else:
-                self._end_trick()
+            self._play(seat, action)
         elif action == "stand":
             self.emit({"type": "stand", "seat": seat})
             self._set_trump(self.kick[-1], "stand")
@@ -345,6 +345,13 @@ class AllFours(TrickGame):
         else:
             self.emit({"type": "run", "seat": seat})
             self._run_pack()
+
+    def _play(self, seat: int, card: str) -> None:
+        """``seat`` plays ``card``: the seat to its right plays next, or the trick is complete."""
+        if self._play_card(seat, card) < PLAYERS:
+            self.seat_to_move = right_of(seat)
+        else:
+            self._end_trick()
 
     def _end_trick(self) -> None:
         """The trick is complete: its winner's team takes it; the winner leads, or the hand is scored."""

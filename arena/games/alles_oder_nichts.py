@@ -129,11 +129,8 @@ class AllesOderNichts(TrickGame):
     # -- the rules -----------------------------------------------------------------------------
 
     def _legal(self) -> list[str]:
-        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
-        assert seat is not None  # (a decision is pending whenever this runs)
-        if self.decision == "play":
-            # The led colour if you can, else any card.
-            return follow_suit(self.hands[seat], self.trick)
+        if self.decision == "play":  # the led colour if you can, else any card
+            return follow_suit(self.hands[self.mover], self.trick)
         if self.decision == "bid":
             return [*BIDS[HAND_SIZES[self.round]]]
         return ["declare:open", "declare:secret"]
@@ -151,15 +148,10 @@ class AllesOderNichts(TrickGame):
         return "declare your bid as declare:open or declare:secret"
 
     def _apply(self, action: str) -> None:
-        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
-        assert seat is not None  # (a decision is pending whenever this runs)
+        seat = self.mover
         n = self.players
         if self.decision == "play":
-            # (the play's first step here, not in a method: a call fewer on most cards)
-            if self._play_card(seat, action) < n:
-                self.seat_to_move = (seat + 1) % n
-            else:
-                self._end_trick()
+            self._play(seat, action)
         elif self.decision == "bid":
             bid = int(action[4:])
             self.bids[seat] = bid

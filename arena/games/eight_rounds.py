@@ -236,9 +236,7 @@ class EightRounds(TrickGame):
         )
 
     def _legal(self) -> list[str]:
-        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
-        assert seat is not None  # (a decision is pending whenever this runs)
-        hand = self.hands[seat]
+        hand = self.hands[self.mover]
         if self.decision == "play":
             return follow_suit(hand, self.trick)  # the led suit if you can, else any card
         fitting = self._fitting(hand)
@@ -272,14 +270,9 @@ class EightRounds(TrickGame):
         return f"{action} does not fit: it is not a 7 nor next to an end of an open row"
 
     def _apply(self, action: str) -> None:
-        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
-        assert seat is not None  # (a decision is pending whenever this runs)
+        seat = self.mover
         if self.decision == "play":
-            # (the play's first step here, not in a method: a call fewer on most cards)
-            if self._play_card(seat, action) < self.players:
-                self.seat_to_move = (seat + 1) % self.players
-            else:
-                self._end_trick()
+            self._play(seat, action)
         elif action == PASS:
             self.passes[seat] += 1
             self.round_points[seat] -= 10

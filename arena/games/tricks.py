@@ -47,8 +47,11 @@ class TrickGame(GameState):
 
     The game keeps ``hands`` (each seat's cards, canonical order) and uses:
     - ``_new_tricks()`` at every deal: no trick in progress, no last trick;
-    - ``_play_card(seat, card)``: the card goes from the hand to the trick, announced by a ``play``
-      event; returns how many cards the trick holds now;
+    - ``_play(seat, card)`` for a card played (the next seat clockwise plays, or the trick is
+      complete), which a game whose play goes otherwise overrides; it calls ``_play_card(seat,
+      card)``: the card goes from the hand to the trick, announced by a ``play`` event; returns
+      how many cards the trick holds now; and, once the trick is complete, the game's
+      ``_end_trick()``;
     - ``_take_trick(trump)`` once the trick is complete: finds the winner (:func:`trick_winner`)
       and returns ``{"leader", "cards", "winner"}`` (the game keeps it as ``last_trick``, possibly
       with more fields, and announces it), and starts an empty trick;
@@ -77,6 +80,19 @@ class TrickGame(GameState):
         self.trick_shown.append({"seat": seat, "card": card})
         self.emit({"type": "play", "seat": seat, "card": card})
         return len(trick)
+
+    def _play(self, seat: int, card: str) -> None:
+        """``seat`` plays ``card``: the next seat clockwise plays, or once every seat has played
+        the trick is complete (``_end_trick``). A game whose play goes otherwise overrides it."""
+        if self._play_card(seat, card) < self.players:
+            self.seat_to_move = (seat + 1) % self.players
+        else:
+            self._end_trick()
+
+    def _end_trick(self) -> None:
+        """The trick is complete: the game takes it (``_take_trick``) and says who plays next,
+        or ends the deal."""
+        raise NotImplementedError
 
     def _take_trick(self, trump: str | None) -> dict[str, Any]:
         trick = self.trick

@@ -189,21 +189,10 @@ class VingtDown(TrickGame):
     # -- the rules -----------------------------------------------------------------------------
 
     def _legal(self) -> list[str]:
-        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
-        assert seat is not None  # (a decision is pending whenever this runs)
+        seat = self.mover
         decision = self.decision
         if decision == "play":
-            # Follow the led suit if you can; else trump if you can; else any card (canonical
-            # order). (Here, not in a function of its own: a call fewer on every decision.)
-            hand, trick = self.hands[seat], self.trick
-            if not trick:
-                return list(hand)
-            follow = [*filter(IN_SUIT[trick[0][1][-1]], hand)]
-            if follow:
-                return follow
-            trump = self.trump
-            trumps = [] if trump is None else [*filter(IN_SUIT[trump], hand)]
-            return trumps or list(hand)
+            return playable(self.hands[seat], self.trick, self.trump)
         if decision == "exchange":
             # Every choice of 1 to MAX_EXCHANGE (3) cards in combinations() order, looked up by
             # map() (no Python step per choice).
@@ -254,21 +243,10 @@ class VingtDown(TrickGame):
         return f"list each card once, in canonical order; {usage}"
 
     def _apply(self, action: str) -> None:
-        seat = self.seat_to_move  # (not mover: a call fewer on every decision)
-        assert seat is not None  # (a decision is pending whenever this runs)
+        seat = self.mover
         decision = self.decision
         if decision == "play":
-            # (the play's first step here, not in a method: a call fewer on most cards)
-            in_play = self.in_play
-            if self._play_card(seat, action) < in_play:
-                nxt = (seat + 1) % PLAYERS
-                if in_play < PLAYERS:  # the next seat clockwise that has not dropped out
-                    drops = self.drops
-                    while drops[nxt] == "drop":
-                        nxt = (nxt + 1) % PLAYERS
-                self.seat_to_move = nxt
-            else:
-                self._end_trick()
+            self._play(seat, action)
         elif decision == "exchange":
             self._exchange(seat, action)
         elif decision == "drop":
@@ -326,6 +304,20 @@ class VingtDown(TrickGame):
         self.tricks[self.forehand] = HAND_SIZE
         self.emit({"type": "uncontested", "seat": self.forehand, "tricks": HAND_SIZE})
         self._end_deal()
+
+    def _play(self, seat: int, card: str) -> None:
+        """``seat`` plays ``card``: the next seat clockwise that has not dropped out plays next,
+        or the trick is complete."""
+        in_play = self.in_play
+        if self._play_card(seat, card) < in_play:
+            nxt = (seat + 1) % PLAYERS
+            if in_play < PLAYERS:
+                drops = self.drops
+                while drops[nxt] == "drop":
+                    nxt = (nxt + 1) % PLAYERS
+            self.seat_to_move = nxt
+        else:
+            self._end_trick()
 
     def _end_trick(self) -> None:
         """The trick is complete: its winner takes it and leads, or the deal ends."""
@@ -522,6 +514,19 @@ class VingtDown(TrickGame):
             self.hands[seat],
             self.discards[seat],
         )
+
+
+def playable(hand: list[str], trick: list[tuple[int, str]], trump: str | None) -> list[str]:
+    """The cards of ``hand`` that may go to ``trick`` (canonical order): the led suit if the
+    hand holds it; else a trump if it holds one; else any card (any card to lead)."""
+    if not trick:
+        return list(hand)
+    # (filter(): no Python step per card)
+    follow = [*filter(IN_SUIT[trick[0][1][-1]], hand)]
+    if follow:
+        return follow
+    trumps = [] if trump is None else [*filter(IN_SUIT[trump], hand)]
+    return trumps or list(hand)
 
 
 def _vingt_rule(seat, card, led, trick, trump) -> set[str]:
