@@ -35,17 +35,7 @@ from typing import Any
 
 from .cards import IN_SUIT, STANDARD_52, SUIT_CARDS
 from .core import Deal, GameError, GameSpec, Option
-from .knowledge import (
-    VoidRule,
-    blank_state,
-    current_deal_events,
-    dealt_to,
-    forbidden_suits,
-    original_hands,
-    replay,
-    trick_plays,
-    voids_in_tricks,
-)
+from .knowledge import DealKnowledge, VoidRule, blank_state, replay
 from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame
 
 TARGET = 14
@@ -409,24 +399,14 @@ class AllFours(TrickGame):
         """The hand as the seat knows it (GameState.resample): the other hands and the stock
         dealt under the voids shown (under ``no_undertrump``, an undertrump shows only trumps);
         which packet each of another seat's cards came in drawn uniformly."""
-        me = view["seat"]
-        n = PLAYERS
-        hand_events = current_deal_events(events, cls.DEAL_STARTS)
+        known = DealKnowledge.read(view, events, cls.DEAL_STARTS)
         no_undertrump = bool(cls.SPEC.resolve_options(options)["no_undertrump"])
-        own = dealt_to(hand_events, me)
-        plays = trick_plays(hand_events)
-        played = {card for _, card, _ in plays}
         kicked = list(view["kicked"])
-        known = set(own) | played | set(kicked)
-        pool = [c for c in STANDARD_52.cards if c not in known]
-        counts = view["hand_counts"]
-        sizes = {f"hand {s}": counts[s] for s in range(n) if s != me}
-        sizes["stock"] = len(pool) - sum(sizes.values())
-        voids = voids_in_tricks(plays, me, view["trump"], _void_rule(no_undertrump))
-        hidden = deal(pool, sizes, forbidden_suits(voids, pool))
-        hands = original_hands(n, me, own, hidden, plays)
+        voids = known.voids(view["trump"], _void_rule(no_undertrump))
+        hidden = known.deal_hidden(deal, STANDARD_52.cards, kicked, voids)
+        hands = known.hands_at_start(hidden)
         for seat, hand in enumerate(hands):
-            if seat != me:  # which packet each of its cards came in is never seen
+            if seat != known.seat:  # which packet each of its cards came in is never seen
                 rng.shuffle(hand)
         dealer = view["dealer"]
         deck = [c for s in DEAL_ORDER[dealer] for c in hands[s][:FIRST_DEAL]] + [kicked[0]]
@@ -437,14 +417,14 @@ class AllFours(TrickGame):
         stock = list(hidden["stock"])
         rng.shuffle(stock)
         deck += stock
-        state = blank_state(cls, n, options, deck, rng.getrandbits(63))
+        state = blank_state(cls, PLAYERS, options, deck, rng.getrandbits(63))
         # From 0-0, so that the kicks replayed cannot end the match; then the real score.
         state._begin(dealer, view["hand_number"])
         actions = [
             (event["seat"], event["type"])
-            for event in hand_events
+            for event in known.events
             if event.get("type") in ("stand", "beg", "give", "run")
-        ] + [(event["seat"], event["card"]) for event in hand_events if event.get("type") == "play"]
+        ] + [(seat, card) for seat, card, _ in known.plays]
         replay(state, actions)
         state.team_scores = list(view["team_scores"])
         return state

@@ -23,17 +23,7 @@ from typing import Any
 
 from .cards import COLOURS_48
 from .core import Deal, GameSpec
-from .knowledge import (
-    blank_state,
-    current_deal_events,
-    dealt_to,
-    follow_rule,
-    forbidden_suits,
-    original_hands,
-    replay,
-    trick_plays,
-    voids_in_tricks,
-)
+from .knowledge import DealKnowledge, blank_state, follow_rule, replay
 from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
@@ -210,28 +200,19 @@ class AllesOderNichts(TrickGame):
     ) -> AllesOderNichts:
         """The round as the seat knows it (GameState.resample): the other hands and the stock
         dealt under the voids shown; a secret bid of another seat drawn among the legal ones."""
-        n, me = view["players"], view["seat"]
+        n = view["players"]
         round_index = view["round"] - 1
         size = HAND_SIZES[round_index]
-        round_events = current_deal_events(events, cls.DEAL_STARTS)
-        own = dealt_to(round_events, me)
-        plays = trick_plays(round_events)
-        played = [card for _, card, _ in plays]
+        known = DealKnowledge.read(view, events, cls.DEAL_STARTS)
         trump_card = view["trump_card"]
-        known = set(own) | set(played) | {trump_card}
-        pool = [c for c in COLOURS_48.cards if c not in known]
-        counts = view["hand_counts"]
-        sizes = {f"hand {s}": counts[s] for s in range(n) if s != me}
-        sizes["stock"] = len(pool) - sum(sizes.values())
-        voids = voids_in_tricks(plays, me, None, follow_rule)
-        hidden = deal(pool, sizes, forbidden_suits(voids, pool))
-        hands = original_hands(n, me, own, hidden, plays)
-        deck = [c for s in range(n) for c in hands[s]] + [trump_card]
+        voids = known.voids(None, follow_rule)
+        hidden = known.deal_hidden(deal, COLOURS_48.cards, [trump_card], voids)
+        deck = [c for hand in known.hands_at_start(hidden) for c in hand] + [trump_card]
         state = blank_state(cls, n, {}, deck, rng.getrandbits(63))
         state._begin(round_index, (view["dealer"] - round_index) % n, list(view["scores"]))
         open_bids = view["bids"]
         actions: list[tuple[int, str]] = []
-        for event in round_events:
+        for event in known.events:
             kind = event.get("type")
             if kind == "bid":
                 seat = event["seat"]

@@ -36,23 +36,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from .cards import STANDARD_52
 from .core import Deal, GameSpec
-from .knowledge import (
-    Events,
-    Plays,
-    blank_state,
-    current_deal_events,
-    dealt_to,
-    follow_rule,
-    forbidden_suits,
-    original_hands,
-    replay,
-    trick_plays,
-    voids_in_tricks,
-)
+from .knowledge import DealKnowledge, Events, Plays, blank_state, follow_rule, replay
 from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
@@ -358,32 +347,25 @@ class EightRounds(TrickGame):
     ) -> EightRounds:
         """The round as the seat knows it (GameState.resample): the other hands dealt under the
         voids shown, or in the patience round under what each pass ruled out."""
-        n, me = view["players"], view["seat"]
+        known = DealKnowledge.read(view, events, cls.DEAL_STARTS)
+        n = known.players
         round_index = view["round"] - 1
-        round_events = current_deal_events(events, cls.DEAL_STARTS)
-        own = dealt_to(round_events, me)
         removed = list(view["removed"])
-        counts = view["hand_counts"]
         if round_index == PATIENCE_ROUND:
-            plays, forbidden = _patience_knowledge(round_events, n, removed)
+            plays, ruled_out = _patience_knowledge(known.events, n, removed)
+            known = replace(known, plays=plays)
+            hidden = known.deal_hidden(
+                deal, STANDARD_52.cards, removed, ruled_out=ruled_out, stock=False
+            )
         else:
-            plays = trick_plays(round_events)
-            forbidden = {}
-        played = {card for _, card, _ in plays}
-        pool = [c for c in STANDARD_52.without(removed) if c not in played and c not in own]
-        if round_index != PATIENCE_ROUND:
-            voids = voids_in_tricks(plays, me, None, follow_rule)
-            forbidden = forbidden_suits(voids, pool)
-        forbidden.pop(f"hand {me}", None)
-        sizes = {f"hand {s}": counts[s] for s in range(n) if s != me}
-        hidden = deal(pool, sizes, forbidden)
-        hands = original_hands(n, me, own, hidden, plays)
-        deck = [c for s in range(n) for c in hands[s]]
+            voids = known.voids(None, follow_rule)
+            hidden = known.deal_hidden(deal, STANDARD_52.cards, removed, voids, stock=False)
+        deck = [c for hand in known.hands_at_start(hidden) for c in hand]
         state = blank_state(cls, n, {}, deck, rng.getrandbits(63))
         state._begin(round_index, (view["dealer"] - round_index) % n, list(view["scores"]))
         actions = [
             (event["seat"], event["card"] if event["type"] == "play" else PASS)
-            for event in round_events
+            for event in known.events
             if event.get("type") in ("play", PASS)
         ]
         replay(state, actions)
@@ -475,14 +457,14 @@ class EightRounds(TrickGame):
 
 def _patience_knowledge(
     round_events: Events, players: int, removed: list[str]
-) -> tuple[Plays, dict[str, set[str]]]:
-    """The patience plays as (seat, card, None) and, per hand ("hand N"), the cards its passes
-    rule out: a pass shows no fitting card but a 7, and no 7 before the first 7 is down or when
-    the pass was forced."""
+) -> tuple[Plays, dict[int, set[str]]]:
+    """The patience plays as (seat, card, None) and, per seat, the cards its passes rule out: a
+    pass shows no fitting card but a 7, and no 7 before the first 7 is down or when the pass was
+    forced."""
     sequences = {s: [c for c in (r + s for r in PATIENCE_RANKS) if c not in removed] for s in SUITS}
     rows: dict[str, tuple[int, int]] = {}
     plays: Plays = []
-    forbidden: dict[str, set[str]] = {}
+    forbidden: dict[int, set[str]] = {}
     consecutive = 0
     for event in round_events:
         kind = event.get("type")
@@ -495,7 +477,7 @@ def _patience_knowledge(
             rows[card[-1]] = (min(low, index), max(high, index))
             consecutive = 0
         elif kind == PASS:
-            ruled_out = forbidden.setdefault(f"hand {event['seat']}", set())
+            ruled_out = forbidden.setdefault(event["seat"], set())
             if not rows or consecutive >= players - 1:  # no 7 down yet, or a forced pass
                 ruled_out |= SEVENS
             for suit, (low, high) in rows.items():

@@ -1,21 +1,23 @@
-"""What one seat knows of the current deal, read from the events it saw: the pieces the trick
-games' ``resample`` hooks (:meth:`GameState.resample`) share.
+"""What one seat knows of the current deal, read from its view and the events it saw: what the
+trick games' ``resample`` hooks (:meth:`GameState.resample`) share.
 
-A game's ``resample`` finds the deal's events (:func:`current_deal_events`), what was dealt to the
-seat (:func:`dealt_to`) and every card played (:func:`trick_plays`), which suits each other seat
-showed void in (:func:`voids_in_tricks` with the game's rule, e.g. :func:`follow_rule`); has the
-unseen cards dealt under those constraints; rebuilds the deal's first state on a deck that deals
-those cards (:func:`blank_state`); and applies the deal's actions again (:func:`replay`), so every
-rule is checked once more.
+A game's ``resample`` reads the deal (:meth:`DealKnowledge.read`: its events, what was dealt to
+the seat, every card played to a trick); has the cards the seat cannot see dealt to the other
+hands and the stock under the voids the play showed (:meth:`DealKnowledge.deal_hidden`, with the
+game's rule, e.g. :func:`follow_rule`); rebuilds the deal's first state on a deck that deals
+those cards (:meth:`DealKnowledge.hands_at_start`, :func:`blank_state`); and applies the deal's
+actions again (:func:`replay`), so every rule is checked once more. Each game gives only what
+differs: its deck and the cards it shows, its void rule, its other holders, how its deck deals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from .cards import StackedDealer
-from .core import GameState, InconsistentView
+from .core import Deal, GameState, InconsistentView
 
 Events = Sequence[Mapping[str, Any]]
 State = TypeVar("State", bound=GameState)
@@ -98,6 +100,77 @@ def original_hands(
         if seat != me:
             hands[seat].append(card)
     return hands
+
+
+@dataclass(frozen=True)
+class DealKnowledge:
+    """What one seat knows of the current deal: the pieces every trick game's ``resample`` reads
+    the same way."""
+
+    players: int
+    seat: int
+    hand_counts: Sequence[int]  # every seat's cards in hand now (the view's)
+    events: list[Mapping[str, Any]]  # the deal's events, the one that started it first
+    own: list[str]  # every card dealt to the seat (all its packets)
+    plays: Plays  # every card played in the deal, in order
+
+    @classmethod
+    def read(
+        cls, view: Mapping[str, Any], events: Events, starts: tuple[str, ...]
+    ) -> DealKnowledge:
+        """The deal as ``view`` (a seat's, of a match in progress) and ``events`` (all it saw)
+        show it; ``starts`` are the game's ``DEAL_STARTS``. The plays are the tricks' cards
+        (:func:`trick_plays`); a game that plays otherwise replaces them."""
+        deal_events = current_deal_events(events, starts)
+        seat = view["seat"]
+        return cls(
+            view["players"],
+            seat,
+            view["hand_counts"],
+            deal_events,
+            dealt_to(deal_events, seat),
+            trick_plays(deal_events),
+        )
+
+    def played(self) -> list[str]:
+        """The cards played in the deal, in order."""
+        return [card for _, card, _ in self.plays]
+
+    def voids(self, trump: str | None, rule: VoidRule) -> dict[int, set[str]]:
+        """The suits each other seat showed void in (:func:`voids_in_tricks`)."""
+        return voids_in_tricks(self.plays, self.seat, trump, rule)
+
+    def deal_hidden(
+        self,
+        deal: Deal,
+        cards: Iterable[str],
+        shown: Iterable[str] = (),
+        voids: Mapping[int, set[str]] | None = None,
+        ruled_out: Mapping[int, Iterable[str]] | None = None,
+        holders: Mapping[str, int] | None = None,
+        stock: bool = True,
+    ) -> Mapping[str, list[str]]:
+        """The cards of ``cards`` (the deal's deck, in order) the seat has not seen, dealt by
+        ``deal``: to each other seat's hand (``"hand N"``) as many as it holds, none of its
+        ``voids``' suits (by seat) nor of its ``ruled_out`` cards (by seat); to the game's other
+        ``holders`` (name: size) as many as they hold; and, with ``stock``, the rest to the
+        ``"stock"``. Seen: the seat's own cards, the cards played and the cards ``shown`` (a
+        turned-up or removed card, a card drawn)."""
+        known = {*self.own, *self.played(), *shown}
+        pool = [card for card in cards if card not in known]
+        sizes = {f"hand {s}": self.hand_counts[s] for s in range(self.players) if s != self.seat}
+        sizes.update(holders or {})
+        if stock:
+            sizes["stock"] = len(pool) - sum(sizes.values())
+        forbidden = forbidden_suits(dict(voids or {}), pool)
+        for seat, ruled in (ruled_out or {}).items():
+            if seat != self.seat:
+                forbidden.setdefault(f"hand {seat}", set()).update(ruled)
+        return deal(pool, sizes, forbidden)
+
+    def hands_at_start(self, hidden: Mapping[str, list[str]]) -> list[list[str]]:
+        """Each seat's cards at the start of the deal (:func:`original_hands`)."""
+        return original_hands(self.players, self.seat, self.own, hidden, self.plays)
 
 
 def blank_state(

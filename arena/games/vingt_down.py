@@ -34,14 +34,7 @@ from typing import Any
 
 from .cards import IN_SUIT, PIQUET_32, parse_card_list
 from .core import Deal, GameSpec, Option
-from .knowledge import (
-    blank_state,
-    current_deal_events,
-    forbidden_suits,
-    replay,
-    trick_plays,
-    voids_in_tricks,
-)
+from .knowledge import DealKnowledge, blank_state, replay
 from .tricks import SEAT_VIEW_TAIL, TrickGame
 
 PLAYERS = 4
@@ -363,35 +356,26 @@ class VingtDown(TrickGame):
         """The deal as the seat knows it (GameState.resample): the other hands, their discards
         and the stock dealt under the voids shown (not trumping shows no trump); which of its
         cards another seat drew, and how its packets came, drawn uniformly."""
-        n, me = view["players"], view["seat"]
+        known = DealKnowledge.read(view, events, cls.DEAL_STARTS)
+        n, me = known.players, known.seat
         forehand, trump = view["forehand"], view["trump"]
-        deal_events = current_deal_events(events, cls.DEAL_STARTS)
         packets = [
-            e["cards"] for e in deal_events if e.get("type") == "deal" and e.get("seat") == me
+            e["cards"] for e in known.events if e.get("type") == "deal" and e.get("seat") == me
         ]
         counts: dict[int, int] = {}  # exchange counts, for every seat that has exchanged
         own_discards: list[str] = []
         own_drawn: list[str] = []
-        for event in deal_events:
+        for event in known.events:
             if event.get("type") == "exchange":
                 counts[event["seat"]] = event["count"]
                 if event["seat"] == me:
                     own_discards, own_drawn = event["discarded"], event["drawn"]
-        plays = trick_plays(deal_events)
-        played = {card for _, card, _ in plays}
-        known = {c for packet in packets for c in packet} | set(own_drawn) | played
-        pool = [c for c in PIQUET_32.cards if c not in known]
-        hand_counts = view["hand_counts"]
-        others = [s for s in range(n) if s != me]
-        sizes = {f"hand {s}": hand_counts[s] for s in others}
-        for s in others:
-            if s in counts:
-                sizes[f"discards {s}"] = counts[s]
-        sizes["stock"] = len(pool) - sum(sizes.values())
-        voids = voids_in_tricks(plays, me, trump, _vingt_rule)
-        hidden = deal(pool, sizes, forbidden_suits(voids, pool))
+        # The other seats' discards are hidden holders too (the seat's own it knows).
+        discarded = {f"discards {s}": counts[s] for s in range(n) if s != me and s in counts}
+        voids = known.voids(trump, _vingt_rule)
+        hidden = known.deal_hidden(deal, PIQUET_32.cards, own_drawn, voids, holders=discarded)
         played_by: dict[int, list[str]] = {s: [] for s in range(n)}
-        for seat, card, _ in plays:
+        for seat, card, _ in known.plays:
             played_by[seat].append(card)
         # Each seat's packets and draws, then the deck in dealing order (SPEC 9.2).
         first: dict[int, list[str]] = {}
@@ -426,7 +410,7 @@ class VingtDown(TrickGame):
         state = blank_state(cls, n, {**options, **shown}, deck, rng.getrandbits(63))
         state._begin((view["dealer"] - (view["deal"] - 1)) % n, view["deal"], list(view["scores"]))
         actions: list[tuple[int, str]] = []
-        for event in deal_events:
+        for event in known.events:
             kind = event.get("type")
             if kind == "trump" and event.get("chosen_by") is not None:
                 actions.append((event["chosen_by"], "trump:" + event["suit"]))

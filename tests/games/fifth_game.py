@@ -20,17 +20,7 @@ from typing import Any
 from arena.games import GameSpec, Option
 from arena.games.cards import PIQUET_32
 from arena.games.core import Deal
-from arena.games.knowledge import (
-    blank_state,
-    current_deal_events,
-    dealt_to,
-    follow_rule,
-    forbidden_suits,
-    original_hands,
-    replay,
-    trick_plays,
-    voids_in_tricks,
-)
+from arena.games.knowledge import DealKnowledge, blank_state, follow_rule, replay
 from arena.games.tricks import TrickGame, follow_suit
 
 HAND_SIZE = 5
@@ -152,24 +142,17 @@ class PlainTricks(TrickGame):
     ) -> PlainTricks:
         """The deal as the seat knows it: the other hands and the stock dealt under the voids
         the play showed, the deal's plays replayed."""
-        n, me = view["players"], view["seat"]
-        deal_events = current_deal_events(events, cls.DEAL_STARTS)
-        own = dealt_to(deal_events, me)
-        plays = trick_plays(deal_events)
-        known = set(own) | {card for _, card, _ in plays} | {view["trump_card"]}
-        pool = [card for card in PIQUET_32.cards if card not in known]
-        sizes = {f"hand {s}": view["hand_counts"][s] for s in range(n) if s != me}
-        sizes["stock"] = len(pool) - sum(sizes.values())
-        voids = voids_in_tricks(plays, me, None, follow_rule)
-        hidden = deal(pool, sizes, forbidden_suits(voids, pool))
-        hands = original_hands(n, me, own, hidden, plays)
+        known = DealKnowledge.read(view, events, cls.DEAL_STARTS)
+        voids = known.voids(None, follow_rule)
+        hidden = known.deal_hidden(deal, PIQUET_32.cards, [view["trump_card"]], voids)
         stock = list(hidden["stock"])
         rng.shuffle(stock)
+        hands = known.hands_at_start(hidden)
         deck = [card for hand in hands for card in hand] + [view["trump_card"], *stock]
-        state = blank_state(cls, n, options, deck, rng.getrandbits(63))
+        state = blank_state(cls, known.players, options, deck, rng.getrandbits(63))
         before = [total - won for total, won in zip(view["scores"], view["tricks"])]
         state._begin(view["deal"], view["dealer"], before)
-        replay(state, [(seat, card) for seat, card, _ in plays])
+        replay(state, [(seat, card) for seat, card, _ in known.plays])
         return state
 
 
