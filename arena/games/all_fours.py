@@ -48,7 +48,7 @@ CARD_POINTS = {"A": 4, "K": 3, "Q": 2, "J": 1, "10": 10}
 POINTS_OF = {card: CARD_POINTS.get(card[:-1], 0) for card in STANDARD_52.cards}  # per card
 RANK = STANDARD_52.rank
 # Whether a card is of the led suit or trump, by trump (None: none yet) and led suit, for
-# _legal's filter: each set's bound __contains__, made once (no tuple key, no binding per play).
+# _playable's filter: each set's bound __contains__, made once (no tuple key, no binding per play).
 IS_LED_OR_TRUMP = {
     trump: {
         led: (
@@ -65,9 +65,6 @@ TEAMS = (0, 1, 0, 1)  # each seat's team: seat % 2
 DEAL_ORDER = tuple(
     tuple((dealer - 1 - i) % PLAYERS for i in range(PLAYERS)) for dealer in range(PLAYERS)
 )
-# The trump jack of each suit, which _end_trick looks for in every trick (None: no trump yet, which
-# play never sees: a KeyError, as _trump_suit's GameError without its call per trick).
-JACK_OF: dict[str | None, str] = {suit: "J" + suit for suit in STANDARD_52.suits}
 
 
 def team_of(seat: int) -> int:
@@ -347,8 +344,8 @@ class AllFours(TrickGame):
         """The trick is complete: its winner's team takes it; the winner leads, or the hand is scored."""
         self.last_trick = taken = self._take_trick(self.trump)
         winner, cards = taken["winner"], taken["cards"]
-        team = winner % 2  # team_of(winner)
-        if JACK_OF[self.trump] in cards:  # (no string made, no call per trick)
+        team = team_of(winner)
+        if "J" + self._trump_suit() in cards:
             self.jack_winner = winner
         self.taken[team].extend(cards)
         self.pile_points[team] += sum(map(POINTS_OF.__getitem__, cards))

@@ -1,4 +1,4 @@
-"""Seeded random play and golden playthroughs, shared by tests, benchmarks and tools.
+"""Seeded random play and golden playthroughs, shared by the tests and the benchmarks.
 
 A playthrough is a JSON document: the game, players, options, seed, and for every step the
 all-seeing state, the seat to move, its legal actions, every seat's view and the action taken,
