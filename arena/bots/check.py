@@ -15,8 +15,9 @@ The checks, in order (each gives a :class:`CheckResult`):
 5. ``time running low``: a decision with only ``low_time_ms`` left (a nearly spent time bank).
 6. ``idle while not asked``: after the bot's reply the next seat (in memory) thinks for
    ``idle_window_ms`` before it answers; the bot, not asked meanwhile, must use at most
-   ``idle_cpu_ms`` of CPU time in that window (SPEC.md section 7). Skipped where the bot's CPU
-   time cannot be read (:meth:`BotProcess.cpu_seconds`).
+   ``idle_cpu_ms`` of CPU time in that window (SPEC.md section 7; the window ends early once it
+   has used more). Skipped where the bot's CPU time cannot be read
+   (:meth:`BotProcess.cpu_seconds`).
 7. ``full match <game>``: a whole match of every game against in-memory random players.
 8. ``long match``: the game and player count with the most decisions per seat, on a time bank.
 9. ``bye``: bye, then end of input: the bot must exit by itself, with status 0.
@@ -54,6 +55,7 @@ from protocol.codec import decode_to_bot, encode_line
 from protocol.messages import Action, Bye, Fault, Hello, Ready, Request
 
 PASSED, FAILED, SKIPPED = "pass", "FAIL", "skip"
+IDLE_POLL_S = 0.05  # how often the idle check reads the CPU time during its window
 GROUPS = ("decisions", "fault", "future", "low-time", "idle", "full", "long", "exit")
 POSITION_SEARCH_SEEDS = 20  # random playouts per option set when looking for decision kinds
 
@@ -164,12 +166,18 @@ class _RandomSeat:
 class _IdleWindow:
     """The idle check's pause: the first in-memory seat asked after the bot under test was asked
     in this match (so after its reply: the referee asks one seat at a time) thinks for
-    ``window_s`` before it answers, and the bot's CPU time is read just before and just after."""
+    ``window_s`` before it answers, and the bot's CPU time is read just before and just after.
 
-    def __init__(self, bot: BotProcess, window_s: float) -> None:
+    It also reads the CPU time every ``IDLE_POLL_S`` meanwhile and stops thinking once the bot
+    has used more than ``limit_s``: the check has failed then, whatever the rest of the window
+    holds (so a bot that computes is judged by what it did, not by how much of the machine it
+    happened to get)."""
+
+    def __init__(self, bot: BotProcess, window_s: float, limit_s: float) -> None:
         self.bot = bot
         self.asked_before = bot.last_request_id
         self.window_s = window_s
+        self.limit_s = limit_s
         self.began = False
         self.readings: tuple[float | None, float | None] | None = None  # its CPU s at both ends
         self.wall_s = 0.0  # from the first reading to the last
@@ -180,8 +188,13 @@ class _IdleWindow:
         self.began = True
         began = time.perf_counter()
         first = self.bot.cpu_seconds()
-        await trio.sleep_until(trio.current_time() + self.window_s)
-        last = self.bot.cpu_seconds()
+        until = trio.current_time() + self.window_s
+        last = first
+        while trio.current_time() < until:
+            await trio.sleep_until(min(until, trio.current_time() + IDLE_POLL_S))
+            last = self.bot.cpu_seconds()
+            if first is None or last is None or last - first > self.limit_s:
+                break
         self.wall_s = time.perf_counter() - began
         self.readings = (first, last)
 
@@ -572,7 +585,7 @@ async def _check_idle(session: _Session, position: Position) -> CheckResult:
             reason="the bot's CPU time cannot be read on this machine (that needs Linux's /proc "
             "or a cgroup v2)",
         )
-    idle = _IdleWindow(bot, window_ms / 1000)
+    idle = _IdleWindow(bot, window_ms / 1000, limit_ms / 1000)
     # The seat that thinks must not time out: the match's decisions get 3 windows at least.
     control = dataclasses.replace(
         settings.time_control, decision_ms=max(settings.decision_ms, 3 * window_ms)
