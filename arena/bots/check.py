@@ -50,7 +50,7 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
 from arena.referee.process import CLOSE_GRACE_S, BotGone, BotProcess, BotStartupError
-from arena.referee.results import FaultRecord, MatchResult
+from arena.referee.results import FaultKind, FaultRecord, MatchResult, Termination
 from protocol.codec import decode_to_bot, encode_line
 from protocol.messages import Action, Bye, Fault, Hello, Ready, Request
 
@@ -59,21 +59,21 @@ IDLE_POLL_S = 0.05  # how often the idle check reads the CPU time during its win
 GROUPS = ("decisions", "fault", "future", "low-time", "idle", "full", "long", "exit")
 POSITION_SEARCH_SEEDS = 20  # random playouts per option set when looking for decision kinds
 
-HINTS = {
+HINTS: dict[str, str] = {  # by failure kind: a FaultKind, or one of the check's own
     "cannot run": "Check the command: run it by hand from the same directory (a relative path is "
     "taken from the bot's working directory; a script needs its interpreter or a #! line "
     "and the execute bit).",
-    "startup": "Read one line from standard input; answer the hello with "
+    FaultKind.STARTUP: "Read one line from standard input; answer the hello with "
     '{"type":"ready","name":"<your bot>"} on one line, then flush standard output.',
-    "malformed": "Write exactly one JSON object per line on standard output: "
+    FaultKind.MALFORMED: "Write exactly one JSON object per line on standard output: "
     '{"type":"action","id":<the request\'s id>,"action":"<one of legal>"} '
     '(or "index":<0-based position in legal>). Debug output goes to standard error.',
-    "illegal": "Answer with one of the strings in the request's legal list, exactly as written, "
-    "or its 0-based index. Never build an action yourself.",
-    "timeout": "Answer within time_left_ms (the request says how long you have) and flush "
+    FaultKind.ILLEGAL: "Answer with one of the strings in the request's legal list, exactly as "
+    "written, or its 0-based index. Never build an action yourself.",
+    FaultKind.TIMEOUT: "Answer within time_left_ms (the request says how long you have) and flush "
     "standard output after every line (print(..., flush=True), fflush(stdout)).",
-    "crash": "The bot ended or closed its output; its standard error log says why. One process "
-    "plays many matches: after match_end keep reading until bye or the end of input.",
+    FaultKind.CRASH: "The bot ended or closed its output; its standard error log says why. One "
+    "process plays many matches: after match_end keep reading until bye or the end of input.",
     "bye": 'Exit (status 0) when you read {"type":"bye"} or reach the end of standard input.',
     "eof": "Exit when standard input ends (read() returns nothing): the referee has gone.",
     "future": "Ignore message types and fields you do not know: later protocol versions add them "
@@ -265,9 +265,6 @@ def find_positions(game: GameSpec, seed: int) -> list[Position]:
     return list(found.values())
 
 
-CUT_SHORT = "cut short"
-
-
 def positioned_game(position: Position, then_another: bool = False) -> GameSpec:
     """A copy of the game whose matches start at ``position`` and end after that one decision
     (``then_another``: after the next decision of another seat too)."""
@@ -275,7 +272,8 @@ def positioned_game(position: Position, then_another: bool = False) -> GameSpec:
     seat = position.seat
 
     class Positioned(base):  # type: ignore[misc, valid-type]
-        termination = CUT_SHORT  # the referee says so in match_end, the record and the result
+        # The referee says so in match_end, the record and the result.
+        termination = Termination.CUT_SHORT
         seat_to_move: int | None
 
         def __init__(self, players, options, seed, dealer=None) -> None:
@@ -438,11 +436,11 @@ def _judge(name: str, outcome: tuple[MatchResult, Path] | str, seat: int) -> Che
             name,
             FAILED,
             reason=f"the bot could not be started: {outcome}",
-            kind="startup",
-            hint=HINTS["startup"],
+            kind=FaultKind.STARTUP,
+            hint=HINTS[FaultKind.STARTUP],
         )
     result, record = outcome
-    cut_short = result.termination == CUT_SHORT
+    cut_short = result.termination is Termination.CUT_SHORT
     mine: list[FaultRecord] = [f for f in result.faults if f.seat == seat]
     if not mine:
         sent, received = _exchange(record, seat, None)
@@ -516,7 +514,7 @@ async def _check_with_extra_lines(
     if field:
         shown += f", and the field {field.decode().rstrip(',')} in the request"
     result.sent = _short(f"{shown}, then {result.sent}", 240)
-    if not result.passed and result.kind != "startup":
+    if not result.passed and result.kind != FaultKind.STARTUP:
         result.hint = hint + " " + result.hint
     return result
 
@@ -527,7 +525,7 @@ async def _check_fault_notice(session: _Session, position: Position) -> CheckRes
             Fault(
                 match_id=match_id,
                 id=bot.last_request_id or None,
-                kind="timeout",
+                kind=FaultKind.TIMEOUT,
                 message=f"bot {bot.name} (seat {position.seat}), request {bot.last_request_id}: an "
                 "example fault notice from arena check; the referee moved for you",
             )
@@ -602,7 +600,7 @@ async def _check_idle(session: _Session, position: Position) -> CheckResult:
     first, last = idle.readings
     wall_ms = idle.wall_s * 1000
     if first is None or last is None:
-        result.status, result.kind, result.hint = FAILED, "crash", HINTS["crash"]
+        result.status, result.kind, result.hint = FAILED, FaultKind.CRASH, HINTS[FaultKind.CRASH]
         result.reason = f"bot {bot.name} ended while not asked: {bot.exit_reason()}"
         return result
     used_ms = max(0.0, last - first) * 1000
@@ -720,10 +718,15 @@ async def run_checks(
         bot = await session.running()
         if bot is None:
             problem = session.startup_problem
-            hint = HINTS["cannot run" if problem.startswith("cannot run") else "startup"]
+            hint = HINTS["cannot run" if problem.startswith("cannot run") else FaultKind.STARTUP]
             add(
                 CheckResult(
-                    "handshake", FAILED, sent="hello", reason=problem, kind="startup", hint=hint
+                    "handshake",
+                    FAILED,
+                    sent="hello",
+                    reason=problem,
+                    kind=FaultKind.STARTUP,
+                    hint=hint,
                 )
             )
             for name in (

@@ -72,9 +72,14 @@ from arena.referee.record import (
     recorded_text,
 )
 from arena.referee.results import (
+    FAULT_KIND,
+    FORFEITING_CAUSES,
+    VERDICT_CAUSE,
+    FaultCause,
     FaultKind,
     FaultRecord,
     MatchResult,
+    Termination,
     latency_summary,
     machine_load_per_core,
 )
@@ -497,12 +502,13 @@ class _Match:
 
     # -- faults -----------------------------------------------------------------------------------
 
-    def fault(self, seat: _Seat, kind: FaultKind, request_id: int | None, reason: str) -> None:
+    def fault(self, seat: _Seat, cause: FaultCause, request_id: int | None, reason: str) -> None:
+        kind = FAULT_KIND[cause]
         seat.faults += 1
         if kind is FaultKind.CRASH:
             seat.crashed = True
             self.unwritable(seat)
-        if kind is FaultKind.CRASH or seat.faults >= self.max_faults:
+        if cause in FORFEITING_CAUSES or seat.faults >= self.max_faults:
             seat.forfeited = True
             seat.bot.retire(f"forfeited match {self.match_id}")
         request = f"request {request_id}" if request_id is not None else "outside a request"
@@ -513,7 +519,9 @@ class _Match:
                 if kind is not FaultKind.CRASH
                 else "; forfeits the match"
             )
-        record = FaultRecord(seat.index, seat.bot.name, kind, request_id, message)
+        record = FaultRecord(
+            seat.index, seat.bot.name, kind, request_id, message, cause, seat.forfeited
+        )
         self.faults.append(record)
         self.write(
             {
@@ -521,6 +529,7 @@ class _Match:
                 "seat": seat.index,
                 "bot": seat.bot.name,
                 "kind": str(kind),
+                "cause": str(cause),
                 "id": request_id,
                 "message": message,
                 "forfeited": seat.forfeited,
@@ -665,7 +674,7 @@ class _Match:
         self.clear_deadline(scope)
         self.fault(
             seat,
-            FaultKind.CRASH,
+            FaultCause.UNWRITABLE,
             request_id,
             f"cannot be written to any more: {seat.bot.exit_reason()}",
         )
@@ -707,7 +716,7 @@ class _Match:
                 await bot.settle(1.0)
             self.fault(
                 seat,
-                FaultKind.CRASH,
+                FaultCause.OUTPUT_ENDED,
                 request_id,
                 f"ended or closed its output: {bot.exit_reason()}",
             )
@@ -900,7 +909,7 @@ class _Match:
                 self.reply_entry(seat, line, "late", written_id, request_id, used_ms, charge)
                 self.fault(
                     seat,
-                    FaultKind.TIMEOUT,
+                    FaultCause.LATE_REPLY,
                     request_id,
                     f"answered after {used_ms:.0f} ms; {charge.allowed_ms} ms were allowed "
                     f"(+{self.control.margin_ms} ms margin)",
@@ -923,7 +932,7 @@ class _Match:
             if problem:
                 # The reply line comes first, then the fault it caused (the order things happened).
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
-                self.fault(seat, kind, request_id, problem)
+                self.fault(seat, VERDICT_CAUSE[verdict], request_id, problem)
                 return None
             assert action is not None  # (check_action chose one: no problem)
             if self.unwritten_request is not None:  # only a compact record keeps it this long
@@ -1018,7 +1027,7 @@ class _Match:
             # It died while a child of it kept its output open, so no end of file came.
             self.fault(
                 seat,
-                FaultKind.CRASH,
+                FaultCause.DIED,
                 request_id,
                 f"ended while its output stayed open: {seat.bot.exit_reason()}",
             )
@@ -1027,17 +1036,16 @@ class _Match:
             self.unwritable(seat)
             self.fault(
                 seat,
-                FaultKind.TIMEOUT,
+                FaultCause.INPUT_NOT_READ,
                 request_id,
                 f"did not read its input within {charge.allowed_ms} ms "
                 f"(+{self.control.margin_ms} ms margin)",
             )
-            seat.forfeited = True
             seat.bot.mark_broken("stopped reading its input")
         else:
             self.fault(
                 seat,
-                FaultKind.TIMEOUT,
+                FaultCause.NO_REPLY,
                 request_id,
                 f"no answer to a {self.state.decision} decision within {charge.allowed_ms} ms "
                 f"(+{self.control.margin_ms} ms margin)",
@@ -1093,7 +1101,7 @@ class _Match:
                 self.unwritable(seat)
                 seat.forfeited = True
                 self.fault(
-                    seat, FaultKind.STARTUP, None, f"did not start: {seat.bot.startup_error}"
+                    seat, FaultCause.NOT_STARTED, None, f"did not start: {seat.bot.startup_error}"
                 )
                 continue
             seat.bot.stats.matches += 1
@@ -1180,7 +1188,7 @@ class _Match:
         placings: tuple[int, ...],
         scores: tuple[int, ...],
         forfeited: tuple[int, ...],
-        termination: str = "completed",
+        termination: Termination = Termination.COMPLETED,
     ) -> None:
         """Send match_end (after anything still pending) to every seat that can take it."""
         end = encode_line(
@@ -1263,7 +1271,7 @@ async def run_match(
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)
         # "completed", unless the game stops early on purpose (arena check's one-decision matches)
-        termination = getattr(match.state, "termination", "completed")
+        termination = Termination(getattr(match.state, "termination", Termination.COMPLETED))
         await match.finish(placings, outcome.scores, forfeited, termination)
         duration = time.perf_counter() - began
         load = machine_load_per_core()

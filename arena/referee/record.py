@@ -15,6 +15,7 @@ record and the rules disagree (a deal, an event, a request's legal actions, an a
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import os
@@ -29,6 +30,15 @@ import msgspec
 
 from arena.games import GameError, GameSpec, GameState, OptionError, find_game
 from arena.games.cards import Dealer, Rng, derive_seed
+from arena.referee.results import (
+    CAUSES,
+    FAULT_KIND,
+    FORFEITING_CAUSES,
+    VERDICT_CAUSE,
+    FaultCause,
+    FaultKind,
+    FaultRecord,
+)
 from protocol.codec import decode_from_bot
 from protocol.messages import PROTOCOL_VERSION, Action
 
@@ -773,7 +783,7 @@ class Replay:
     state: GameState
     entries: list[dict[str, Any]]
     result: dict[str, Any] | None
-    faults: list[dict[str, Any]] = field(default_factory=list)
+    faults: list[FaultRecord] = field(default_factory=list)
     # per seat, each of its decisions' time as the record gives it (what the results file's
     # decision_ms holds, SPEC 10.5), in order
     times: list[list[DecisionTime]] = field(default_factory=list)
@@ -832,8 +842,6 @@ def replay_record(path: Path, *, at: int | None = None, length: int | None = Non
 
 
 VERDICTS = ("ok", "stale", "malformed", "too long", "illegal", "late")
-VERDICT_FAULT = {"malformed": "malformed", "too long": "malformed", "illegal": "illegal"}
-VERDICT_FAULT["late"] = "timeout"
 TIME_FIELDS = ("decision_ms", "bank_ms", "increment_ms", "margin_ms", "startup_ms")
 _Entry = dict[str, Any]
 
@@ -871,7 +879,7 @@ class _Checker:
         self.path = path
         self.entries = entries
         self.position = 0
-        self.faults: list[_Entry] = []
+        self.faults: list[FaultRecord] = []
 
     # -- reading lines ---------------------------------------------------------------------------
 
@@ -930,7 +938,7 @@ class _Checker:
         self.want(deal, "view", _json_roundtrip(self.state.view(None)), " (the deal)")
         while (entry := self.peek()) is not None and entry["type"] == "fault":
             self.position += 1
-            self.fault_line(entry, kind="startup", request_id=None, seat=None)
+            self.fault_line(entry, causes=CAUSES[FaultKind.STARTUP], request_id=None, seat=None)
         self.expect_routed()
         state = self.state
         while not state.is_over:
@@ -1000,9 +1008,6 @@ class _Checker:
         self.max_faults = self.integer(header, "max_faults", 1)
         self.fault_counts = [0] * players
         self.forfeited: set[int] = set()
-        # Seats whose last decision was a timeout without a reply: one that cut off the
-        # referee's write forfeits too (SPEC 6), which the seat's next decision shows.
-        self.maybe_cut: set[int] = set()
         self.last_request = [0] * players
         self.first_request = [0] * players
         # (seat, request id) -> the earliest "ms" a stale answer to it may have: when its
@@ -1038,11 +1043,6 @@ class _Checker:
     def decision(self, seat: int) -> None:
         state = self.state
         legal = state.legal_actions()
-        if seat in self.maybe_cut:
-            self.maybe_cut.discard(seat)
-            upcoming = self.peek()
-            if upcoming is not None and upcoming["type"] == "autopilot":
-                self.forfeited.add(seat)  # that timeout cut off the write: it forfeited
         if seat in self.forfeited:
             entry = self.take("autopilot", f"the autopilot's decision for forfeited seat {seat}")
             self.want(entry, "seat", seat)
@@ -1082,20 +1082,19 @@ class _Checker:
                     ending, f"the reply says {judged.action!r}, but the action line has {chosen!r}"
                 )
             return
-        fault = self.take("fault", f"the fault of seat {seat} at request {request_id}")
+        entry = self.take("fault", f"the fault of seat {seat} at request {request_id}")
         if ending is None:
-            kinds: tuple[str, ...] = ("timeout", "crash")
+            causes = (*CAUSES[FaultKind.CRASH], FaultCause.NO_REPLY, FaultCause.INPUT_NOT_READ)
         else:
-            kinds = (VERDICT_FAULT[ending["verdict"]],)
-        self.fault_line(fault, kind=kinds, request_id=request_id, seat=seat)
+            causes = (VERDICT_CAUSE[ending["verdict"]],)
+        fault = self.fault_line(entry, causes=causes, request_id=request_id, seat=seat)
         if ending is None:
-            kind = fault["kind"]
-            if kind == "timeout":  # charged what it was allowed (SPEC 5)
+            if fault.kind is FaultKind.TIMEOUT:  # charged what it was allowed (SPEC 5)
                 self.charge(seat, allowed)
                 self.stale_after[seat, request_id] = limit
-                if not fault["forfeited"]:
-                    self.maybe_cut.add(seat)
-            self.times[seat].append(DecisionTime(kind, None, allowed, limit, None, fault["_line"]))
+            self.times[seat].append(
+                DecisionTime(str(fault.kind), None, allowed, limit, None, entry["_line"])
+            )
         self.action_line(seat, legal, by="autopilot", request_id=None)
 
     def charge(self, seat: int, charged: int) -> None:
@@ -1205,11 +1204,13 @@ class _Checker:
         self,
         entry: _Entry,
         *,
-        kind: str | tuple[str, ...],
+        causes: tuple[FaultCause, ...],
         request_id: int | None,
         seat: int | None,
-    ) -> None:
-        kinds = (kind,) if isinstance(kind, str) else kind
+    ) -> FaultRecord:
+        """A fault line whose cause must be one of ``causes``; the fault it records. A line
+        written before faults had a cause gets it from its message (FaultRecord.read)."""
+        kinds = list(dict.fromkeys(FAULT_KIND[cause] for cause in causes))
         if entry.get("kind") not in kinds:
             self.fail(
                 entry, f'field "kind" is {_short(entry.get("kind"))}; expected {" or ".join(kinds)}'
@@ -1221,17 +1222,29 @@ class _Checker:
         self.want(entry, "seat", seat)
         self.want(entry, "bot", self.bots[seat])
         self.want(entry, "id", request_id)
-        self.of_type(entry, "message", (str,), "the fault's reason")
+        message = self.of_type(entry, "message", (str,), "the fault's reason")
+        cause = entry.get("cause")
+        if cause is not None and cause not in causes:
+            self.fail(entry, f'field "cause" is {_short(cause)}; expected {" or ".join(causes)}')
+        fault = FaultRecord.read(seat, self.bots[seat], entry["kind"], request_id, message, cause)
+        if fault.cause not in causes:  # (an old line's message names another cause)
+            self.fail(entry, f"a {fault.cause} fault where the record has {' or '.join(causes)}")
         self.fault_counts[seat] += 1
-        forfeits = entry["kind"] in ("crash", "startup") or (
-            self.fault_counts[seat] >= self.max_faults
+        forfeits = fault.cause in FORFEITING_CAUSES or self.fault_counts[seat] >= self.max_faults
+        # (Before faults had a cause, one that cut off the write was recorded as not forfeiting.)
+        recorded = (
+            forfeits
+            if cause is not None or fault.cause is not FaultCause.INPUT_NOT_READ
+            else (self.fault_counts[seat] >= self.max_faults)
         )
         self.want(
-            entry, "forfeited", forfeits, f" (fault {self.fault_counts[seat]} of seat {seat})"
+            entry, "forfeited", recorded, f" (fault {self.fault_counts[seat]} of seat {seat})"
         )
         if forfeits:
             self.forfeited.add(seat)
-        self.faults.append(entry)
+        fault = dataclasses.replace(fault, forfeits=forfeits)
+        self.faults.append(fault)
+        return fault
 
     def action_line(self, seat: int, legal: list[str], *, by: str, request_id: int | None) -> str:
         what = "the autopilot's action" if by == "autopilot" else f"seat {seat}'s action"
@@ -1259,11 +1272,6 @@ class _Checker:
         outcome = self.state.result()
         self.want(entry, "scores", list(outcome.scores))
         self.want(entry, "game_placings", list(outcome.placings))
-        # A seat whose last decision was a timeout without a reply may have forfeited by it
-        # (its write cut off, SPEC 6): only the result says so, when no decision of it followed.
-        listed = entry.get("forfeited")
-        if isinstance(listed, list) and all(_is_int(seat) for seat in listed):
-            self.forfeited |= set(listed) & self.maybe_cut
         forfeited = sorted(self.forfeited)
         self.want(entry, "forfeited", forfeited)
         placings = forfeit_placings(tuple(outcome.placings), self.forfeited, self.teams)

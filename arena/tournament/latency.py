@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.referee.results import FaultKind
 from arena.tournament.store import StoredMatch
 
 OVERLOAD_PER_CORE = 1.0
@@ -101,7 +102,7 @@ class LatencyTally:
         self.max_ms = _larger(self.max_ms, worst)
         self.max_load = _larger(self.max_load, load)
         if _strained_why(worst, load, self.margin_ms):
-            timeout = any(f.kind == "timeout" for f in match.faults)
+            timeout = any(f.kind is FaultKind.TIMEOUT for f in match.faults)
             place = (match.game, match.table, match.deal, match.rotation, match.match_id)
             self.strained += (*place, worst, load, timeout)
 

@@ -34,7 +34,7 @@ from arena.referee.record import RecordFile, RecordShelf
 from arena.referee.results import MatchResult
 from arena.tournament.config import TournamentConfig
 from arena.tournament.schedule import ScheduledMatch
-from arena.tournament.store import StoredFault, StoredMatch
+from arena.tournament.store import StoredMatch
 
 CLOSE_GRACE_S = 10.0  # a bound on closing one bot process (it kills on its own before)
 STARTUP_FAILURES_TO_GIVE_UP = 3
@@ -351,9 +351,7 @@ def _stored(match: ScheduledMatch, result: MatchResult) -> StoredMatch:
         placings=tuple(result.placings),
         teams=None if result.teams is None else tuple(result.teams),
         forfeited=tuple(result.forfeited),
-        faults=tuple(
-            StoredFault(f.seat, f.bot, str(f.kind), f.request_id, f.message) for f in result.faults
-        ),
+        faults=tuple(result.faults),
         decision_ms=tuple(tuple(seat) for seat in result.decision_ms),
         status="completed",
         reason=result.termination,
