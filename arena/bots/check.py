@@ -33,7 +33,6 @@ every other check is skipped.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import time
 from collections.abc import Callable
@@ -50,6 +49,7 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
 from arena.referee.process import CLOSE_GRACE_S, BotGone, BotProcess, BotStartupError
+from arena.referee.record import ReplayError, read_record
 from arena.referee.results import FaultKind, FaultRecord, MatchResult, Termination
 from protocol.codec import decode_to_bot, encode_line
 from protocol.messages import Action, Bye, Fault, Hello, Ready, Request
@@ -408,24 +408,22 @@ def _exchange(record: Path, seat: int, request_id: int | None) -> tuple[str, str
     read back from the match record."""
     sent, received = "", ""
     try:
-        with open(record, "rb") as handle:
-            for line in handle:
-                entry = json.loads(line)
-                if entry.get("seat") != seat:
-                    continue
-                if entry.get("type") == "request":
-                    if sent and request_id is not None and entry.get("id") > request_id:
-                        break
-                    legal = entry.get("legal", [])
-                    shown = ", ".join(legal[:8]) + (", ..." if len(legal) > 8 else "")
-                    sent = (
-                        f"request id {entry.get('id')}: {entry.get('decision')} "
-                        f"(legal: {shown}; time_left_ms {entry.get('time_left_ms')})"
-                    )
-                    received = "(nothing)"
-                elif entry.get("type") == "reply":
-                    received = f"{entry.get('text', '')} [{entry.get('verdict', '')}]"
-    except (OSError, ValueError, TypeError):
+        for entry in read_record(record):
+            if entry.get("seat") != seat:
+                continue
+            if entry["type"] == "request":
+                if sent and request_id is not None and entry.get("id", 0) > request_id:
+                    break
+                legal = entry.get("legal", [])
+                shown = ", ".join(legal[:8]) + (", ..." if len(legal) > 8 else "")
+                sent = (
+                    f"request id {entry.get('id')}: {entry.get('decision')} "
+                    f"(legal: {shown}; time_left_ms {entry.get('time_left_ms')})"
+                )
+                received = "(nothing)"
+            elif entry["type"] == "reply":
+                received = f"{entry.get('text', '')} [{entry.get('verdict', '')}]"
+    except (ReplayError, TypeError):
         pass
     return _short(sent), _short(received)
 
