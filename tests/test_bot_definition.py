@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from arena.bots.manifest import ManifestError, load_manifest
-from arena.referee.bot_spec import BotSpec
 from arena.tournament.config import ConfigError, load_config
 
 # (the field's name in a tournament file's [[bots]] entry, in bot.toml, the TOML line of each,
@@ -95,10 +94,3 @@ def test_each_rule_refuses_the_same_value_from_both_files(
 def test_the_largest_and_oddest_allowed_values_pass_in_both_files(tmp_path, line):
     load_config(tournament_file(tmp_path, line))
     load_manifest(bot_folder(tmp_path, line))
-
-
-def test_a_bot_made_in_code_keeps_the_same_limits():
-    with pytest.raises(ValueError, match=r"memory_mb = 1099511627776: expected an integer >= 1"):
-        BotSpec("b", ("bot",), memory_mb=2**40)
-    with pytest.raises(ValueError, match=r"sandbox = 'docker': expected \"bwrap\" or \"none\""):
-        BotSpec("b", ("bot",), sandbox="docker")

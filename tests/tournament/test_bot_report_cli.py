@@ -31,7 +31,7 @@ def results(tmp_path_factory):
     bots = "".join(
         f'[[bots]]\nname = "{name}"\nargv = ["{sys.executable}", "{BOTS / script}", "{seed}"]\n'
         for name, script, seed in (
-            ("crashy+1.0", "crash_bot.py", 0),
+            ("crashy-1.0", "crash_bot.py", 0),
             ("r1", "random_bot.py", 1),
             ("r2", "random_bot.py", 2),
         )
@@ -47,10 +47,10 @@ def results(tmp_path_factory):
 
 
 def test_the_report_names_faults_times_and_worst_matches(results):
-    done = arena("standings", results, "--bot", "crashy+1.0")
+    done = arena("standings", results, "--bot", "crashy-1.0")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "crashy+1.0: 6 completed matches" in out
+    assert "crashy-1.0: 6 completed matches" in out
     assert "Results per game" in out and "alles-oder-nichts" in out and "overall" in out
     assert "Decision times" in out and "p90 ms" in out
     assert "crash: 6" in out  # one crash per match, each with the stack trace's last lines
@@ -73,17 +73,17 @@ def test_the_report_names_faults_times_and_worst_matches(results):
 
 
 def test_the_report_as_json_and_its_errors(results):
-    done = arena("standings", results, "--bot", "crashy+1.0", "--json", "--worst", "2")
+    done = arena("standings", results, "--bot", "crashy-1.0", "--json", "--worst", "2")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["bot"] == "crashy+1.0" and data["matches"] == 6
+    assert data["bot"] == "crashy-1.0" and data["matches"] == 6
     assert [f["kind"] for f in data["faults"]] == ["crash"] * 6
     assert len(data["worst"]) == 2
     assert data["worst"][0]["duplicate"] <= data["worst"][1]["duplicate"]
     assert set(data["decision_ms"]) == {"alles-oder-nichts", "overall"}
     unknown = arena("standings", results, "--bot", "nobody")
     assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1
-    assert "no such bot" in unknown.stderr and "crashy+1.0" in unknown.stderr
+    assert "no such bot" in unknown.stderr and "crashy-1.0" in unknown.stderr
 
 
 def test_replay_deal_shows_the_other_rotations_side_by_side(results):

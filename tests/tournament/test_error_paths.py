@@ -37,7 +37,7 @@ def table(**bot):
         ({"memory_mb": 2**44}, "bots[0].memory_mb: found 17592186044416 (an integer); expected"),
         ({"file_mb": 2**44}, "bots[0].file_mb: found"),
         ({"cpu_seconds": 2**63 - 1}, "bots[0].cpu_seconds: found 9223372036854775807"),
-        ({"env": {"A=B": "x"}}, "bots[0].env: found the name 'A=B'; expected environment"),
+        ({"env": {"A=B": "x"}}, "bots[0].env.A=B: found the name 'A=B'; expected a variable name"),
         ({"env": {"A": "x\0y"}}, "bots[0].env.A: found"),
         ({"argv": [sys.executable, "a\0b"]}, "bots[0].argv: found"),
         ({"argv": None, "cmd": "python3 'a\0b'"}, "bots[0].cmd: found"),
