@@ -1,8 +1,9 @@
 """The web pages' cost: the demo's matches/s with the page open and closed, and page load times
-for a 10,000-match results file.
+and memory for large results files.
 
-    python3 benchmarks/web.py [--deals 6] [--rounds 3] [--browser] [--matches 10000]
-                              [--skip-throughput | --skip-load-times]
+    python3 benchmarks/web.py [--deals 6] [--rounds 3] [--browser] [--matches 10000,100000]
+                              [--skip-throughput | --skip-load-times] [--cached-only]
+                              [--keep DIR] [--tree PATH ...]
 
 1. Throughput: the demo tournament (tournaments/demo.toml, its deals cut to ``--deals`` per
    table, a fresh results file each time) is played by ``arena tournament`` alternately without
@@ -14,12 +15,17 @@ for a 10,000-match results file.
    of each and their ratio (goal: >= 0.95), and, steadier on a loaded machine, the CPU time per
    match of the whole tournament (wait4: arena, workers, bots) and of the arena process alone
    (which stores, folds and serves), open against closed.
-2. Load time: a results file of ``--matches`` stored matches (synthetic rows: 4 bots, the four
-   games, 60 decisions per seat) served by ``arena serve``, first without and then with the
-   standings fold cached in it (as a tournament leaves its file): the time to serve the URL, the
-   first summary, the exact standings, a second summary (cached), a bot's page, a duplicate
-   view, (with chromium) the page in a browser until its standings show, and the server's peak
-   memory.
+2. Load time: for each size in ``--matches``, a results file of that many stored matches
+   (synthetic rows: 4 bots, the four games, 60 decisions per seat, 2% with a timeout, each with
+   the referee's latency figures, a few strained) served by ``arena serve``: first without
+   (unless ``--cached-only``) and then with the standings fold cached in it (as a tournament
+   leaves its file), then the same file with an older arena's definition (its games without
+   players and deals: no schedule can be rebuilt from it). Each: the time to serve the URL, the
+   first summary, the exact standings, a second summary (cached), a bot's page the first time
+   and again, a duplicate view, (with chromium) the page in a browser until its standings show,
+   and the server's peak memory. Each ``--tree`` (a checkout of the arena, e.g. main's, for a
+   before and after) serves the same files in turn; ``--keep DIR`` keeps the files for the next
+   run (100,000 matches take a few minutes to write).
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ import json
 import os
 import random
 import re
+import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -47,6 +55,7 @@ from arena.referee.results import FaultRecord
 from arena.tournament.schedule import GamePlan, build_schedule
 from arena.tournament.standings import LiveStandings
 from arena.tournament.store import ResultStore, StoredMatch
+from benchmarks.standings import referee_figures
 
 ENV = {"PYTHONPATH": str(ROOT)}
 CHROMIUM = "/usr/bin/chromium"
@@ -61,8 +70,8 @@ FLAGS = [
 ]
 
 
-def env() -> dict[str, str]:
-    return {**os.environ, **ENV}
+def env(tree: Path = ROOT) -> dict[str, str]:
+    return {**os.environ, **ENV, "PYTHONPATH": str(tree)}
 
 
 def demo_file(folder: Path, deals: int, run: int) -> Path:
@@ -281,6 +290,7 @@ def synthetic_results(path: Path, count: int) -> dict[str, Any]:
                         tuple(round(rng.expovariate(2.0), 2) for _ in range(60)) for _ in range(4)
                     ),
                     duration_s=0.1,
+                    referee=referee_figures(rng),
                 )
             )
     return definition
@@ -303,27 +313,66 @@ def timed_get(url: str) -> tuple[float, int]:
     return time.perf_counter() - started, len(body)
 
 
-def load_times(count: int, browser: bool) -> None:
-    with tempfile.TemporaryDirectory() as tmp:
-        results = Path(tmp) / "big.sqlite"
-        started = time.perf_counter()
-        definition = synthetic_results(results, count)
-        common.progress(
-            f"wrote a {count}-match results file in {time.perf_counter() - started:.1f} s"
+def load_times(
+    count: int, browser: bool, trees: list[Path], keep: Path | None, cached_only: bool
+) -> None:
+    folder = keep or Path(tempfile.mkdtemp(prefix="arena-web-bench-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    bare, cached, older = (folder / f"web-{count}{end}.sqlite" for end in ("-bare", "", "-older"))
+    try:
+        if not cached.exists():
+            started = time.perf_counter()
+            definition = synthetic_results(bare, count)
+            common.progress(
+                f"wrote a {count}-match results file in {time.perf_counter() - started:.1f} s"
+            )
+            shutil.copy(bare, cached)
+            started = time.perf_counter()
+            cache_fold(cached, definition)
+            common.progress(
+                f"folded and cached its standings in {time.perf_counter() - started:.1f} s"
+            )
+        if not older.exists():
+            shutil.copy(cached, older)
+            as_older_arena(older)
+        files = (
+            [("no standings cached (a file of an older arena)", bare)] if not cached_only else []
         )
-        rows = [("no standings cached (a file of an older arena)",
-                 *serve_times(results, count, browser))]  # fmt: skip
-        started = time.perf_counter()
-        cache_fold(results, definition)
-        common.progress(f"folded and cached its standings in {time.perf_counter() - started:.1f} s")
-        rows.append(("its standings cached, as a tournament leaves it",
-                     *serve_times(results, count, browser)))  # fmt: skip
+        files += [("its standings cached, as a tournament leaves it", cached),
+                  ("the same, an older arena's definition (no schedule)", older)]  # fmt: skip
+        rows = [
+            (
+                what,
+                *([str(tree)] if len(trees) > 1 else []),
+                *serve_times(path, count, browser, tree),
+            )
+            for what, path in files
+            for tree in trees
+        ]
+    finally:
+        if keep is None:
+            shutil.rmtree(folder, ignore_errors=True)
     print(f"arena serve on {count} stored matches; {common.load_note()}; ms (kB) of each page")
     common.table(
-        ["file", "URL served s", "page", "script", "first summary", "exact s", "summary",
-         "bot page", "duplicate view", "browser ms", "again ms", "peak MB"],
+        ["file", *(["tree"] if len(trees) > 1 else []), "URL served s", "page", "script",
+         "first summary", "exact s", "summary", "bot page", "bot page again", "duplicate view",
+         "browser ms", "again ms", "peak MB"],
         rows,
     )  # fmt: skip
+
+
+def as_older_arena(path: Path) -> None:
+    """The file's definition as an older arena stored it: its games without players, deals and
+    table limits (no schedule can be rebuilt from it)."""
+    db = sqlite3.connect(path)
+    with db:
+        (text,) = db.execute("SELECT value FROM meta WHERE key = 'definition'").fetchone()
+        definition = json.loads(text)
+        definition["games"] = [
+            {"label": g["label"], "game": g["game"]} for g in definition["games"]
+        ]
+        db.execute("UPDATE meta SET value = ? WHERE key = 'definition'", (json.dumps(definition),))
+    db.close()
 
 
 def peak_rss_mb(pid: int) -> float:
@@ -338,17 +387,18 @@ def page_time(url: str) -> str:
     return f"{seconds * 1000:.0f} ({size / 1000:.1f})"
 
 
-def serve_times(results: Path, count: int, browser: bool) -> tuple[object, ...]:
-    """``arena serve`` on the file: the time to each page, and the server's peak memory. In
-    order: the URL served (s), the page, its script and the first summary (answered at once,
-    the standings maybe still folding) (ms (kB)), the exact standings ready (s), a summary
-    with them (cached), a bot's page, a duplicate view, (with chromium) the page in a browser
-    until its standings show, first and again (ms), and the peak memory (MB)."""
+def serve_times(results: Path, count: int, browser: bool, tree: Path = ROOT) -> tuple[object, ...]:
+    """``arena serve`` of the checkout ``tree`` on the file: the time to each page, and the
+    server's peak memory. In order: the URL served (s), the page, its script and the first
+    summary (answered at once, the standings maybe still folding) (ms (kB)), the exact
+    standings ready (s), a summary with them (cached), a bot's page, the same again, a
+    duplicate view, (with chromium) the page in a browser until its standings show, first and
+    again (ms), and the peak memory (MB)."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [sys.executable, "-m", "arena", "serve", str(results), "--port", "0"],
-        cwd=ROOT,
-        env=env(),
+        cwd=tree,
+        env=env(tree),
         stdout=subprocess.PIPE,
         text=True,
     )
@@ -364,6 +414,7 @@ def serve_times(results: Path, count: int, browser: bool) -> tuple[object, ...]:
             page_time(url + path)
             for path in (
                 "api/summary",
+                "api/bot?name=alpha",
                 "api/bot?name=alpha",
                 "api/deal?game=vingt-down&table=0&deal=0",
             )
@@ -393,16 +444,22 @@ def main() -> None:
     parser = common.parser(__doc__)
     parser.add_argument("--deals", type=int, default=6, help="deals per table of the demo")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--matches", type=int, default=10_000)
+    parser.add_argument("--matches", default="10000", help="sizes, comma-separated")
     parser.add_argument("--browser", action="store_true", help="open the page in chromium")
     parser.add_argument("--skip-throughput", action="store_true", help="only the load times")
     parser.add_argument("--skip-load-times", action="store_true", help="only the throughput")
-    args = common.parse(parser, smoke={"deals": 1, "rounds": 1, "matches": 200, "browser": False})
+    parser.add_argument("--cached-only", action="store_true", help="only files with a cached fold")
+    parser.add_argument("--keep", type=Path, help="keep the results files in this folder")
+    parser.add_argument("--tree", type=Path, action="append", help="a checkout (repeatable)")
+    args = common.parse(parser, smoke={"deals": 1, "rounds": 1, "matches": "200", "browser": False})
     if not args.skip_throughput:
         common.require_tools(args.smoke, "node")  # the demo's JavaScript bot
         throughput(args.deals, args.rounds, args.browser)
     if not args.skip_load_times:
-        load_times(args.matches, Path(CHROMIUM).exists() and not args.smoke)
+        trees = [tree.resolve() for tree in args.tree or [ROOT]]
+        for count in (int(c) for c in args.matches.split(",")):
+            browser = Path(CHROMIUM).exists() and not args.smoke
+            load_times(count, browser, trees, args.keep, args.cached_only)
 
 
 if __name__ == "__main__":

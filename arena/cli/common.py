@@ -13,6 +13,8 @@ import click
 if TYPE_CHECKING:
     import trio
 
+    from arena.tournament.store import ResultStore
+
 # Ctrl-C, kill and a closed terminal all stop a run the same way: cleanly, keeping what is stored.
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
@@ -22,6 +24,18 @@ width_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
     default=None,
     help="Lay tables out for this many columns [the terminal's; piped: as wide as needed].",
 )
+
+
+def kept_note(store: ResultStore) -> str:
+    """What a failed run leaves: the count of completed matches stored (a failure in a later
+    round of a run comes after earlier rounds were stored)."""
+    from arena.tournament.store import StoreError
+
+    try:
+        stored = f"{len(store.completed_ids())} completed matches are"
+    except StoreError:  # (the failure may be the file's own)
+        stored = "what was"
+    return f"{stored} stored in {store.path} and kept: run the same command again to resume"
 
 
 class InputError(click.ClickException):

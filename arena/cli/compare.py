@@ -1,7 +1,9 @@
 """``arena compare NEW --against OLD --field BOT ...``: is NEW better than OLD? Parse, call, print.
 
-Exit status: 0 NEW is better, 1 NEW is not better, 2 undecided when the deals ran out, 3 a bad
-argument or file (one line), 130 interrupted (run the same command again to resume).
+Exit status (SPEC.md 10.10): 0 NEW is better, 1 NEW is not better (worse in a game, or no
+change in any), 2 inconclusive when the deals ran out, 3 a bad argument or file (one line), 4 the
+run failed (a bot cannot start, matches aborted, the results file): no verdict, 130 interrupted
+(run the same command again to resume). A verdict and an error never share an exit status.
 """
 
 from __future__ import annotations
@@ -14,15 +16,18 @@ from typing import Any
 import click
 import trio
 
-from arena.cli.common import STOP_SIGNALS, StopOnSignal
+from arena.cli.common import STOP_SIGNALS, StopOnSignal, kept_note
 from arena.referee.bot_spec import NAME_PATTERN as BOT_NAME_PATTERN
-from arena.stats.moments import Estimate, estimate
-from arena.stats.sprt import BETTER, NOT_BETTER, SprtSettings, llr, verdict
+from arena.stats.sequential import FLOOR, Overall, TestSettings, Verdict, looks
 from arena.tournament.compare import (
     COMPARE_SCHEDULE,
+    CompareLook,
+    CompareReport,
     CompareSchedule,
-    CompareTally,
     compare_schedule,
+    run_compare,
+    save_look,
+    sent_name,
 )
 from arena.tournament.config import (
     ConfigError,
@@ -30,14 +35,13 @@ from arena.tournament.config import (
     config_from_table,
     select_games,
 )
-from arena.tournament.runner import Progress, RunSummary, TournamentError, run_tournament, unwrapped
+from arena.tournament.runner import RunSummary, TournamentError, unwrapped
 from arena.tournament.sealing import open_sealed, reveal
 from arena.tournament.store import ResultStore, StoreError
 
-EXIT_BETTER, EXIT_NOT_BETTER, EXIT_UNDECIDED, EXIT_INPUT = 0, 1, 2, 3
+EXIT_BETTER, EXIT_NOT_BETTER, EXIT_UNDECIDED, EXIT_INPUT, EXIT_FAILED = 0, 1, 2, 3, 4
 EXIT_INTERRUPTED = 130
-ROUND_DEALS = 2  # the SPRT looks after every 2 deals of every table
-DEFAULT_MAX_DEALS = 1024
+DEFAULT_MAX_DEALS = 2048
 
 
 class CompareInputError(click.ClickException):
@@ -72,27 +76,27 @@ def bot_entry(text: str, default_name: str) -> dict[str, Any]:
     return {"name": default_name, "cmd": text.strip(), "cwd": "."}
 
 
-def parse_sprt(text: str | None) -> SprtSettings:
+def parse_test(text: str | None) -> TestSettings:
     """``alpha=0.05,beta=0.05,e0=0,e1=0.2`` (any of them, in any order)."""
     if not text:
-        return SprtSettings()
+        return TestSettings()
     values: dict[str, float] = {}
     for part in text.split(","):
         key, sep, value = part.partition("=")
         key = key.strip()
         if not sep or key not in ("alpha", "beta", "e0", "e1"):
             raise CompareInputError(
-                f"--sprt: found {part.strip()!r}; expected KEY=VALUE with KEY one of alpha, "
-                "beta, e0, e1 (e.g. --sprt alpha=0.05,beta=0.05,e1=0.2)"
+                f"--test: found {part.strip()!r}; expected KEY=VALUE with KEY one of alpha, "
+                "beta, e0, e1 (e.g. --test alpha=0.05,beta=0.05,e1=0.2)"
             )
         try:
             values[key] = float(value)
         except ValueError:
-            raise CompareInputError(f"--sprt: {key}: found {value!r}; expected a number") from None
+            raise CompareInputError(f"--test: {key}: found {value!r}; expected a number") from None
     try:
-        return SprtSettings(**values)
+        return TestSettings(**values)
     except ValueError as exc:
-        raise CompareInputError(f"--sprt: {exc}") from None
+        raise CompareInputError(f"--test: {exc}") from None
 
 
 @click.command("compare", cls=_CompareCommand)
@@ -110,21 +114,22 @@ def parse_sprt(text: str | None) -> SprtSettings:
 @click.option(
     "--deals",
     type=click.IntRange(min=2),
-    help="Play exactly N deals per table, then judge (no early stop).",
+    help="Play exactly N deals per table, then judge once (no early stop).",
 )
 @click.option(
+    "--test",
     "--sprt",
-    "sprt_text",
+    "test_text",
     metavar="alpha=A,beta=B,e0=E0,e1=E1",
-    help="The SPRT's error rates and effects in per-deal standard deviations "
-    "[alpha=0.05,beta=0.05,e0=0,e1=0.2].",
+    help="The test's error rates and effects in per-deal standard deviations "
+    "[alpha=0.05,beta=0.05,e0=0,e1=0.2] (--sprt: its former name).",
 )
 @click.option(
     "--max-deals",
     type=click.IntRange(min=2),
     default=DEFAULT_MAX_DEALS,
     show_default=True,
-    help="With the SPRT: the most deals per table before it says undecided.",
+    help="The most deals per table before it says inconclusive.",
 )
 @click.option(
     "--seed",
@@ -147,7 +152,7 @@ def compare_command(
     field_bots: tuple[str, ...],
     games: str,
     deals: int | None,
-    sprt_text: str | None,
+    test_text: str | None,
     max_deals: int,
     seed: int | None,
     concurrency: int | None,
@@ -156,14 +161,15 @@ def compare_command(
     restart: bool,
 ) -> None:
     """Is NEW better than OLD? Both play the same deals in the same seats against the same
-    field (NEW takes OLD's seats), and a sequential probability ratio test on the paired
-    per-deal score difference stops as soon as it is decided (SPEC.md 10.10).
+    field (NEW takes OLD's seats), and a sequential test on the paired per-deal score
+    difference judges every game, stopping once the verdict is decided (SPEC.md 10.10).
 
     NEW, OLD and each BOT: a command line, or NAME=CMD. Exit status: 0 NEW is better, 1 not
-    better, 2 undecided at the most deals, 3 a bad argument. Run again to resume."""
-    if deals is not None and sprt_text is not None:
-        raise CompareInputError("give --deals N (a fixed number) or --sprt ..., not both")
-    settings = parse_sprt(sprt_text)
+    better, 2 inconclusive at the most deals, 3 a bad argument, 4 the run failed. Run again to
+    resume."""
+    if deals is not None and test_text is not None:
+        raise CompareInputError("give --deals N (a fixed number) or --test ..., not both")
+    settings = parse_test(test_text)
     config = _config(new, old, field_bots, games, deals or max_deals, seed, concurrency)
     if results_path is not None:
         config = _with_results(config, Path(results_path))
@@ -176,64 +182,83 @@ def compare_command(
         raise CompareInputError(str(exc)) from None
     config = sealed.config
     assert config.seed is not None  # (settled by open_sealed)
+    if restart:
+        save_look(store, None)  # (the verdict of the matches discarded)
     plan = compare_schedule(
         config.seed, new_name, old_name, [b.name for b in config.bots[2:]], config.games
     )
     for note in sealed.notes:
         _say(note)
     most = deals or max_deals
-    rounds = [most] if deals else [*range(ROUND_DEALS, most, ROUND_DEALS), most]
-    low, high = settings.lower, settings.upper
+    rounds = [most] if deals else looks(most)
     _say(
         f"compare {new_name} against {old_name} with {len(config.bots) - 2} field bots in "
         f"{', '.join(g.label for g in config.games)}: "
-        + (f"{deals} deals per table" if deals else f"SPRT, at most {most} deals per table")
-        + f"; H0: NEW - OLD = {settings.e0:g} sd, H1: {settings.e1:g} sd per deal, "
-        f"alpha {settings.alpha:g}, beta {settings.beta:g}; decide at LLR <= {low:.2f} "
-        f"(not better) or >= {high:.2f} (better); results in {config.results}"
+        + (f"{deals} deals per table" if deals else f"at most {most} deals per table")
+        + f"; per game: better (worse) at t >= {FLOOR:g} (<= -{FLOOR:g}) standard errors from "
+        f"{settings.e0:g} sd, no change when the {settings.confidence:.0%} interval lies within "
+        f"±{settings.e1:g} sd; alpha {settings.alpha:g}, beta {settings.beta:g}; the field sees "
+        f"{new_name} and {old_name} as {config.bots[0].sent_name}, each match with fresh "
+        f"processes; results in {config.results}"
     )
+    summary = RunSummary()
+    report: CompareReport | None = None
+    failure = revealed = None
     try:
-        outcome = trio.run(_run, config, plan, store, rounds, settings)
-        summary, interrupted, value, played_deals, differences = outcome
+        report = trio.run(_run, config, plan, store, settings, rounds, summary)
         # It has ended when it decided, or played its deals, with nothing aborted (SPEC 10.10).
-        revealed = reveal(store, sealed) if not interrupted and not summary.aborted else None
+        if report is not None and not report.aborted:
+            revealed = reveal(store, sealed)
     except TournamentError as exc:
-        raise click.ClickException(str(exc)) from None
+        failure = f"{exc}\n{kept_note(store)}"
     finally:
         store.close()
-    if interrupted:
-        _say("stopped: the matches played are stored; run the same command again to resume")
-        sys.exit(EXIT_INTERRUPTED)
-    decided = verdict(value, settings)
-    for label, est in differences.items():
-        _say(f"  {label}: NEW - OLD per deal {_estimate_text(est)}")
-    if decided == BETTER:
-        _say(f"{new_name} is better than {old_name} (LLR {value:+.2f} >= {high:.2f})")
-    elif decided == NOT_BETTER:
-        _say(f"{new_name} is not better than {old_name} (LLR {value:+.2f} <= {low:.2f})")
-    else:
+    if failure is not None:
+        _fail(failure)
+    if report is None:
         _say(
-            f"inconclusive at max: {played_deals} deals per table, LLR {value:+.2f} "
-            f"within ({low:.2f}, {high:.2f})"
+            f"stopped: {summary.played} matches played in this run are stored; run the same "
+            "command again to resume"
         )
+        sys.exit(EXIT_INTERRUPTED)
+    if report.aborted:
+        _fail(
+            f"{report.aborted} matches aborted (no verdict): run the same command again to "
+            f"replay them; {summary.played} played in this run are stored"
+        )
+    assert report.look is not None  # (a report not aborted has judged a look)
+    for game in report.look.games:
+        _say(f"  {game.label}: {game.said}")
+    _say(report.look.said)
     _say(
         f"done: {summary.played} played, {summary.skipped} already stored, "
-        f"{summary.aborted} aborted"
+        f"{summary.aborted} aborted; {summary.started_processes} bot processes started"
     )
     if revealed is not None:
         _say(revealed)
-    sys.exit({BETTER: EXIT_BETTER, NOT_BETTER: EXIT_NOT_BETTER}.get(decided, EXIT_UNDECIDED))
-
-
-def _estimate_text(est: Estimate) -> str:
-    if est.mean is None:
-        return "no complete deal yet"
-    if est.low is None or est.high is None:
-        return f"{est.mean:+.2f} (1 deal)"
-    return (
-        f"{est.mean:+.2f}, {est.confidence:.0%} interval [{est.low:+.2f}, {est.high:+.2f}] "
-        f"over {est.n} deals"
+    sys.exit(
+        {Overall.BETTER: EXIT_BETTER, Overall.NOT_BETTER: EXIT_NOT_BETTER}.get(
+            report.verdict.verdict, EXIT_UNDECIDED
+        )
     )
+
+
+def _fail(message: str) -> None:
+    """The run failed: no verdict (exit 4), the message on standard error."""
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(EXIT_FAILED)
+
+
+def _look_line(look: CompareLook) -> str:
+    parts = []
+    for game in look.games:
+        t = "t ?" if game.t is None else f"t {game.t:+.2f}"
+        if game.verdict != Verdict.UNDECIDED:
+            at = "" if game.per_table == look.deals else f" at {game.per_table} deals"
+            parts.append(f"{game.label} {t} {game.verdict}{at}")
+        else:
+            parts.append(f"{game.label} {t}")
+    return f"deals {look.deals}: " + "; ".join(parts)
 
 
 def _say(line: str) -> None:
@@ -266,6 +291,11 @@ def _config(
         config = config_from_table(data, source="arena compare", default_name="compare")
     except ConfigError as exc:
         raise CompareInputError(str(exc)) from None
+    # NEW and OLD under one name, a process per match: the field meets both copies of a deal in
+    # the same state and with the same messages (SPEC 10.10)
+    shared = sent_name(names)
+    bots = tuple(replace(b, sent_name=shared) if i < 2 else b for i, b in enumerate(config.bots))
+    config = replace(config, bots=bots, fresh_processes=True)
     output = Path(f"results/compare-{config.fingerprint()[:10]}")
     return _with_results(config, output / "results.sqlite")
 
@@ -278,53 +308,26 @@ async def _run(
     config: TournamentConfig,
     plan: CompareSchedule,
     store: ResultStore,
+    settings: TestSettings,
     rounds: list[int],
-    settings: SprtSettings,
-) -> tuple[RunSummary, bool, float, int, dict[str, Estimate]]:
-    """Rounds of deals; after each, the LLR of exactly the deals so far (so a resumed run
-    decides as an uninterrupted one). Stops on a decision, at the last round, or on a signal."""
-    new, old = config.bots[0].name, config.bots[1].name
-    tally = CompareTally(new, old, plan.tables)
-    tally.add_all(store.matches())
-    total = RunSummary()
+    summary: RunSummary,
+) -> CompareReport | None:
+    """The comparison (arena.tournament.compare.run_compare), printing a line after each look;
+    stopped cleanly by SIGINT, SIGTERM or SIGHUP (the report is then None)."""
     stop = StopOnSignal()
-    value, played, before = 0.0, 0, 0
-    differences: dict[str, Estimate] = {}
+    report: CompareReport | None = None
+
+    def on_look(look: CompareLook) -> None:
+        _say(_look_line(look))
+
     with (
         trio.open_signal_receiver(*STOP_SIGNALS) as signals,
         unwrapped(TournamentError),
     ):
         async with trio.open_nursery() as nursery:
             nursery.start_soon(stop.watch, signals, nursery.cancel_scope)
-            for deals in rounds:
-                part = plan.first_deals(deals)
-                progress = Progress(total=len(part))
-                summary = await run_tournament(
-                    config,
-                    part,
-                    store,
-                    progress,
-                    workers=config.worker_count(),
-                    on_stored=tally.add,
-                    definition_matches=plan.matches,
-                )
-                total.played += summary.played
-                total.aborted += summary.aborted
-                total.skipped += max(0, summary.skipped - before)
-                before = len(part)
-                sums = tally.differences(deals)
-                value, played = llr(sums, settings), deals
-                differences = {label: estimate(m) for label, m in sums.items()}
-                shown = ", ".join(
-                    f"{label} {e.mean:+.2f}"
-                    for label, e in differences.items()
-                    if e.mean is not None
-                )
-                _say(f"deals {deals}: LLR {value:+.2f}  ({shown})")
-                if summary.aborted:
-                    _say(f"{summary.aborted} matches aborted: run again to replay them")
-                    break
-                if verdict(value, settings) in (BETTER, NOT_BETTER) and len(rounds) > 1:
-                    break
+            report = await run_compare(
+                config, plan, store, settings, rounds, on_look=on_look, summary=summary
+            )
             nursery.cancel_scope.cancel()
-    return total, stop.stopped, value, played, differences
+    return None if stop.stopped else report

@@ -115,12 +115,8 @@ def serve_command(
     except StoreError as exc:
         raise InputError(str(exc)) from None
     try:
-        source = TournamentSource(
-            path,
-            name=store.name(),
-            definition=store.definition(),
-            records_dir=records_dir,
-            confidence=confidence,
+        source = TournamentSource.of_file(
+            path, store, records_dir=records_dir, confidence=confidence
         )
         server.serve_until_signalled(
             store,

@@ -12,7 +12,7 @@ import click
 import trio
 from rich.console import Console
 
-from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, width_option
+from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, kept_note, width_option
 from arena.cli.serve import DEFAULT_PORT, check_web_extra, organiser_secret, say_url
 from arena.cli.standings import print_latency, stop_confidence
 from arena.games import GameError, find_game
@@ -273,8 +273,8 @@ def tournament_command(
         if not interrupted and has_ended(full, store, summary.aborted, report):
             revealed = reveal(store, sealed)
     except PreflightError as exc:
-        raise InputError(str(exc)) from None
-    except TournamentError as exc:
+        raise InputError(f"{exc}\n{kept_note(store)}") from None
+    except TournamentError as exc:  # (its message says what is kept)
         raise click.ClickException(str(exc)) from None
     except WebStartError as exc:
         raise InputError(f"--web {web_port}: {exc}") from None

@@ -112,6 +112,9 @@ class BotSpec:
     # What it must not see (the arena's files, other bots' folders): set by whoever runs it,
     # never by a bot's definition, and no part of what the bot is.
     hidden: tuple[str, ...] = ()
+    # The name it and the other bots are sent (hello, match_start), when not ``name``: arena
+    # compare sends NEW and OLD under one name, so the field cannot tell its copies apart
+    sent_name: str | None = None
 
     def __post_init__(self) -> None:
         if not self.name:

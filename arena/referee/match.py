@@ -223,6 +223,7 @@ class _Match:
         "scope_deadline",
         "seats",
         "seed",
+        "sent_id",
         "shared_lines",
         "shuffles_recorded",
         "state",
@@ -243,9 +244,11 @@ class _Match:
         control: TimeControl,
         max_faults: int,
         record: RecordWriter,
+        sent_id: str | None = None,
     ) -> None:
         self.game = game
-        self.match_id = match_id
+        self.match_id = match_id  # what organisers see: results, records, logs, messages
+        self.sent_id = sent_id or match_id  # what the bots are sent (SPEC 4.1)
         self.seed = seed
         self.control = control
         self.max_faults = max_faults
@@ -286,7 +289,7 @@ class _Match:
         self.shuffles_recorded = 0
         # Every event line of the match starts the same: encode that envelope once (this needs
         # "event" to stay the last field of the Event message, which the module checks at import).
-        self.event_prefix = encode_line(Event(match_id=match_id, event={}))[: -len(b"{}}\n")]
+        self.event_prefix = encode_line(Event(match_id=self.sent_id, event={}))[: -len(b"{}}\n")]
         # Each request is encoded into this buffer: it keeps its size from one request to the
         # next, where encode() grows a fresh output from a few bytes each time (~1.5k
         # instructions more per request).
@@ -512,13 +515,14 @@ class _Match:
             seat.forfeited = True
             seat.bot.retire(f"forfeited match {self.match_id}")
         request = f"request {request_id}" if request_id is not None else "outside a request"
-        message = f"bot {seat.bot.name} (seat {seat.index}), {request}: {reason}"
+        what = f"(seat {seat.index}), {request}: {reason}"
         if seat.forfeited:
-            message += (
+            what += (
                 f"; fault {seat.faults}, forfeits the match"
                 if kind is not FaultKind.CRASH
                 else "; forfeits the match"
             )
+        message = f"bot {seat.bot.name} {what}"
         record = FaultRecord(
             seat.index, seat.bot.name, kind, request_id, message, cause, seat.forfeited
         )
@@ -540,10 +544,10 @@ class _Match:
             seat.pending.append(
                 encode_line(
                     Fault(
-                        match_id=self.match_id,
+                        match_id=self.sent_id,
                         id=request_id,
                         kind=str(kind),
-                        message=message,
+                        message=f"bot {seat.bot.sent_name} {what}",  # the name it was sent
                         forfeited=seat.forfeited,
                     )
                 )
@@ -586,7 +590,7 @@ class _Match:
         line = self.request_buffer
         encode_into(
             _RequestLine(
-                self.match_id,
+                self.sent_id,
                 request_id,
                 state.decision,
                 state.view(seat.index) if struct is None or values is None else struct(*values),
@@ -1058,7 +1062,7 @@ class _Match:
         seats_info = [
             SeatInfo(
                 seat=s.index,
-                name=s.bot.name,
+                name=s.bot.sent_name,
                 team=None if self.teams is None else self.teams[s.index],
             )
             for s in self.seats
@@ -1069,6 +1073,7 @@ class _Match:
                 "format": RECORD_FORMAT,
                 "protocol": PROTOCOL_VERSION,
                 "match_id": self.match_id,
+                "sent_match_id": self.sent_id,
                 "game": self.game.id,
                 "players": self.players,
                 "options": self.resolved,
@@ -1080,6 +1085,7 @@ class _Match:
                         "version": s.bot.version,
                         "team": None if self.teams is None else self.teams[s.index],
                         "ready_name": s.bot.reported_name,
+                        "sent_name": s.bot.sent_name,
                     }
                     for s in self.seats
                 ],
@@ -1109,7 +1115,7 @@ class _Match:
             seat.pending.append(
                 encode_line(
                     MatchStart(
-                        match_id=self.match_id,
+                        match_id=self.sent_id,
                         game=self.game.id,
                         options=self.resolved,
                         players=self.players,
@@ -1193,7 +1199,7 @@ class _Match:
         """Send match_end (after anything still pending) to every seat that can take it."""
         end = encode_line(
             MatchEnd(
-                match_id=self.match_id,
+                match_id=self.sent_id,
                 scores=list(scores),
                 placings=list(placings),
                 forfeited=list(forfeited),
@@ -1241,11 +1247,15 @@ async def run_match(
     max_faults: int = 3,
     record_path: Path | RecordFile | None = None,
     commitment: str | None = None,
+    sent_id: str | None = None,
 ) -> MatchResult:
     """Play one match between running bots (seat i is ``seats[i]``) and return its result.
     ``record_path``: a file to write the match's record to, or a records file to append it to
     (the result's ``record_span`` says where it went). ``commitment``: the commitment of the
     secret tournament seed the match seed derives from, for the record's header (SPEC 10.3).
+    ``sent_id``: the match id the bots are sent, when it is not ``match_id`` (a tournament's
+    opaque id, SPEC 4.1); everything else (record, result, log markers, messages) names the
+    match by ``match_id``.
 
     Raises OptionError for a bad player count or options before any bot is spoken to. The bots are
     not closed here: their owner closes them, and replaces any that is no longer ``alive``.
@@ -1265,7 +1275,9 @@ async def run_match(
     match = None
     finished = False
     try:
-        match = _Match(game, seats, seed, options, match_id, time_control, max_faults, record)
+        match = _Match(
+            game, seats, seed, options, match_id, time_control, max_faults, record, sent_id
+        )
         match.start(commitment)
         await match.play()
         outcome = match.state.result()

@@ -814,6 +814,7 @@ class BotProcess:
     ) -> None:
         self.spec = spec
         self.name = spec.name
+        self.sent_name = spec.sent_name or spec.name  # its name on the wire (hello, seats)
         self.version = spec.version
         self.transport = transport
         # The quick read only from the real transport itself (like send_nowait; arena check
@@ -1109,7 +1110,7 @@ class BotProcess:
             margin_ms=control.margin_ms,
             max_line_bytes=self.max_line_bytes,
         )
-        hello = Hello(protocol=PROTOCOL_VERSION, name=self.name, limits=limits)
+        hello = Hello(protocol=PROTOCOL_VERSION, name=self.sent_name, limits=limits)
         line = None
         with trio.move_on_after(control.startup_ms / 1000) as scope:
             try:

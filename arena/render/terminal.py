@@ -213,7 +213,7 @@ def standings_table(standings: Standings, scope: str = OVERALL, width: int | Non
     ):
         notes.append(f"±: {standings.confidence:.0%} interval by deal")
     if any(r.tied for r in rows):
-        notes.append(f"=: not separated (P(better) < {standings.confidence:.0%})")
+        notes.append(f"=: not separated from a neighbour at {standings.confidence:.0%}")
     if notes:
         caption = "\n".join(notes)
         table.caption = f"{table.caption}\n{caption}" if table.caption else caption

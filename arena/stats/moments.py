@@ -9,7 +9,7 @@ bit-for-bit the same statistics: a fold extended as matches arrive equals a full
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
@@ -97,8 +97,8 @@ class Moments:
 class Estimate:
     """The mean of per-deal values with its t-interval, and P(true mean > 0).
 
-    ``low``/``high`` are None below two deals; ``p_positive`` is None below two deals, and with
-    zero spread it is 1, 0 or 0.5 by the sign of the mean."""
+    ``low``, ``high`` and ``p_positive`` are None below two deals and with zero spread: a few
+    equal values are not enough data, never certainty."""
 
     n: int
     mean: float | None
@@ -112,10 +112,14 @@ class Estimate:
     def half_width(self) -> float | None:
         return None if self.high is None or self.mean is None else self.high - self.mean
 
-    def separated(self, confidence: float | None = None) -> bool:
-        """True when P(true mean > 0) reaches ``confidence`` (default: this estimate's)."""
-        wanted = self.confidence if confidence is None else confidence
-        return self.p_positive is not None and self.p_positive >= wanted
+    @property
+    def p_two_sided(self) -> float | None:
+        """The two-sided p-value of "the true mean is 0" (the t-test of the same statistic):
+        for a direction the data chose (None when ``p_positive`` is)."""
+        if self.p_positive is None or self.mean is None or self.sd is None:
+            return None
+        t = abs(self.mean) / (self.sd / math.sqrt(self.n))
+        return min(1.0, 2 * t_cdf(-t, self.n - 1))  # (from the tail: 1 - P loses digits)
 
     def to_data(self) -> dict:
         return {
@@ -141,9 +145,8 @@ def estimate(moments: Moments, confidence: float = CONFIDENCE) -> Estimate:
         return Estimate(n, mean, None, None, None, None, confidence)
     sd = math.sqrt(max(variance, 0.0))
     se = sd / math.sqrt(n)
-    if se == 0.0:
-        p = 1.0 if mean > 0 else 0.0 if mean < 0 else 0.5
-        return Estimate(n, mean, sd, mean, mean, p, confidence)
+    if se == 0.0:  # every value the same: not enough data to say how sure
+        return Estimate(n, mean, sd, None, None, None, confidence)
     half = t_ppf((1 + confidence) / 2, n - 1) * se
     return Estimate(n, mean, sd, mean - half, mean + half, t_cdf(mean / se, n - 1), confidence)
 
@@ -154,3 +157,15 @@ def estimate_values(values: Iterable[float | Fraction], confidence: float = CONF
     for value in values:
         moments.add_fraction(Fraction(value))
     return estimate(moments, confidence)
+
+
+def holm(p_values: Sequence[float | None], alpha: float) -> list[bool]:
+    """Holm's step-down procedure: which hypotheses are rejected with a family-wise error of at
+    most ``alpha`` (None: untestable, never rejected, and not counted in the family)."""
+    tested = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    rejected = [False] * len(p_values)
+    for rank, (p, i) in enumerate(tested):
+        if p > alpha / (len(tested) - rank):
+            break
+        rejected[i] = True
+    return rejected

@@ -32,7 +32,7 @@ from arena.referee.record import (
 )
 from arena.tournament.compare import COMPARE_SCHEDULE, compare_schedule
 from arena.tournament.config import bot_identities, plans_of
-from arena.tournament.schedule import ScheduledMatch, build_schedule, match_key
+from arena.tournament.schedule import ScheduledMatch, build_schedule, match_key, sent_match_id
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 # A results file keeps each decision's time to 0.01 ms (store.save), a record to 0.001 ms.
@@ -130,9 +130,18 @@ def _times_differ(times: Sequence[DecisionTime], row: Sequence[float]) -> str | 
 
 
 def definition_differences(replay: Replay, definition: Mapping[str, Any]) -> str | None:
-    """How a current match's record departs from the definition: its time control and fault
-    policy (the rest of what the definition decides is in the match's content key)."""
+    """How a current match's record departs from the definition: its time control, fault
+    policy and the names its bots were sent (the rest of what the definition decides is in the
+    match's content key)."""
     header = replay.header
+    sent = {b.get("name"): b.get("sent_name", b.get("name")) for b in definition.get("bots", [])}
+    for index, seat in enumerate(header.get("seats", [])):
+        bot = seat.get("bot")
+        if "sent_name" in seat and bot in sent and seat["sent_name"] != sent[bot]:
+            return (
+                f"seats[{index}].sent_name: the definition sends {bot} as {_shown(sent[bot])}, "
+                f"the record says {_shown(seat['sent_name'])}"
+            )
     if "time" in definition and not _same(header.get("time_control"), definition["time"]):
         return (
             f"time_control: the definition has {_shown(definition['time'])}, the record "
@@ -232,6 +241,7 @@ class Audit:
     definition: dict[str, Any]
     source: DealSource
     lookup: Lookup | None
+    id_key: bytes | None = None  # of the match ids sent to bots (SPEC 4.1); None: not known
 
     @classmethod
     def of(cls, store: ResultStore) -> Audit:
@@ -243,11 +253,22 @@ class Audit:
                 lookup = schedule_lookup(definition, source.seed, store.note("schedule"))
             except (KeyError, TypeError, ValueError, IndexError, GameError):
                 lookup = None  # a definition this arena cannot read: seeds not checked
-        return cls(store.path, definition, source, lookup)
+        try:
+            id_key = store.match_id_key()
+        except StoreError:
+            id_key = None  # (a damaged key: the ids sent are not checked)
+        return cls(store.path, definition, source, lookup, id_key)
 
     def match_problems(self, replay: Replay, stored: StoredMatch, current: bool) -> str | None:
         """The first way a stored match and its re-derived record disagree (None: none)."""
         problem = row_differences(replay, stored)
+        sent = replay.header.get("sent_match_id")
+        if problem is None and sent is not None and self.id_key is not None:
+            if sent != sent_match_id(self.id_key, stored):
+                problem = (
+                    f"sent_match_id: {_shown(sent)} is not the id the results file's key gives "
+                    f"this match ({sent_match_id(self.id_key, stored)}, SPEC 4.1)"
+                )
         commitment = replay.header.get("commitment")
         if problem is None and self.source.commitment is not None and current:
             if commitment != self.source.commitment:

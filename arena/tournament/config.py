@@ -185,6 +185,9 @@ class TournamentConfig:
     # the seed was revealed already (the tournament has ended: nothing more may be dealt).
     commitment: str | None = None
     revealed: bool = False
+    # a new process of every bot for every match (arena compare: the field meets NEW's and
+    # OLD's copies of a deal in the same state); part of the definition when set
+    fresh_processes: bool = False
 
     def definition(self) -> dict[str, Any]:
         """What decides the matches and their results (not where files go, not how many run at
@@ -210,6 +213,7 @@ class TournamentConfig:
                     # only when given, so that older definitions keep their fingerprints
                     **({"user": b.user} if b.user else {}),
                     **({"max_processes": b.max_processes} if b.max_processes else {}),
+                    **({"sent_name": b.sent_name} if b.sent_name else {}),
                 }
                 for b in self.bots
             ],
@@ -233,6 +237,7 @@ class TournamentConfig:
             },
             "max_faults": self.max_faults,
             "match_time_limit": self.match_time_limit_s,
+            **({"fresh_processes": True} if self.fresh_processes else {}),
         }
 
     def bot_identities(self) -> dict[str, str]:
@@ -542,7 +547,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         field_name = f"{where}.argv" if "argv" in table else f"{where}.cmd"
         reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
     env: list[tuple[str, str]] = reader.read(environment, [])
-    limits = {}
+    limits: dict[str, int] = {}
     for limit in LIMIT_MAXIMA:
         if limit in table:
             check = partial(check_limit, limit)

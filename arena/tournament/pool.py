@@ -125,8 +125,10 @@ class BotPool:
         start_bot: StartBot,
         time_control: TimeControl,
         log_dir: Path,
+        fresh: bool = False,
     ) -> None:
         self.specs = {spec.name: spec for spec in specs}
+        self.fresh = fresh  # every match gets processes that have played none
         self._start_bot = start_bot
         self._time_control = time_control
         self._log_dir = log_dir
@@ -165,8 +167,10 @@ class BotPool:
         self.started += 1
         return process
 
-    async def release(self, process: Any, *, reusable: bool) -> None:
-        if reusable and process.alive:
+    async def release(self, process: Any, *, reusable: bool, played: bool = True) -> None:
+        """Back to the pool for another match, or closed (it cannot be trusted, or the pool
+        gives every match fresh processes and it ``played``)."""
+        if reusable and process.alive and not (self.fresh and played):
             self._idle[process.spec.name].append(process)
         else:
             await self._close(process)
@@ -197,7 +201,7 @@ class BotPool:
                     nursery.start_soon(start_one, name)
         finally:
             for process in started:
-                await self.release(process, reusable=True)
+                await self.release(process, reusable=True, played=False)
         if broken:
             raise PreflightError(preflight_message(broken, len(self.specs)))
 
@@ -242,8 +246,10 @@ def preflight_message(broken: Sequence[str], total: int) -> str:
     lines = sorted(broken)
     return "\n".join(
         [
-            f"preflight: {len(lines)} of {total} bots cannot start; no match was played "
-            "(fix them and run the same command again)",
+            # (no count of what was played: a round of arena compare or of a stop rule may fail
+            # after earlier rounds were stored; the commands say what is stored)
+            f"preflight: {len(lines)} of {total} bots cannot start, so the run stopped before "
+            "its next match (fix them and run the same command again)",
             *lines,
         ]
     )
@@ -298,6 +304,7 @@ async def play_pooled_match(
                     time_control=config.time_control,
                     max_faults=config.max_faults,
                     record_path=record_path,
+                    sent_id=match.sent_id or None,
                     # (only with a secret seed: a test's stand-in `play` may not take it)
                     **({"commitment": config.commitment} if config.commitment else {}),
                 )

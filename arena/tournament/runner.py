@@ -45,8 +45,8 @@ from arena.tournament.pool import (
     TournamentError,
     unwrapped,
 )
-from arena.tournament.schedule import Schedule, ScheduledMatch
-from arena.tournament.standings import Standings, compute_standings
+from arena.tournament.schedule import Schedule, ScheduledMatch, sent_match_id
+from arena.tournament.standings import Standings, compute_standings, separation
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 __all__ = [
@@ -174,6 +174,7 @@ async def run_tournament(
             config, matches if definition_matches is None else definition_matches, store
         )
         done = store.completed_ids()
+        secret = store.match_id_secret()
     except StoreError as exc:
         raise TournamentError(str(exc)) from None
     summary = summary if summary is not None else RunSummary()
@@ -196,7 +197,10 @@ async def run_tournament(
         executor = _executor(config, workers if in_workers else 1, cluster, start_bot, play)
     needed = needed_bots(config, pending_matches(matches, done))
     keyer = config.keyer()
-    todo = (keyer(match) for match in pending_matches(matches, done))
+    todo = (
+        replace(keyed, sent_id=sent_match_id(secret, keyed))
+        for keyed in map(keyer, pending_matches(matches, done))
+    )
     config.logs_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     if config.records:
         config.records_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -269,20 +273,29 @@ def first_deals(schedule: Schedule, deals: int) -> Schedule:
 
 
 def standings_of_first_deals(
-    config: TournamentConfig, schedule: Schedule, store: ResultStore, deals: int
+    config: TournamentConfig, schedule: Schedule, store: ResultStore, deals: int, looks: int = 1
 ) -> Standings:
-    """The standings of the stored matches of the schedule's first ``deals`` deals."""
-    labels = {plan.label for plan in schedule.games}
+    """The standings of the stored matches of the schedule's first ``deals`` deals, with the
+    game tables' adjacent pairs judged as one family at (1 - confidence) / ``looks`` (the stop
+    rule's share of its error for one of its ``looks``)."""
+    labels = [plan.label for plan in schedule.games]
     matches = [
         m for m in store.matches(include_aborted=True) if m.deal < deals and m.game in labels
     ]
-    return compute_standings(
+    standings = compute_standings(
         matches,
         [b.name for b in config.bots],
-        [plan.label for plan in schedule.games],
+        labels,
         seating=config.seating,
         confidence=config.stop.confidence if config.stop else 0.95,
     )
+    return separated_at_look(standings, labels, looks)
+
+
+def separated_at_look(standings: Standings, games: Sequence[str], looks: int) -> Standings:
+    """``standings`` judged as one look of the stop rule's ``looks``: every adjacent pair of
+    the ``games``' tables one family, at (1 - confidence) / looks (SPEC 10.9)."""
+    return separation(standings, games, (1 - standings.confidence) / looks)
 
 
 def unsettled_pairs(standings: Standings, games: Sequence[str]) -> list[str]:
@@ -290,8 +303,10 @@ def unsettled_pairs(standings: Standings, games: Sequence[str]) -> list[str]:
     found = []
     for game in games:
         rows = standings.tables.get(game, [])
-        for (upper, lower), p in zip(zip(rows, rows[1:]), standings.adjacent.get(game, [])):
-            if p is None or p < standings.confidence:
+        for (upper, lower), p, apart in zip(
+            zip(rows, rows[1:]), standings.adjacent.get(game, []), standings.separated.get(game, [])
+        ):
+            if not apart:
                 shown = "?" if p is None else f"{p:.2f}"
                 found.append(f"{game}: {upper.bot} ~ {lower.bot} (P {shown})")
     return found
@@ -309,7 +324,9 @@ async def run_in_rounds(
     **options: Any,
 ) -> StopReport:
     """Play the schedule in rounds of deals (``stop.rounds``: min_deals, then doubling, up to
-    every game's deals) until every game's ranking is separated at ``stop.confidence``.
+    every game's deals) until every game's ranking is separated at ``stop.confidence``: the
+    error 1 - confidence is shared equally by the looks (one after each round), and at each
+    look every adjacent pair of every game's table is one family (Holm; SPEC 10.9).
 
     After each round the rule looks at the standings of exactly the deals so far, so a resumed
     run (rounds already stored are skipped) makes the same decisions as one left to run; a round
@@ -323,7 +340,8 @@ async def run_in_rounds(
     most = max((plan.deals for plan in schedule.games), default=0)
     before = skipped = started = 0  # matches of the earlier rounds (all completed), counts
     report = StopReport(0, False, "nothing to play")
-    for deals in stop.rounds(most):
+    rounds = stop.rounds(most)
+    for deals in rounds:
         part = first_deals(schedule, deals)
         progress.stage = (
             f"round to {deals} deals (of at most {most}), stop at {stop.confidence:.0%}"
@@ -340,12 +358,12 @@ async def run_in_rounds(
         if total.aborted > aborted:
             reason = f"stopped after {deals} deals: {total.aborted - aborted} aborted (run again)"
             return StopReport(deals, False, reason)
-        standings = standings_of_first_deals(config, schedule, store, deals)
+        standings = standings_of_first_deals(config, schedule, store, deals, len(rounds))
         open_pairs = unsettled_pairs(standings, labels)
         if not open_pairs:
             reason = (
                 f"stopped after {deals} deals: every game's ranking is separated "
-                f"at {stop.confidence:.0%}"
+                f"at {stop.confidence:.0%} (over {len(rounds)} looks and every adjacent pair)"
             )
             return StopReport(deals, True, reason, standings, decided=True)
         report = StopReport(

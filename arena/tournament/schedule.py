@@ -23,13 +23,14 @@ Match ids are stable and readable, ``<label>/t<table>/d<deal>/r<rotation>``; the
 from __future__ import annotations
 
 import hashlib
+import hmac
 import itertools
 import json
 import math
 from collections import Counter
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, overload
+from typing import Any, Protocol, overload
 
 from arena.games.cards import MASK64, TWO64, Rng, derive_seed
 
@@ -67,6 +68,7 @@ class ScheduledMatch:
     seed: int
     seats: tuple[str, ...]  # bot name per seat
     key: str = ""  # what the match is, by content (match_key); "" until the config keys it
+    sent_id: str = ""  # the match id the bots are sent (sent_match_id); "" until the run sets it
 
 
 def deal_seed(tournament_seed: int, label: str, table: int, deal: int) -> int:
@@ -75,6 +77,51 @@ def deal_seed(tournament_seed: int, label: str, table: int, deal: int) -> int:
 
 def match_id(label: str, table: int, deal: int, rotation: int) -> str:
     return f"{label}/t{table}/d{deal}/r{rotation}"
+
+
+class Dealt(Protocol):
+    """What decides a match's deal and seats: a scheduled match, or a stored one."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def players(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def rotation(self) -> int: ...
+
+
+def sent_match_id(secret: bytes, match: Dealt) -> str:
+    """The match id the bots are sent (SPEC 4.1): 16 hex digits of an HMAC-SHA256, keyed with
+    the tournament's secret (kept in its results file), of the game, players, deal seed and
+    rotation. Opaque: a bot learns nothing of the schedule or the seed from it. The table is
+    left out, so that ``arena compare``'s two copies of a deal, at tables t and T + t with the
+    same seed, are sent the same id. (The options are left out too: the seed already differs
+    between the games of a tournament, and a stored match's options are resolved where a
+    scheduled one's are as written.)"""
+    content = {
+        "game": match.game_id,
+        "players": match.players,
+        "seed": match.seed,
+        "rotation": match.rotation,
+    }
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hmac.new(secret, text.encode(), hashlib.sha256).hexdigest()[:16]
+
+
+def split_match_id(match_id_: str) -> tuple[str, int, int, int] | None:
+    """(game label, table, deal, rotation) of a match id as :func:`match_id` spells it, None
+    for anything else (a non-canonical spelling, e.g. "t01", is no match's id)."""
+    label, _, rest = match_id_.rpartition("/t")
+    try:
+        table_s, deal_s, rotation_s = rest.split("/")
+        table, deal, rotation = int(table_s), int(deal_s[1:]), int(rotation_s[1:])
+    except ValueError:
+        return None
+    if match_id(label, table, deal, rotation) != match_id_:
+        return None
+    return label, table, deal, rotation
 
 
 def match_key(
@@ -530,13 +577,8 @@ class Schedule(Sequence[ScheduledMatch]):
 
     def _locate(self, match_id_: str) -> tuple[int, int, int, int] | None:
         """(game index, table, deal, rotation) of the match of this id, None if none."""
-        label, _, rest = match_id_.rpartition("/t")
-        try:
-            table_s, deal_s, rotation_s = rest.split("/")
-            table, deal, rotation = int(table_s), int(deal_s[1:]), int(rotation_s[1:])
-        except ValueError:
+        found = split_match_id(match_id_)
+        if found is None:
             return None
-        game = self._game_of(label, table, deal, rotation)
-        if game is None or match_id(label, table, deal, rotation) != match_id_:
-            return None  # (a non-canonical spelling of an id, e.g. "t01", is not this match's)
-        return game, table, deal, rotation
+        game = self._game_of(*found)
+        return None if game is None else (game, *found[1:])

@@ -43,7 +43,7 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 from arena.games import GAMES
 from arena.referee.clock import TimeControl
 from arena.stats.deals import BotMoments, DealTally, PairMoments, Rotation
-from arena.stats.moments import CONFIDENCE, Estimate, estimate
+from arena.stats.moments import CONFIDENCE, Estimate, estimate, holm
 from arena.tournament.latency import LatencyReport, LatencyTally
 from arena.tournament.store import ResultStore, StoredMatch
 
@@ -109,6 +109,9 @@ class Standings:
     # per label: for rows i and i+1, P(row i better than row i+1) (None: they never met)
     adjacent: Mapping[str, list[float | None]] = field(default_factory=dict)
     confidence: float = CONFIDENCE
+    # per label: for rows i and i+1, whether row i is separated from (better than) row i+1:
+    # two-sided tests, Holm over the table's adjacent pairs at 1 - confidence (separation)
+    separated: Mapping[str, list[bool]] = field(default_factory=dict)
 
     @property
     def games(self) -> list[str]:
@@ -124,14 +127,19 @@ class Standings:
         """Each row's rank, shared by a run of rows not separated from their neighbours (the
         first row's rank, as in golf: 1, 2, 2, 4 when rows two and three are tied)."""
         ranks: list[int] = []
-        for i, p in enumerate([None, *self.adjacent.get(scope, [])]):
-            apart = i == 0 or (p is not None and p >= self.confidence)
+        for i, apart in enumerate([True, *self.separated.get(scope, [])]):
             ranks.append(i + 1 if apart else ranks[-1])
         return ranks[: len(self.tables.get(scope, []))]
 
     def settled(self, scope: str) -> bool:
         """Every adjacent pair of rows of ``scope`` separated at the confidence."""
-        return all(p is not None and p >= self.confidence for p in self.adjacent.get(scope, []))
+        return all(self.separated.get(scope, []))
+
+    def adjacent_pairs(self, scope: str) -> list[PairStanding | None]:
+        """For rows i and i+1: the pair (row i over row i+1), None when they never met."""
+        rows = self.tables.get(scope, [])
+        met = {(p.row, p.column): p for p in self.pairs.get(scope, [])}
+        return [met.get((upper.bot, lower.bot)) for upper, lower in zip(rows, rows[1:])]
 
 
 # -- persisting the fold ----------------------------------------------------------------------
@@ -527,10 +535,10 @@ class StandingsFold:
             metric = "dup" if with_scores else "placing"
             pairs[scope] = _pairs(rows, by_pair.get(scope, {}), metric, self.confidence)
             adjacent[scope] = _adjacent(rows, pairs[scope])
-            tables[scope] = _mark_ties(rows, adjacent[scope], self.confidence)
+            tables[scope] = rows
         matches = {scope: self._counts[scope] for scope in tables}
         unrated = {scope: self._unrated[scope] for scope in tables}
-        return Standings(
+        built = Standings(
             tables=tables,
             matches=matches,
             unrated=unrated,
@@ -538,6 +546,10 @@ class StandingsFold:
             adjacent=adjacent,
             confidence=self.confidence,
         )
+        alpha = 1 - self.confidence
+        for scope in tables:  # each table is a family of its own
+            built = separation(built, [scope], alpha)
+        return built
 
 
 _MODEL = PlackettLuce()
@@ -621,15 +633,34 @@ def _adjacent(rows: Sequence[BotStanding], pairs: Sequence[PairStanding]) -> lis
     return [p_better.get((upper.bot, lower.bot)) for upper, lower in zip(rows, rows[1:])]
 
 
-def _mark_ties(
-    rows: list[BotStanding], adjacent: Sequence[float | None], confidence: float
-) -> list[BotStanding]:
-    apart = [p is not None and p >= confidence for p in adjacent]
-    marked = []
-    for i, row in enumerate(rows):
-        tied = (i > 0 and not apart[i - 1]) or (i < len(apart) and not apart[i])
-        marked.append(replace(row, tied=tied) if tied else row)
-    return marked
+def separation(standings: Standings, scopes: Sequence[str], alpha: float) -> Standings:
+    """``standings`` with the adjacent pairs of ``scopes`` judged as one family (SPEC 10.6):
+    row i is separated from row i + 1 when the two-sided t-test of their per-deal difference
+    rejects "equal" under Holm's procedure over every adjacent pair of those tables at ``alpha``,
+    and row i is the better one. Two-sided, because the rating, not the metric, chose which of
+    the two is above. Rows not separated from a neighbour are marked ``tied``."""
+    family = [
+        (scope, i, pair)
+        for scope in scopes
+        for i, pair in enumerate(standings.adjacent_pairs(scope))
+    ]
+    rejected = holm(
+        [None if pair is None else pair.estimate.p_two_sided for _, _, pair in family], alpha
+    )
+    separated = {
+        scope: [False] * max(0, len(standings.tables.get(scope, [])) - 1) for scope in scopes
+    }
+    for (scope, i, pair), sure in zip(family, rejected, strict=True):
+        better = pair is not None and pair.p_better is not None and pair.p_better > 0.5
+        separated[scope][i] = sure and better
+    tables = dict(standings.tables)
+    for scope in scopes:
+        apart = separated[scope]
+        tables[scope] = [
+            replace(row, tied=(i > 0 and not apart[i - 1]) or (i < len(apart) and not apart[i]))
+            for i, row in enumerate(standings.tables.get(scope, []))
+        ]
+    return replace(standings, tables=tables, separated={**standings.separated, **separated})
 
 
 def _rating_sides(match: StoredMatch) -> tuple[list[list[str]], list[float]] | None:

@@ -3,7 +3,8 @@
 Tables::
 
     meta(key, value)        app = "trick-arena-results", schema = "2", name, fingerprint,
-                            definition (JSON), created (UTC ISO time)
+                            definition (JSON), created (UTC ISO time), match_id_key (the
+                            key of the match ids sent to bots)
     matches(match_id, ...)  one row per match played to its end ("completed") or cut by the
                             match time limit ("aborted", replayed on the next run); ``seq``
                             numbers the saves, so "stored since" is one indexed range
@@ -26,6 +27,7 @@ import contextlib
 import fcntl
 import json
 import os
+import secrets
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +42,7 @@ from arena.tournament.seal import DealSecret, SealState
 
 APP = "trick-arena-results"
 SCHEMA_VERSION = "2"  # 2: matches keyed by content (match_key), current or not
+MATCH_ID_KEY = "match_id_key"  # meta: the key of the match ids sent to bots (hex)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -311,11 +314,13 @@ class ResultStore:
             if meta is not None:
                 store._check_intact()  # a damaged file is never modified, not even by --restart
             store._start_wal()
+            kept_key = None
             if meta is not None and restart:
+                kept_key = meta.get(MATCH_ID_KEY)  # the matches go, the file's key stays
                 store._discard()
                 meta = None
             if meta is None:
-                store._create(name, fingerprint, definition)
+                store._create(name, fingerprint, definition, kept_key)
                 if settle is not None:
                     fingerprint, definition = settle(store)
                     store._update_definition(fingerprint, definition)
@@ -868,6 +873,36 @@ class ResultStore:
         """Whether any match is stored (of any definition)."""
         return self._rows("SELECT EXISTS(SELECT 1 FROM matches)")[0][0] == 1
 
+    def match_id_secret(self) -> bytes:
+        """The tournament's key for the match ids its bots are sent (SPEC 4.1): 32 random
+        bytes, made with the file (a file of an older arena gets one the first time a run asks)
+        and kept in the meta table as ``match_id_key`` (hex), also by ``--restart``."""
+        found = self.match_id_key()
+        if found is None:  # (a file of an older arena)
+            try:
+                with self._db:
+                    self._db.execute(
+                        "INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                        (MATCH_ID_KEY, secrets.token_hex(32)),
+                    )
+            except sqlite3.Error as exc:
+                raise StoreError(f"{self.path}: cannot write to it: {exc}") from None
+            found = self.match_id_key()
+        assert found is not None  # (just written)
+        return found
+
+    def match_id_key(self) -> bytes | None:
+        """The key of the match ids sent to bots, None when the file has none (yet)."""
+        found = (self._meta() or {}).get(MATCH_ID_KEY)
+        if found is None:
+            return None
+        try:
+            return bytes.fromhex(found)
+        except ValueError:
+            raise StoreError(
+                f"{self.path}: meta {MATCH_ID_KEY} is {found[:20]!r}...; expected 64 hex digits"
+            ) from None
+
     def _columns(self, table: str) -> set[str]:
         return {row[1] for row in self._db.execute(f"PRAGMA table_info({table})")}
 
@@ -908,7 +943,13 @@ class ResultStore:
                 [("fingerprint", fingerprint), ("definition", _json(definition, sort=True))],
             )
 
-    def _create(self, name: str, fingerprint: str, definition: Mapping[str, Any]) -> None:
+    def _create(
+        self,
+        name: str,
+        fingerprint: str,
+        definition: Mapping[str, Any],
+        match_id_key: str | None = None,
+    ) -> None:
         with self._db:
             self._db.executescript(SCHEMA)
             self._db.executemany(
@@ -920,6 +961,7 @@ class ResultStore:
                     ("fingerprint", fingerprint),
                     ("definition", _json(definition, sort=True)),
                     ("created", datetime.now(UTC).isoformat(timespec="seconds")),
+                    (MATCH_ID_KEY, match_id_key or secrets.token_hex(32)),
                 ],
             )
 

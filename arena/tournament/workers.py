@@ -459,6 +459,7 @@ async def worker_loop(
         start_bot=BotProcess.start,
         time_control=config.time_control,
         log_dir=config.logs_dir,
+        fresh=config.fresh_processes,
     )  # the parent made the folders
     # up to ``slots`` matches at once, in the order they came; the parent sends PREFETCH more,
     # so a worker never waits for the parent between two matches

@@ -170,10 +170,9 @@ def main(argv: list[str]) -> int:
 
     try:
         store = ResultStore.open_read(settings.results)
-        source = TournamentSource(
+        source = TournamentSource.of_file(
             Path(settings.results),
-            name=store.name(),
-            definition=store.definition(),
+            store,
             records_dir=Path(settings.records_dir) if settings.records_dir else None,
             confidence=settings.confidence,
         )

@@ -50,7 +50,7 @@ from arena.web.source import SETTLE_S, NotFound, RecordAt, Sealed, TournamentSou
 SSE_MIN_GAP_S = 1.0  # at most one update a second per page
 SSE_HEARTBEAT_S = 15.0  # a comment line keeps proxies from closing an idle stream
 MATCH_POLL_S = 0.5  # a watched running match: how often its record is looked at
-PAGES = ("/", "/bot", "/match", "/deal")
+PAGES = ("/", "/bot", "/match", "/deal", "/compare")
 # Scripts, styles, images and connections from this server only; no inline script or style, no
 # frames, no plugins, no forms elsewhere (the pages set styles through the DOM, never inline).
 CONTENT_SECURITY_POLICY = (
@@ -302,6 +302,12 @@ def build_app(
         except NotFound as error:
             return _error(404, str(error))
 
+    async def compare(request: Request) -> Response:
+        try:
+            return _json(await trio.to_thread.run_sync(source.compare_page))
+        except NotFound as error:
+            return _error(404, str(error))
+
     async def deal(request: Request) -> Response:
         try:
             game = request.query_params["game"]
@@ -319,12 +325,15 @@ def build_app(
             return _error(404, str(error))
 
     async def load_match(request: Request) -> Response | dict[str, Any]:
+        """The match page's data, and whether the tournament found the match strained (its
+        latency report is the fold's: read here, in the event loop that feeds the fold)."""
         match_id = request.query_params.get("id", "")
         try:
             seat = _seat(request)
-            return await trio.to_thread.run_sync(
+            data = await trio.to_thread.run_sync(
                 source.match_page, match_id, seat, _viewer(request)
             )
+            return {**data, "strained": source.strained(match_id)}
         except ValueError as error:
             return _error(400, str(error))
         except NotFound as error:
@@ -389,6 +398,7 @@ def build_app(
         Route("/api/stream", stream),
         Route("/api/bot", bot),
         Route("/api/deal", deal),
+        Route("/api/compare", compare),
         Route("/api/match", match),
         Route("/api/match/stream", match_stream),
         Route("/api/tokens", tokens),

@@ -3,8 +3,9 @@
 A :class:`TournamentSource` keeps what the pages need of one results file, in memory that does
 not grow with the matches stored: the live standings fold, the latest matches and faults, each
 bot's latest faults and count, each bot's worst seats by duplicate score (the deals still open
-kept whole until their last rotation arrives), the aborted matches, and one bit per scheduled
-match for those completed. A page about an older match or deal reads it from the results file
+kept whole until their last rotation arrives), the aborted matches, and one bit per completed
+match (by its game, table, rotation and deal: whether or not the file's definition gives a
+schedule). A page about an older match or deal reads it from the results file
 (in a worker thread, by match id). It is fed by :meth:`TournamentSource.watch`, which polls the
 SQLite file's ``data_version`` (microseconds) and reads only the rows added since (``arena
 serve``, and ``arena tournament --web``'s web process, on a running tournament), or by
@@ -58,8 +59,10 @@ from arena.referee.record import (
     replay_record,
 )
 from arena.stats.moments import CONFIDENCE
+from arena.tournament.compare import COMPARE_SCHEDULE, CompareLayout, read_look
 from arena.tournament.config import plans_of
-from arena.tournament.schedule import Schedule, build_schedule
+from arena.tournament.latency import LatencyReport
+from arena.tournament.schedule import Schedule, build_schedule, split_match_id
 from arena.tournament.schedule import match_id as match_id_of
 from arena.tournament.standings import (
     MARGIN_MS,
@@ -147,6 +150,25 @@ class _RecordsFile:
     bots: dict[int, list[str]] = field(default_factory=dict)  # of members by offset, read once
 
 
+class _Bits:
+    """A set of small non-negative numbers, a bit each."""
+
+    __slots__ = ("_bytes",)
+
+    def __init__(self) -> None:
+        self._bytes = bytearray()
+
+    def __contains__(self, number: int) -> bool:
+        byte = number >> 3
+        return byte < len(self._bytes) and bool(self._bytes[byte] >> (number & 7) & 1)
+
+    def add(self, number: int) -> None:
+        byte = number >> 3
+        if byte >= len(self._bytes):
+            self._bytes.extend(bytes(byte + 1 - len(self._bytes)))
+        self._bytes[byte] |= 1 << (number & 7)
+
+
 @dataclass
 class _Arrivals:
     """When matches arrived, for a rate and an ETA."""
@@ -164,17 +186,19 @@ class _Arrivals:
         return len(recent) / span
 
 
-def schedule_from_definition(definition: Mapping[str, Any]) -> Schedule:
-    """The tournament's schedule, rebuilt from the definition stored in its results file."""
+def schedule_from_definition(
+    definition: Mapping[str, Any], kind: str | None = None
+) -> Schedule | CompareLayout:
+    """The tournament's schedule, rebuilt from the definition stored in its results file
+    (``kind``: the file's special schedule, that of ``arena compare``, if any)."""
     bots = [b["name"] for b in definition.get("bots", [])]
     # A secret seed is null until the tournament ends (SPEC 10.3): what the pages take of the
-    # schedule (its size, ids and places) does not depend on it, so 0 stands in for it.
-    return build_schedule(
-        int(definition.get("seed") or 0),
-        bots,
-        plans_of(definition),
-        definition.get("seating", "duplicate"),
-    )
+    # schedule (its size and ids) does not depend on it, so 0 stands in for it (but for a
+    # comparison of sampled tables, whose tables OLD sits at it decides).
+    seed = int(definition.get("seed") or 0)
+    if kind == COMPARE_SCHEDULE:
+        return CompareLayout(seed, bots[0], bots[1], bots[2:], plans_of(definition))
+    return build_schedule(seed, bots, plans_of(definition), definition.get("seating", "duplicate"))
 
 
 class TournamentSource:
@@ -190,6 +214,7 @@ class TournamentSource:
         fold: StandingsFold | None = None,
         confidence: float = CONFIDENCE,
         clock: Callable[[], float] = time.monotonic,
+        kind: str | None = None,
     ) -> None:
         self.results = Path(results)
         self.name = name
@@ -200,9 +225,10 @@ class TournamentSource:
         self.seating = str(self.definition.get("seating", "duplicate"))
         self.margin_ms = int(self.definition.get("time", {}).get("margin_ms", MARGIN_MS))
         self.confidence = confidence
-        self.schedule: Schedule | None
+        self.kind = kind
+        self.schedule: Schedule | CompareLayout | None
         try:
-            self.schedule = schedule_from_definition(self.definition)
+            self.schedule = schedule_from_definition(self.definition, kind)
         except Exception:  # an odd definition (any kind): no schedule, no progress total
             self.schedule = None
         self.records_dir = records_dir
@@ -223,12 +249,20 @@ class TournamentSource:
         self._fault_counts: Counter[str] = Counter()
         self._aborted: dict[str, StoredMatch] = {}  # stored aborted, not (yet) replayed
         self._completed = 0
-        self._done = bytearray()  # a bit per schedule position: stored completed
-        self._done_elsewhere: set[str] = set()  # completed, of an id the schedule has not
+        # stored completed: a bit per deal of each game, table and rotation (an id of no
+        # match's spelling by name)
+        self._done: dict[tuple[str, int, int], _Bits] = {}
+        self._done_odd: set[str] = set()
         self._seen_bots: set[str] = set()
         # deals with a completed rotation but not all of them: (game, table, deal) -> rotations
         self._open_deals: dict[tuple[str, int, int], list[StoredMatch]] = {}
-        self._rotations = self._rotation_counts()
+        # each game's players: the schedule's, else (a definition it cannot be rebuilt from,
+        # as an older arena's) those of its stored matches
+        self._players = (
+            {}
+            if self.schedule is None
+            else {plan.label: plan.players for plan in self.schedule.games}
+        )
         # each bot's worst seats of the deals complete: sorted (dup, match id, seat, score)
         self._worst_done: dict[str, list[tuple[float, str, int, int]]] = {}
         self.version = 0
@@ -245,11 +279,24 @@ class TournamentSource:
         self._generation = 0  # a file started afresh (--restart) starts a new one
         self._summary: tuple[int, bool, dict[str, Any]] | None = None
         self._worst: tuple[int, dict[str, list[dict[str, Any]]]] | None = None  # _worst_seats
+        self._latency: tuple[int, LatencyReport] | None = None  # latency(), per version
         self._changed = trio.Event()
         self._refresh_lock = trio.Lock()
         self._rowid = 0
         self._data_version: int | None = None
         self._created = ""
+
+    @classmethod
+    def of_file(cls, results: Path, store: ResultStore, **settings: Any) -> TournamentSource:
+        """The source of the results file open in ``store`` (its name, definition and special
+        schedule, if any; ``settings``: the other arguments)."""
+        return cls(
+            results,
+            name=store.name(),
+            definition=store.definition(),
+            kind=store.note("schedule"),
+            **settings,
+        )
 
     # -- feeding --------------------------------------------------------------------------------
 
@@ -259,13 +306,6 @@ class TournamentSource:
 
     def _new_fold(self) -> StandingsFold:
         return StandingsFold(self.bots, self.games, **self._fold_settings())
-
-    def _rotation_counts(self) -> dict[str, int]:
-        """The rotations a deal of each game has (none known without a schedule)."""
-        if self.schedule is None:
-            return {}
-        duplicate = self.schedule.seating == "duplicate"
-        return {plan.label: plan.players if duplicate else 1 for plan in self.schedule.games}
 
     def _fold_in(self, match: StoredMatch, rowid: int = 0) -> None:
         if self._shared_fold:
@@ -280,44 +320,31 @@ class TournamentSource:
         except StaleFold:  # half added: no longer shown, folded again from the file
             self._stale = True
 
-    def _position(self, match: StoredMatch) -> int | None:
-        """The match's place in the schedule (None for one it does not have)."""
-        if self.schedule is None:
-            return None
-        found = self.schedule.position_of(match.game, match.table, match.deal, match.rotation)
-        if found is None or match_id_of(match.game, match.table, match.deal, match.rotation) != (
-            match.match_id
-        ):
-            return None
-        return found
-
     def is_done(self, match_id: str) -> bool:
         """Whether a match of this id is stored completed."""
-        position = None if self.schedule is None else self.schedule.position(match_id)
-        return self._done_at(position, match_id)
+        place = split_match_id(match_id)
+        if place is None:
+            return match_id in self._done_odd
+        label, table, deal, rotation = place
+        deals = self._done.get((label, table, rotation))
+        return deals is not None and deal in deals
 
-    def _done_at(self, position: int | None, match_id: str) -> bool:
-        if position is None:
-            return match_id in self._done_elsewhere
-        byte = position >> 3
-        return byte < len(self._done) and bool(self._done[byte] >> (position & 7) & 1)
-
-    def _mark_done(self, position: int | None, match_id: str) -> None:
-        if position is None:
-            self._done_elsewhere.add(match_id)
+    def _mark_done(self, match_id: str) -> None:
+        place = split_match_id(match_id)
+        if place is None:
+            self._done_odd.add(match_id)
             return
-        byte = position >> 3
-        if byte >= len(self._done):
-            self._done.extend(bytes(byte + 1 - len(self._done)))
-        self._done[byte] |= 1 << (position & 7)
+        label, table, deal, rotation = place
+        self._done.setdefault((label, table, rotation), _Bits()).add(deal)
 
     def _note(self, match: StoredMatch) -> None:
         """Take in a stored match for the pages. A match stored again (an aborted one
         replayed) replaces the earlier one: its faults and its line go, the new ones come
         last."""
         match_id = match.match_id
-        position = self._position(match)
-        done = self._done_at(position, match_id)
+        done = self.is_done(match_id)
+        if self.schedule is None:
+            self._players.setdefault(match.game, match.players)
         earlier = self._aborted.pop(match_id, None)
         if earlier is not None:
             self._drop_faults(earlier)
@@ -345,7 +372,7 @@ class TournamentSource:
                 }
             )
         elif not done:
-            self._mark_done(position, match_id)
+            self._mark_done(match_id)
             self._completed += 1
             self._note_rotation(match)
         for fault in match.faults:
@@ -390,8 +417,8 @@ class TournamentSource:
         key = (match.game, match.table, match.deal)
         group = self._open_deals.setdefault(key, [])
         group.append(match)
-        expected = self._rotations.get(match.game)
-        if expected is None or len(group) < expected:
+        rotations = self._rotation_ids(*key)
+        if rotations is None or len(group) < len(rotations):
             return  # (a game the schedule does not know stays open)
         del self._open_deals[key]
         for dup, match_id, seat, score, bot in _duplicate_seats(group):
@@ -438,8 +465,8 @@ class TournamentSource:
         self._fault_counts.clear()
         self._aborted.clear()
         self._completed = 0
-        self._done = bytearray()
-        self._done_elsewhere.clear()
+        self._done.clear()
+        self._done_odd.clear()
         self._seen_bots.clear()
         self._open_deals.clear()
         self._worst_done.clear()
@@ -580,6 +607,8 @@ class TournamentSource:
             cached["progress"] = self._progress()  # the rate and ETA move with the clock
             cached["running"] = self.running()
             return cached
+        latency = self.latency()
+        strained = {} if latency is None else latency.details
         data = {
             "name": self.name,
             "version": self.version,
@@ -587,14 +616,34 @@ class TournamentSource:
             "computing": self.computing and not standings.tables,
             "games": self.games,
             "bots": self.bots,
+            "compare": self.kind == COMPARE_SCHEDULE,
             "standings": standings_as_data(standings),
+            "latency": None if latency is None else _latency_data(latency),
             "progress": self._progress(),
             "faults": [dict(f) for f in reversed(self._faults)][:LATEST],
-            "latest": [_match_line(m) for m in reversed(self._latest)],
+            "latest": [
+                {**_match_line(m), "strained": strained.get(m.match_id) or None}
+                for m in reversed(self._latest)
+            ],
             "running": self.running(),
         }
         self._summary = (self.version, exact, data)
         return data
+
+    def latency(self) -> LatencyReport | None:
+        """The referee's latency over the completed matches, as ``arena standings`` reports it
+        (the fold's: which matches are strained is the tournament's own verdict, from their
+        stored figures), made once per version; None while the fold is being made."""
+        if self._stale or self._fold is None:
+            return None
+        if self._latency is None or self._latency[0] != self.version:
+            self._latency = (self.version, self._fold.latency())
+        return self._latency[1]
+
+    def strained(self, match_id: str) -> str | None:
+        """Why a match is strained (None: it is not, or the fold is being made)."""
+        latency = self.latency()
+        return None if latency is None else latency.details.get(match_id) or None
 
     def _progress(self) -> dict[str, Any]:
         now = self.clock()
@@ -791,17 +840,12 @@ class TournamentSource:
     # -- what is sealed ----------------------------------------------------------------------------
 
     def _rotation_ids(self, game: str, table: int, deal: int) -> list[str] | None:
-        """The ids of a deal's rotations (the same cards in other seats), None without a
-        schedule that has the game."""
-        plan = (
-            next((g for g in self.schedule.games if g.label == game), None)
-            if self.schedule
-            else None
-        )
-        if plan is None or self.schedule is None:
+        """The ids of a deal's rotations (the same cards in other seats), None for a game of
+        unknown players (not in the schedule; without one, none of its matches stored)."""
+        players = self._players.get(game)
+        if players is None:
             return None
-        duplicate = self.schedule.seating == "duplicate"
-        rotations = range(plan.players) if duplicate else [deal % plan.players]
+        rotations = range(players) if self.seating == "duplicate" else [deal % players]
         return [match_id_of(game, table, deal, r) for r in rotations]
 
     def deal_sealed(self, game: str, table: int, deal: int) -> bool:
@@ -834,6 +878,31 @@ class TournamentSource:
                 fault["withheld"] = True
             shown.append(fault)
         return shown
+
+    # -- a comparison -----------------------------------------------------------------------------
+
+    def compare_page(self) -> dict[str, Any]:
+        """A comparison's verdict at its latest look: ``arena compare``'s own, kept in its
+        results file (SPEC 10.10). Blocking: call it in a thread."""
+        if self.kind != COMPARE_SCHEDULE:
+            raise NotFound(f"tournament {self.name!r} is not a comparison (of arena compare)")
+        try:
+            with ResultStore.open_read(self.results) as store:
+                look = read_look(store)
+        except StoreError as error:
+            raise NotFound(str(error)) from None
+        return {
+            "name": self.name,
+            "new": self.bots[0],
+            "old": self.bots[1],
+            "field": self.bots[2:],
+            "look": None if look is None else msgspec.to_builtins(look),
+            "why": None
+            if look is not None
+            else "no verdict kept yet: arena compare keeps it from its first look on (after 2 "
+            "deals per table); a file of an older arena keeps none, or only its former test's "
+            "(the same arena compare command, run again, judges the stored deals and keeps it)",
+        }
 
     # -- the duplicate view -----------------------------------------------------------------------
 
@@ -966,6 +1035,8 @@ class TournamentSource:
         base: dict[str, Any] = {
             "match_id": match_id,
             "stored": None if stored is None else _match_line(stored),
+            # the referee's latency in it (SPEC 10.6), as stored
+            "referee": None if stored is None or not stored.referee else dict(stored.referee),
             "running": running,
             "sealed": sealed,
             "all_hands_allowed": viewer.may_see(None, sealed=sealed),
@@ -1067,6 +1138,16 @@ def _match_line(match: StoredMatch) -> dict[str, Any]:
         "faults": len(match.faults),
         "duration_s": round(match.duration_s, 3),
     }
+
+
+def _latency_data(report: LatencyReport) -> dict[str, Any]:
+    """The latency report as ``arena standings --json`` gives it, its lists of strained and
+    suspect matches cut to the first :data:`LATEST` (with their counts): a page is sent often."""
+    data = report.as_data()
+    for key in ("strained", "suspect"):
+        data[f"{key}_count"] = len(data[key])
+        data[key] = data[key][:LATEST]
+    return data
 
 
 def _histogram(times: Mapping[int, int]) -> dict[str, Any]:

@@ -154,12 +154,60 @@ def _line_edits(lines: list[bytes], number: int, shape: str) -> list[Edit]:
     return edits
 
 
+def _answer(line: bytes) -> dict | None:
+    """The reply of a full ``reply`` line or a compact 7-field decision array, as JSON."""
+    value = json.loads(line)
+    text = value[5] if isinstance(value, list) and len(value) == 7 else None
+    if isinstance(value, dict):
+        text = value.get("text")
+    try:
+        answer = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        return None
+    return answer if isinstance(answer, dict) else None
+
+
+def _same_answer(original: list[bytes], edited: tuple[bytes, ...], number: int) -> bool:
+    """Whether line ``number``'s reply, edited, still answers its request's id with the action
+    the record says was chosen (compact: the array's; full: the next action line's, with the
+    request's legal actions to read an index by)."""
+    before, after = _answer(original[number]), _answer(edited[number])
+    if before is None or after is None or before.get("id") != after.get("id"):
+        return False
+    value = json.loads(original[number])
+    legal: list[str] | None = None
+    if isinstance(value, list):
+        chosen = value[6]
+    else:
+        legal = _legal_before(original, number)
+        chosen = next(
+            (
+                entry.get("action")
+                for entry in map(json.loads, original[number + 1 :])
+                if isinstance(entry, dict) and entry.get("type") == "action"
+            ),
+            None,
+        )
+    if "action" in after:
+        return after["action"] == chosen
+    index = after.get("index")
+    if legal is not None and isinstance(index, int) and 0 <= index < len(legal):
+        return legal[index] == chosen
+    return "index" in before and index == before["index"]
+
+
 def unrevealable(
     edit: Edit, original: list[bytes], compact: bool, has_short_arrays: bool
 ) -> str | None:
     """Why neither the record (``original`` before the edit) nor its results row can reveal
     ``edit``, but perhaps in a fault's English message (None: they can)."""
     shape, op = edit.shape, edit.op
+    if shape in ("reply[ok].text", "array[7][5]") and op == "swap value":
+        number = int(edit.what.split(" ")[1]) - 1
+        if _same_answer(original, edit.lines, number):
+            # (another seat's reply to a request of the same id that chose the same action:
+            # whether a record holds one depends on the bots' play, so on the ids they are sent)
+            return "another seat's answer with the same id and the same action"
     if shape == "reply[late]" and op == "delete":
         return "a late line gone: the same timeout, charged the same (its message differs)"
     if shape in ("reply[stale].text", "reply[illegal].text") and op == "swap value":

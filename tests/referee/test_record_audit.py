@@ -114,6 +114,28 @@ def test_every_edit_the_record_and_its_row_can_reveal_is_caught(
     assert revealable > 500
 
 
+def test_a_header_that_names_another_sent_id_or_name_is_caught(corpus, tmp_path):
+    """The id the bots were sent follows from the results file's key (SPEC 4.1), the names they
+    were sent from the definition: a header that says otherwise is caught."""
+    checker = Checker(tmp_path)
+    match = corpus[0]
+    header = json.loads(match.full[0])
+    assert checker.problem(match, match.full) is None
+    for edited, said in (
+        ({**header, "sent_match_id": "0123456789abcdef"}, "sent_match_id: '0123456789abcdef'"),
+        (
+            {
+                **header,
+                "seats": [{**header["seats"][0], "sent_name": "candidate"}, *header["seats"][1:]],
+            },
+            "seats[0].sent_name: the definition sends",
+        ),
+    ):
+        lines = [json.dumps(edited, separators=(",", ":")).encode(), *match.full[1:]]
+        problem = checker.problem(match, lines)
+        assert problem is not None and said in problem, problem
+
+
 def _member(match: CorpusMatch) -> tuple[Path, int, int]:
     assert match.stored.record_path is not None and match.stored.record_span is not None
     return Path(match.stored.record_path), *match.stored.record_span

@@ -9,6 +9,7 @@ import trio
 
 from arena.games import find_game
 from arena.games.cards import Rng, derive_seed
+from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
 from arena.referee.process import BotStartupError
@@ -472,3 +473,47 @@ async def test_a_seat_whose_bot_did_not_start_forfeits_and_the_match_goes_on(
     assert result.placings[1] == 3, "the forfeiting seat is placed last"
     assert all(bot.stats.matches == 1 for bot in honest)
     assert replay_record(record).state.result().scores == result.scores
+
+
+async def test_bots_are_sent_the_opaque_id_and_the_shared_name(autojump_clock, tmp_path):
+    """SPEC 4.1: every message carries the id the bots are sent; a bot with a sent name is
+    announced by it (hello, match_start, its fault notices); the result, the faults and the
+    record name the match and the bot as organisers know them, and the header keeps both."""
+
+    async def illegal(bot, request):
+        await bot.send({"type": "action", "id": request["id"], "action": "nonsense"})
+
+    bots = [FaultyBot("a", illegal), FakeBot("b"), FakeBot("c")]
+    async with trio.open_nursery() as nursery:
+        specs = [BotSpec("a", ("fake",), sent_name="candidate"), None, None]
+        procs = [await connect_fake(nursery, bot, spec=spec) for bot, spec in zip(bots, specs)]
+        result = await run_match(
+            AON,
+            procs,
+            seed=4,
+            match_id="cup/t3/d1/r2",
+            sent_id="0123456789abcdef",
+            record_path=tmp_path / "m.jsonl",
+        )
+        for proc in procs:
+            await proc.close()
+    for bot in bots:
+        ids = {m["match_id"] for m in bot.received if "match_id" in m}
+        assert ids == {"0123456789abcdef"}
+        start = bot.messages("match_start")[0]
+        assert [s["name"] for s in start["seats"]] == ["candidate", "b", "c"]
+    assert bots[0].messages("hello")[0]["name"] == "candidate"
+    assert bots[1].messages("hello")[0]["name"] == "b"
+    notice = bots[0].messages("fault")[0]["message"]
+    assert notice.startswith("bot candidate (seat 0), request 1: ")
+    assert result.match_id == "cup/t3/d1/r2"
+    assert result.bots == ("a", "b", "c") and result.faults[0].bot == "a"
+    assert result.faults[0].message == "bot a " + notice.removeprefix("bot candidate ")
+    header = json.loads((tmp_path / "m.jsonl").read_text().splitlines()[0])
+    assert header["match_id"] == "cup/t3/d1/r2" and header["sent_match_id"] == "0123456789abcdef"
+    assert [(s["bot"], s["sent_name"]) for s in header["seats"]] == [
+        ("a", "candidate"),
+        ("b", "b"),
+        ("c", "c"),
+    ]
+    assert replay_record(tmp_path / "m.jsonl").result is not None

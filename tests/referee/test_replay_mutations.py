@@ -166,6 +166,10 @@ MUTATIONS: dict[str, Callable[[Entries], None]] = {
     "type: seats a string": _set("header", "seats", "everyone"),
     "type: event n a string": _set("event", "n", "3", 4),
     "type: players a string": _set("header", "players", "4"),
+    "type: sent_match_id a number": _set("header", "sent_match_id", 7),
+    "type: a seat's sent_name null": _set(
+        "header", "seats", lambda s: [{**s[0], "sent_name": None}, *s[1:]]
+    ),
     "type: action a list": _set("action", "action", ["AS"], 2),
     "type: fault seat null": _set("fault", "seat", None, 1),
 }

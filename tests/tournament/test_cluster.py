@@ -40,7 +40,7 @@ from arena.tournament.pool import RunSummary
 from arena.tournament.schedule import build_schedule
 from arena.tournament.store import ResultStore
 from tests.tournament.test_tournament_cli import PATIENCE_S, arena, wait_for_matches
-from tests.tournament.test_workers import outcome, seeded_tournament
+from tests.tournament.test_workers import outcome, same_key, seeded_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_dask = pytest.mark.skipif(
@@ -239,8 +239,13 @@ def stored_outcomes(path):
 @needs_dask
 def test_a_tournament_on_a_local_cluster_stores_what_a_local_run_stores(tmp_path):
     results = {}
-    for name, options in (("here", ("--workers", "1")), ("dask", ("--cluster", "local:2"))):
+    for name, options in (
+        ("here", ("--workers", "1")),
+        ("dask", ("--cluster", "local:2", "--restart")),
+    ):
         path = seeded_tournament(tmp_path, name)
+        if name == "dask":
+            same_key(tmp_path / "here.toml", path)
         process = arena("tournament", path, *options)
         out, err = process.communicate(timeout=PATIENCE_S)
         assert process.returncode == 0, err

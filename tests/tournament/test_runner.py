@@ -47,7 +47,9 @@ class Bots:
 def referee(*, stuck=(), forfeit=()):
     """play: a match takes 1 s; a seat of a bot in ``forfeit`` forfeits (its process dies)."""
 
-    async def play(game, seats, *, seed, options, match_id, time_control, max_faults, record_path):
+    async def play(
+        game, seats, *, seed, options, match_id, time_control, max_faults, record_path, sent_id
+    ):
         absent = {s for s, bot in enumerate(seats) if getattr(bot, "startup_error", None)}
         assert all(bot.alive and not bot.closed for s, bot in enumerate(seats) if s not in absent)
         assert len({id(bot) for bot in seats}) == len(seats)  # one process per seat
@@ -235,7 +237,9 @@ async def test_a_bot_that_cannot_start_stops_the_run_before_any_match(tmp_path, 
             )
         assert store.matches(include_aborted=True) == []
     lines = str(caught.value).splitlines()
-    assert lines[0].startswith("preflight: 1 of 3 bots cannot start; no match was played")
+    assert lines[0].startswith(
+        "preflight: 1 of 3 bots cannot start, so the run stopped before its next match"
+    )
     assert lines[1:] == [
         "bot 'c': `none` in a fresh private folder (no cwd given): exited before ready "
         "(exit status 1); it wrote nothing to stderr"
@@ -300,7 +304,9 @@ def by_content():
     """play: placings and scores follow from the seed and the bots in seat order alone, as with
     deterministic bots, so a match gives the same result whenever it is played."""
 
-    async def play(game, seats, *, seed, options, match_id, time_control, max_faults, record_path):
+    async def play(
+        game, seats, *, seed, options, match_id, time_control, max_faults, record_path, sent_id
+    ):
         await trio.sleep(1)
         names = tuple(bot.name for bot in seats)
         scores = tuple(hash((seed, s, name)) % 50 for s, name in enumerate(names))

@@ -217,7 +217,7 @@ g (3 matches)
  1=  c         3     0   2.67    3.0  -2.0    -2.7  -       2.00
 
 rating: OpenSkill mu - 3 sigma, the sort key
-=: not separated (P(better) < 95%)
+=: not separated from a neighbour at 95%
 """
 
 

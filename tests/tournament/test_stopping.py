@@ -15,7 +15,9 @@ from tests.tournament.test_runner import Bots, make_config, open_store, schedule
 
 
 def skilled_referee(skill):
-    async def play(game, seats, *, seed, options, match_id, time_control, max_faults, record_path):
+    async def play(
+        game, seats, *, seed, options, match_id, time_control, max_faults, record_path, sent_id
+    ):
         await trio.sleep(1)
         names = tuple(bot.name for bot in seats)
         rotation = int(match_id.rsplit("/r", 1)[1])

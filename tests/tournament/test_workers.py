@@ -4,6 +4,7 @@ behind, errors inside a worker end the run with the usual line. Generous limits;
 """
 
 import os
+import shutil
 import signal
 import sys
 import time
@@ -199,6 +200,15 @@ def seeded_tournament(tmp_path, name, *, records=False):
     return path
 
 
+def same_key(played, path):
+    """Give tournament file ``path`` the results file of ``played``, whose key of the match ids
+    sent to the bots it then keeps (SPEC 10.5), so that with ``--restart`` it plays the same
+    tournament again: the bots are sent the same ids."""
+    results = load_config(path).results
+    results.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy(load_config(played).results, results)
+
+
 def played_lines(match):
     """A stored match's record lines less what depends on the clock or on which pooled process
     played it (request ids run on across a process's matches, and the replies' texts hold them)."""
@@ -216,9 +226,11 @@ def test_workers_store_the_same_results_as_one_process(tmp_path):
     records = {}
     for name, options in (
         ("one", ("--concurrency", "1", "--workers", "1")),
-        ("two", ("--concurrency", "3", "--workers", "2")),
+        ("two", ("--concurrency", "3", "--workers", "2", "--restart")),
     ):
         path = seeded_tournament(tmp_path, name, records=True)
+        if name == "two":
+            same_key(tmp_path / "one.toml", path)
         process = arena("tournament", path, *options)
         out, err = process.communicate(timeout=PATIENCE_S)
         assert process.returncode == 0, err
@@ -321,10 +333,11 @@ def test_a_bot_that_cannot_start_stops_the_run_before_any_match(tmp_path, worker
     assert "Traceback" not in err
     lines = [line for line in err.splitlines() if line.strip()]
     assert lines[0] == (
-        "Error: preflight: 2 of 3 bots cannot start; no match was played "
+        "Error: preflight: 2 of 3 bots cannot start, so the run stopped before its next match "
         "(fix them and run the same command again)"
     )
-    assert len(lines) == 3, err  # one line per broken bot
+    assert len(lines) == 4, err  # one line per broken bot, then what is stored
+    assert lines[3].startswith("0 completed matches are stored in ") and "kept" in lines[3]
     assert lines[1].startswith(f"bot 'r1': `{sys.executable} no/such/bot.py 1 {tmp_path}` in a")
     assert "can't open file" in lines[1] and "no/such/bot.py" in lines[1]
     assert lines[2].startswith("bot 'r2': ") and "ended before saying ready" in lines[2]

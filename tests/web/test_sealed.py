@@ -364,6 +364,8 @@ PARAMETERS = {
     "/api/match": ["id", "seat", "token"],
     "/api/match/stream": ["id", "seat", "token"],
     "/api/tokens": ["token"],
+    "/compare": ["token"],
+    "/api/compare": ["token"],
 }
 
 

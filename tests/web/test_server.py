@@ -116,6 +116,10 @@ async def test_the_pages_data_matches_the_results_file(played: Path) -> None:
 
             status, bot = await fetch(url + "api/bot?name=illegal")
             assert status == 200 and bot["fault_count"] == 48
+
+            status, answer = await fetch(url + "api/compare")  # not a comparison's file
+            assert status == 404 and "is not a comparison" in answer["error"]
+            assert summary["compare"] is False
             assert {f["kind"] for f in bot["faults"]} == {"illegal"}
             assert bot["worst"] and bot["times"]["count"] > 0
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arena.tournament.standings import compute_standings, standings_as_data
 from arena.tournament.store import ResultStore
 from arena.web.access import ORGANISER
@@ -361,7 +363,7 @@ def _as_the_pages_were(history: list) -> dict:
                 dup = sign * (m.scores[seat] - means[seat])
                 worst.setdefault(bot, []).append((dup, m.match_id, seat, m.scores[seat]))
     return {
-        "latest": [_match_line(m) for m in reversed(stored[-LATEST:])],
+        "latest": [{**_match_line(m), "strained": None} for m in reversed(stored[-LATEST:])],
         "faults": faults[:LATEST],
         "completed": sum(m.completed for m in stored),
         "aborted": sum(not m.completed for m in stored),
@@ -378,11 +380,16 @@ def _as_the_pages_were(history: list) -> dict:
     }
 
 
-async def test_the_pages_keep_what_they_show_not_every_match(tmp_path: Path) -> None:
+@pytest.mark.parametrize("definition_of", ["a tournament's", "an older arena's"])
+async def test_the_pages_keep_what_they_show_not_every_match(
+    tmp_path: Path, definition_of: str
+) -> None:
     """The source keeps the latest matches and faults, each bot's faults and worst seats and
     the deals still open, not every match: fed a tournament match by match (in-process) or
     following its file, what the pages show equals what they showed when they kept every
-    match, at every step; a completed deal's view and an old match are read from the file."""
+    match, at every step; a completed deal's view and an old match are read from the file.
+    The same from a file whose definition the schedule cannot be rebuilt from (an older
+    arena's, without the games' players and deals): its deals are let go once complete too."""
     import random
 
     from arena.tournament.standings import StandingsFold
@@ -399,6 +406,9 @@ async def test_the_pages_keep_what_they_show_not_every_match(tmp_path: Path) -> 
         ],
     }
     history = _scheduled_history(random.Random(41), definition)
+    if definition_of == "an older arena's":
+        games = [{"label": g["label"], "game": g["game"]} for g in definition["games"]]
+        definition = {**definition, "games": games}
     assert any(not m.completed for m in history)
     assert len({m.match_id for m in history}) < len(history)  # some stored again
     path = tmp_path / "results.sqlite"
@@ -421,6 +431,7 @@ async def test_the_pages_keep_what_they_show_not_every_match(tmp_path: Path) -> 
             assert page["worst"] == expected["worst"].get(bot, [])
         assert len(source._latest) <= LATEST
         assert all(len(group) < 4 for group in source._open_deals.values())
+        assert not source._done_odd  # (completed matches are a bit each)
 
     for step, match in enumerate(history):
         writer.save(match)
@@ -448,5 +459,7 @@ async def test_the_pages_keep_what_they_show_not_every_match(tmp_path: Path) -> 
     served = TournamentSource(path, name="t", definition=definition)  # arena serve, afterwards
     served.poll_file(reader)
     check(served, expected)
+    assert (served.schedule is None) == (definition_of == "an older arena's")
+    assert not served.deal_sealed(game, table, deal)  # every rotation is in
     writer.close()
     reader.close()

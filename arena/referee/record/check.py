@@ -190,6 +190,8 @@ class _Checker:
             )
         self.want(header, "protocol", PROTOCOL_VERSION)
         self.of_type(header, "match_id", (str,), "a string")
+        if "sent_match_id" in header:  # (records before it: the bots were sent match_id)
+            self.of_type(header, "sent_match_id", (str,), "a string")
         game = self.of_type(header, "game", (str,), "a game id")
         try:
             self.spec = find_game(game)
@@ -223,6 +225,8 @@ class _Checker:
             seat = {**seat, "_line": header["_line"]}
             self.want(seat, "seat", index, f" (seats[{index}])")
             self.bots.append(self.of_type(seat, "bot", (str,), f"the name of seat {index}'s bot"))
+            if "sent_name" in seat:  # (records before it: the bots were sent the name itself)
+                self.of_type(seat, "sent_name", (str,), f"the name seat {index} was sent")
             self.want(seat, "team", None if teams is None else teams[index], f" (seats[{index}])")
         self.teams = teams
         control = self.of_type(header, "time_control", (dict,), "an object")

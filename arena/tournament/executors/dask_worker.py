@@ -212,6 +212,7 @@ class ArenaWorkerPlugin(WorkerPlugin):
                 start_bot=self._start_bot,
                 time_control=config.time_control,
                 log_dir=log_dir,
+                fresh=config.fresh_processes,
             )
             slots = setup.matches_per_worker or self.nthreads
             shelf = RecordShelf(config.records_dir) if config.records else None

@@ -52,6 +52,7 @@ class InProcess:
             start_bot=self.start_bot,
             time_control=config.time_control,
             log_dir=config.logs_dir,
+            fresh=config.fresh_processes,
         )
         limiter = trio.CapacityLimiter(config.concurrency)
         shelf = RecordShelf(config.records_dir) if config.records else None

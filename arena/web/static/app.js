@@ -22,7 +22,62 @@ function h(tag, attrs, ...children) {
   }
   return el;
 }
-const put = (...nodes) => app.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
+const shown = (nodes) => nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false);
+const put = (...nodes) => app.replaceChildren(...shown(nodes));
+// A table wider than a phone scrolls sideways: a region a keyboard can reach (tab, then arrows),
+// named after what it holds.
+function scroller(label, child, extra) {
+  return h("div", { class: "scroll" + (extra ? " " + extra : ""), tabindex: 0, role: "region", "aria-label": label }, child);
+}
+
+// A live update brings the page's nodes in place to the new ones (the same elements stay), so
+// what the reader opened (a <details>), scrolled or focused stays as it was. For pages whose
+// elements have no handlers (the tournament and comparison pages): the old nodes keep theirs.
+function morph(old, fresh) {
+  if (old.nodeType !== fresh.nodeType || old.nodeName !== fresh.nodeName) { old.replaceWith(fresh); return; }
+  if (old.nodeType !== Node.ELEMENT_NODE) {
+    if (old.nodeValue !== fresh.nodeValue) old.nodeValue = fresh.nodeValue;
+    return;
+  }
+  for (const { name } of [...old.attributes]) {
+    if (!fresh.hasAttribute(name) && !(name === "open" && old.nodeName === "DETAILS")) old.removeAttribute(name);
+  }
+  for (const { name, value } of fresh.attributes) {
+    if (old.getAttribute(name) === value) continue;
+    if (name === "style") old.style.cssText = fresh.style.cssText;  // (through the DOM: the CSP)
+    else old.setAttribute(name, value);
+  }
+  morphChildren(old, [...fresh.childNodes]);
+}
+// Children are matched by key where they have one (an id, a table's scope, a classed
+// <details>), else by position among the unkeyed: a block that comes or goes above (a note, the
+// "folding" line) does not shift an opened <details> onto another element.
+function keyOf(node) {
+  if (node.nodeType !== Node.ELEMENT_NODE) return "";
+  if (node.id) return "#" + node.id;
+  if (node.hasAttribute("data-scope")) return "scope:" + node.getAttribute("data-scope");
+  if (node.nodeName === "DETAILS" && node.className) return "details." + node.className;
+  return "";
+}
+function morphChildren(parent, fresh) {
+  const keyed = new Map();
+  for (const node of parent.childNodes) {
+    const key = keyOf(node);
+    if (key && !keyed.has(key)) keyed.set(key, node);
+  }
+  fresh.forEach((node, i) => {
+    const key = keyOf(node);
+    const here = parent.childNodes[i] || null;
+    let match = key ? keyed.get(key) : here;
+    if (key) keyed.delete(key);
+    else if (match && keyOf(match)) match = undefined;  // (kept for the fresh node of its key)
+    if (!match) { parent.insertBefore(node, here); return; }
+    if (match !== here) parent.insertBefore(match, here);
+    morph(match, node);
+  });
+  while (parent.childNodes.length > fresh.length) parent.lastChild.remove();
+}
+const update = (...nodes) => morphChildren(app, shown(nodes));
 const link = (href, text, attrs) => h("a", { href, ...(attrs || {}) }, text);
 const q = (o) => new URLSearchParams(o).toString();
 const matchHref = (id, seat) => "/match?" + q(seat === undefined ? { id } : { id, seat });
@@ -119,8 +174,8 @@ function pairsBlock(scope, table) {
   const what = scope === "overall" ? "placing" : "dup";
   return h("details", { class: "pairs" },
     h("summary", {}, `pairs: row minus column, mean ${what} difference per deal (P(row better))`),
-    h("div", { class: "scroll" }, h("table", {},
-      h("tr", {}, h("th", {}), bots.map((b) => h("th", {}, b))),
+    scroller(`${scope}: pairs`, h("table", {},
+      h("tr", {}, h("th", { class: "l" }, "row \\ column"), bots.map((b) => h("th", {}, b))),
       bots.map((a) => h("tr", {}, h("td", { class: "l" }, a), bots.map((b) => h("td", {}, cell(a, b))))))));
 }
 function standingsTable(scope, table) {
@@ -141,12 +196,12 @@ function standingsTable(scope, table) {
   const level = table.confidence ? `${Math.round(100 * table.confidence)}%` : "95%";
   const notes = [];
   if (rows.some((r) => r.placing_interval && r.placing_interval.low !== null)) notes.push(`±: ${level} interval by deal`);
-  if (rows.some((r) => r.tied)) notes.push(`=: not separated (P(better) < ${level})`);
+  if (rows.some((r) => r.tied)) notes.push(`=: not separated from a neighbour at ${level}`);
   return h("section", { class: "panel", "data-scope": scope },
     h("h2", {}, scope === "overall" ? "Overall" : scope, " ",
       h("span", { class: "muted", "data-matches": table.matches }, `(${table.matches} matches`,
         table.unrated ? `, ${table.unrated} unrated: a bot sat on both teams` : "", ")")),
-    h("div", { class: "scroll" }, h("table", { class: "standings" }, h("thead", {}, head), h("tbody", {}, body))),
+    scroller(`${scope}: standings`, h("table", { class: "standings" }, h("thead", {}, head), h("tbody", {}, body))),
     notes.length ? h("p", { class: "muted" }, notes.join("; ")) : null,
     pairsBlock(scope, table),
     extra.map(([k, v]) => genericBlock(k, v)));
@@ -157,7 +212,7 @@ function genericBlock(name, v) {
     const inner = Object.values(v);
     if (inner.length && inner.every((x) => x && typeof x === "object" && !Array.isArray(x))) {
       const cols = [...new Set(inner.flatMap((x) => Object.keys(x)))];
-      return h("details", {}, h("summary", {}, name), h("div", { class: "scroll" }, h("table", {},
+      return h("details", {}, h("summary", {}, name), scroller(name, h("table", {},
         h("tr", {}, h("th", {}), cols.map((c) => h("th", {}, c))),
         Object.entries(v).map(([k, x]) => h("tr", {}, h("td", { class: "l" }, k), cols.map((c) => h("td", {}, fmt(x[c]))))))));
     }
@@ -175,8 +230,10 @@ function tournamentPage() {
     const pct = p.total ? Math.min(100, (100 * p.completed) / p.total) : 0;
     const tables = s.standings || {};
     const order = ["overall", ...Object.keys(tables).filter((k) => k !== "overall")];
-    put(
+    liveBadge.hidden = !(p.running && es && es.readyState === EventSource.OPEN);
+    update(
       h("h1", {}, s.name, " ", h("span", { class: "muted" }, p.running ? "running" : "not running")),
+      s.compare ? h("p", { class: "panel", id: "compare-link" }, "A comparison (arena compare): ", link("/compare", "its verdict and intervals per game")) : null,
       h("div", { class: "panel", id: "progress" },
         h("div", { class: "bar" }, h("span", { style: { width: `${pct.toFixed(1)}%` } })),
         h("div", { class: "kv" },
@@ -192,21 +249,37 @@ function tournamentPage() {
         h("ul", {}, s.running.map((m) => h("li", {}, link(matchHref(m.id || m.match_id), m.match_id), " ", h("span", { class: "muted" }, m.bots.join(", ")))))) : null,
       s.computing ? h("p", { class: "panel muted", id: "computing" }, `Folding the standings over ${p.completed} matches…`) : null,
       h("div", { id: "standings" }, order.filter((k) => tables[k]).map((k) => standingsTable(k, tables[k]))),
+      latencyPanel(s.latency),
       h("div", { class: "grid" },
         h("div", { class: "panel", id: "latest" }, h("h2", {}, "Latest matches"),
-          s.latest.length ? h("div", { class: "scroll" }, h("table", {}, s.latest.map((m) => h("tr", {},
+          s.latest.length ? scroller("latest matches", h("table", {}, s.latest.map((m) => h("tr", {},
             h("td", { class: "l" }, m.record ? link(matchHref(m.match_id), m.match_id) : m.match_id),
-            h("td", { class: "l" }, m.status === "completed" ? m.bots.map((b, i) => [i ? ", " : "", `${b} ${m.scores[i]}`]) : h("span", { class: "fault" }, m.reason)),
+            h("td", { class: "l" }, m.status === "completed" ? m.bots.map((b, i) => [i ? ", " : "", `${b} ${m.scores[i]}`]) : h("span", { class: "fault" }, m.reason),
+              m.strained ? [" ", h("span", { class: "chip strained", title: m.strained }, "strained")] : null),
             h("td", {}, link(dealHref(m), "dup")))))) : h("p", { class: "muted" }, "none yet")),
         h("div", { class: "panel", id: "faults" }, h("h2", {}, "Latest faults"),
           s.faults.length ? h("ul", {}, s.faults.map((f) => h("li", {},
             link(matchHref(f.match_id), f.match_id), " ", f.bot ? link(botHref(f.bot), f.bot) : "", " ",
             h("span", { class: "fault" }, f.kind), ": ", f.withheld ? h("span", { class: "muted" }, WITHHELD) : h("span", { class: "msg", title: f.message }, f.message)))) : h("p", { class: "muted" }, "none"))));
   };
-  getJSON("/api/summary").then(render).catch(showError);
   es = new EventSource("/api/stream");
-  es.addEventListener("summary", (e) => { liveBadge.hidden = false; render(JSON.parse(e.data)); });
+  getJSON("/api/summary").then(render).catch(showError);
+  es.addEventListener("summary", (e) => render(JSON.parse(e.data)));
   es.onerror = () => { liveBadge.hidden = true; };
+}
+
+// The referee's latency (SPEC 10.6): the tournament's own verdict on each match, as stored.
+function latencyPanel(l) {
+  if (!l || !l.matches) return null;
+  const more = (listed, count) => (count > listed.length ? ` and ${count - listed.length} more` : "");
+  const named = l.suspect.length ? l.suspect : l.strained;
+  return h("section", { class: "panel", id: "latency" }, h("h2", {}, "Referee latency"),
+    h("p", {}, `Per decision over ${l.matches} matches: median ${fmt(l.p50_ms, 3)} ms, worst p99 ${fmt(l.p99_ms, 3)} ms, max ${fmt(l.max_ms, 3)} ms `,
+      `(margin ${fmt(l.margin_ms)} ms); highest load ${fmt(l.max_load_per_core)} per core.`),
+    l.warning ? h("p", { class: "warning", id: "latency-warning" }, l.warning) : h("p", { class: "muted" }, "No match came near the margin."),
+    named.length ? h("p", {}, l.suspect.length ? "With a timeout that may be the arena's: " : "Strained: ",
+      named.map((id, i) => [i ? ", " : "", link(matchHref(id), id)]),
+      more(named, l.suspect.length ? l.suspect_count : l.strained_count)) : null);
 }
 
 // ---- a bot's page -------------------------------------------------------------------------------
@@ -223,7 +296,7 @@ async function botPage() {
   put(
     h("h1", {}, b.bot),
     h("section", { class: "panel" }, h("h2", {}, "Results per game"),
-      h("div", { class: "scroll" }, h("table", {},
+      scroller("results per game", h("table", {},
         h("tr", {}, h("th", { class: "l" }, "table"), h("th", {}, "rank"), cols.map((c) => h("th", { title: (COLUMNS[c] || [c, ""])[1] }, (COLUMNS[c] || [c])[0]))),
         rowsOf.map(([scope, r]) => h("tr", {}, h("td", { class: "l" }, scope), h("td", {}, r.rank), cols.map((c) => h("td", {}, fmt(r[c])))))))),
     h("section", { class: "panel", id: "times" }, h("h2", {}, "Decision times"),
@@ -231,12 +304,12 @@ async function botPage() {
       h("table", {}, t.counts.map((n, i) => h("tr", {}, h("td", {}, labels[i] + " ms"),
         h("td", { style: { width: "60%" } }, h("div", { class: "bar" }, h("span", { style: { width: `${(100 * n) / peak}%` } }))), h("td", {}, n))))),
     h("section", { class: "panel", id: "bot-faults" }, h("h2", {}, `Faults (${b.fault_count})`),
-      b.faults.length ? h("div", { class: "scroll" }, h("table", {}, h("tr", {}, h("th", { class: "l" }, "match"), h("th", {}, "seat"), h("th", { class: "l" }, "kind"), h("th", { class: "l" }, "reason")),
+      b.faults.length ? scroller("faults", h("table", {}, h("tr", {}, h("th", { class: "l" }, "match"), h("th", {}, "seat"), h("th", { class: "l" }, "kind"), h("th", { class: "l" }, "reason")),
         b.faults.map((f) => h("tr", { class: "fault-row" }, h("td", { class: "l" }, link(matchHref(f.match_id, f.seat), f.match_id)), h("td", {}, f.seat),
           h("td", { class: "l fault" }, f.kind), h("td", { class: "l wrap" }, f.withheld ? h("span", { class: "muted" }, WITHHELD) : f.message))))) : h("p", { class: "muted" }, "none")),
     h("section", { class: "panel", id: "worst" }, h("h2", {}, "Worst matches by duplicate score"),
       h("p", { class: "help" }, "Each: the score minus the mean score the same cards got over the deal's rotations (lower = worse than the other bots did with those cards)."),
-      b.worst.length ? h("div", { class: "scroll" }, h("table", {}, h("tr", {}, h("th", { class: "l" }, "match"), h("th", {}, "seat"), h("th", {}, "score"), h("th", {}, "dup"), h("th", {})),
+      b.worst.length ? scroller("worst matches", h("table", {}, h("tr", {}, h("th", { class: "l" }, "match"), h("th", {}, "seat"), h("th", {}, "score"), h("th", {}, "dup"), h("th", {}, "deal")),
         b.worst.map((w) => h("tr", {}, h("td", { class: "l" }, link(matchHref(w.match_id, w.seat), w.match_id)), h("td", {}, w.seat), h("td", {}, w.score),
           h("td", { class: w.dup < 0 ? "bad" : "" }, fmt(w.dup, 1)),
           h("td", {}, link("/deal?" + q(dealOf(w.match_id)), "same deal")))))) : h("p", { class: "muted" }, "no deal played in two rotations yet")));
@@ -257,12 +330,57 @@ async function dealPage() {
     d.sealed && !d.hands ? h("p", { class: "panel muted", id: "sealed" }, "The cards are shown once every rotation of this deal is over: they are still in play.") : null,
     h("p", { class: "help" }, "Each row is one seat's cards (the first deal's hand, the same in every rotation); each column one rotation: ",
       "which bot held those cards and what it scored with them. dup: the score minus the row's mean", d.higher_is_better ? "" : " (sign flipped: low scores win)", "."),
-    h("div", { class: "scroll panel" }, h("table", { id: "duplicate" },
+    scroller("every seat rotation", h("table", { id: "duplicate" },
       h("tr", {}, h("th", { class: "l" }, "seat · cards"), rotations.map((r) => h("th", {}, link(matchHref(r.match_id), `rotation ${r.rotation}`))), h("th", {}, "mean")),
       d.seats.map((s) => h("tr", {},
         h("td", { class: "l wrap" }, h("b", {}, `seat ${s.seat} `), d.hands ? cards(d.hands[s.seat]).map((c) => (c.classList.add("small"), c)) : ""),
         s.rotations.map((r) => h("td", {}, link(botHref(r.bot), r.bot), h("br"), h("b", {}, r.score), r.dup === null ? "" : h("span", { class: r.dup < 0 ? "bad" : "good" }, ` (${r.dup >= 0 ? "+" : ""}${fmt(r.dup, 1)})`), r.forfeited ? h("span", { class: "fault" }, " forfeit") : "")),
-        h("td", {}, fmt(s.mean, 1)))))));
+        h("td", {}, fmt(s.mean, 1))))), "panel"));
+}
+
+// ---- a comparison (arena compare, SPEC 10.10) ----------------------------------------------------
+function signed(v) {
+  return v === null || v === undefined ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(2)}`;
+}
+function comparePage() {
+  crumbs.replaceChildren(" / ", "comparison");
+  let es = null;
+  const render = (c) => {
+    const l = c.look;
+    document.title = `${c.new} against ${c.old} · Trick Arena`;
+    const head = h("h1", {}, `${c.new} against ${c.old} `, h("span", { class: "muted" }, `(field: ${c.field.join(", ")})`));
+    if (!l) { update(head, h("p", { class: "panel muted", id: "no-look" }, c.why)); return; }
+    const pct = `${Math.round(100 * l.confidence)}%`;
+    const interval = (g) => (g.low === null || g.high === null ? "–" : `[${signed(g.low)}, ${signed(g.high)}]`);
+    const deals = (g) => (g.per_table === l.deals ? `${g.deals}` : `${g.deals} (${g.per_table} per table)`);
+    update(head,
+      h("section", { class: "panel", id: "verdict" }, h("h2", {}, "Verdict"),
+        h("p", { class: `verdict v-${l.verdict.replace(" ", "-")}`, id: "overall" }, l.said),
+        h("p", {}, `After ${l.deals} deals per table; `,
+          l.fixed ? `${l.most} deals per table, judged once.` : `at most ${l.most} deals per table.`),
+        h("p", { class: "help" }, `Per game: better (worse) when t ≥ ${l.floor} (≤ −${l.floor}) standard errors from ${l.e0} sd, `,
+          `no change when the ${pct} interval lies within ±${l.e1} sd; alpha ${l.alpha}, beta ${l.beta}. `,
+          "Better overall: better in a game and better or no change in every other; not better: worse in a game, or no game able to gain ",
+          `${l.e1} sd (SPEC 10.10).`)),
+      h("section", { class: "panel", id: "games" }, h("h2", {}, "Per game"),
+        scroller("per game", h("table", { id: "per-game" },
+          h("thead", {}, h("tr", {}, h("th", { class: "l" }, "game"), h("th", { class: "l" }, "verdict"), h("th", {}, "deals"),
+            h("th", {}, "t"), h("th", {}, "needs |t| ≥"), h("th", {}, "NEW − OLD per deal"), h("th", {}, `${pct} interval`), h("th", { class: "l" }, "why"))),
+          h("tbody", {}, l.games.map((g) => h("tr", { "data-game": g.label },
+            h("td", { class: "l" }, g.label), h("td", { class: "l verdict-cell" }, g.verdict), h("td", { class: "deals" }, deals(g)),
+            h("td", { class: "t" }, signed(g.t)), h("td", { class: "bound" }, g.bound.toFixed(2)),
+            h("td", { class: "mean" }, signed(g.mean)), h("td", { class: "interval" }, interval(g)), h("td", { class: "l wrap why" }, g.why)))))),
+        h("p", { class: "help" }, "Per deal: NEW's mean score over its seats minus OLD's over the same seats, with the same cards against the same field ",
+          "(negated where a low score wins); t: the mean in standard errors above e0 sd; a game that is decided plays no more deals.")));
+  };
+  const load = () => getJSON("/api/compare").then(render);
+  es = new EventSource("/api/stream");  // a look is kept as the comparison plays: follow it
+  es.addEventListener("summary", (e) => {
+    liveBadge.hidden = !JSON.parse(e.data).progress.running;
+    load().catch(showError);
+  });
+  es.onerror = () => { liveBadge.hidden = true; };
+  return load();
 }
 
 // ---- the match page -----------------------------------------------------------------------------
@@ -338,14 +456,16 @@ async function matchPage() {
     const dec = f.decision;
     const scoring = [];
     for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (SCORING.test(ev.type || "")) scoring.push(ev);
-    const seatSelect = h("select", { id: "seat", onchange: (e) => { seat = e.target.value; history.replaceState(null, "", "/match?" + q({ id, seat })); load().catch(showError); } },
+    const seatSelect = h("select", { id: "seat", "aria-label": "whose view of the match", onchange: (e) => { seat = e.target.value; history.replaceState(null, "", "/match?" + q({ id, seat })); load().catch(showError); } },
       d.all_hands_allowed ? h("option", { value: "all", selected: seat === "all" }, "all hands") : null,
       seats.filter((s) => d.all_hands_allowed || (d.seats_allowed || []).includes(s.seat)).map((s) => h("option", { value: String(s.seat), selected: String(s.seat) === String(seat) }, `as seat ${s.seat} (${s.bot}) saw it`)));
     put(
       h("h1", {}, `${d.game_name || d.game} · ${id}`, d.running ? h("span", { class: "live" }, " being played") : ""),
       h("div", { class: "kv" }, h("span", {}, h("b", {}, "options "), fmt(d.options)),
         seats.map((s) => h("span", {}, h("b", {}, `seat ${s.seat} `), link(botHref(s.bot), s.bot), s.team !== null && s.team !== undefined ? ` (team ${s.team})` : "")),
-        d.stored ? link(dealHref(d.stored), "same deal, every rotation") : null),
+        d.stored ? link(dealHref(d.stored), "same deal, every rotation") : null,
+        d.referee ? h("span", { id: "referee" }, h("b", {}, "referee latency "), `median ${fmt(d.referee.p50_ms, 3)} ms, max ${fmt(d.referee.max_ms, 3)} ms`,
+          d.strained ? h("span", { class: "warning" }, ` · strained: ${d.strained}; a timeout here may be the arena's`) : "") : null),
       h("div", { class: "panel controls" },
         h("button", { onclick: () => go(0), title: "Home" }, "|◀"),
         h("button", { id: "prev", onclick: () => step(-1), title: "←" }, "◀"),
@@ -387,5 +507,5 @@ function showError(err) {
   put(h("p", { class: "bad", id: "error" }, String(err.message || err)));
 }
 
-const routes = { "/": tournamentPage, "/bot": botPage, "/match": matchPage, "/deal": dealPage };
+const routes = { "/": tournamentPage, "/bot": botPage, "/match": matchPage, "/deal": dealPage, "/compare": comparePage };
 Promise.resolve((routes[location.pathname] || tournamentPage)()).catch(showError);
