@@ -39,8 +39,9 @@ from arena.games import GAMES, find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
-from arena.referee.process import BotProcess, _QuickRead
+from arena.referee.process import BotProcess
 from benchmarks import common
+from benchmarks.common import quick_reads_taken
 
 
 async def referee_decisions(
@@ -60,7 +61,7 @@ async def referee_decisions(
         for i in range(players)
     ]
     decisions = 0
-    quick = _QuickRead.taken
+    quick = quick_reads_taken()
     try:
         start, cpu = time.perf_counter(), time.process_time()
         seed = first_seed
@@ -74,7 +75,7 @@ async def referee_decisions(
             if time.perf_counter() - start >= seconds:
                 break
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
-        return decisions / elapsed, cpu / decisions * 1e6, (_QuickRead.taken - quick) / decisions
+        return decisions / elapsed, cpu / decisions * 1e6, (quick_reads_taken() - quick) / decisions
     finally:
         for bot in bots:
             await bot.close()

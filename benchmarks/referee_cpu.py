@@ -56,7 +56,8 @@ async def child_game(
     from arena.referee.bot_spec import BotSpec
     from arena.referee.clock import TimeControl
     from arena.referee.match import run_match
-    from arena.referee.process import BotProcess, _QuickRead
+    from arena.referee.process import BotProcess
+    from benchmarks.common import quick_reads_taken
 
     game = find_game(game_id)
     control = TimeControl(decision_ms=5000)
@@ -67,7 +68,7 @@ async def child_game(
     ]
     try:
         await run_match(game, bots, seed=first_seed - 1, match_id="warm", time_control=control)
-        decisions, quick, seed = 0, _QuickRead.taken, first_seed
+        decisions, quick, seed = 0, quick_reads_taken(), first_seed
         before, start = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
         while (
             seed - first_seed < matches
@@ -87,7 +88,7 @@ async def child_game(
     return {
         "user": (after.ru_utime - before.ru_utime) / decisions * 1e6,
         "sys": (after.ru_stime - before.ru_stime) / decisions * 1e6,
-        "quick": (_QuickRead.taken - quick) / decisions,
+        "quick": (quick_reads_taken() - quick) / decisions,
         "vcs": (after.ru_nvcsw - before.ru_nvcsw) / decisions,
         "ivcs": (after.ru_nivcsw - before.ru_nivcsw) / decisions,
         "decisions": decisions,

@@ -8,6 +8,7 @@ never one above, and no two modules may import each other, directly or round a l
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -154,3 +155,59 @@ def test_no_import_cycles() -> None:
         if node not in state:
             visit(node)
     assert not cycles, "\n".join(" -> ".join(c) for c in cycles)
+
+
+# What reads a library's private internals lives in one module per library, with a self-check
+# and a public fallback (docs/architecture.md): no other module of the arena may.
+FAST_PATH_MODULES = {
+    "trio": "arena/referee/trio_fast.py",
+    "openskill": "arena/tournament/openskill_fast.py",
+}
+# The private names those modules read, looked for as attributes anywhere else.
+PRIVATE_NAMES = re.compile(
+    r"\._(epoll|heap|schedule_points|cancel_status|runner|next_send_fn|registered_deadline"
+    r"|compute|calculate_\w+)\b|\bGLOBAL_RUN_CONTEXT\b"
+)
+
+
+def _private_imports(tree: ast.AST, library: str) -> list[str]:
+    """The imports in ``tree`` of a private module or name of ``library`` (a dotted part that
+    starts with an underscore)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for name in names:
+            parts = name.split(".")
+            if parts[0] == library and any(part.startswith("_") for part in parts[1:]):
+                found.append(name)
+    return found
+
+
+def test_only_the_fast_path_modules_touch_private_names_of_trio_and_openskill() -> None:
+    bad = []
+    for path in sorted((ROOT / "arena").rglob("*.py")):
+        relative = path.relative_to(ROOT).as_posix()
+        text = path.read_text()
+        tree = ast.parse(text, filename=relative)
+        for library, home in FAST_PATH_MODULES.items():
+            if relative != home:
+                bad += [f"{relative} imports {name}" for name in _private_imports(tree, library)]
+        if relative not in FAST_PATH_MODULES.values():
+            for number, line in enumerate(text.splitlines(), 1):
+                if PRIVATE_NAMES.search(line):
+                    bad.append(f"{relative}:{number}: {line.strip()}")
+    assert not bad, "move these into the library's fast-path module:\n" + "\n".join(bad)
+
+
+def test_the_private_name_check_catches_what_it_looks_for() -> None:
+    tree = ast.parse("import trio._core._run as r\nfrom openskill.models import _x\nimport trio")
+    assert _private_imports(tree, "trio") == ["trio._core._run"]
+    assert _private_imports(tree, "openskill") == ["openskill.models._x"]
+    assert PRIVATE_NAMES.search("model._compute(teams)")
+    assert PRIVATE_NAMES.search("runner.io_manager._epoll")
+    assert not PRIVATE_NAMES.search("self._computed = 1")

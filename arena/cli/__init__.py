@@ -20,6 +20,7 @@ EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a reader that 
 LAZY_COMMANDS = {
     "init": "arena.cli.init:init_command",
     "match": "arena.cli.match:match_command",
+    "play": "arena.cli.play:play_command",
     "replay": "arena.cli.replay:replay_command",
     "check": "arena.cli.check:check_command",
     "tournament": "arena.cli.tournament:tournament_command",

@@ -109,10 +109,12 @@ def replay_command(
     console = output_console(width)
     if not check_only:
         console.print(render_replay(replay, seat, decisions))
+    stopped = f"; the match was stopped before its end: {replay.stopped}" if replay.stopped else ""
     console.print(
         Text(
             f"record checked: every line agrees with the rules "
-            f"({len(replay.state.actions)} actions, {len(replay.faults)} faults){against}",
+            f"({len(replay.state.actions)} actions, {len(replay.faults)} faults){against}"
+            f"{stopped}",
             style="bold green",
         )
     )

@@ -29,11 +29,24 @@ mid-sentence, completed and settled by the project's rulings). Choices, in our w
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cards import IN_SUIT, STANDARD_52, SUIT_CARDS
-from .core import GameError, GameSpec, Option
-from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame, card_strengths
+from .core import Deal, GameError, GameSpec, Option
+from .knowledge import (
+    VoidRule,
+    blank_state,
+    current_deal_events,
+    dealt_to,
+    forbidden_suits,
+    original_hands,
+    replay,
+    trick_plays,
+    voids_in_tricks,
+)
+from .tricks import SEAT_VIEW_TAIL_UNCOUNTED, TrickGame
 
 TARGET = 14
 PLAYERS = 4
@@ -78,15 +91,22 @@ def right_of(seat: int) -> int:
 
 class AllFours(TrickGame):
     DECK = STANDARD_52
-    STRENGTHS = card_strengths(STANDARD_52)
+
+    DEAL_STARTS = ("hand_start", "redeal")
+    DEAL_ENDS = {"hand_end": "scores", "match_won": "scores"}  # (a match may end mid-hand)
+    SCORING_EVENTS = ("award", "hand_end", "match_won")
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
+        self._begin(self.dealer.rng.below(PLAYERS), 1)
+
+    def _begin(self, dealer_seat: int, hand_number: int) -> None:
+        """The match from hand ``hand_number`` on, dealt by ``dealer_seat``, the score 0-0."""
         self.no_undertrump: bool = self.options["no_undertrump"]
         self.game_points: int = self.options["game_points"]
-        self.dealer_seat = self.dealer.rng.below(PLAYERS)
+        self.dealer_seat = dealer_seat
         self.team_scores = [0, 0]
-        self.hand_number = 1
+        self.hand_number = hand_number
         self._start_hand()
 
     # -- the deal ------------------------------------------------------------------------------
@@ -370,6 +390,58 @@ class AllFours(TrickGame):
             }
         )
 
+    @classmethod
+    def resample(
+        cls,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        deal: Deal,
+        rng: random.Random,
+    ) -> AllFours:
+        """The hand as the seat knows it (GameState.resample): the other hands and the stock
+        dealt under the voids shown (under ``no_undertrump``, an undertrump shows only trumps);
+        which packet each of another seat's cards came in drawn uniformly."""
+        me = view["seat"]
+        n = PLAYERS
+        hand_events = current_deal_events(events, cls.DEAL_STARTS)
+        no_undertrump = bool(cls.SPEC.resolve_options(options)["no_undertrump"])
+        own = dealt_to(hand_events, me)
+        plays = trick_plays(hand_events)
+        played = {card for _, card, _ in plays}
+        kicked = list(view["kicked"])
+        known = set(own) | played | set(kicked)
+        pool = [c for c in STANDARD_52.cards if c not in known]
+        counts = view["hand_counts"]
+        sizes = {f"hand {s}": counts[s] for s in range(n) if s != me}
+        sizes["stock"] = len(pool) - sum(sizes.values())
+        voids = voids_in_tricks(plays, me, view["trump"], _void_rule(no_undertrump))
+        hidden = deal(pool, sizes, forbidden_suits(voids, pool))
+        hands = original_hands(n, me, own, hidden, plays)
+        for seat, hand in enumerate(hands):
+            if seat != me:  # which packet each of its cards came in is never seen
+                rng.shuffle(hand)
+        dealer = view["dealer"]
+        deck = [c for s in DEAL_ORDER[dealer] for c in hands[s][:FIRST_DEAL]] + [kicked[0]]
+        for run in range(1, len(kicked)):
+            start = FIRST_DEAL + RUN_DEAL * (run - 1)
+            deck += [c for s in DEAL_ORDER[dealer] for c in hands[s][start : start + RUN_DEAL]]
+            deck.append(kicked[run])
+        stock = list(hidden["stock"])
+        rng.shuffle(stock)
+        deck += stock
+        state = blank_state(cls, n, options, deck, rng.getrandbits(63))
+        # From 0-0, so that the kicks replayed cannot end the match; then the real score.
+        state._begin(dealer, view["hand_number"])
+        actions = [
+            (event["seat"], event["type"])
+            for event in hand_events
+            if event.get("type") in ("stand", "beg", "give", "run")
+        ] + [(event["seat"], event["card"]) for event in hand_events if event.get("type") == "play"]
+        replay(state, actions)
+        state.team_scores = list(view["team_scores"])
+        return state
+
     # -- what a seat may know -------------------------------------------------------------------
 
     VIEW_KEYS = (
@@ -456,6 +528,26 @@ class AllFours(TrickGame):
             [team_0, team_1, team_0, team_1],
             self.hands[seat],
         )
+
+
+def _void_rule(no_undertrump: bool) -> VoidRule:
+    """What a play shows missing: trump led and not followed, no trump; another suit led and
+    neither followed nor trumped, no card of it; under ``no_undertrump``, an undertrump, only
+    trumps in the hand."""
+
+    def rule(seat, card, led, trick, trump) -> set[str]:
+        suit = card[-1]
+        if led == trump:
+            return {trump} if suit != trump else set()
+        if suit != led and suit != trump:
+            return {led}
+        if no_undertrump and suit == trump:
+            top = max((RANK[c] for _, c in trick if c[-1] == trump), default=None)
+            if top is not None and RANK[card] < top:
+                return {s for s in STANDARD_52.suits if s != trump}  # it held only trumps
+        return set()
+
+    return rule
 
 
 SPEC = GameSpec(

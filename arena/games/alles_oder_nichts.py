@@ -17,11 +17,24 @@ translation, settled by the project's rulings). Choices, in our words:
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cards import COLOURS_48
-from .core import GameSpec
-from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths, follow_suit
+from .core import Deal, GameSpec
+from .knowledge import (
+    blank_state,
+    current_deal_events,
+    dealt_to,
+    follow_rule,
+    forbidden_suits,
+    original_hands,
+    replay,
+    trick_plays,
+    voids_in_tricks,
+)
+from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
 HAND_SIZES = (6, 5, 4, 3, 4, 5, 6)
@@ -33,13 +46,20 @@ BIDS = {size: tuple(f"bid:{b}" for b in range(size + 1)) for size in HAND_SIZES}
 
 class AllesOderNichts(TrickGame):
     DECK = COLOURS_48
-    STRENGTHS = card_strengths(COLOURS_48)
+    DEAL_STARTS = ("round_start",)
+    DEAL_ENDS = {"round_end": "totals"}
+    SCORING_EVENTS = ("round_end",)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
-        self.round = 0  # 0-based index into HAND_SIZES
-        self.first_dealer = self.dealer.rng.below(players)
-        self.totals = [0] * players
+        self._begin(0, self.dealer.rng.below(players), [0] * players)
+
+    def _begin(self, round_index: int, first_dealer: int, totals: list[int]) -> None:
+        """The match from round ``round_index`` (0-based) on, with these totals: deal it."""
+        players = self.players
+        self.round = round_index  # 0-based index into HAND_SIZES
+        self.first_dealer = first_dealer
+        self.totals = totals
         self._others = [tuple(s for s in range(players) if s != seat) for seat in range(players)]
         self._start_round()
 
@@ -186,6 +206,53 @@ class AllesOderNichts(TrickGame):
                 "stock": list(self.stock),
             }
         )
+
+    @classmethod
+    def resample(
+        cls,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        deal: Deal,
+        rng: random.Random,
+    ) -> AllesOderNichts:
+        """The round as the seat knows it (GameState.resample): the other hands and the stock
+        dealt under the voids shown; a secret bid of another seat drawn among the legal ones."""
+        n, me = view["players"], view["seat"]
+        round_index = view["round"] - 1
+        size = HAND_SIZES[round_index]
+        round_events = current_deal_events(events, cls.DEAL_STARTS)
+        own = dealt_to(round_events, me)
+        plays = trick_plays(round_events)
+        played = [card for _, card, _ in plays]
+        trump_card = view["trump_card"]
+        known = set(own) | set(played) | {trump_card}
+        pool = [c for c in COLOURS_48.cards if c not in known]
+        counts = view["hand_counts"]
+        sizes = {f"hand {s}": counts[s] for s in range(n) if s != me}
+        sizes["stock"] = len(pool) - sum(sizes.values())
+        voids = voids_in_tricks(plays, me, None, follow_rule)
+        hidden = deal(pool, sizes, forbidden_suits(voids, pool))
+        hands = original_hands(n, me, own, hidden, plays)
+        deck = [c for s in range(n) for c in hands[s]] + [trump_card]
+        state = blank_state(cls, n, {}, deck, rng.getrandbits(63))
+        state._begin(round_index, (view["dealer"] - round_index) % n, list(view["scores"]))
+        open_bids = view["bids"]
+        actions: list[tuple[int, str]] = []
+        for event in round_events:
+            kind = event.get("type")
+            if kind == "bid":
+                seat = event["seat"]
+                bid = event.get("bid", open_bids[seat])
+                if bid is None:  # a secret bid: any is possible
+                    bid = rng.randrange(size + 1)
+                actions.append((seat, f"bid:{bid}"))
+            elif kind == "declare":
+                actions.append((event["seat"], "declare:" + event["declaration"]))
+            elif kind == "play":
+                actions.append((event["seat"], event["card"]))
+        replay(state, actions)
+        return state
 
     # -- what a seat may know -------------------------------------------------------------------
 

@@ -17,16 +17,21 @@ a :class:`GameState`::
 (game, players, options, seed, actions) replays a match exactly: all chance comes from the
 :class:`~arena.games.cards.Dealer`, seeded from the match seed.
 
+Everything a game gives is a hook declared on :class:`GameState` (what it must give, what it may
+give and the default): a game is one module, and nothing outside it calls its private methods.
+
 Errors::
 
     GameError
-    ├── IllegalAction   an action the rules forbid now (names action, seat, reason)
-    └── OptionError     an unknown option, a bad option value, or an unsupported player count
+    ├── IllegalAction      an action the rules forbid now (names action, seat, reason)
+    ├── OptionError        an unknown option, a bad option value, or an unsupported player count
+    └── InconsistentView   a seat's view and events that contradict each other (resample)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, NamedTuple
 
@@ -47,6 +52,18 @@ class IllegalAction(GameError):
 
 class OptionError(GameError):
     pass
+
+
+class InconsistentView(GameError, ValueError):
+    """A seat's view and events contradict each other (or come from another game or seat)."""
+
+
+# How ``GameState.resample`` has the hidden cards placed: ``deal(cards, sizes, forbidden)`` gives
+# each holder (a ``card_locations`` name) exactly ``sizes[holder]`` of ``cards``, none of
+# ``forbidden[holder]``, drawn uniformly over every such placement (arena.kit.deal_uniform).
+Deal = Callable[
+    [Sequence[str], Mapping[str, int], Mapping[str, Iterable[str]]], Mapping[str, list[str]]
+]
 
 
 @dataclass(frozen=True)
@@ -143,20 +160,53 @@ def placings(scores: tuple[int, ...] | list[int], higher_is_better: bool = True)
 
 
 class GameState:
-    """One match in progress. Subclasses implement ``_legal``, ``_apply`` and ``view``.
+    """One match in progress: the base of every game's state, declaring every hook a game gives.
 
-    Subclass contract:
-    - set ``self.seat_to_move`` (None once the match is over) and ``self.decision`` (a word naming
-      the kind of decision pending, e.g. "bid") whenever the turn changes;
-    - ``_legal()`` returns the legal actions for ``seat_to_move`` in a fixed, documented order;
-    - ``_apply(action)`` is only called with a legal action and appends events via ``self.emit``;
-    - ``_explain(action)`` says why an action is illegal (the base class covers unknown actions);
-    - ``_scores()`` gives final scores once over; ``HIGHER_IS_BETTER`` orders them.
+    A game must give (each is declared below with its docstring):
+    - ``SPEC`` (its :class:`GameSpec`) and ``DECK`` (its :class:`~arena.games.cards.Deck`);
+    - ``__init__`` that deals and sets ``self.seat_to_move`` (None once the match is over) and
+      ``self.decision`` (a word naming the kind of decision pending, e.g. "bid"), as it does
+      whenever the turn changes; all chance from ``self.dealer``;
+    - ``_legal()``, ``_apply(action)``, ``_scores()``: the rules (``apply``, ``legal_actions``
+      and ``result`` call them);
+    - ``view(seat)`` and ``card_locations()``: what a seat may know, where every card is;
+    - ``resample(view, events, options, deal, rng)``: a state that agrees with all a seat knows
+      (the bot kit's sampled worlds, arena.kit).
+
+    A game may give (the default in brackets):
+    - ``_explain(action)``: why an action is illegal [the legal actions are listed];
+    - ``hidden_from(seat)``: the cards a seat may not know [the other hands and the stock];
+    - ``HIGHER_IS_BETTER`` [True]; ``termination``: how a finished match ended ["completed"];
+    - ``VIEW_KEYS`` with ``view_values(seat)``: a seat's view as values, the referee's quick
+      twin of ``view`` [None: the referee calls ``view``];
+    - ``DEAL_STARTS`` and ``DEAL_ENDS``: the events that start and end a deal [none: the match is
+      one deal]; ``SCORING_EVENTS``: the events that score, for the web match page [none].
+
+    The referee, the replay, the check, the web pages and the kit use only the public methods and
+    these hooks; nothing outside a game's module calls its private methods.
     """
 
     SPEC: ClassVar[GameSpec]
     DECK: ClassVar[Deck]
     HIGHER_IS_BETTER: ClassVar[bool] = True
+    """Whether a higher score is better (placings, and the kit's value of a score)."""
+
+    termination: ClassVar[str] = "completed"
+    """How a match that ends by the rules ended, as the referee reports it in ``match_end``, the
+    record and the result (SPEC.md 8): "completed"; ``arena check`` ends its matches after the
+    decisions it tests, and says "cut short"."""
+
+    DEAL_STARTS: ClassVar[tuple[str, ...]] = ()
+    """The event types that start a deal (a round, a hand; a redeal too): ``resample`` rebuilds
+    the current deal from the last of them. Empty: the match is one deal."""
+
+    DEAL_ENDS: ClassVar[Mapping[str, str]] = {}
+    """The event types that end a deal, each with its field of running totals (per seat, or per
+    team in a team game): the kit's rollouts stop at the first. Empty: at the end of the match."""
+
+    SCORING_EVENTS: ClassVar[tuple[str, ...]] = ()
+    """The event types that score (a deal's end, an award): the web match page lists them as
+    "scoring so far"."""
 
     def __init__(
         self, players: int, options: Mapping[str, Any], seed: int, dealer: Dealer | None = None
@@ -231,15 +281,40 @@ class GameState:
         """What ``seat`` may know now, as JSON-ready data; ``None`` for the all-seeing view."""
         raise NotImplementedError
 
-    # A seat's view as its values alone, for the referee, which encodes every view it sends at
-    # once: VIEW_KEYS are the keys view(seat) has, in its order, while view_values(seat) gives
-    # values for them (not None). The values are the state's own lists, not copies: read them
-    # at once and neither keep nor change them. Games without the shortcut give None.
     VIEW_KEYS: ClassVar[tuple[str, ...] | None] = None
+    """The keys ``view(seat)`` has, in its order, for ``view_values``; None: no quick form."""
 
     def view_values(self, seat: int) -> tuple | None:
-        """``view(seat)``'s values in VIEW_KEYS order (uncopied), or None: then use view()."""
+        """``view(seat)``'s values in VIEW_KEYS order, or None: then the referee calls view().
+
+        The quick twin of ``view``, kept because the referee sends a view with every request:
+        building view()'s dict and the copies that make it a snapshot costs 20-30% more
+        instructions per decision in the arena process (measured with ``benchmarks/referee_cpu.py
+        --instructions``, 17-26k on 76-87k), over the 10% the referee may spend. The values are
+        the state's own lists, not copies: encode them at once, neither keep nor change them.
+        tests/referee/test_fast_paths.py holds every game's to view() byte for byte."""
         return None
+
+    @classmethod
+    def resample(
+        cls,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        deal: Deal,
+        rng: random.Random,
+    ) -> GameState:
+        """A state that agrees with everything one seat knows: ``view`` (its view now, of a match
+        in progress), ``events`` (every event it has seen, in order) and ``options`` (the match's,
+        from ``match_start``). The cards the seat cannot see are placed by ``deal`` (holders named
+        as ``card_locations`` names them, "hand N", "stock"...), under every constraint the play
+        showed (a seat that did not follow suit holds none of it); decisions nobody saw are drawn
+        with ``rng``, and so is the seed of what is not dealt yet. The state is rebuilt at the
+        start of the current deal and the deal's actions are applied again, so every rule is
+        checked: InconsistentView when they do not replay. This is OpenSpiel's
+        ``ResampleFromInfostate``; arena.kit.sample_world calls it (arena.games.knowledge holds
+        what the trick games share for it)."""
+        raise NotImplementedError(f"{cls.__name__} does not resample a seat's world")
 
     def card_locations(self) -> dict[str, list[str]]:
         """Where every card of the current deal is: each card exactly once.
@@ -271,16 +346,26 @@ class GameState:
         self.seat_to_move = None
         self.decision = ""
 
+    # -- the rules: hooks the public methods call ----------------------------------------------
+
     def _legal(self) -> list[str]:
+        """The legal actions of ``seat_to_move`` (a decision is pending), in a fixed, documented
+        order; a new list each time (``legal_actions`` keeps it until the next action)."""
         raise NotImplementedError
 
     def _apply(self, action: str) -> None:
+        """Carry out ``action``, a legal action of ``seat_to_move`` (``apply`` has checked it and
+        recorded it): change the state, ``emit`` what happened, set the next ``seat_to_move`` and
+        ``decision`` (or ``_end_match()``)."""
         raise NotImplementedError
 
     def _explain(self, action: str) -> str:
+        """Why ``action`` (a string, not legal now) is illegal, in a few words, or "" to let
+        ``explain_illegal`` say it is not among the legal actions."""
         return ""
 
     def _scores(self) -> list[int]:
+        """Every seat's final score, once the match is over (``result`` places them)."""
         raise NotImplementedError
 
 

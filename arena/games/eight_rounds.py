@@ -34,11 +34,26 @@ machine-translated description, settled by the project's rulings). Choices, in o
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .cards import STANDARD_52
-from .core import GameSpec
-from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths, follow_suit
+from .core import Deal, GameSpec
+from .knowledge import (
+    Events,
+    Plays,
+    blank_state,
+    current_deal_events,
+    dealt_to,
+    follow_rule,
+    forbidden_suits,
+    original_hands,
+    replay,
+    trick_plays,
+    voids_in_tricks,
+)
+from .tricks import SEAT_VIEW_TAIL, TrickGame, follow_suit
 from .tricks import trick_winner as winning_seat
 
 CONTRACTS = (
@@ -113,15 +128,22 @@ def trick_winner(trick: list[tuple[int, str]]) -> int:
 
 class EightRounds(TrickGame):
     DECK = STANDARD_52
-    STRENGTHS = card_strengths(STANDARD_52)
+
+    DEAL_STARTS = ("round_start",)
+    DEAL_ENDS = {"round_end": "totals"}
+    SCORING_EVENTS = ("round_end",)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
-        self.first_dealer = self.dealer.rng.below(players)
-        self.removed = removed_cards(players)
-        self.hand_size = (52 - len(self.removed)) // players
-        self.totals = [0] * players
-        self.round = 0  # 0-based: round k + 1 plays CONTRACTS[k]
+        self._begin(0, self.dealer.rng.below(players), [0] * players)
+
+    def _begin(self, round_index: int, first_dealer: int, totals: list[int]) -> None:
+        """The match from round ``round_index`` (0-based) on, with these totals: deal it."""
+        self.first_dealer = first_dealer
+        self.removed = removed_cards(self.players)
+        self.hand_size = (52 - len(self.removed)) // self.players
+        self.totals = totals
+        self.round = round_index  # 0-based: round k + 1 plays CONTRACTS[k]
         self._start_round()
 
     # -- round structure ---------------------------------------------------------------------
@@ -332,6 +354,48 @@ class EightRounds(TrickGame):
             }
         )
 
+    @classmethod
+    def resample(
+        cls,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        deal: Deal,
+        rng: random.Random,
+    ) -> EightRounds:
+        """The round as the seat knows it (GameState.resample): the other hands dealt under the
+        voids shown, or in the patience round under what each pass ruled out."""
+        n, me = view["players"], view["seat"]
+        round_index = view["round"] - 1
+        round_events = current_deal_events(events, cls.DEAL_STARTS)
+        own = dealt_to(round_events, me)
+        removed = list(view["removed"])
+        counts = view["hand_counts"]
+        if round_index == PATIENCE_ROUND:
+            plays, forbidden = _patience_knowledge(round_events, n, removed)
+        else:
+            plays = trick_plays(round_events)
+            forbidden = {}
+        played = {card for _, card, _ in plays}
+        pool = [c for c in STANDARD_52.without(removed) if c not in played and c not in own]
+        if round_index != PATIENCE_ROUND:
+            voids = voids_in_tricks(plays, me, None, follow_rule)
+            forbidden = forbidden_suits(voids, pool)
+        forbidden.pop(f"hand {me}", None)
+        sizes = {f"hand {s}": counts[s] for s in range(n) if s != me}
+        hidden = deal(pool, sizes, forbidden)
+        hands = original_hands(n, me, own, hidden, plays)
+        deck = [c for s in range(n) for c in hands[s]]
+        state = blank_state(cls, n, {}, deck, rng.getrandbits(63))
+        state._begin(round_index, (view["dealer"] - round_index) % n, list(view["scores"]))
+        actions = [
+            (event["seat"], event["card"] if event["type"] == "play" else PASS)
+            for event in round_events
+            if event.get("type") in ("play", PASS)
+        ]
+        replay(state, actions)
+        return state
+
     # -- what a seat may know -------------------------------------------------------------------
 
     def patience_layout(self) -> dict[str, dict[str, str] | None]:
@@ -414,6 +478,41 @@ class EightRounds(TrickGame):
             self.totals,
             self.hands[seat],
         )
+
+
+def _patience_knowledge(
+    round_events: Events, players: int, removed: list[str]
+) -> tuple[Plays, dict[str, set[str]]]:
+    """The patience plays as (seat, card, None) and, per hand ("hand N"), the cards its passes
+    rule out: a pass shows no fitting card but a 7, and no 7 before the first 7 is down or when
+    the pass was forced."""
+    sequences = {s: [c for c in (r + s for r in PATIENCE_RANKS) if c not in removed] for s in SUITS}
+    rows: dict[str, tuple[int, int]] = {}
+    plays: Plays = []
+    forbidden: dict[str, set[str]] = {}
+    consecutive = 0
+    for event in round_events:
+        kind = event.get("type")
+        if kind == "play":
+            card = event["card"]
+            plays.append((event["seat"], card, None))
+            seq = sequences[card[-1]]
+            index = seq.index(card)
+            low, high = rows.get(card[-1], (index, index))
+            rows[card[-1]] = (min(low, index), max(high, index))
+            consecutive = 0
+        elif kind == PASS:
+            ruled_out = forbidden.setdefault(f"hand {event['seat']}", set())
+            if not rows or consecutive >= players - 1:  # no 7 down yet, or a forced pass
+                ruled_out |= SEVENS
+            for suit, (low, high) in rows.items():
+                seq = sequences[suit]
+                if low > 0:
+                    ruled_out.add(seq[low - 1])
+                if high < len(seq) - 1:
+                    ruled_out.add(seq[high + 1])
+            consecutive += 1
+    return plays, forbidden
 
 
 SPEC = GameSpec(

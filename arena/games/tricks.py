@@ -4,13 +4,10 @@ trick in progress as every game keeps, plays, shows and locates them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from operator import itemgetter
-from typing import Any, ClassVar
+from typing import Any
 
-from .cards import IN_SUIT, Deck
-from .core import Event, GameState, _new_event
-
-_CARD = itemgetter(1)  # a trick's (seat, card) -> card
+from .cards import IN_SUIT
+from .core import GameState
 
 
 def trick_winner(trick: list[tuple[int, str]], trump: str | None, rank: Mapping[str, int]) -> int:
@@ -39,22 +36,6 @@ def follow_suit(hand: list[str], trick: list[tuple[int, str]]) -> list[str]:
     return list(hand)
 
 
-def card_strengths(deck: Deck) -> dict[tuple[str, str | None], dict[str, int]]:
-    """trick_winner's rule as tables, by (led suit, trump or None): each card's strength, so that
-    the strongest card of a trick wins: a trump beats a card of the led suit, which beats any
-    other card (which never wins: the led card beats it), and within a suit the higher rank."""
-    size = len(deck.ranks)  # a strength's step between those three kinds, above any rank
-    return {
-        (led, trump): {
-            card: deck.rank[card]
-            + (2 * size if card[-1] == trump else size if card[-1] == led else 0)
-            for card in deck.cards
-        }
-        for led in deck.suits
-        for trump in (*deck.suits, None)
-    }
-
-
 # The keys ``TrickGame._view_tail`` ends a seat's view with, in its order: the games' VIEW_KEYS
 # end with them (SEAT_VIEW_TAIL when the view counts the deal's played cards and tricks).
 SEAT_VIEW_TAIL = ("trick", "last_trick", "played", "tricks", "hand_counts", "scores", "hand")
@@ -64,12 +45,11 @@ SEAT_VIEW_TAIL_UNCOUNTED = ("trick", "last_trick", "hand_counts", "scores", "han
 class TrickGame(GameState):
     """A game whose deals are played out in tricks.
 
-    The game keeps ``hands`` (each seat's cards, canonical order), sets ``STRENGTHS`` to its
-    deck's ``card_strengths`` and uses:
+    The game keeps ``hands`` (each seat's cards, canonical order) and uses:
     - ``_new_tricks()`` at every deal: no trick in progress, no last trick;
     - ``_play_card(seat, card)``: the card goes from the hand to the trick, announced by a ``play``
       event; returns how many cards the trick holds now;
-    - ``_take_trick(trump)`` once the trick is complete: finds the winner (trick_winner's rule)
+    - ``_take_trick(trump)`` once the trick is complete: finds the winner (:func:`trick_winner`)
       and returns ``{"leader", "cards", "winner"}`` (the game keeps it as ``last_trick``, possibly
       with more fields, and announces it), and starts an empty trick;
     - ``_view_tail`` and ``_card_locations`` for the parts of a view and of ``card_locations`` that
@@ -80,7 +60,6 @@ class TrickGame(GameState):
     shares those small dicts and ``last_trick`` with the state, which never changes them once made.
     """
 
-    STRENGTHS: ClassVar[dict[tuple[str, str | None], dict[str, int]]]
     hands: list[list[str]]
     trick: list[tuple[int, str]]
     trick_shown: list[dict[str, Any]]
@@ -96,20 +75,15 @@ class TrickGame(GameState):
         trick = self.trick
         trick.append((seat, card))
         self.trick_shown.append({"seat": seat, "card": card})
-        # (emit() inline: a call fewer on every card played)
-        self.events.append(_new_event(Event, (None, {"type": "play", "seat": seat, "card": card})))
+        self.emit({"type": "play", "seat": seat, "card": card})
         return len(trick)
 
     def _take_trick(self, trump: str | None) -> dict[str, Any]:
         trick = self.trick
-        cards = [*map(_CARD, trick)]
-        # The strongest card wins: trick_winner as a look-up per card and max(), no Python step
-        # per card (the same seat: tests/games/test_conformance.py compares them).
-        strengths = [*map(self.STRENGTHS[cards[0][-1], trump].__getitem__, cards)]
-        winner = trick[strengths.index(max(strengths))][0]
+        winner = trick_winner(trick, trump, self.DECK.rank)
         self.trick = []
         self.trick_shown = []
-        return {"leader": trick[0][0], "cards": cards, "winner": winner}
+        return {"leader": trick[0][0], "cards": [card for _, card in trick], "winner": winner}
 
     def _view_tail(
         self,

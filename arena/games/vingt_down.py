@@ -27,12 +27,22 @@ French, settled by the project's rulings). Choices, in our words:
 
 from __future__ import annotations
 
+import random
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
 from .cards import IN_SUIT, PIQUET_32, parse_card_list
-from .core import GameSpec, Option
-from .tricks import SEAT_VIEW_TAIL, TrickGame, card_strengths
+from .core import Deal, GameSpec, Option
+from .knowledge import (
+    blank_state,
+    current_deal_events,
+    forbidden_suits,
+    replay,
+    trick_plays,
+    voids_in_tricks,
+)
+from .tricks import SEAT_VIEW_TAIL, TrickGame
 
 PLAYERS = 4
 START_SCORE = 20
@@ -62,16 +72,22 @@ DISCARD_NAMES = {
 
 class VingtDown(TrickGame):
     DECK = PIQUET_32
-    STRENGTHS = card_strengths(PIQUET_32)
     HIGHER_IS_BETTER = False
+    DEAL_STARTS = ("deal_start",)
+    DEAL_ENDS = {"deal_end": "totals"}
+    SCORING_EVENTS = ("deal_end",)
 
     def __init__(self, players, options, seed, dealer=None) -> None:
         super().__init__(players, options, seed, dealer)
-        self.first_dealer = self.dealer.rng.below(players)
+        self._begin(self.dealer.rng.below(players), 1, [START_SCORE] * players)
+
+    def _begin(self, first_dealer: int, deal: int, totals: list[int]) -> None:
+        """The match from deal number ``deal`` (1-based) on, with these totals: deal it."""
+        self.first_dealer = first_dealer
         self.max_deals: int = self.options["max_deals"]
         self.drop_out: bool = self.options["drop_out"]
-        self.deal = 0  # 1-based number of the current deal
-        self.totals = [START_SCORE] * players
+        self.deal = deal - 1  # 1-based number of the current deal, once _start_deal counts it
+        self.totals = totals
         self._start_deal()
 
     # -- deal structure ------------------------------------------------------------------------
@@ -343,6 +359,96 @@ class VingtDown(TrickGame):
                 hidden.update(self.discards[other])
         return hidden
 
+    @classmethod
+    def resample(
+        cls,
+        view: Mapping[str, Any],
+        events: Sequence[Mapping[str, Any]],
+        options: Mapping[str, Any],
+        deal: Deal,
+        rng: random.Random,
+    ) -> VingtDown:
+        """The deal as the seat knows it (GameState.resample): the other hands, their discards
+        and the stock dealt under the voids shown (not trumping shows no trump); which of its
+        cards another seat drew, and how its packets came, drawn uniformly."""
+        n, me = view["players"], view["seat"]
+        forehand, trump = view["forehand"], view["trump"]
+        deal_events = current_deal_events(events, cls.DEAL_STARTS)
+        packets = [
+            e["cards"] for e in deal_events if e.get("type") == "deal" and e.get("seat") == me
+        ]
+        counts: dict[int, int] = {}  # exchange counts, for every seat that has exchanged
+        own_discards: list[str] = []
+        own_drawn: list[str] = []
+        for event in deal_events:
+            if event.get("type") == "exchange":
+                counts[event["seat"]] = event["count"]
+                if event["seat"] == me:
+                    own_discards, own_drawn = event["discarded"], event["drawn"]
+        plays = trick_plays(deal_events)
+        played = {card for _, card, _ in plays}
+        known = {c for packet in packets for c in packet} | set(own_drawn) | played
+        pool = [c for c in PIQUET_32.cards if c not in known]
+        hand_counts = view["hand_counts"]
+        others = [s for s in range(n) if s != me]
+        sizes = {f"hand {s}": hand_counts[s] for s in others}
+        for s in others:
+            if s in counts:
+                sizes[f"discards {s}"] = counts[s]
+        sizes["stock"] = len(pool) - sum(sizes.values())
+        voids = voids_in_tricks(plays, me, trump, _vingt_rule)
+        hidden = deal(pool, sizes, forbidden_suits(voids, pool))
+        played_by: dict[int, list[str]] = {s: [] for s in range(n)}
+        for seat, card, _ in plays:
+            played_by[seat].append(card)
+        # Each seat's packets and draws, then the deck in dealing order (SPEC 9.2).
+        first: dict[int, list[str]] = {}
+        second: dict[int, list[str]] = {}
+        drawn: dict[int, list[str]] = {}
+        discards: dict[int, list[str]] = {}
+        second_dealt = len(packets) >= 2
+        for s in range(n):
+            if s == me:
+                first[s] = list(packets[0])
+                second[s] = list(packets[1]) if second_dealt else []
+                drawn[s], discards[s] = list(own_drawn), list(own_discards)
+                continue
+            after = list(hidden[f"hand {s}"]) + played_by[s]  # what it held after its exchange
+            discards[s] = list(hidden.get(f"discards {s}", []))
+            if s in counts:
+                rng.shuffle(after)
+                drawn[s] = after[: counts[s]]
+                dealt = after[counts[s] :] + discards[s]
+            else:
+                drawn[s], dealt = [], after
+            rng.shuffle(dealt)
+            first[s], second[s] = dealt[:2], dealt[2:]
+        order = [(forehand + i) % n for i in range(n)]
+        stock = list(hidden["stock"])
+        rng.shuffle(stock)
+        deck = [c for s in order for c in first[s]]
+        if second_dealt:  # else the second packets are still in the stock (its first 12 cards)
+            deck += [c for s in order for c in second[s]]
+        deck += [c for s in order if s in counts for c in drawn[s]] + stock
+        shown = {"max_deals": view["max_deals"], "drop_out": view["drop_out"]}  # (in the view)
+        state = blank_state(cls, n, {**options, **shown}, deck, rng.getrandbits(63))
+        state._begin((view["dealer"] - (view["deal"] - 1)) % n, view["deal"], list(view["scores"]))
+        actions: list[tuple[int, str]] = []
+        for event in deal_events:
+            kind = event.get("type")
+            if kind == "trump" and event.get("chosen_by") is not None:
+                actions.append((event["chosen_by"], "trump:" + event["suit"]))
+            elif kind == "exchange":
+                seat = event["seat"]
+                cards = PIQUET_32.sorted(discards[seat])
+                actions.append((seat, "discard:" + (",".join(cards) if cards else "none")))
+            elif kind == "drop":
+                actions.append((event["seat"], event["choice"]))
+            elif kind == "play":
+                actions.append((event["seat"], event["card"]))
+        replay(state, actions)
+        return state
+
     VIEW_KEYS = (
         "game",
         "players",
@@ -416,6 +522,13 @@ class VingtDown(TrickGame):
             self.hands[seat],
             self.discards[seat],
         )
+
+
+def _vingt_rule(seat, card, led, trick, trump) -> set[str]:
+    """Follow suit; else trump if you can: not following shows a void, not trumping too."""
+    if card[-1] == led:
+        return set()
+    return {led} if card[-1] == trump or trump is None else {led, trump}
 
 
 SPEC = GameSpec(

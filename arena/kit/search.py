@@ -27,15 +27,6 @@ from arena.games.core import GameState
 from .clone import clone_world
 from .worlds import Events, sample_world
 
-# The event that ends a deal in each game, and its field of running totals (per seat; All
-# Fours': per team). All Fours' match can end in the middle of a hand, with ``match_won``.
-DEAL_ENDS = {
-    "round_end": "totals",
-    "deal_end": "totals",
-    "hand_end": "scores",
-    "match_won": "scores",
-}
-
 
 class OutOfTime(Exception):
     """The deadline passed in the middle of a rollout."""
@@ -80,11 +71,12 @@ def play_out_deal(
     rng)`` picks every other move. With a ``deadline`` the clock is read before each move, and
     OutOfTime raised once it has passed; ``world`` is then left in the middle of the deal."""
     seen = len(world.events)
+    deal_ends = world.DEAL_ENDS  # event type -> its field of running totals (GameState)
     if first is not None:
         world.apply(first)
     while True:
         for event in world.events[seen:]:
-            key = DEAL_ENDS.get(event.data.get("type", ""))
+            key = deal_ends.get(event.data.get("type", ""))
             if key is not None:
                 return _per_seat(world, event.data[key])
         if world.is_over:

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 import itertools
 import os
-import signal
 from pathlib import Path
+
+from arena.referee.proc_tree import kill_pids
 
 _base: Path | None = None
 _problem: str | None | bool = False  # False: not looked at yet; None: cgroups work
@@ -156,11 +157,7 @@ class BotCgroup:
                 pids = self.members()
                 if not pids:
                     break
-                for pid in pids:
-                    try:
-                        os.kill(pid, signal.SIGKILL)
-                    except OSError:
-                        pass
+                kill_pids(pids)
 
     def remove(self) -> bool:
         """Remove it once empty (the kernel needs a moment to reap the killed); True if gone."""

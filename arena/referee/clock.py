@@ -57,10 +57,11 @@ class Charge(NamedTuple):  # one per decision: a NamedTuple builds ~1 us faster 
 class SeatClock:
     """One seat's clock for one match."""
 
-    __slots__ = ("control", "bank_left_ms", "margin_ms", "_in_time_limit_ms")
+    __slots__ = ("control", "bank_left_ms", "decision_ms", "margin_ms", "_in_time_limit_ms")
 
     def __init__(self, control: TimeControl) -> None:
         self.control = control
+        self.decision_ms = control.decision_ms  # (read on each decision: no control.x lookup)
         self.bank_left_ms: int | None = control.bank_ms
         self.margin_ms = control.margin_ms
         # Without a bank every decision has the same limit: charge() checks it first.
@@ -77,6 +78,14 @@ class SeatClock:
     def deadline_ms(self) -> int:
         """After this long without a complete reply, the decision is a timeout."""
         return self.allowed_ms() + self.control.margin_ms
+
+    def charged_in_time_ms(self, used_ms: float) -> int:
+        """Book a decision answered in time (``used_ms`` within its limit): what the bank lost,
+        0 without a bank (then nothing is booked, and no Charge is made: the referee's usual
+        decision needs only this number)."""
+        if self.bank_left_ms is None:
+            return 0
+        return self.charge(used_ms).charged_ms
 
     def charge(self, used_ms: float | None) -> Charge:
         """Book a decision that took ``used_ms`` (None: no reply in time)."""

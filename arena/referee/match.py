@@ -43,23 +43,26 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from math import floor
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import trio
-import trio._core._run as trio_run  # SystemClock, to read its time without a Python call
 from msgspec import UNSET
 
 from arena.games import GameSpec, GameState
 from arena.games.cards import Rng, derive_seed
+from arena.referee import trio_fast
 from arena.referee.clock import Charge, SeatClock, TimeControl
 from arena.referee.lines import SHORT_READ_BYTES, LineTooLong, shorten
 from arena.referee.process import BotGone, BotProcess
 from arena.referee.record import (
+    CANONICAL_ID_AT,
     CANONICAL_REPLY_BASE,
+    CANONICAL_TYPE_AT,
     GZIP_FLUSH_S,
     RECORD_FORMAT,
     RECORDED_LINE_CHARS,
@@ -68,6 +71,7 @@ from arena.referee.record import (
     RecordingDealer,
     RecordWriter,
     ShortDecision,
+    forfeit_placings,
     ms3,
     recorded_text,
 )
@@ -84,11 +88,10 @@ from arena.referee.results import (
     machine_load_per_core,
 )
 from protocol.codec import (
-    INDEX_REPLY_MAX_BYTES,
     decode_from_bot,
-    decode_index_reply,
     decode_plain_action,
     encode_line,
+    index_reply,
     stale_action_id,
 )
 from protocol.messages import (
@@ -106,7 +109,6 @@ DEADLINE_SLACK_S = 0.001  # see the module docstring: a deadline may fire this m
 MATCH_END_TIMEOUT_S = 2.0  # how long delivering match_end to one bot may take
 SHARED_LINES_KEPT = 256  # at a private event, more shared lines than this are shared out
 RECORDED_STALE_REPLIES = 5  # stale answers recorded per request (the rest are skipped unrecorded)
-QUOTE = ord('"')  # a reply by name ends with it before its "}" (quick_reply)
 
 
 @dataclass
@@ -139,11 +141,29 @@ class _Seat:
     canonical_len: int = 0
 
     def take_shared(self, shared: list[bytes]) -> None:
-        """Move the match's shared lines this seat has not taken to its pending lines (before a
-        line for it alone, which must come after them)."""
+        """Move the match's shared lines this seat has not taken to its pending lines."""
         if self.shared_taken < len(shared):
             self.pending += shared[self.shared_taken :]
             self.shared_taken = len(shared)
+
+    def add_line(self, shared: list[bytes], line: bytes) -> None:
+        """Queue a line for this seat alone, after the shared lines it has not taken (which
+        came before it)."""
+        self.take_shared(shared)
+        self.pending.append(line)
+
+    def unseen(self, shared: list[bytes], last: bytes | bytearray) -> bytes:
+        """One write of everything the seat has not seen yet, then ``last``: its pending lines
+        (rare: match start, a private event, a fault notice), the shared lines it has not taken.
+        Both count as seen from here on."""
+        lines: list = shared[self.shared_taken :]
+        self.shared_taken = len(shared)
+        pending = self.pending
+        if pending:
+            lines[:0] = pending
+            pending.clear()
+        lines.append(last)  # (a bytearray too: join takes it as it is)
+        return b"".join(lines)
 
     def sent_time(self, request_id: int) -> float | None:
         """When request ``request_id`` was written; None for one not written to it in this match."""
@@ -174,16 +194,6 @@ def view_struct(state: GameState) -> type[msgspec.Struct] | None:
 
 
 assert Event.__struct_fields__[-1] == "event", "route_events builds event lines from a prefix"
-# ask_now encodes each request as one of these, Request's twin with positional fields and no
-# types checked: its view may then be the seat's view_struct, and the whole line is one encode
-# call (a Request of the same values is the same bytes: tests/referee/test_fast_paths.py).
-_RequestLine = msgspec.defstruct(
-    "Request",
-    Request.__struct_fields__,
-    tag=Request.__struct_config__.tag,
-    tag_field=Request.__struct_config__.tag_field,
-    gc=False,
-)
 
 
 class _Match:
@@ -201,7 +211,7 @@ class _Match:
         "compact_record",
         "control",
         "dealer",
-        "decision_ms",
+        "eager",
         "event_prefix",
         "events_routed",
         "expiry_check_from",
@@ -245,6 +255,7 @@ class _Match:
         max_faults: int,
         record: RecordWriter,
         sent_id: str | None = None,
+        seat_decision_ms: Mapping[int, int] | None = None,
     ) -> None:
         self.game = game
         self.match_id = match_id  # what organisers see: results, records, logs, messages
@@ -264,7 +275,6 @@ class _Match:
         self.autopilot_decision = False
         self.record_entries = record.entries  # where a compact decision's array goes
         self.banked = control.bank_ms is not None  # else charged_ms is null
-        self.decision_ms = control.decision_ms
         # (In the match's time, self.now.) Kept record lines are written at a request after it.
         self.record_due = 0.0
         self.resolved = game.resolve_options(options)
@@ -274,10 +284,19 @@ class _Match:
         self.players = self.state.players
         self.view_struct = view_struct(self.state)
         self.teams = game.teams(self.players)
+        own_ms = seat_decision_ms or {}
         self.seats = [
-            _Seat(i, bot, SeatClock(control), first_id=bot.last_request_id + 1)
+            _Seat(
+                i,
+                bot,
+                SeatClock(replace(control, decision_ms=own_ms[i]) if i in own_ms else control),
+                first_id=bot.last_request_id + 1,
+            )
             for i, bot in enumerate(bots)
         ]
+        # Seats that take their events as they happen (a person at the table, SPEC 11), not
+        # with their next request: the same lines, only sooner (push_events).
+        self.eager = [seat for seat in self.seats if getattr(seat.bot.transport, "eager", False)]
         self.autopilot = Rng(derive_seed(seed, "autopilot"))
         self.faults: list[FaultRecord] = []
         self.referee_us: list[float] = []
@@ -301,9 +320,10 @@ class _Match:
         # each of the few readings per decision; a test's mock clock as it is). Deadlines given
         # to trio add the offset back (move_deadline).
         clock = trio.lowlevel.current_clock()
-        if type(clock) is trio_run.SystemClock:
+        offset = trio_fast.perf_counter_offset(clock)
+        if offset is not None:
             self.now: Callable[[], float] = time.perf_counter
-            self.clock_offset: float = clock.offset
+            self.clock_offset: float = offset
         else:
             self.now, self.clock_offset = clock.current_time, 0.0
         self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
@@ -370,11 +390,7 @@ class _Match:
                 for index in audience:
                     seat = self.seats[index]
                     if seat.writable:  # (one that is not gets nothing more)
-                        # (seat.take_shared(shared) inline: these events are frequent too)
-                        if seat.shared_taken < len(shared):
-                            seat.pending += shared[seat.shared_taken :]
-                            seat.shared_taken = len(shared)
-                        seat.pending.append(line)
+                        seat.add_line(shared, line)
             if recording:
                 self.record.write(
                     {
@@ -464,24 +480,46 @@ class _Match:
         seat: _Seat,
         request_id: int,
         used_ms: float,
-        charge: Charge,
+        charged_ms: int,
         line: bytes,
         action: str,
+        index: int | None = None,
     ) -> None:
         """An ordinary decision of a compact record: its one array line, kept as the values at
         hand (the writer makes the line of them: RecordWriter); apply() records nothing more.
-        read_reply's shortcut does the same inline."""
+        ``index``: the reply's index when it is the usual reply (quick_reply's IndexReply)."""
         time_left = self.unwritten_request
         assert time_left is not None  # (the callers checked: a request kept back, compact)
         self.unwritten_request = None
         self.action_recorded = True
+        us = floor(used_ms * 1000.0 + 0.5)  # microseconds (ms3 of the line's ms)
+        if index is not None:
+            # The canonical reply, proved by its length and key order (record.py at
+            # CANONICAL_REPLY_BASE: the length of a seat's later ids' is never less than
+            # canonical_len; the bytes at CANONICAL_ID_AT and CANONICAL_TYPE_AT), of a seat
+            # with a request recorded before and no bank (canonical_len set): the short array,
+            # which the rest of the record gives the rest of.
+            if (
+                len(line) == seat.canonical_len + (index > 9)
+                and line[CANONICAL_ID_AT] == ord("d")
+                and line[CANONICAL_TYPE_AT] == ord("t")
+            ):
+                self.record_entries.append(ShortDecision(us, index))
+                return
+            # For the next ids (request_id + 1's digits on); never with a bank (0 matches no
+            # line IndexReply reads).
+            seat.canonical_len = (
+                CANONICAL_REPLY_BASE + 1 + len(str(request_id + 1))
+                if seat.clock.bank_left_ms is None
+                else 0
+            )
         self.record_entries.append(
-            Decision(
+            Decision(  # (not a tuple: see Decision)
                 seat.index,
                 request_id,
                 time_left,
-                floor(used_ms * 1000.0 + 0.5),  # microseconds (ms3 of the line's ms)
-                charge.charged_ms,
+                us,
+                charged_ms,
                 line.decode() if len(line) <= RECORDED_LINE_CHARS else recorded_text(line),
                 action,
             )
@@ -540,18 +578,14 @@ class _Match:
             }
         )
         if seat.writable:
-            seat.take_shared(self.shared_lines)  # (the notice comes after the events before it)
-            seat.pending.append(
-                encode_line(
-                    Fault(
-                        match_id=self.sent_id,
-                        id=request_id,
-                        kind=str(kind),
-                        message=f"bot {seat.bot.sent_name} {what}",  # the name it was sent
-                        forfeited=seat.forfeited,
-                    )
-                )
+            notice = Fault(
+                match_id=self.sent_id,
+                id=request_id,
+                kind=str(kind),
+                message=f"bot {seat.bot.sent_name} {what}",  # the name it was sent
+                forfeited=seat.forfeited,
             )
+            seat.add_line(self.shared_lines, encode_line(notice))  # (after the events before it)
 
     def autopilot_move(self, legal: list[str]) -> str:
         return legal[self.autopilot.below(len(legal))]
@@ -583,40 +617,30 @@ class _Match:
         # (Counted in the bot's stats at the match's end: run_match.)
         request_id = bot.last_request_id = bot.last_request_id + 1
         clock = seat.clock
-        # (clock.allowed_ms() inline without a bank: a call fewer per decision)
-        time_left = self.decision_ms if clock.bank_left_ms is None else clock.allowed_ms()
+        time_left = clock.allowed_ms()
         struct = self.view_struct
         values = None if struct is None else state.view_values(seat.index)
+        # The view as the seat's view_struct where the game has one: msgspec writes it as
+        # view()'s dict, byte for byte (view_struct), without building that dict.
+        view: Any = state.view(seat.index) if struct is None or values is None else struct(*values)
         line = self.request_buffer
-        encode_into(
-            _RequestLine(
-                self.sent_id,
-                request_id,
-                state.decision,
-                state.view(seat.index) if struct is None or values is None else struct(*values),
-                legal,
-                time_left,
-            ),
-            line,
+        request = Request(
+            match_id=self.sent_id,
+            id=request_id,
+            decision=state.decision,
+            view=view,
+            legal=legal,
+            time_left_ms=time_left,
         )
+        encode_into(request, line)
         line += b"\n"
-        # What the seat has not seen yet, then the request: its pending lines (rare: match
-        # start, a private event, a fault notice), the shared lines it has not taken.
-        shared = self.shared_lines
-        lines = shared[seat.shared_taken :]
-        seat.shared_taken = len(shared)
-        pending = seat.pending
-        if pending:
-            lines[:0] = pending
-            pending.clear()
-        lines.append(line)  # type: ignore[arg-type]  # (the bytearray: join takes it as it is)
-        data = b"".join(lines)
+        data = seat.unseen(self.shared_lines, line)  # what the seat has not seen, the request
         if self.recording:
             if self.compact_record:
                 self.unwritten_request = time_left  # the request's line only if needed
             else:
                 self.request_line(seat.index, request_id, state.decision, legal, time_left)
-        limit_ms = time_left + clock.margin_ms  # clock.deadline_ms(), known already
+        limit_ms = time_left + clock.margin_ms  # (clock.deadline_ms(), its time_left known)
         # The bot's time starts as the write begins: on a core it shares with the referee
         # (arena.referee.cores) the woken bot may run before the write returns.
         sent_at = self.now()
@@ -632,14 +656,7 @@ class _Match:
             self.move_deadline(scope, sent_at + limit_ms / 1000)
             self.asking = (request_id, legal, limit_ms, data[written:] if written else data, None)
             return None
-        # (self.sent() inline: a call fewer per decision, ~1k instructions; and its
-        # record_sent(), for a record's ~0.4k more)
-        if self.recording:
-            seat.sent_at.append(sent_at)
-            if sent_at >= self.record_due:
-                self.record_due = sent_at + GZIP_FLUSH_S
-                self.record.flush()
-        self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
+        self.sent(seat, sent_at)
         # The quick read waits at most to this request's deadline (the scope's is not moved here).
         # Nothing in trio runs meanwhile, so the wait need not be noted (self.waiting) for it.
         # (A short read: a longer reply is kept, and read_reply reads the rest.)
@@ -655,21 +672,16 @@ class _Match:
         self.asking = (request_id, legal, limit_ms, None, reply)
         return None
 
-    def sent(self, seat: _Seat, request_id: int, sent_at: float) -> float:
-        """The request is written; the bot's time started at ``sent_at`` (the match's time),
-        which is returned. (ask_now does the same inline.)"""
+    def sent(self, seat: _Seat, sent_at: float) -> None:
+        """The seat's latest request is written; the bot's time started at ``sent_at`` (the
+        match's time). The record notes it for its replies' "ms" (sent_time), and a slow
+        match's record is flushed for its watchers; the referee's own time ends here."""
         if self.recording:
-            self.record_sent(seat, sent_at)
+            seat.sent_at.append(sent_at)  # (at request_id - seat.first_id)
+            if sent_at >= self.record_due:  # a slow match: let its watchers see the lines so far
+                self.record_due = sent_at + GZIP_FLUSH_S
+                self.record.flush()
         self.referee_us.append((time.perf_counter() - self.mark) * 1e6)
-        return sent_at
-
-    def record_sent(self, seat: _Seat, sent_at: float) -> None:
-        """Note when the seat's latest request was written, for its replies' "ms" (sent_time);
-        and flush the record of a slow match, for its watchers. (ask_now does it inline.)"""
-        seat.sent_at.append(sent_at)  # (at request_id - seat.first_id)
-        if sent_at >= self.record_due:  # a slow match: let its watchers see the lines so far
-            self.record_due = sent_at + GZIP_FLUSH_S
-            self.record.flush()
 
     def cannot_write(
         self, seat: _Seat, scope: trio.CancelScope, request_id: int, legal: list[str]
@@ -700,7 +712,8 @@ class _Match:
             except BotGone:
                 return self.cannot_write(seat, scope, request_id, legal)
             # (The rest was written in parts, as the bot read: its time starts once it all is.)
-            sent_at = self.sent(seat, request_id, self.now())
+            sent_at = self.now()
+            self.sent(seat, sent_at)
             self.waiting = (seat, request_id, sent_at, True)
         # Whatever waits from here on waits under this request's deadline.
         self.move_deadline(scope, sent_at + limit_ms / 1000)
@@ -744,26 +757,16 @@ class _Match:
         line, booking nothing: read_reply's full checks then take it."""
         if self.full_record:  # (read_reply does not call it once a compact one's request line
             return None  # is written: no array stands for that decision then)
-        # The usual reply, {"type":"action","id":N,"index":K}, by its own decoder: what
-        # protocol.codec.index_reply takes, inline (decode_plain_action's count of the quotes and
-        # its checks fewer: ~1.7k instructions per decision). Any other line takes the general
-        # decode below, which takes such a line too, as the same id and index. A reply by name
-        # ends in '"}' and is not tried: its failed decode, the exception caught, cost ~5k
-        # instructions per decision (Python random bots, cachegrind).
-        try:
-            reply = (
-                decode_index_reply(line)
-                if line[-2] != QUOTE and (size := len(line)) <= INDEX_REPLY_MAX_BYTES
-                else None
-            )
-        except Exception:  # whatever a line provokes (or one under 2 bytes): the general decode
-            reply = None
+        # The usual reply, {"type":"action","id":N,"index":K}, by its own decoder (index_reply);
+        # any other line by the general decode, which takes such a line too, as the same id and
+        # index.
+        reply = index_reply(line)
         if reply is not None:
             if reply.id != request_id:
                 return None
             try:
                 chosen = legal[reply.index]  # (never negative: IndexReply's)
-            except IndexError:  # (no range check: ~0.5k instructions fewer)
+            except IndexError:
                 return None
         else:
             message = decode_plain_action(line)
@@ -783,47 +786,10 @@ class _Match:
         if used_ms > limit_ms:
             return None  # late: read_reply's path books and reports it
         seat.times_ms.append(used_ms)
-        clock = seat.clock
-        # In time without a bank, charge() books nothing and charges 0: its call is saved.
-        charged_ms = 0 if clock.bank_left_ms is None else clock.charge(used_ms).charged_ms
-        time_left = self.unwritten_request
-        if time_left is not None:  # a compact record's: record_decision
-            self.unwritten_request = None
-            self.action_recorded = True
-            us = floor(used_ms * 1000.0 + 0.5)  # microseconds (ms3 of the line's ms)
-            if reply is not None:
-                # The canonical reply, proved by its length and key order (record.py at
-                # CANONICAL_REPLY_BASE: the length of a seat's later ids' is never less than
-                # canonical_len; the bytes at CANONICAL_ID_AT and CANONICAL_TYPE_AT, literal
-                # here: a constant loads faster than a global), of a seat with a request
-                # recorded before and no bank (canonical_len set): the short array, which the
-                # rest of the record gives the rest of.
-                index = reply.index
-                if (
-                    size == seat.canonical_len + (index > 9)  # (size: len(line), as decoded)
-                    and line[19] == 100  # d
-                    and line[2] == 116  # t
-                ):
-                    self.record_entries.append(ShortDecision(us, index))
-                    return chosen
-                # For the next ids (request_id + 1's digits on); never with a bank (0 matches
-                # no line IndexReply reads).
-                seat.canonical_len = (
-                    CANONICAL_REPLY_BASE + 1 + len(str(request_id + 1))
-                    if clock.bank_left_ms is None
-                    else 0
-                )
-            self.record_entries.append(
-                Decision(  # (not a tuple: see Decision)
-                    seat.index,
-                    request_id,
-                    time_left,
-                    us,
-                    charged_ms,
-                    line.decode() if len(line) <= RECORDED_LINE_CHARS else recorded_text(line),
-                    chosen,
-                )
-            )
+        charged_ms = seat.clock.charged_in_time_ms(used_ms)
+        if self.unwritten_request is not None:  # a compact record's
+            index = None if reply is None else reply.index
+            self.record_decision(seat, request_id, used_ms, charged_ms, line, chosen, index)
         return chosen
 
     async def read_reply(
@@ -940,7 +906,7 @@ class _Match:
                 return None
             assert action is not None  # (check_action chose one: no problem)
             if self.unwritten_request is not None:  # only a compact record keeps it this long
-                self.record_decision(seat, request_id, used_ms, charge, line, action)
+                self.record_decision(seat, request_id, used_ms, charge.charged_ms, line, action)
             elif self.recording:
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
             return action
@@ -1086,6 +1052,12 @@ class _Match:
                         "team": None if self.teams is None else self.teams[s.index],
                         "ready_name": s.bot.reported_name,
                         "sent_name": s.bot.sent_name,
+                        # a seat with a limit of its own (a person's, SPEC 11)
+                        **(
+                            {"decision_ms": s.clock.decision_ms}
+                            if s.clock.decision_ms != self.control.decision_ms
+                            else {}
+                        ),
                     }
                     for s in self.seats
                 ],
@@ -1125,6 +1097,8 @@ class _Match:
                 )
             )
         self.route_events()
+        if self.eager:
+            self.push_events()
 
     async def play(self) -> None:
         state = self.state
@@ -1143,13 +1117,7 @@ class _Match:
                         # does not undo that, and the next seat's wait would end at once. (Only
                         # trio's scheduler cancels it, and ask_now never yields to it.)
                         expired = self.now() >= self.expiry_check_from and self.scope_expired(scope)
-                    # (apply() inline: a call fewer per decision)
-                    if self.action_recorded:  # an ordinary decision's compact line (quick_reply)
-                        self.action_recorded = False
-                    elif self.recording:
-                        self.record_action(seat, answer[0], answer[1])
-                    state.apply(answer[0])
-                    self.route_events()
+                    self.apply(seat, answer[0], answer[1])
                     if expired:
                         break
             if scope.cancelled_caught and self.waiting is not None:
@@ -1158,36 +1126,37 @@ class _Match:
                 self.apply(seat, self.timed_out(), "autopilot")
 
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
-        """Apply the decision's action (play() does the same inline)."""
+        """Apply the decision's action, recorded unless its compact line is (quick_reply)."""
         if self.action_recorded:  # an ordinary decision's compact line (quick_reply)
             self.action_recorded = False
         elif self.recording:
             self.record_action(seat, action, chosen_by)
         self.state.apply(action)
         self.route_events()
+        if self.eager:
+            self.push_events()
+
+    def push_events(self) -> None:
+        """Write to each eager seat (a person) what it has not seen yet, now rather than with
+        its next request: the very lines a bot gets, in the same order, only sooner."""
+        for seat in self.eager:
+            if not seat.writable:
+                continue
+            seat.take_shared(self.shared_lines)
+            if seat.pending:
+                data = b"".join(seat.pending)
+                seat.pending.clear()
+                try:
+                    seat.bot.send_nowait(data)
+                except BotGone:
+                    self.unwritable(seat)
 
     def final_placings(
         self, game_placings: tuple[int, ...]
     ) -> tuple[tuple[int, ...], tuple[int, ...]]:
         """Placings with every forfeited seat (and its partners) placed last; the forfeited seats."""
         forfeited = tuple(s.index for s in self.seats if s.forfeited)
-        losers = set(forfeited)
-        if self.teams is not None:
-            losing_teams = {self.teams[s] for s in forfeited}
-            losers = {s for s in range(self.players) if self.teams[s] in losing_teams}
-        if not losers:
-            return game_placings, forfeited
-        # Better placing = smaller number: rank the others by their game placing, then the losers.
-        keys = [(1 if s in losers else 0, game_placings[s]) for s in range(self.players)]
-        if self.teams is None:
-            return tuple(1 + sum(other < mine for other in keys) for mine in keys), forfeited
-        # Team games place teams among teams: partners share one key, each team counts once.
-        team_keys = {self.teams[s]: keys[s] for s in range(self.players)}
-        final = tuple(
-            1 + sum(other < team_keys[self.teams[s]] for other in team_keys.values())
-            for s in range(self.players)
-        )
-        return final, forfeited
+        return tuple(forfeit_placings(game_placings, set(forfeited), self.teams)), forfeited
 
     async def finish(
         self,
@@ -1220,9 +1189,7 @@ class _Match:
         rest: list[tuple[_Seat, bytes]] = []
         for seat in self.seats:
             if seat.writable:
-                untaken = self.shared_lines[seat.shared_taken :]
-                data = b"".join((*seat.pending, *untaken, end))
-                seat.pending.clear()
+                data = seat.unseen(self.shared_lines, end)
                 try:
                     written = seat.bot.send_nowait(data)
                 except BotGone:
@@ -1234,6 +1201,30 @@ class _Match:
             async with trio.open_nursery() as nursery:
                 for seat, data in rest:
                     nursery.start_soon(deliver, seat, data)
+
+
+class MatchStopped(Exception):
+    """The match was stopped from outside (MatchStop): its record ends with a ``stopped`` line."""
+
+    def __init__(self, reason: str, record_path: Path | None) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.record_path = record_path
+
+
+class MatchStop:
+    """Stops a match from outside with a reason (a person's Ctrl-C, SPEC 11): the decision in
+    progress is abandoned, the record ends with ``{"type": "stopped", "reason": ...}`` instead
+    of a result, and run_match raises MatchStopped."""
+
+    def __init__(self) -> None:
+        self.reason: str | None = None
+        self.scope = trio.CancelScope()
+
+    def stop(self, reason: str) -> None:
+        if self.reason is None:
+            self.reason = reason
+        self.scope.cancel()
 
 
 async def run_match(
@@ -1248,6 +1239,8 @@ async def run_match(
     record_path: Path | RecordFile | None = None,
     commitment: str | None = None,
     sent_id: str | None = None,
+    seat_decision_ms: Mapping[int, int] | None = None,
+    stop: MatchStop | None = None,
 ) -> MatchResult:
     """Play one match between running bots (seat i is ``seats[i]``) and return its result.
     ``record_path``: a file to write the match's record to, or a records file to append it to
@@ -1256,6 +1249,8 @@ async def run_match(
     ``sent_id``: the match id the bots are sent, when it is not ``match_id`` (a tournament's
     opaque id, SPEC 4.1); everything else (record, result, log markers, messages) names the
     match by ``match_id``.
+    ``seat_decision_ms``: a limit per decision of its own for some seats (a person's); the header
+    names it in that seat's entry. ``stop``: lets the caller stop the match (MatchStopped).
 
     Raises OptionError for a bad player count or options before any bot is spoken to. The bots are
     not closed here: their owner closes them, and replaces any that is no longer ``alive``.
@@ -1276,14 +1271,30 @@ async def run_match(
     finished = False
     try:
         match = _Match(
-            game, seats, seed, options, match_id, time_control, max_faults, record, sent_id
+            game,
+            seats,
+            seed,
+            options,
+            match_id,
+            time_control,
+            max_faults,
+            record,
+            sent_id,
+            seat_decision_ms,
         )
-        match.start(commitment)
-        await match.play()
+        stop_scope = stop.scope if stop is not None else trio.CancelScope()
+        with stop_scope:
+            match.start(commitment)
+            await match.play()
+        if stop is not None and stop_scope.cancelled_caught:
+            reason = stop.reason or "stopped"
+            match.write({"type": "stopped", "reason": reason})
+            record.close()
+            raise MatchStopped(reason, record.path)
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)
         # "completed", unless the game stops early on purpose (arena check's one-decision matches)
-        termination = Termination(getattr(match.state, "termination", Termination.COMPLETED))
+        termination = Termination(match.state.termination)
         await match.finish(placings, outcome.scores, forfeited, termination)
         duration = time.perf_counter() - began
         load = machine_load_per_core()

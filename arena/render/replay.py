@@ -19,9 +19,6 @@ from arena.referee.lines import printable
 from arena.referee.record import Replay
 from arena.tournament.store import StoredMatch
 
-# The events that start a deal (a round, a hand; All Fours' redeal deals the hand again).
-DEAL_STARTS = ("round_start", "deal_start", "hand_start", "redeal")
-
 
 def _format_event(data: dict[str, Any], played_by: dict[str, int] | None = None) -> str:
     """One event as a line; a trick's cards are labelled with the seats that played them, taken
@@ -104,7 +101,7 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
                 if previous.get("type") == kind and event.data.items() <= previous.items():
                     continue
                 previous = event.data
-            if kind in DEAL_STARTS:
+            if kind in state.DEAL_STARTS:
                 lines.append(Text(_format_event(event.data), style="bold"))
             elif kind == "trick":
                 lines.append(Text(_format_event(event.data, played_by), style="green"))
@@ -142,6 +139,8 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
             message = printable(str(entry["message"]))  # (a record may quote a bot's stderr)
             lines.append(Text(f"  fault ({entry['kind']}): {message}", style="yellow"))
     parts.extend(lines)
+    if replay.stopped is not None:
+        parts.append(Text(f"stopped before its end: {printable(replay.stopped)}", style="bold"))
     result = replay.result or {}
     table = Table(title="result")
     for column in ("seat", "bot", "score", "place", "note"):
@@ -160,17 +159,20 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
     return Group(*parts)
 
 
-def dealt_hands(events: Sequence[Event]) -> list[tuple[str, list[list[list[str]]]]]:
-    """Every deal of a match, in order: its name (``round 3``, ``hand 2``, ``redeal``) and, per
-    seat, the packets of cards dealt to it (Vingt-down's 2 then 3 cards, All Fours' runs)."""
-    deals: list[tuple[str, list[list[list[str]]]]] = []
+def dealt_hands(
+    events: Sequence[Event], starts: Sequence[str]
+) -> list[tuple[str, list[list[list[str]]]]]:
+    """Every deal of a match, in order: its name (``round 3``, ``hand 2``, ``redeal``: the type of
+    the event that started it, one of ``starts``, the game's DEAL_STARTS, with its number) and,
+    per seat, the packets of cards dealt to it (Vingt-down's 2 then 3 cards, All Fours' runs).
+    No ``starts``: the match is one deal."""
+    deals: list[tuple[str, list[list[list[str]]]]] = [] if starts else [("deal", [])]
     for event in events:
         data = event.data
-        kind = data.get("type")
-        if kind in DEAL_STARTS:
+        kind = str(data.get("type"))
+        if kind in starts:
             number = next((data[key] for key in ("round", "deal", "hand") if key in data), "")
-            name = "redeal" if kind == "redeal" else f"{kind.removesuffix('_start')} {number}"
-            deals.append((name, []))
+            deals.append((f"{kind.removesuffix('_start')} {number}".strip(), []))
         elif kind == "deal" and deals and isinstance(data.get("seat"), int):
             hands = deals[-1][1]
             hands.extend([] for _ in range(data["seat"] + 1 - len(hands)))
@@ -184,7 +186,7 @@ def render_deal(
     """The deal of ``replay`` in every rotation stored: one row per seat's cards (every deal of
     the match: the cards dealt to that seat, packet by packet), one column per rotation: who held
     those cards and what they scored (the duplicate comparison, SPEC.md 10.3)."""
-    deals = dealt_hands(replay.state.events)
+    deals = dealt_hands(replay.state.events, replay.state.DEAL_STARTS)
     this = replay.header.get("match_id")
     table = Table(
         title=f"the same deal in {len(rotations)} rotations (score, place; * = this record)",

@@ -147,6 +147,9 @@ def definition_differences(replay: Replay, definition: Mapping[str, Any]) -> str
             f"time_control: the definition has {_shown(definition['time'])}, the record "
             f"{_shown(header.get('time_control'))}"
         )
+    own = [s.get("seat") for s in header.get("seats", ()) if "decision_ms" in s]
+    if own:  # a seat's own limit is a person's (SPEC 11): a tournament seats no person
+        return f"seat {own[0]} has a limit per decision of its own; the definition has none"
     if "max_faults" in definition and header.get("max_faults") != definition["max_faults"]:
         return (
             f"max_faults: the definition has {definition['max_faults']}, the record "

@@ -32,7 +32,7 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, overload
 
-from arena.games.cards import MASK64, TWO64, Rng, derive_seed
+from arena.games.cards import Rng, derive_seed
 
 SEATINGS = ("duplicate", "single")
 DEFAULT_MAX_TABLES = 24
@@ -258,8 +258,7 @@ def _balanced_groups(
     of squared pair counts (the same total spread more evenly), or keep it equal.
 
     The swap loop is the schedule's hot spot (2,000 steps per try), so it works on bot indices,
-    a meetings matrix and group bitmasks, with the generator inlined: it draws exactly the values
-    ``rng.below`` and ``rng.choice`` would, so the groups are those of the plain version.
+    a meetings matrix and group bitmasks.
     """
     plays = [0] * bot_count
     meets = [[0] * bot_count for _ in range(bot_count)]
@@ -293,45 +292,12 @@ def _balanced_groups(
     if size < 2:
         return groups, meets
     masks = [sum(1 << b for b in group) for group in groups]
-    state = rng.state
-    size_limit = TWO64 - TWO64 % size
-    n_limit = TWO64 - TWO64 % n
     for _ in range(SWAP_ATTEMPTS):
-        while True:  # gi = rng.below(size)
-            state = (state + 0x9E3779B97F4A7C15) & MASK64
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-            z ^= z >> 31
-            if z < size_limit:
-                break
-        gi = z % size
-        while True:  # gj = rng.below(size)
-            state = (state + 0x9E3779B97F4A7C15) & MASK64
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-            z ^= z >> 31
-            if z < size_limit:
-                break
-        gj = z % size
+        gi, gj = rng.below(size), rng.below(size)
         if gi == gj:
             continue
         group_i, group_j = groups[gi], groups[gj]
-        while True:  # x = rng.choice(group_i)
-            state = (state + 0x9E3779B97F4A7C15) & MASK64
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-            z ^= z >> 31
-            if z < n_limit:
-                break
-        xi = z % n
-        while True:  # y = rng.choice(group_j)
-            state = (state + 0x9E3779B97F4A7C15) & MASK64
-            z = ((state ^ (state >> 30)) * 0xBF58476D1CE4E5B9) & MASK64
-            z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK64
-            z ^= z >> 31
-            if z < n_limit:
-                break
-        yj = z % n
+        xi, yj = rng.below(n), rng.below(n)  # (rng.choice of each group, by position)
         x, y = group_i[xi], group_j[yj]
         mask_i, mask_j = masks[gi], masks[gj]
         if mask_j >> x & 1 or mask_i >> y & 1:
@@ -363,7 +329,6 @@ def _balanced_groups(
             group_i[xi], group_j[yj] = y, x
             masks[gi] = mask_i ^ (1 << x) ^ (1 << y)
             masks[gj] = mask_j ^ (1 << x) ^ (1 << y)
-    rng.state = state
     return groups, meets
 
 

@@ -38,13 +38,15 @@ from fractions import Fraction
 from typing import Any
 
 import msgspec
-from openskill.models import PlackettLuce, PlackettLuceRating
+from openskill.models import PlackettLuceRating
 
 from arena.games import GAMES
 from arena.referee.clock import TimeControl
 from arena.stats.deals import BotMoments, DealTally, PairMoments, Rotation
 from arena.stats.moments import CONFIDENCE, Estimate, estimate, holm
+from arena.tournament import openskill_fast
 from arena.tournament.latency import LatencyReport, LatencyTally
+from arena.tournament.openskill_fast import DEFAULT_RATING, Rating
 from arena.tournament.store import ResultStore, StoredMatch
 
 OVERALL = "overall"
@@ -299,8 +301,6 @@ class StaleFold(Exception):
 
 RATING_WINDOW = 1024  # rated matches kept for re-rating when one arrives out of order
 
-Rating = tuple[float, float]  # mu, sigma
-
 
 @persisted
 class StandingsFold:
@@ -354,7 +354,9 @@ class StandingsFold:
         self._latency = LatencyTally(margin_ms)
         self._changes = 0  # matches added: the tables built are reused until the next one
         self._memo: tuple[tuple[int, float], Standings] | None = None
-        self._players: list[PlackettLuceRating] = []  # the model's objects, reused (_rate)
+        self._players: list[
+            PlackettLuceRating
+        ] = []  # the model's objects, reused (openskill_fast.rate)
 
     def order(self, match: StoredMatch) -> tuple:
         return schedule_order(match, self._games)
@@ -463,7 +465,7 @@ class StandingsFold:
         for scope in (game, OVERALL):
             ratings = self._ratings.setdefault(scope, {})
             before = [[ratings.get(bot) for bot in side] for side in members]
-            after = _rate(players, before, ranks)
+            after = openskill_fast.rate(players, before, ranks)
             for side, olds, news in zip(members, before, after, strict=True):
                 for bot, old, new in zip(side, olds, news, strict=True):
                     ratings[bot] = new
@@ -552,41 +554,8 @@ class StandingsFold:
         return built
 
 
-_MODEL = PlackettLuce()
-DEFAULT_RATING: Rating = (_MODEL.mu, _MODEL.sigma)
-
-
-_TAU_SQUARED = _MODEL.tau * _MODEL.tau  # as PlackettLuce.rate squares it
-
-
 def _entry_key(entry: list[Any]) -> tuple:
     return entry[0]
-
-
-def _rate(
-    players: list[PlackettLuceRating], teams: list[list[Rating | None]], ranks: Sequence[float]
-) -> list[list[Rating]]:
-    """The new rating of every player of ``teams`` (None: not rated yet), bit for bit what
-    ``_MODEL.rate`` gives, by the steps it takes (tau added to sigma, the teams sorted by rank,
-    the update) on ``players``, model objects reused across calls (grown as needed): ``rate``
-    makes a new one per player and per copy, each drawing a uuid4 from the OS (~0.5 us).
-    tests/tournament/test_standings.py checks it against ``_MODEL.rate``."""
-    needed = sum(len(team) for team in teams)
-    while len(players) < needed:
-        players.append(_MODEL.rating())
-    objects: list[list[PlackettLuceRating]] = []
-    used = 0
-    for team in teams:
-        side = players[used : used + len(team)]
-        used += len(team)
-        for player, rating in zip(side, team, strict=True):
-            mu, sigma = rating or DEFAULT_RATING
-            player.mu = mu
-            player.sigma = math.sqrt(sigma * sigma + _TAU_SQUARED)
-        objects.append(side)
-    order = sorted(range(len(teams)), key=ranks.__getitem__)  # stable, as rate's sort
-    _MODEL._compute(teams=[objects[i] for i in order], ranks=sorted(ranks))  # updates in place
-    return [[(player.mu, player.sigma) for player in side] for side in objects]
 
 
 def _pairs(

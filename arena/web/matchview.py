@@ -166,6 +166,7 @@ def match_frames(entries: Sequence[Mapping[str, Any]], seat: int | None) -> dict
         "game_name": spec.name if hasattr(spec, "name") else spec.id,
         "players": state.players,
         "options": _plain(state.options),
+        "scoring_events": list(state.SCORING_EVENTS),
         "seats": [
             {"seat": s.get("seat"), "bot": s.get("bot"), "team": s.get("team")}
             for s in seats
@@ -187,9 +188,10 @@ def first_deal(
     game_id: str, players: int, options: Mapping[str, Any], seed: int
 ) -> list[list[str]] | None:
     """Every seat's cards of the first deal, from the seed alone (no record needed): the cards
-    dealt before the first card is played or exchanged. Where the deal comes in parts with
-    decisions between them (Vingt-down's trump choice), the rules are stepped with the first
-    legal action: what is dealt does not depend on it, the seed alone decides the cards."""
+    dealt (``deal`` events) before the first card is played or the deal ends (the game's
+    DEAL_ENDS). Where the deal comes in parts with decisions between them (Vingt-down's trump
+    choice), the rules are stepped with the first legal action: what is dealt does not depend on
+    it, the seed alone decides the cards."""
     spec = find_game(game_id)
     state = spec.new_match(players, options, seed, Dealer(Rng(seed)))
     hands: list[list[str]] = [[] for _ in range(players)]
@@ -197,7 +199,7 @@ def first_deal(
     for _ in range(200):
         for event in state.events[seen:]:
             kind = event.data.get("type")
-            if kind in ("play", "exchange", "trick", "round_end", "deal_end", "hand_end"):
+            if kind == "play" or kind in state.DEAL_ENDS:
                 return [sorted_like(hand, state) for hand in hands]
             if kind == "deal" and isinstance(event.data.get("seat"), int):
                 hands[event.data["seat"]].extend(event.data.get("cards", []))

@@ -420,18 +420,31 @@ async def serve_tournament(
     shutdown: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Serve until cancelled; ``task_status.started`` (and ``on_ready``) get the page's URL."""
+    app = build_app(source, access, HostCheck(host, allowed_hosts))
+    async with trio.open_nursery() as nursery:
+        url = await nursery.start(serve_app, app, host, port, shutdown)
+        if on_ready is not None:
+            on_ready(url)
+        task_status.started(url)
+
+
+async def serve_app(
+    app: ASGIApp,
+    host: str,
+    port: int,
+    shutdown: Callable[[], Awaitable[None]] | None = None,
+    task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
+) -> None:
+    """Serve ``app`` on ``host``:``port`` (0: any free port) by hypercorn until cancelled (or
+    ``shutdown`` returns); ``task_status.started`` gets its URL."""
     config = Config()
     config.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     config.accesslog = None
     config.errorlog = None
     config.graceful_timeout = 0.5
-    app = build_app(source, access, HostCheck(host, allowed_hosts))
     async with trio.open_nursery() as nursery:
         binds = await nursery.start(_serve, app, config, shutdown)
-        url = binds[0] + "/" if binds else f"http://{host}:{port}/"
-        if on_ready is not None:
-            on_ready(url)
-        task_status.started(url)
+        task_status.started(binds[0] + "/" if binds else f"http://{host}:{port}/")
 
 
 class ServeError(Exception):

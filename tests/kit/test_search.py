@@ -11,7 +11,7 @@ import pytest
 from arena.games import GAMES
 from arena.games.core import GameState
 from arena.kit import Deadline, Tally, play_out_deal, sample_world, search
-from arena.kit.search import DEAL_ENDS, own_total
+from arena.kit.search import own_total
 
 
 class MoveClock:
@@ -89,7 +89,7 @@ def test_max_worlds_stops_the_search_before_the_deadline():
 
 
 def deal_ends(state: GameState) -> int:
-    return sum(1 for event in state.events if event.data.get("type") in DEAL_ENDS)
+    return sum(1 for event in state.events if event.data.get("type") in state.DEAL_ENDS)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -102,8 +102,9 @@ def test_play_out_deal_plays_to_the_end_of_the_deal_only(game):
             ended = deal_ends(state)
             totals = play_out_deal(state, rng)
             assert deal_ends(state) == ended + 1 or state.is_over
-            end = next(e.data for e in reversed(state.events) if e.data.get("type") in DEAL_ENDS)
-            field = DEAL_ENDS[end["type"]]
+            ends = state.DEAL_ENDS
+            end = next(e.data for e in reversed(state.events) if e.data.get("type") in ends)
+            field = ends[end["type"]]
             teams = spec.teams(spec.default_players)
             expected = [end[field][t] for t in teams] if teams else end[field]
             assert totals == expected
@@ -127,8 +128,9 @@ def test_an_action_that_ends_the_deal_is_the_whole_rollout(game):
         replayed.apply(action)
     totals = play_out_deal(replayed, random.Random(0), first=last, deadline=Deadline(0.0))
     assert replayed.actions == previous + [last]  # no move after it, though the deadline passed
-    end = next(e.data for e in replayed.events if e.data.get("type") in DEAL_ENDS)
-    assert totals == [end[DEAL_ENDS[end["type"]]][t] for t in spec.teams(4) or range(4)]
+    ends = replayed.DEAL_ENDS
+    end = next(e.data for e in replayed.events if e.data.get("type") in ends)
+    assert totals == [end[ends[end["type"]]][t] for t in spec.teams(4) or range(4)]
 
 
 def test_a_low_score_wins_in_vingt_down_so_the_value_is_negated():

@@ -29,12 +29,6 @@ CONFIGS = [
         else [{}]
     )
 ]
-DEAL_STARTS = {
-    "alles-oder-nichts": ("round_start",),
-    "eight-rounds": ("round_start",),
-    "vingt-down": ("deal_start",),
-    "all-fours": ("hand_start", "redeal"),
-}
 
 
 def seen_by(state: GameState, seat: int) -> list[dict[str, Any]]:
@@ -44,19 +38,20 @@ def seen_by(state: GameState, seat: int) -> list[dict[str, Any]]:
 def deal_events(events: list[dict[str, Any]], game: str) -> list[dict[str, Any]]:
     """This deal's events after its start, without the running team totals that All Fours'
     awards carry (a world keeps the score it is given, not the history that made it)."""
-    deal = worlds_module.current_deal_events(events, DEAL_STARTS[game])[1:]
+    deal = worlds_module.current_deal_events(events, GAMES[game].state_class.DEAL_STARTS)[1:]
     return [{k: v for k, v in e.items() if k != "scores"} for e in deal]
 
 
-def true_holdings(state: GameState, seat: int) -> dict[Any, set[str]]:
-    """What each holder the sampler deals to really holds now."""
-    out: dict[Any, set[str]] = {s: set(state.hands[s]) for s in range(state.players) if s != seat}
-    if hasattr(state, "stock"):
-        out["stock"] = set(state.stock)
-    for s, cards in enumerate(getattr(state, "discards", [])):
-        if s != seat and cards:
-            out[("discards", s)] = set(cards)
-    return out
+def true_holdings(state: GameState, seat: int) -> dict[str, set[str]]:
+    """What each holder the sampler deals to (the other hands, their discards, the stock) really
+    holds now, by its ``card_locations`` name."""
+    others = [s for s in range(state.players) if s != seat]
+    dealt = {"stock", *(f"hand {s}" for s in others), *(f"discards {s}" for s in others)}
+    return {
+        name: set(cards)
+        for name, cards in state.card_locations().items()
+        if name in dealt and (cards or name.startswith("hand"))
+    }
 
 
 class Recorder:
@@ -73,7 +68,7 @@ class Recorder:
 
 def play_on(world: GameState, rng: random.Random, to_end_of_match: bool) -> None:
     marker = len(world.events)
-    starts = DEAL_STARTS[world.SPEC.id]
+    starts = world.DEAL_STARTS
     while not world.is_over:
         world.apply(rng.choice(world.legal_actions()))
         if not to_end_of_match and any(e.data.get("type") in starts for e in world.events[marker:]):

@@ -60,3 +60,17 @@ def test_the_no_bank_shortcut_charges_exactly_what_the_general_rule_gives():
         assert charge.in_time is in_time
         assert charge.used_ms == used and charge.allowed_ms == 1000 and charge.charged_ms == 0
         assert charge.forgiven_ms == (max(0.0, used - 1000) if in_time else 0.0)
+
+
+@pytest.mark.parametrize(
+    "control",
+    [TimeControl(decision_ms=100), TimeControl(decision_ms=100, bank_ms=250, increment_ms=20)],
+)
+def test_charged_in_time_is_what_charge_books(control):
+    """The referee's usual decision asks only what the bank lost: the same as charge() books."""
+    plain, short = SeatClock(control), SeatClock(control)
+    for used in (0.2, 99.5, 100.0, 120.0, 37.0, 0.0):
+        if used > plain.allowed_ms() + control.margin_ms:
+            continue  # (in time only)
+        assert short.charged_in_time_ms(used) == plain.charge(used).charged_ms
+        assert short.bank_left_ms == plain.bank_left_ms

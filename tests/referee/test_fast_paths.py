@@ -29,13 +29,15 @@ import trio.testing
 from arena.bots.check import option_sets
 from arena.games import GAMES, find_game
 from arena.games.cards import Rng, derive_seed
+from arena.referee import trio_fast
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import DEADLINE_SLACK_S, run_match, view_struct
-from arena.referee.process import BotProcess, ProcessTransport, _QuickRead
+from arena.referee.process import BotProcess, ProcessTransport
 from arena.referee.record import read_record
 from arena.referee.results import FaultKind
 from arena.referee.testing import FakeBot, connect_fake
+from arena.referee.trio_fast import QuickRead, quick_reads_taken
 from protocol.codec import encode_line
 from protocol.messages import Event, Request
 
@@ -230,8 +232,8 @@ def pipes():
 
 async def test_the_quick_read_takes_a_ready_reply_without_a_scheduler_pass(pipes):
     (ours, ours_w), _ = pipes
-    quick = _QuickRead(ours)
-    assert _QuickRead.usable(), "the installed trio no longer offers what the quick read uses"
+    quick = QuickRead(ours)
+    assert trio_fast.usable(), "the installed trio no longer offers what the quick read uses"
     with trio.move_on_after(0.2):
         os.write(ours_w, b"reply\n")
         assert quick.read(100) == b"reply\n"
@@ -250,7 +252,7 @@ async def test_the_quick_read_takes_a_ready_reply_without_a_scheduler_pass(pipes
 async def test_the_quick_read_never_outlasts_trios_next_timer(pipes):
     """A timer elsewhere (another task's sleep) bounds the wait: it fires on time, not late."""
     (ours, _), _ = pipes
-    quick = _QuickRead(ours)
+    quick = QuickRead(ours)
     woke: list[float] = []
 
     async def sleeper() -> None:
@@ -273,7 +275,7 @@ async def test_the_quick_read_gives_way_to_a_task_of_the_same_scheduler_batch(pi
     """trio runs a batch of runnable tasks one after the other: a task after this one in the
     batch is in no run queue, yet it must not wait for the quick read (here: 5 s)."""
     (ours, _), _ = pipes
-    quick = _QuickRead(ours)
+    quick = QuickRead(ours)
     stop = False
 
     async def busy() -> None:  # always runnable: in the run queue or in the current batch
@@ -293,7 +295,7 @@ async def test_the_quick_read_gives_way_to_a_task_of_the_same_scheduler_batch(pi
 
 async def test_the_quick_read_gives_way_to_any_other_task(pipes):
     (ours, ours_w), (other, other_w) = pipes
-    quick = _QuickRead(ours)
+    quick = QuickRead(ours)
     got = []
 
     async def other_task() -> None:
@@ -327,7 +329,7 @@ class RecordingPoller:
 
 async def test_the_quick_read_waits_at_most_until_the_bound_it_is_given(pipes):
     (ours, _), _ = pipes
-    quick = _QuickRead(ours)
+    quick = QuickRead(ours)
     poller = RecordingPoller()
     quick.read(100, 0.0)  # (attached: its poll is then replaced)
     quick.poll = poller.poll
@@ -348,14 +350,14 @@ async def test_the_quick_read_waits_at_most_until_the_bound_it_is_given(pipes):
 async def test_no_quick_read_under_a_mock_clock(pipes, autojump_clock):
     (ours, ours_w), _ = pipes
     os.write(ours_w, b"reply\n")
-    assert _QuickRead(ours).read(100) is None  # trio's path, even with the reply there
+    assert QuickRead(ours).read(100) is None  # trio's path, even with the reply there
     assert os.read(ours, 100) == b"reply\n"
 
 
 async def test_no_quick_read_once_closed(pipes):
     """Its fd's number may be reused once closed: the quick read never polls it again."""
     (ours, ours_w), _ = pipes
-    quick = _QuickRead(ours)
+    quick = QuickRead(ours)
     os.write(ours_w, b"one\n")
     assert quick.read(100) == b"one\n"
     os.write(ours_w, b"two\n")
@@ -367,7 +369,7 @@ async def test_no_quick_read_once_closed(pipes):
 def test_the_quick_read_serves_each_trio_run_it_is_read_in(pipes):
     """One per bot output for its whole life: a bot may play in one trio run after another."""
     (ours, ours_w), _ = pipes
-    quick = _QuickRead(ours)
+    quick = QuickRead(ours)
 
     async def read_one() -> bytes | None:
         await trio.testing.wait_all_tasks_blocked()  # (none of trio's waits behind the read)
@@ -389,7 +391,7 @@ async def test_real_bots_take_the_quick_read_and_play_the_same_match(tmp_path, m
     bot.chmod(0o755)
     records = []
     told = []
-    read = _QuickRead.read
+    read = QuickRead.read
 
     def told_read(self, max_bytes, until=math.inf, task=None):
         assert task is None or task is trio.lowlevel.current_task()
@@ -398,12 +400,12 @@ async def test_real_bots_take_the_quick_read_and_play_the_same_match(tmp_path, m
 
     for quick in (True, False):
         if quick:
-            monkeypatch.setattr(_QuickRead, "read", told_read)
+            monkeypatch.setattr(QuickRead, "read", told_read)
         else:
             monkeypatch.setattr(
-                _QuickRead, "read", lambda self, max_bytes, until=0.0, task=None: None
+                QuickRead, "read", lambda self, max_bytes, until=0.0, task=None: None
             )
-        taken = _QuickRead.taken
+        taken = quick_reads_taken()
         control = TimeControl(decision_ms=5000)
         procs = [
             await BotProcess.start(
@@ -426,7 +428,7 @@ async def test_real_bots_take_the_quick_read_and_play_the_same_match(tmp_path, m
         finally:
             for proc in procs:
                 await proc.close()
-        assert (_QuickRead.taken > taken) == quick
+        assert (quick_reads_taken() > taken) == quick
         records.append([_timeless(entry) for entry in read_record(path)])
     assert records[0] == records[1]
     assert sum(told) > 50

@@ -193,6 +193,21 @@ def test_swapped_seat_names_in_a_header_are_caught(corpus, tmp_path):
         assert problem is not None and ("bots:" in problem or '"bot"' in problem), problem
 
 
+def test_a_seats_own_limit_or_a_stopped_line_in_a_tournament_record_is_caught(corpus, tmp_path):
+    """What only `arena play` writes (a person's own limit per decision, a stopped match: SPEC
+    11) is refused in a tournament's record: its seat would have had more time than the
+    definition gives, and a stopped match is not the stored one."""
+    checker = Checker(tmp_path)
+    match = corpus[0]
+    header = json.loads(match.compact[0])
+    header["seats"][1]["decision_ms"] = 10 * header["time_control"]["decision_ms"]
+    edited = [json.dumps(header, separators=(",", ":")).encode(), *match.compact[1:]]
+    problem = checker.problem(match, edited)
+    assert problem is not None and "seat 1" in problem, problem
+    stopped = [*match.compact[:-1], b'{"type":"stopped","reason":"stopped"}']
+    assert checker.problem(match, stopped) is not None
+
+
 def test_a_deeply_nested_line_is_one_line_not_a_traceback(tmp_path, corpus):
     deep = b'{"type":"reply","x":' + b"[" * 100_000 + b"]" * 100_000 + b"}"
     path = tmp_path / "deep.jsonl"

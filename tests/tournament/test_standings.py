@@ -12,6 +12,7 @@ from arena.referee.results import FaultRecord
 from arena.render.terminal import live_view, show_progress, standings_table
 from arena.stats.deals import Rotation, deal_values
 from arena.stats.moments import estimate_values
+from arena.tournament import openskill_fast
 from arena.tournament import standings as standings_module
 from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, StandingsFold, compute_standings, standings_as_data
@@ -150,7 +151,7 @@ def test_unrated_matches_are_counted_and_shown():
 def test_ratings_are_bit_for_bit_those_of_openskill_rate(seed):
     """The fold's update (model objects reused, openskill's steps taken in place) gives what
     PlackettLuce.rate gives, to the last bit: ties, mean placings, teams, new and rated bots."""
-    model, rate = standings_module._MODEL, standings_module._rate
+    model, rate = openskill_fast.MODEL, openskill_fast.rate
     rng = random.Random(seed)
     players: list = []  # reused across calls, of every size, as a fold reuses its own
     for _ in range(500):

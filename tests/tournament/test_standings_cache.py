@@ -9,6 +9,7 @@ import msgspec
 import pytest
 
 from arena.referee.results import FaultRecord
+from arena.tournament import openskill_fast
 from arena.tournament import standings as standings_module
 from arena.tournament.latency import LatencyReport
 from arena.tournament.standings import (
@@ -182,8 +183,8 @@ def hexed(ratings):
 def counted_updates(monkeypatch) -> list:
     """A list that grows by one per update of the model (one match in one scope)."""
     updates: list = []
-    real = standings_module._rate
-    monkeypatch.setattr(standings_module, "_rate", lambda *args: updates.append(1) or real(*args))
+    real = openskill_fast.rate
+    monkeypatch.setattr(openskill_fast, "rate", lambda *args: updates.append(1) or real(*args))
     return updates
 
 

@@ -51,6 +51,8 @@ class Replay:
     # per seat, each of its decisions' time as the record gives it (what the results file's
     # decision_ms holds, SPEC 10.5), in order
     times: list[list[DecisionTime]] = field(default_factory=list)
+    # why the match was stopped before its end (its record's last line, SPEC 11); else None
+    stopped: str | None = None
 
 
 @dataclass(frozen=True)
@@ -174,8 +176,10 @@ class _Checker:
             self.fault_line(entry, causes=CAUSES[FaultKind.STARTUP], request_id=None, seat=None)
         self.expect_routed()
         state = self.state
-        while not state.is_over:
+        while not state.is_over and not self.stopped_next():
             self.decision(state.mover)
+        if self.stopped_next():
+            return self.stopped()
         result = self.take("result", "the result line (the match is over)")
         self.result_line(result)
         extra = self.peek()
@@ -183,7 +187,30 @@ class _Checker:
             self.fail(extra, f"a {extra['type']!r} line after the result")
         return Replay(header, self.spec, state, self.entries, result, self.faults, self.times)
 
+    def stopped_next(self) -> bool:
+        entry = self.peek()
+        return entry is not None and entry["type"] == "stopped"
+
+    def stopped(self) -> Replay:
+        """A match stopped from outside (SPEC 11): its last line says why, and has no result."""
+        entry = self.take("stopped", "the stopped line")
+        reason = self.of_type(entry, "reason", (str,), "a string: why the match was stopped")
+        extra = self.peek()
+        if extra is not None:
+            self.fail(extra, f"a {extra['type']!r} line after the stopped line")
+        return Replay(
+            self.header_entry,
+            self.spec,
+            self.state,
+            self.entries,
+            None,
+            self.faults,
+            self.times,
+            stopped=reason,
+        )
+
     def header(self, header: _Entry) -> None:
+        self.header_entry = header
         if header.get("format") not in READ_FORMATS:
             self.fail(
                 header, f'field "format" is {short(header.get("format"))}; expected 1, 2 or 3'
@@ -228,6 +255,8 @@ class _Checker:
             if "sent_name" in seat:  # (records before it: the bots were sent the name itself)
                 self.of_type(seat, "sent_name", (str,), f"the name seat {index} was sent")
             self.want(seat, "team", None if teams is None else teams[index], f" (seats[{index}])")
+            if "decision_ms" in seat:  # a limit of its own (a person's, SPEC 11)
+                self.integer(seat, "decision_ms", 1)
         self.teams = teams
         control = self.of_type(header, "time_control", (dict,), "an object")
         for name in TIME_FIELDS:
@@ -236,7 +265,8 @@ class _Checker:
                 self.fail(header, f"time_control.{name} is {short(value)}; expected an integer")
         if control["decision_ms"] < 1:
             self.fail(header, "time_control.decision_ms is 0; expected an integer >= 1")
-        self.decision_ms: int = control["decision_ms"]
+        # each seat's limit per decision: the match's, or its own
+        self.decision_ms = [s.get("decision_ms", control["decision_ms"]) for s in seats]
         self.margin_ms: int = control["margin_ms"]
         self.increment_ms: int = control["increment_ms"]
         # Each seat's bank as the clock books it (SPEC 5), None without one.
@@ -298,7 +328,8 @@ class _Checker:
         self.want(request, "decision", state.decision)
         self.want(request, "legal", legal)
         bank = self.banks[seat]
-        allowed = self.decision_ms if bank is None else min(self.decision_ms, bank)
+        own = self.decision_ms[seat]
+        allowed = own if bank is None else min(own, bank)
         self.want(request, "time_left_ms", allowed, f" (seat {seat}'s clock, SPEC 5)")
         limit = allowed + self.margin_ms
         ending: _Entry | None = None  # the reply that ends the decision
@@ -309,6 +340,8 @@ class _Checker:
             if reply["verdict"] != "stale":
                 ending = reply
                 break
+        if ending is None and self.stopped_next():
+            return  # stopped while this request waited (run() takes the stopped line)
         if ending is not None:
             self.book(seat, ending, allowed, limit)
             self.stale_after[seat, request_id] = ending.get("ms") or 0

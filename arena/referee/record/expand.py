@@ -59,7 +59,9 @@ class _Expander:
             fields = decode_line(header)
             self.format = fields["format"]
             self.banked = fields["time_control"]["bank_ms"] is not None
-            self.decision_ms = fields["time_control"]["decision_ms"]
+            # each seat's limit per decision: the match's, or its own (a person's, SPEC 11)
+            match_ms = fields["time_control"]["decision_ms"]
+            self.decision_ms = [s.get("decision_ms", match_ms) for s in fields["seats"]]
             spec = find_game(fields["game"])
             self.dealer = RecordingDealer(Rng(fields["seed"]))
             self.state = spec.new_match(
@@ -68,7 +70,14 @@ class _Expander:
                 fields["seed"],
                 self.dealer,
             )
-        except (msgspec.DecodeError, KeyError, TypeError, ValueError, GameError) as error:
+        except (
+            msgspec.DecodeError,
+            AttributeError,
+            KeyError,
+            TypeError,
+            ValueError,
+            GameError,
+        ) as error:
             self.fail(f"the header cannot start the match: {error}")
         self.dealer.watch(self.state.events)
         self.shuffles = 0
@@ -122,7 +131,15 @@ class _Expander:
             kind = value.get("type")
             if kind != "fault" or self.started:
                 self.start()
-            if kind not in ("fault", "request", "reply", "autopilot", "action", "result"):
+            if kind not in (
+                "fault",
+                "request",
+                "reply",
+                "autopilot",
+                "action",
+                "result",
+                "stopped",
+            ):
                 self.fail(f"a {short(kind)} line")
             self.out.append(raw)
             if kind == "request":
@@ -196,7 +213,7 @@ class _Expander:
             self.fail(f"a short decision array of seat {seat}, which had no request before it")
         request_id = last_id + 1
         text = canonical_reply(request_id, index)
-        return [seat, request_id, self.decision_ms, us, 0, text, legal[index]]
+        return [seat, request_id, self.decision_ms[seat], us, 0, text, legal[index]]
 
     def format2(self, value: list) -> tuple[float, int | None]:
         """A format-2 decision array's ``ms`` and ``charged_ms`` as the full reply line has them

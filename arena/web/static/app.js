@@ -395,7 +395,6 @@ function eventLine(ev, seats) {
   const rest = Object.entries(ev).filter(([k]) => !EVENT_HIDE.has(k) && k !== "_audience");
   return h("li", {}, h("b", {}, kind.replaceAll("_", " ")), " ", rest.map(([k, v]) => h("span", { class: "chip" }, `${k}: `, value(v, k))), aud);
 }
-const SCORING = /(_end|match_won|award)$/;
 const WITHHELD = "(withheld: it can name cards still in play)";
 
 async function matchPage() {
@@ -454,8 +453,8 @@ async function matchPage() {
     const objects = Object.entries(v).filter(([k, x]) => x && typeof x === "object" && !perSeat.some(([p]) => p === k) && !["hands", "hand", "trick"].includes(k));
     const hands = v.hands || null;
     const dec = f.decision;
-    const scoring = [];
-    for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (SCORING.test(ev.type || "")) scoring.push(ev);
+    const scoring = [], scores = new Set(d.scoring_events || []);  // the game's SCORING_EVENTS
+    for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (scores.has(ev.type)) scoring.push(ev);
     const seatSelect = h("select", { id: "seat", "aria-label": "whose view of the match", onchange: (e) => { seat = e.target.value; history.replaceState(null, "", "/match?" + q({ id, seat })); load().catch(showError); } },
       d.all_hands_allowed ? h("option", { value: "all", selected: seat === "all" }, "all hands") : null,
       seats.filter((s) => d.all_hands_allowed || (d.seats_allowed || []).includes(s.seat)).map((s) => h("option", { value: String(s.seat), selected: String(s.seat) === String(seat) }, `as seat ${s.seat} (${s.bot}) saw it`)));
@@ -474,6 +473,9 @@ async function matchPage() {
         h("button", { id: "next", onclick: () => step(1), title: "→" }, "▶"),
         h("button", { id: "end", onclick: () => go(last), title: "End" }, "▶|"),
         h("span", { id: "frame" }, `${at} / ${last}`), seatSelect),
+      // The card table (table.js), then the state inspector below it, one click away.
+      Table.spectate(d, at),
+      h("p", {}, h("a", { href: "#decision", id: "to-inspector" }, "the state inspector ↓")),
       dec ? h("div", { class: `panel decision ${dec.by === "autopilot" ? "autopilot" : ""} ${dec.faults.length ? "faulted" : ""}`, id: "decision" },
         h("div", {}, h("b", {}, `Decision ${at}: seat ${dec.seat} (${seatName(dec.seat)}) · ${dec.decision}`), " · ",
           dec.by === "autopilot" ? h("span", { class: "autopilot" }, "autopilot") : "by bot",
