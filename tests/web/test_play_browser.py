@@ -18,7 +18,6 @@ import pytest
 
 from arena.games import GAMES
 from arena.referee.record import read_record
-from arena.render.replay import DEAL_STARTS
 from tests.web.conftest import CARD, ROOT, arena_env
 from tests.web.test_browser import CHROMIUM, launch
 from tests.web.test_match_table import serious_violations
@@ -71,7 +70,9 @@ def hidden_cards_seen(record: Path, seat: int, messages: list[dict]) -> list[str
         while state.seat_to_move != seat or state.legal_actions() != message["legal"]:
             state.apply(next(actions)["action"])
         window = messages[since : index + 1]
-        starts = [i for i, m in enumerate(window) if m.get("event", {}).get("type") in DEAL_STARTS]
+        starts = [
+            i for i, m in enumerate(window) if m.get("event", {}).get("type") in state.DEAL_STARTS
+        ]
         if starts:  # a new deal: the cards told before it were seen in an earlier deal
             window = window[starts[-1] :]
         hidden = state.hidden_from(seat)
