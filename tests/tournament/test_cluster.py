@@ -36,9 +36,9 @@ from arena.tournament.executors.packing import (
     relocate,
     unpack,
 )
-from arena.tournament.pool import RunSummary
 from arena.tournament.schedule import build_schedule
 from arena.tournament.store import ResultStore
+from arena.tournament.summary import RunSummary
 from tests.tournament.test_tournament_cli import PATIENCE_S, arena, wait_for_matches
 from tests.tournament.test_workers import outcome, same_key, seeded_tournament
 

@@ -17,7 +17,7 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.process import BotProcess, BotStartupError
 from arena.tournament.config import ConfigError, config_from_table
-from arena.tournament.pool import TournamentError
+from arena.tournament.errors import TournamentError
 from arena.tournament.runner import Progress, run_tournament
 from arena.tournament.store import OutputLock, ResultStore, StoreError
 from tests.tournament.test_runner import Bots, make_config, open_store, referee, schedule_of

@@ -19,9 +19,10 @@ from arena.referee.record import record_lines
 from arena.referee.results import FaultRecord
 from arena.tournament import workers
 from arena.tournament.config import TournamentConfig, load_config
-from arena.tournament.pool import RunSummary, TournamentError
+from arena.tournament.errors import TournamentError
 from arena.tournament.schedule import build_schedule
 from arena.tournament.store import ResultStore, StoredMatch
+from arena.tournament.summary import RunSummary
 from arena.tournament.workers import (
     SPAWN_WAIT_S,
     Finished,
