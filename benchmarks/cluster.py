@@ -12,7 +12,9 @@ run in a fresh Python process (as ``arena tournament`` runs) into a fresh result
 - ``loopback``: a "multi-machine" cluster on 127.0.0.1: a ``dask scheduler`` and two
   ``dask worker`` processes (``--nthreads`` = cores / 2) started here, each with its own bot cache
   folder (``TRICK_ARENA_CACHE``) and its own empty working directory, so the bots reach them
-  only as shipped packages (unpacked in the first round, found in the cache afterwards).
+  only as shipped packages (unpacked in the first round, found in the cache afterwards);
+- ``loopback-pinned``: the same, each worker started under ``taskset -c N`` on a core of its own
+  (its bots inherit it), as ``local`` and ``local:N`` pin theirs.
 
 For each it prints matches/s over the whole run (start-up included), the ratio to ``local``, the
 same less the start-up (the time until the first match began: starting the worker processes or
@@ -123,8 +125,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_loopback(folder: Path) -> tuple[str, list[subprocess.Popen]]:
-    """A scheduler and two workers, each worker with its own cache and empty cwd."""
+def start_loopback(folder: Path, pinned: bool = False) -> tuple[str, list[subprocess.Popen]]:
+    """A scheduler and two workers, each worker with its own cache and empty cwd; ``pinned``:
+    each worker (and so the bots it starts) on a core of its own, with ``taskset``, as an
+    organiser can pin a ``dask worker`` from outside (SPEC 10.8)."""
     port = free_port()
     address = f"tcp://127.0.0.1:{port}"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
@@ -144,9 +148,11 @@ def start_loopback(folder: Path) -> tuple[str, list[subprocess.Popen]]:
     for index in range(2):
         home = folder / f"worker{index}"
         (home / "cwd").mkdir(parents=True)
+        taskset = ["taskset", "-c", str(index % (os.cpu_count() or 1))] if pinned else []
         processes.append(
             subprocess.Popen(
-                [sys.executable, "-m", "distributed.cli.dask_worker", address]
+                taskset
+                + [sys.executable, "-m", "distributed.cli.dask_worker", address]
                 + ["--nthreads", str(threads), "--no-dashboard", "--host", "127.0.0.1"]
                 + ["--local-directory", str(home / "scratch")],
                 cwd=home / "cwd",
@@ -184,7 +190,7 @@ def main() -> None:
     parser = common.parser(__doc__)
     parser.add_argument("--deals", type=int, default=DEFAULT_DEALS, help="deals per table, at most")
     parser.add_argument("--repeat", type=int, default=1)
-    parser.add_argument("--setups", default="local,local:1,local:2,loopback")
+    parser.add_argument("--setups", default="local,local:1,local:2,loopback,loopback-pinned")
     parser.add_argument("--one", help=argparse.SUPPRESS)  # a single run, in its own process
     parser.add_argument("--folder", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--address", help=argparse.SUPPRESS)
@@ -200,16 +206,18 @@ def main() -> None:
     loads: dict[str, list[float]] = {s: [] for s in setups}
     with tempfile.TemporaryDirectory() as temp:
         folder = Path(temp)
-        address, processes = (
-            start_loopback(folder / "loopback") if "loopback" in setups else (None, [])
-        )
+        clusters = {  # each loopback setup's scheduler and workers, up before the runs
+            setup: start_loopback(folder / setup, pinned=setup == "loopback-pinned")
+            for setup in setups
+            if setup.startswith("loopback")
+        }
+        processes = [p for _address, started in clusters.values() for p in started]
         try:
             for round_ in range(args.repeat):
                 for setup in setups:
                     where = folder / f"{setup.replace(':', '')}-{round_}"
-                    run, load = play_apart(
-                        args, setup, address if setup == "loopback" else None, where
-                    )
+                    address = clusters[setup][0] if setup in clusters else None
+                    run, load = play_apart(args, setup, address, where)
                     runs[setup].append(run)
                     loads[setup].append(load)
                     common.progress(

@@ -20,7 +20,8 @@ and memory for large results files.
    the referee's latency figures, a few strained) served by ``arena serve``: first without
    (unless ``--cached-only``) and then with the standings fold cached in it (as a tournament
    leaves its file), then the same file with an older arena's definition (its games without
-   players and deals: no schedule can be rebuilt from it). Each: the time to serve the URL, the
+   players and deals: no schedule can be rebuilt from it). Each: the time to serve the URL (and
+   the server's CPU seconds until then, which the machine's load does not stretch), the
    first summary, the exact standings, a second summary (cached), a bot's page the first time
    and again, a duplicate view, (with chromium) the page in a browser until its standings show,
    and the server's peak memory. Each ``--tree`` (a checkout of the arena, e.g. main's, for a
@@ -354,7 +355,7 @@ def load_times(
             shutil.rmtree(folder, ignore_errors=True)
     print(f"arena serve on {count} stored matches; {common.load_note()}; ms (kB) of each page")
     common.table(
-        ["file", *(["tree"] if len(trees) > 1 else []), "URL served s", "page", "script",
+        ["file", *(["tree"] if len(trees) > 1 else []), "URL served s", "its CPU s", "page", "script",
          "first summary", "exact s", "summary", "bot page", "bot page again", "duplicate view",
          "browser ms", "again ms", "peak MB"],
         rows,
@@ -389,7 +390,8 @@ def page_time(url: str) -> str:
 
 def serve_times(results: Path, count: int, browser: bool, tree: Path = ROOT) -> tuple[object, ...]:
     """``arena serve`` of the checkout ``tree`` on the file: the time to each page, and the
-    server's peak memory. In order: the URL served (s), the page, its script and the first
+    server's peak memory. In order: the URL served (s, and the server's CPU seconds until
+    then: its imports and one read of every stored row), the page, its script and the first
     summary (answered at once, the standings maybe still folding) (ms (kB)), the exact
     standings ready (s), a summary with them (cached), a bot's page, the same again, a
     duplicate view, (with chromium) the page in a browser until its standings show, first and
@@ -406,6 +408,7 @@ def serve_times(results: Path, count: int, browser: bool, tree: Path = ROOT) -> 
         assert process.stdout is not None
         url = process.stdout.readline().split()[3]
         served = f"{time.perf_counter() - started:.2f}"
+        served_cpu = f"{_process_cpu(process.pid):.2f}"  # (the load does not stretch it)
         first = [page_time(url + path) for path in ("", "static/app.js", "api/summary")]
         while not json.loads(urllib.request.urlopen(url + "api/summary").read())["exact"]:
             time.sleep(0.05)
@@ -434,7 +437,8 @@ def serve_times(results: Path, count: int, browser: bool, tree: Path = ROOT) -> 
                     page.wait_for_selector('section[data-scope="overall"] tbody tr')
                     shown[attempt] = f"{(time.perf_counter() - started) * 1000:.0f}"
                 chromium.close()
-        return (served, *first, exact, *pages, *shown, f"{peak_rss_mb(process.pid):.0f}")
+        peak = f"{peak_rss_mb(process.pid):.0f}"
+        return (served, served_cpu, *first, exact, *pages, *shown, peak)
     finally:
         process.terminate()
         process.wait(timeout=30)

@@ -23,10 +23,21 @@ def pytest_addoption(parser):
         help="rewrite tests/golden/*.json from the current engines (only on purpose)",
     )
 
+    parser.addoption(
+        "--update-snapshots",
+        action="store_true",
+        help="rewrite tests/snapshots/ from the current CLI's help and messages (only on purpose)",
+    )
+
 
 @pytest.fixture
 def update_golden(request):
     return request.config.getoption("--update-golden")
+
+
+@pytest.fixture
+def update_snapshots(request):
+    return request.config.getoption("--update-snapshots")
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -152,11 +152,17 @@ def test_the_readme_lists_every_command_and_option_of_the_cli():
     for name, given in listed.items():
         command = main.get_command(context, name)
         assert command is not None
+        commands = [command]  # a group (`arena league`): its subcommands' options, at any depth
+        for found in commands:
+            if isinstance(found, click.Group):
+                commands.extend(found.commands.values())
         names = [
             {*param.opts, *param.secondary_opts} - {"-h"}
-            for param in command.get_params(context)
+            for found in commands
+            for param in found.get_params(context)
             if isinstance(param, click.Option) and "--help" not in param.opts
         ]
+        names = [option for i, option in enumerate(names) if option not in names[:i]]
         for option in names:
             assert option & given, f"the README's `arena {name}` lacks {sorted(option)}"
         unknown = given - set().union(*names)

@@ -24,8 +24,9 @@ LAYERS: dict[str, int] = {
     "arena.tournament": 4,  # config, schedule, executors, runner, store, standings
     "arena.render": 5,  # terminal (and web) drawing of standings, progress and records
     "arena.web": 6,  # the read-only web server
-    "arena.cli": 7,  # click commands: parse, call, print
-    "arena": 8,  # the package itself (__init__, __main__)
+    "arena.league": 7,  # the league: its store, matchmaking, submissions and web server
+    "arena.cli": 8,  # click commands: parse, call, print
+    "arena": 9,  # the package itself (__init__, __main__)
 }
 
 

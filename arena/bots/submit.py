@@ -27,7 +27,7 @@ import stat
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO
@@ -71,11 +71,15 @@ class CheckOutcome:
 
 
 Checker = Callable[[BotSpec], CheckOutcome]
+# Wraps a build's command line, given the folder it builds in (the league's sandbox).
+BuildWrapper = Callable[[list[str], Path], list[str]]
 
 
-def arena_check(spec: BotSpec, *, sandbox: str | None = None) -> CheckOutcome:
+def arena_check(
+    spec: BotSpec, *, sandbox: str | None = None, games: tuple[str, ...] = ()
+) -> CheckOutcome:
     """What ``arena submit`` runs: ``arena check`` (every check, default settings) on the built bot,
-    in ``sandbox`` ("bwrap") when given.
+    in ``sandbox`` ("bwrap") when given, on ``games`` (default: every game).
 
     The bot's standard error logs are kept, and named in the report, only when a check fails.
     """
@@ -83,7 +87,7 @@ def arena_check(spec: BotSpec, *, sandbox: str | None = None) -> CheckOutcome:
     from arena.bots.check import FAILED, PASSED, CheckSettings, check_bot
 
     logs = Path(tempfile.mkdtemp(prefix=f"arena-submit-{spec.name}-"))
-    results = check_bot(replace(spec, sandbox=sandbox), CheckSettings(log_dir=logs))
+    results = check_bot(replace(spec, sandbox=sandbox), CheckSettings(games=games, log_dir=logs))
     failed = [result for result in results if result.status == FAILED]
     passed = sum(result.status == PASSED for result in results)
     skipped = len(results) - passed - len(failed)
@@ -121,8 +125,14 @@ def submit(
     *,
     checker: Checker | None,
     progress: Callable[[str], None] = lambda message: None,
+    wrap_build: BuildWrapper | None = None,
+    max_build_s: float | None = None,
+    build_env: Mapping[str, str] | None = None,
 ) -> Submission:
     """Build, check (unless ``checker`` is None) and install the bot in ``folder`` in ``bots_dir``.
+    ``wrap_build`` runs the build inside something (a sandbox); ``max_build_s`` caps the
+    manifest's ``build_timeout_s``; ``build_env`` replaces this process's environment for the
+    build (a league's server holds secrets in its own).
 
     Raises ManifestError, BotFolderError or SubmitError; after any failure nothing is installed.
     """
@@ -144,11 +154,13 @@ def submit(
             return Submission(read_installed(final), already_installed=True)
 
         build = None
+        if max_build_s is not None and manifest.build_timeout_s > max_build_s:
+            manifest = replace(manifest, build_timeout_s=max_build_s)
         if manifest.build is not None:
             progress(
                 f"building: {_one_line(manifest.build)} (time limit {manifest.build_timeout_s:g}s)"
             )
-            build = run_build(manifest)
+            build = run_build(manifest, wrap=wrap_build, base_env=build_env)
             if not build.ok:
                 raise SubmitError(_build_failure(manifest, build))
             progress(f"build ok in {build.seconds:.1f}s")
@@ -196,20 +208,28 @@ def _install(staging: Path, final: Path) -> bool:
     return True
 
 
-def run_build(manifest: Manifest) -> BuildResult:
-    """Run the manifest's build command in its folder under its time limit, output captured.
+def run_build(
+    manifest: Manifest,
+    *,
+    wrap: BuildWrapper | None = None,
+    base_env: Mapping[str, str] | None = None,
+) -> BuildResult:
+    """Run the manifest's build command in its folder under its time limit, output captured
+    (inside ``wrap``'s command line when given), in this process's environment (or
+    ``base_env``) plus the manifest's.
 
     The build gets its own process group, killed when the build ends or times out, so nothing it
     started outlives it.
     """
     argv = manifest.build_argv()
     assert argv is not None
-    env = {**os.environ, **dict(manifest.env)}
+    command = list(argv) if wrap is None else wrap(list(argv), manifest.folder)
+    env = {**(os.environ if base_env is None else base_env), **dict(manifest.env)}
     started = time.monotonic()
     with tempfile.TemporaryFile() as log:
         try:
             process = subprocess.Popen(
-                argv,
+                command,
                 cwd=manifest.folder,
                 env=env,
                 stdin=subprocess.DEVNULL,
@@ -218,7 +238,7 @@ def run_build(manifest: Manifest) -> BuildResult:
                 start_new_session=True,
             )
         except OSError as error:
-            return BuildResult(False, 0.0, f"cannot start {argv[0]!r}: {error.strerror}", "")
+            return BuildResult(False, 0.0, f"cannot start {command[0]!r}: {error.strerror}", "")
         timed_out = False
         try:
             process.wait(timeout=manifest.build_timeout_s)

@@ -12,6 +12,7 @@ import sys
 
 import click
 
+from arena.cli.common import width_option
 from arena.referee.protect import protect_referee
 
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, what a shell reports for a reader that went away
@@ -29,6 +30,8 @@ LAZY_COMMANDS = {
     "submit": "arena.cli.bots:submit_command",
     "bots": "arena.cli.bots:bots_command",
     "serve": "arena.cli.serve:serve_command",
+    "league": "arena.cli.league:league_command",
+    "export": "arena.cli.export:export_command",
 }
 
 
@@ -76,20 +79,27 @@ def main() -> None:
 
 
 @main.command("games")
-def games_command() -> None:
+@width_option
+def games_command(width: int | None) -> None:
     """List the games, their player counts and options."""
-    from rich.console import Console
-    from rich.table import Table
+    import json
 
     from arena.games import GAMES
+    from arena.render.terminal import Column, fitted_table, output_console
 
-    table = Table(title="Games")
-    for column in ("id", "aliases", "players", "options (default)"):
-        table.add_column(column)
+    rows = []
     for spec in GAMES.values():
-        options = "\n".join(f"{o.name} ({o.default!r}): {o.doc}" for o in spec.options) or "-"
+        # as a tournament file or --option writes them: TOML's true and false, not Python's
+        options = "\n".join(f"{o.name} = {json.dumps(o.default)}: {o.doc}" for o in spec.options)
         players = ", ".join(map(str, spec.player_counts))
         if len(spec.player_counts) > 1:
             players += f" (default {spec.default_players})"
-        table.add_row(spec.id, ", ".join(spec.aliases), players, options)
-    Console().print(table)
+        rows.append([spec.id, ", ".join(spec.aliases), players, options or "-"])
+    console = output_console(width)
+    columns = [
+        Column("id", justify="left"),
+        Column("aliases", justify="left", wrap=True),
+        Column("players", justify="left", wrap=True),
+        Column("options = default", justify="left", wrap=True),
+    ]
+    console.print(fitted_table(columns, rows, width=console.width, title="Games"))

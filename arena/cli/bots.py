@@ -16,6 +16,7 @@ from arena.bots.installed import BotsDirError, InstalledBot, installed_versions
 from arena.bots.manifest import BotFolderError, ManifestError
 from arena.bots.submit import SubmitError, arena_check, submit
 from arena.cli.common import InputError, width_option
+from arena.league.client import UploadError, is_league_url, upload
 from arena.render.terminal import Column, fitted_table, output_console
 
 DEFAULT_BOTS_DIR = "bots"
@@ -25,12 +26,20 @@ DEFAULT_BOTS_DIR = "bots"
 @click.argument("folder", type=click.Path(exists=True, file_okay=False, path_type=Path))
 @click.option(
     "--to",
-    "bots_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    metavar="BOTS_DIR",
+    "destination",
+    type=click.Path(file_okay=False),
+    metavar="BOTS_DIR|URL",
     default=DEFAULT_BOTS_DIR,
     show_default=True,
-    help="The organiser's bots directory; the bot goes to BOTS_DIR/<name>/<hash>/.",
+    help="The organiser's bots directory (the bot goes to BOTS_DIR/<name>/<hash>/), or a "
+    "league's address (https://HOST/): the folder is uploaded there with --token.",
+)
+@click.option(
+    "--token",
+    envvar="ARENA_LEAGUE_TOKEN",
+    default=None,
+    help="Your author's token for a league (--to URL); or set $ARENA_LEAGUE_TOKEN, which other "
+    "users of this machine cannot read from the process list.",
 )
 @click.option(
     "--skip-check",
@@ -43,9 +52,18 @@ DEFAULT_BOTS_DIR = "bots"
     default=None,
     help="Run the bot in a bubblewrap sandbox during the check (the build is not).",
 )
-def submit_command(folder: Path, bots_dir: Path, skip_check: bool, sandbox: str | None) -> None:
+def submit_command(
+    folder: Path, destination: str, token: str | None, skip_check: bool, sandbox: str | None
+) -> None:
     """Validate FOLDER/bot.toml, build the bot in a copy, run arena check on it, and install it
-    as a new version. Nothing is installed unless every step passes."""
+    as a new version. Nothing is installed unless every step passes. With --to URL the league
+    there does all of that (in its sandbox) and answers with its build log and check report."""
+    if is_league_url(destination):
+        submit_to_league(folder, destination, token, skip_check=skip_check, sandbox=sandbox)
+        return
+    if token is not None:
+        raise click.UsageError("--token goes with --to URL (a league's address)")
+    bots_dir = Path(destination)
     if skip_check and sandbox:
         raise click.UsageError("--sandbox applies to the check: it cannot go with --skip-check")
     try:
@@ -74,6 +92,33 @@ def submit_command(folder: Path, bots_dir: Path, skip_check: bool, sandbox: str 
         click.echo(outcome.check.report)
     unchecked = " (unchecked: --skip-check)" if not outcome.installed.checked else ""
     click.echo(f"installed {outcome.label} at {outcome.installed.folder}{unchecked}")
+
+
+def submit_to_league(
+    folder: Path, url: str, token: str | None, *, skip_check: bool, sandbox: str | None
+) -> None:
+    """Upload FOLDER to the league at ``url``; exit 1 when it refuses the version."""
+    if token is None:
+        raise click.UsageError(
+            "--to URL needs --token (or $ARENA_LEAGUE_TOKEN): your author's token"
+        )
+    if skip_check or sandbox:
+        raise click.UsageError(
+            "--skip-check and --sandbox are the league's to decide: leave them out with --to URL"
+        )
+    click.echo(f"uploading {folder} to {url}; the league builds and checks it ...", err=True)
+    try:
+        uploaded = upload(folder, url, token)
+    except ManifestError as error:
+        raise click.ClickException("; ".join(error.problems) + "; nothing uploaded") from None
+    except (BotFolderError, UploadError) as error:
+        raise click.ClickException(str(error)) from None
+    version = uploaded.version
+    if version.get("log"):
+        click.echo(version["log"])
+    if not uploaded.accepted:
+        raise click.ClickException(f"{version.get('label')}: refused by the league (the log above)")
+    click.echo(f"{version.get('label')} is {version.get('status')} in the league at {url}")
 
 
 @click.command("bots")

@@ -26,6 +26,13 @@ width_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
 )
 
 
+def counted(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``1 match``, ``3 matches``."""
+    if count == 1:
+        return f"1 {noun}"
+    return f"{count} {noun}{'es' if noun.endswith(('ch', 'sh', 's', 'x')) else 's'}"
+
+
 def kept_note(store: ResultStore) -> str:
     """What a failed run leaves: the count of completed matches stored (a failure in a later
     round of a run comes after earlier rounds were stored)."""

@@ -145,7 +145,11 @@ def parse_test(text: str | None) -> TestSettings:
     type=click.Path(dir_okay=False),
     help="The results file [results/compare-<hash>/results.sqlite].",
 )
-@click.option("--restart", is_flag=True, help="Discard the results file's matches first.")
+@click.option(
+    "--restart",
+    is_flag=True,
+    help="Start the results file afresh, its matches set aside first in OUTPUT/set-aside/TIME/.",
+)
 def compare_command(
     new: str,
     old: str,

@@ -280,17 +280,47 @@ def result_table(result: MatchResult) -> Table:
     help="Write the match record (JSONL) here.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option("--decision-ms", type=click.IntRange(1), default=1000, show_default=True)
+@click.option(
+    "--decision-ms",
+    type=click.IntRange(1),
+    default=1000,
+    show_default=True,
+    help="Time per decision, in ms (SPEC.md 5).",
+)
 @click.option(
     "--bank-ms",
     type=click.IntRange(1),
     default=None,
     help="Per-match time bank (>= 1; default: no bank).",
 )
-@click.option("--increment-ms", type=click.IntRange(0), default=0, show_default=True)
-@click.option("--margin-ms", type=click.IntRange(0), default=50, show_default=True)
-@click.option("--startup-ms", type=click.IntRange(1), default=10000, show_default=True)
-@click.option("--max-faults", type=click.IntRange(1), default=3, show_default=True)
+@click.option(
+    "--increment-ms",
+    type=click.IntRange(0),
+    default=0,
+    show_default=True,
+    help="Added to the bank after each decision, in ms.",
+)
+@click.option(
+    "--margin-ms",
+    type=click.IntRange(0),
+    default=50,
+    show_default=True,
+    help="Lateness forgiven for the referee's own latency, in ms (not carried over).",
+)
+@click.option(
+    "--startup-ms",
+    type=click.IntRange(1),
+    default=10000,
+    show_default=True,
+    help="Time to answer hello with ready, in ms.",
+)
+@click.option(
+    "--max-faults",
+    type=click.IntRange(1),
+    default=3,
+    show_default=True,
+    help="Faults in the match after which a bot forfeits it (SPEC.md 6).",
+)
 @click.option("--memory-mb", type=click.IntRange(16), default=None, help="Per-bot memory limit.")
 @click.option("--cpu-seconds", type=click.IntRange(1), default=None, help="Per-bot CPU limit.")
 @click.option(

@@ -10,7 +10,7 @@ from typing import Any
 import click
 from rich.text import Text
 
-from arena.cli.common import width_option
+from arena.cli.common import InputError, width_option
 from arena.referee.record import ReplayError, find_member, record_bytes, replay_record
 from arena.render.replay import render_deal, render_replay
 from arena.render.terminal import output_console
@@ -79,10 +79,7 @@ def replay_command(
     RECORD may be a results file: every match in it is checked against its record."""
     if is_results_file(record):
         if not check_only or match_id is not None:
-            raise click.UsageError(
-                f"{record} is a results file: --check checks every match in it; to show one "
-                "match, give its records file and --match ID"
-            )
+            raise InputError(_results_file_given(record))
         _check_results(record)
         return
     at, length = _located(record, match_id, results_path) if match_id is not None else (None, None)
@@ -100,7 +97,13 @@ def replay_command(
     try:
         replay = replay_record(record, at=at, length=length)
     except ReplayError as error:
-        raise click.ClickException(f"replay failed: {error}") from None
+        hint = ""
+        if " line 1: not JSON" in str(error):  # not a record at all: say what is
+            hint = (
+                " (not a match record: give a record file written by `arena match --record` "
+                "or a tournament's records/, .jsonl or .jsonl.gz)"
+            )
+        raise click.ClickException(f"replay failed: {error}{hint}") from None
     players = replay.header["players"]
     if seat is not None and not 0 <= seat < players:
         raise click.UsageError(f"--seat {seat}: expected 0..{players - 1}")
@@ -213,3 +216,23 @@ def _deal_rotations(record: Path, replay: Any, results_path: Path | None) -> lis
             return store.deal_matches(stored.game, stored.table, stored.deal)
     except StoreError as error:
         raise click.UsageError(f"--deal: {error}") from None
+
+
+def _results_file_given(path: Path) -> str:
+    """What a results file given for one match's replay is, and what to give instead: a
+    command that works, made from the file's first match with a record."""
+    example = ""
+    try:
+        with ResultStore.open_read(path) as store:
+            first = next((m for m in store.matches() if m.record_path), None)
+    except StoreError:
+        first = None
+    if first is not None and first.record_path is not None:
+        match = f" --match {first.match_id}" if first.record_span else ""
+        example = f" (e.g. `arena replay {first.record_path}{match}`)"
+    return (
+        f"{path} is a results file (SQLite), not a match record: give a match's records file "
+        f"and --match ID{example}, `arena standings {path} --bot NAME` for a bot's worst "
+        f"matches with their replay commands, or `arena replay --check {path}` to check every "
+        "match in it"
+    )

@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from arena.stats.moments import CONFIDENCE
-from arena.tournament.config import ConfigError, load_config
+from arena.tournament.config import ConfigError, TournamentConfig, load_config
 from arena.tournament.store import ResultStore, StoreError
 from arena.web.access import SECRET_ENV, TOKEN_PARAM, SecretError, check_secret, new_secret
 
@@ -69,7 +69,13 @@ def say_url(
 
 @click.command("serve")
 @click.argument("results", type=click.Path(dir_okay=False))
-@click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True)
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=DEFAULT_PORT,
+    show_default=True,
+    help="Port to listen on (0: any free one).",
+)
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
     "--organiser",
@@ -86,8 +92,28 @@ def say_url(
     help="Also answer requests addressed to this host name (e.g. the machine's, with --host "
     "0.0.0.0); others are refused (DNS rebinding).",
 )
+@click.option(
+    "--allow-play",
+    is_flag=True,
+    help="Let a visitor (with --organiser: the organiser alone) play against the tournament's "
+    "bots from its pages (SPEC.md 11); needs the tournament file. The matches are recorded in "
+    "played/ beside the results, never in them.",
+)
+@click.option(
+    "--play-limit",
+    type=click.IntRange(1),
+    default=2,
+    show_default=True,
+    help="With --allow-play: the most persons' matches played at once.",
+)
 def serve_command(
-    results: str, port: int, host: str, organiser: bool, allowed_hosts: tuple[str, ...]
+    results: str,
+    port: int,
+    host: str,
+    organiser: bool,
+    allowed_hosts: tuple[str, ...],
+    allow_play: bool,
+    play_limit: int,
 ) -> None:
     """Serve the web pages of RESULTS: a results file, or a tournament file whose results to show.
 
@@ -99,6 +125,7 @@ def serve_command(
 
     path = Path(results)
     records_dir = None
+    config = None
     confidence = CONFIDENCE  # the standings' (as `arena standings` shows them)
     if path.suffix == ".toml":
         try:
@@ -109,6 +136,15 @@ def serve_command(
         records_dir = config.records_dir if config.records else None
         if config.stop is not None:
             confidence = config.stop.confidence
+    if allow_play and config is None:
+        raise InputError(
+            f"--allow-play: expected the tournament file (its bots' commands), not {path}"
+        )
+    if allow_play and not organiser and not _loopback(host):
+        raise InputError(
+            f"--allow-play on {host}: anyone reaching it could start bots; add --organiser "
+            "(the organiser alone plays) or serve on 127.0.0.1"
+        )
     secret, made = organiser_secret() if organiser else (None, False)
     try:
         store = ResultStore.open_read(path)
@@ -126,8 +162,29 @@ def serve_command(
             access=Access(secret, source.bots),
             allowed_hosts=allowed_hosts,
             on_ready=lambda url: say_url(url, secret, made),
+            play=None if config is None or not allow_play else person_tables(config, play_limit),
         )
     except server.ServeError as exc:
         raise InputError(str(exc)) from None
     finally:
         store.close()
+
+
+def _loopback(host: str) -> bool:
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
+def person_tables(config: TournamentConfig, limit: int) -> Any:
+    """The persons' matches the pages may start: against this tournament's bots, as it starts
+    them (arena.tournament.person)."""
+    from functools import partial
+
+    from arena.tournament.person import play_against_tournament
+    from arena.web.play import PersonTables
+
+    return PersonTables(
+        partial(play_against_tournament, config),
+        [g.label for g in config.games],
+        [b.name for b in config.bots],
+        limit,
+    )

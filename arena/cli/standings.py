@@ -11,15 +11,16 @@ import io
 import json
 import re
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from arena.cli.common import InputError, width_option
 from arena.referee.clock import TimeControl
 from arena.stats.moments import CONFIDENCE
-from arena.tournament.latency import LatencyReport, latency_line
+from arena.tournament.latency import REPLAY_SUSPECT, LatencyReport, latency_line
 from arena.tournament.standings import (
     OVERALL,
     BotReport,
@@ -40,10 +41,20 @@ def stop_confidence(config: TournamentConfig) -> float:
     return config.stop.confidence if config.stop is not None else CONFIDENCE
 
 
-def print_latency(console: Console, report: LatencyReport) -> None:
+def print_latency(console: Console, report: LatencyReport, tournament: str | None = None) -> None:
+    """The latency line, the warning, and (with suspect matches) the command that replays only
+    them: ``arena tournament TOURNAMENT --replay suspect`` (``tournament``: its arguments)."""
     console.print(latency_line(report), highlight=False, markup=False, soft_wrap=True)
     if report.warning:
         console.print(report.warning, style="yellow", highlight=False, markup=False, soft_wrap=True)
+    if report.suspect:
+        console.print(
+            "replay only those, keeping the rest: arena tournament "
+            f"{tournament or 'TOURNAMENT_FILE'} {REPLAY_SUSPECT}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 STANDINGS_CSV_COLUMNS = [  # the first fourteen as before intervals came; new ones after
@@ -151,7 +162,9 @@ def standings_command(
         raise InputError("--csv is for the standings; give --bot NAME with --json or alone")
     path = Path(file)
     confidence = CONFIDENCE
+    tournament = None
     if path.suffix == ".toml":
+        tournament = shlex.quote(file)
         # only for a tournament file: the config module brings the games and the bots' folders
         from arena.tournament.config import ConfigError, load_config
 
@@ -160,8 +173,9 @@ def standings_command(
         except ConfigError as exc:
             raise InputError(str(exc)) from None
         path, confidence = config.results, stop_confidence(config)
+    refolding = _RefoldShown()
     try:
-        with ResultStore.open_read(path) as store:
+        with ResultStore.open_read(path) as store, refolding:
             definition = store.definition()
             fold, _seq = load_fold(  # the cached fold and the rows saved since, latency included
                 store,
@@ -170,6 +184,7 @@ def standings_command(
                 seating=definition.get("seating", "duplicate"),
                 confidence=confidence,
                 margin_ms=definition.get("time", {}).get("margin_ms", TimeControl().margin_ms),
+                on_refold=refolding.start,
             )
             standings = fold.standings()
             if bot is not None:
@@ -185,15 +200,22 @@ def standings_command(
         if as_json:
             click.echo(json.dumps(bot_report_as_data(report), indent=2))
         else:
-            from arena.render.terminal import bot_report_view, output_console
+            from arena.render.terminal import bot_report_view, output_console, replay_lines
 
             console = output_console(width)
-            console.print(bot_report_view(report, console.width, _logs_hint(report, bot)))
+            console.print(bot_report_view(report, console.width))
+            lines = replay_lines(report, _logs_hint(report, bot))
+            if lines:
+                console.print("Replay them (each command on its line):", style="bold")
+            for line in lines:  # whole, however wide: a command to copy
+                console.print(line, soft_wrap=True, highlight=False, markup=False)
         return
     latency = fold.latency()
     data = standings_as_data(standings)
     # over every completed match: beside the overall table (consumers iterate the tables)
     data[OVERALL]["referee_latency"] = latency.as_data()
+    if definition.get("gauntlet"):  # (the field relative to them: the pairs with them)
+        data[OVERALL]["gauntlet"] = list(definition["gauntlet"])
     if as_json:
         click.echo(json.dumps(data, indent=2))
     elif as_csv:
@@ -215,7 +237,32 @@ def standings_command(
 
         console = output_console(width)
         console.print(standings_tables(standings, console.width, with_pairs=pairs is not False))
-        print_latency(console, latency)
+        if definition.get("gauntlet"):
+            from arena.render.terminal import gauntlet_tables
+
+            console.print(gauntlet_tables(standings, definition["gauntlet"], console.width))
+        print_latency(console, latency, tournament)
+
+
+class _RefoldShown:
+    """The refold's display (arena.render.terminal.RefoldDisplay), made only when a refold
+    starts: reading a cached fold never imports rich."""
+
+    def __init__(self) -> None:
+        self.display: Any = None
+
+    def start(self, why: str, total: int) -> Callable[[int], None]:
+        from arena.render.terminal import RefoldDisplay
+
+        self.display = RefoldDisplay()
+        return self.display(why, total)
+
+    def __enter__(self) -> _RefoldShown:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.display is not None:
+            self.display.close()
 
 
 def _logs_hint(report: BotReport, bot: str) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import shlex
 import statistics
 import sys
 from dataclasses import replace
@@ -12,13 +13,22 @@ import click
 import trio
 from rich.console import Console
 
-from arena.cli.common import STOP_SIGNALS, InputError, StopOnSignal, kept_note, width_option
+from arena.cli.common import (
+    STOP_SIGNALS,
+    InputError,
+    StopOnSignal,
+    counted,
+    kept_note,
+    width_option,
+)
 from arena.cli.serve import DEFAULT_PORT, check_web_extra, organiser_secret, say_url
 from arena.cli.standings import print_latency, stop_confidence
 from arena.games import GameError, find_game
 from arena.referee.confine import missing_line
 from arena.referee.cores import spread_cores
 from arena.render.terminal import (
+    LogOptions,
+    gauntlet_tables,
     output_console,
     show_progress,
     standings_tables,
@@ -31,9 +41,10 @@ from arena.tournament.config import (
     check_cluster_tls,
     load_config,
     quick_config,
+    with_gauntlet,
 )
 from arena.tournament.executors.dask_cluster import INSTALL_LINE
-from arena.tournament.latency import LATENCY_NOTE
+from arena.tournament.latency import LATENCY_NOTE, latency_report
 from arena.tournament.runner import (
     PreflightError,
     Progress,
@@ -131,7 +142,19 @@ EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was play
     type=click.Path(dir_okay=False),
     help="The results file [the file's results, else results/quick-<hash>/...].",
 )
-@click.option("--restart", is_flag=True, help="Discard the results file's matches and start again.")
+@click.option(
+    "--restart",
+    is_flag=True,
+    help="Start the results file afresh, its matches, records and logs set aside first in "
+    "OUTPUT/set-aside/TIME/ (still readable by standings and serve).",
+)
+@click.option(
+    "--replay",
+    metavar="suspect|ID,...",
+    help="Play these stored matches again, keeping every other: `suspect`, the strained ones "
+    "with a timeout (the latency warning's), or match ids; the file as it was is copied to "
+    "OUTPUT/set-aside/TIME/ first.",
+)
 @click.option(
     "--until-confident",
     is_flag=True,
@@ -149,6 +172,26 @@ EXIT_ALL_ABORTED = 1  # every match the run played was aborted: nothing was play
     help=f"Serve live web pages of the tournament on 127.0.0.1:PORT [{DEFAULT_PORT}] while it runs "
     f"(from a process of its own; the organiser's token is ${SECRET_ENV}, else made and printed).",
 )
+@click.option(
+    "--gauntlet",
+    "gauntlet",
+    multiple=True,
+    metavar="NAME",
+    help="Play only the tables where this bot sits (repeat for more), with the same deals "
+    "and rotations as the round robin (SPEC.md 10.2).",
+)
+@click.option(
+    "--report-every",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="Print the standings every N finished matches (as a plain log, also on a terminal).",
+)
+@click.option(
+    "--quiet",
+    is_flag=True,
+    help="Less output: no line per finished match and no progress lines (faults, the "
+    "standings and the summary still).",
+)
 @width_option
 def tournament_command(
     file: str | None,
@@ -165,8 +208,12 @@ def tournament_command(
     cluster_tls: str | None,
     results_path: str | None,
     restart: bool,
+    replay: str | None,
     until_confident: bool,
     web_port: int | None,
+    gauntlet: tuple[str, ...],
+    report_every: int | None,
+    quiet: bool,
     width: int | None,
 ) -> None:
     """Run a tournament: FILE (a tournament TOML file), or a quick one from --bot NAME=CMD ...
@@ -181,6 +228,11 @@ def tournament_command(
     web_secret = organiser_secret() if web_port is not None else None
     if workers is not None:
         config = replace(config, workers=workers)
+    if gauntlet:
+        try:
+            config = with_gauntlet(config, gauntlet)
+        except ConfigError as exc:
+            raise InputError(str(exc)) from None
     if affinity is not None:
         config = replace(config, affinity=affinity)
     if cluster is not None:
@@ -225,32 +277,33 @@ def tournament_command(
     try:
         output_lock.claim()
         kept, older = refresh_current(config, full, store)
+        if replay is not None:
+            sealed.notes.append(_replay(config, store, replay))
+            kept, older = refresh_current(config, full, store)
+            config = replace(config, revealed=False)  # (the same deals and bots: SPEC 10.4)
         to_play = len(schedule) - stored_count(schedule, store.completed_ids())
-    except StoreError as exc:
+    except (StoreError, InputError) as exc:
         store.close()
         output_lock.release()
         raise InputError(str(exc)) from None
     console = output_console(width)
     for note in sealed.notes:
-        console.print(note, highlight=False, markup=False, soft_wrap=True)
-    console.print(
-        f"tournament {config.name!r}: {len(config.bots)} bots, "
-        f"{len(config.games)} games, {'up to ' if config.stop else ''}{len(schedule)} matches, "
+        say(console, note)
+    say(
+        console,
+        f"tournament {config.name!r}: {counted(len(config.bots), 'bot')}, "
+        f"{counted(len(config.games), 'game')}, {'up to ' if config.stop else ''}"
+        f"{counted(len(schedule), 'match')}, "
         f"{_where(config)}; "
         f"results in {config.results}",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
     )
     missing = missing_line(config.bots) if to_play else None  # said once, at start
     if missing:
-        console.print(missing, highlight=False, markup=False, soft_wrap=True)
-    console.print(
+        say(console, missing)
+    say(
+        console,
         f"kept {kept} stored matches, {to_play} to play"
         + (f"; {older} stored matches of an earlier definition are not counted" if older else ""),
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
     )
     try:
         live = LiveStandings(
@@ -263,7 +316,16 @@ def tournament_command(
         )
         with unwrapped(WebStartError):
             summary, interrupted, report = trio.run(
-                _run, config, schedule, full, store, live, console, web_port, web_secret
+                _run,
+                config,
+                schedule,
+                full,
+                store,
+                live,
+                console,
+                LogOptions(quiet=quiet, report_every=report_every or 0),
+                web_port,
+                web_secret,
             )
         live.persist()
         final = live.standings()
@@ -282,51 +344,94 @@ def tournament_command(
         store.close()
         output_lock.release()
     console.print(standings_tables(final, console.width, with_pairs=True))
-    print_latency(console, latency)
+    if config.gauntlet:
+        console.print(gauntlet_tables(final, config.gauntlet, console.width))
+    print_latency(console, latency, _same_arguments())
     if interrupted:
-        console.print(
+        say(
+            console,
             f"stopped: {summary.played} matches played in this run are stored; run the "
             "same command again to resume",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
         )
         sys.exit(EXIT_INTERRUPTED)
     if report is not None:
-        console.print(report.reason, highlight=False, markup=False, soft_wrap=True)
+        say(console, report.reason)
     aborted = (
         f"{summary.aborted} aborted (run again to replay them)" if summary.aborted else "0 aborted"
     )
-    console.print(
+    say(
+        console,
         f"done: {summary.played} played, {summary.skipped} already stored, {aborted}; "
         f"{summary.started_processes} bot processes started",
-        highlight=False,
-        markup=False,
-        soft_wrap=True,
     )
     for line in _cluster_lines(summary):
-        console.print(line, highlight=False, markup=False, soft_wrap=True)
+        say(console, line)
     if revealed is not None:
-        console.print(revealed, highlight=False, markup=False, soft_wrap=True)
+        say(console, revealed)
     if summary.aborted and not summary.played:
-        console.print(
+        say(
+            console,
             f"every match of this run was aborted ({summary.aborted}): nothing was played; "
             "see the reasons above, and run the same command again to replay them",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
         )
         sys.exit(EXIT_ALL_ABORTED)
     if summary.given_up:
         reasons = "; ".join(f"{name}: {why}" for name, why in sorted(summary.given_up.items()))
-        console.print(
-            f"given up: {len(summary.given_up)} bots stopped starting during the run and "
+        say(
+            console,
+            f"given up: {counted(len(summary.given_up), 'bot')} stopped starting during the run and "
             f"forfeited their remaining matches ({reasons})",
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
         )
         sys.exit(EXIT_GIVEN_UP)
+
+
+def say(console: Console, line: str) -> None:
+    """One line as it is: whole on a pipe (a log), wrapped at spaces on a terminal (which would
+    otherwise break it mid-word)."""
+    console.print(line, highlight=False, markup=False, soft_wrap=not console.is_terminal)
+
+
+def _same_arguments() -> str:
+    """This command's arguments as given, less --restart and --replay (for the command that
+    replays the suspect matches)."""
+    args, kept = sys.argv[1:], []
+    if args[:1] == ["tournament"]:
+        args = args[1:]
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--replay":
+            skip = True
+        elif arg != "--restart" and not arg.startswith("--replay="):
+            kept.append(arg)
+    return shlex.join(kept)
+
+
+def _replay(config: TournamentConfig, store: ResultStore, which: str) -> str:
+    """Delete the stored matches ``which`` names (``suspect``, or match ids), after copying
+    the file as it was aside, so that this run plays them again; the line that says so."""
+    if which.strip() == "suspect":
+        ids = list(latency_report(store.matches(), config.time_control.margin_ms).suspect)
+        if not ids:
+            return "--replay suspect: no stored match is suspect (SPEC 10.6); nothing to replay"
+    else:
+        ids = list(dict.fromkeys(p.strip() for p in which.split(",") if p.strip()))
+        stored = store.completed_ids()
+        unknown = [i for i in ids if i not in stored]
+        if unknown or not ids:
+            raise InputError(
+                f"--replay: found {unknown[0] if unknown else which!r}; expected `suspect` or "
+                f"ids of completed matches of this tournament (e.g. {min(stored, default='aon/t0/d0/r0')})"
+            )
+    aside = store.set_aside(config.output, move_output=False)
+    assert aside is not None  # (it holds the matches to replay)
+    count = store.forget(ids)
+    shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+    return (
+        f"--replay: playing {count} stored matches again ({shown}); every other is kept, and "
+        f"the file as it was, their old results included, is in {aside.results}"
+    )
 
 
 def _processes(workers: int) -> str:
@@ -368,11 +473,19 @@ def _cluster_lines(summary: RunSummary) -> list[str]:
         lines.append(
             f"  worker {address}: {report.matches} matches, {report.decisions} decisions, "
             f"{median}{referee}, {report.started} bot processes started"
+            + (f"; its bots' stderr there in {report.log_dir}/" if report.log_dir else "")
         )
     if matches:
         lines.append(
             f"  cluster: {summary.cluster_startup_s:.1f} s to connect and ship the bots; Dask's "
             f"own time {1000 * summary.cluster_overhead_s / matches:.2f} ms per match"
+        )
+    for address in summary.cluster_lost:
+        lines.append(f"  worker {address} lost during the run")
+    if summary.cluster_lost or summary.cluster_rescheduled:
+        lines.append(
+            f"  cluster: {counted(summary.cluster_rescheduled, 'match')} of lost workers "
+            "rescheduled, played again on other workers (none stored twice)"
         )
     return lines
 
@@ -459,6 +572,7 @@ async def _run(
     store: ResultStore,
     live: LiveStandings,
     console: Console,
+    log: LogOptions,
     web_port: int | None = None,
     web_secret: tuple[str, bool] | None = None,
 ) -> tuple[RunSummary, bool, StopReport | None]:
@@ -488,11 +602,11 @@ async def _run(
                 )
 
                 def say_gone(line: str) -> None:
-                    console.print(line, highlight=False, markup=False, soft_wrap=True)
+                    say(console, line)
 
                 url, _pid = await nursery.start(serve_elsewhere, web, say_gone)
                 say_url(url, *web_secret, with_tournament=True)
-            nursery.start_soon(show_progress, progress, live.standings, console)
+            nursery.start_soon(show_progress, progress, live.standings, console, log)
             workers = config.worker_count()
             if config.stop is not None:
                 report = await run_in_rounds(

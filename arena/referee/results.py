@@ -122,6 +122,21 @@ class FaultRecord:
             forfeits = old_forfeits if forfeits is None else forfeits
         return cls(seat, bot, fault_kind, request_id, message, FaultCause(cause), bool(forfeits))
 
+    @property
+    def reason(self) -> str:
+        """The message without who and when, for lines that say those themselves."""
+        return fault_reason(self.message)
+
+
+# The referee's fault messages begin with who and when ("bot X (seat 2), request 14: "): the
+# reason is what follows, for lines that say who and when themselves.
+_FAULT_PREFIX = re.compile(r"^bot .*? \(seat \d+\)(, request \d+)?: ")
+
+
+def fault_reason(message: str) -> str:
+    """A fault's message without its "bot X (seat N), request R: " prefix."""
+    return _FAULT_PREFIX.sub("", message, count=1)
+
 
 class Termination(StrEnum):
     """How a match ended (the result's ``termination``, match_end's ``reason``; SPEC 4.1, 8)."""
@@ -173,11 +188,10 @@ def latency_summary(referee_us: Sequence[float]) -> dict[str, float | None]:
 
 
 def machine_load_per_core() -> float | None:
-    """The 1-minute load average per CPU this process may use (None where unknown)."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        cores = os.cpu_count() or 1
+    """The machine's 1-minute load average per CPU of the machine (None where unknown): the
+    load is the whole machine's, so it is divided by the machine's cores, not by the one a
+    pinned process may use."""
+    cores = os.cpu_count() or 1
     try:
         return round(os.getloadavg()[0] / max(1, cores), 2)
     except OSError:

@@ -8,23 +8,25 @@ second, or plain progress lines when the output is not a terminal (CI, a pipe).
 
 from __future__ import annotations
 
-import re
+import io
 import shlex
+import sys
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from rich import box
 from rich.console import Console, Group, JustifyMethod, RenderableType
-from rich.measure import Measurement
 from rich.progress_bar import ProgressBar
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
 from arena.stats.moments import Estimate
 from arena.tournament.standings import OVERALL, BotReport, BotStanding, Standings
+from arena.tournament.store import fault_reason
 
 if TYPE_CHECKING:  # only the live view needs them, imported there: `arena standings` does not
     from arena.tournament.runner import Progress
@@ -36,13 +38,43 @@ STANDINGS_EVERY_S = 1.0  # the standings fold runs at most this often
 PLAIN_EVERY_S = 5.0  # a plain progress line at most this often
 
 
+class TrimmedLines(io.TextIOBase):
+    """A text stream that passes whole lines on with their trailing spaces removed (rich pads
+    table cells and lines to their width: a log read by a program, or diffed, should not have
+    them)."""
+
+    def __init__(self, out: TextIO) -> None:
+        self.out = out
+        self.pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        if "\n" in self.pending:
+            *lines, self.pending = self.pending.split("\n")
+            self.out.write("".join(line.rstrip(" ") + "\n" for line in lines))
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending:
+            self.out.write(self.pending)
+            self.pending = ""
+        self.out.flush()
+
+    def isatty(self) -> bool:
+        return False
+
+
 def output_console(width: int | None = None) -> Console:
     """Where a command prints: ``width`` columns when given; else the terminal's width, or, when
-    the output is not a terminal (a pipe, a file), as wide as each line needs."""
-    if width is not None:
-        return Console(width=width)
-    console = Console()
-    return console if console.is_terminal else Console(width=PIPED_WIDTH)
+    the output is not a terminal (a pipe, a file), as wide as each line needs. Output that is
+    not a terminal has no trailing spaces on any line."""
+    console = Console() if width is None else Console(width=width)
+    if console.is_terminal:
+        return console
+    return Console(width=width or PIPED_WIDTH, file=cast(TextIO, TrimmedLines(sys.stdout)))
 
 
 def _number(value: float | None, digits: int = 2, *, signed: bool = False) -> str:
@@ -74,7 +106,6 @@ def faults_text(row: BotStanding) -> str:
 
 
 FAULTS_SHOWN = 10  # reasons per kind in a bot's report
-_FAULT_PREFIX = re.compile(r"^bot .*? \(seat \d+\)(, request \d+)?: ")  # who and when, not why
 KEEP_ALWAYS = 1_000_000  # a column that is never dropped (the rank, the bot's name)
 
 
@@ -122,16 +153,19 @@ def fitted_table(
     shown = list(range(len(columns)))
     dropped: list[str] = []
 
-    def build(squeeze: bool) -> Table:
+    def build(squeeze: bool, *, narrowest: bool = False) -> Table:
+        """``narrowest``: each wrapping column as narrow as its longest word (to measure)."""
         table = Table(title=title, **{**_TABLE_STYLE, **style})
         for i in shown:
             column = columns[i]
+            words = [column.header, *(w for row in rows for w in row[i].split())]
             table.add_column(
                 column.header,
                 justify=column.justify,
                 # squeezed (even the kept columns do not fit): fold long cells, lose nothing
                 no_wrap=not (column.wrap or squeeze),
                 overflow="fold",
+                max_width=max(map(len, words)) if narrowest and column.wrap else None,
             )
         for row in rows:
             table.add_row(*[row[i] for i in shown])
@@ -139,7 +173,7 @@ def fitted_table(
 
     while True:
         table = build(squeeze=False)
-        if width is None or Measurement.get(_MEASURE, _MEASURE.options, table).minimum <= width:
+        if width is None or _natural_width(build(False, narrowest=True)) <= width:
             break
         expendable = [i for i in shown if columns[i].keep < KEEP_ALWAYS]
         if not expendable:
@@ -152,6 +186,13 @@ def fitted_table(
         table.caption = f"not shown at {width} columns: {', '.join(dropped)} (--width N)"
         table.caption_justify = "left"
     return table
+
+
+def _natural_width(table: Table) -> int:
+    """The width ``table`` takes when nothing squeezes it: its longest line as rendered (rich's
+    own minimum measure leaves out some of the padding, so a table it says fits gets cut)."""
+    lines = _MEASURE.render_lines(table, _MEASURE.options, pad=False)
+    return max((Segment.get_line_length(line) for line in lines), default=0)
 
 
 _TABLE_STYLE: dict[str, Any] = dict(
@@ -274,6 +315,46 @@ def standings_tables(
     return Group(*parts)
 
 
+def gauntlet_tables(standings: Standings, named: Sequence[str], width: int | None = None) -> Group:
+    """A gauntlet's view (SPEC 10.6): in every table, the field relative to each named bot:
+    each other bot's mean per-deal difference over it (``dup`` in a game, placing overall;
+    positive: the field bot did better), its interval and P(field bot better)."""
+    parts: list[RenderableType] = []
+    columns = [
+        Column("bot", justify="left"),
+        Column("deals", keep=30),
+        Column("difference"),
+        Column("P(better)"),
+    ]
+    for scope in [*standings.games, OVERALL]:
+        pairs = {(p.row, p.column): p for p in standings.pairs.get(scope, [])}
+        what = "dup" if scope != OVERALL else "placing"
+        digits = 1 if scope != OVERALL else 2
+        for hero in named:
+            rows = []
+            for row in standings.tables.get(scope, []):
+                pair = pairs.get((row.bot, hero))
+                if row.bot == hero or pair is None or pair.estimate.mean is None:
+                    continue
+                p = pair.p_better
+                rows.append(
+                    [
+                        row.bot,
+                        str(pair.estimate.n),
+                        _with_interval(pair.estimate.mean, pair.estimate, digits, signed=True),
+                        "?" if p is None else f"{p:.0%}",
+                    ]
+                )
+            if rows:
+                title = (
+                    f"{'Overall' if scope == OVERALL else scope}: the field against {hero} "
+                    f"(mean {what} difference per deal, bot minus {hero})"
+                )
+                parts.append(Text(title, style="italic"))  # (a table's title wraps to it)
+                parts.append(fitted_table(columns, rows, width=width))
+    return Group(*parts)
+
+
 def _duration(seconds: float | None) -> str:
     if seconds is None:
         return "?"
@@ -305,22 +386,24 @@ def live_view(
     now: float | None = None,
     width: int = 40,
     every_game: bool = True,
+    screen: int | None = None,
 ) -> Group:
-    """Standings (every game's, or only the overall table), a progress bar with done/total, rate
-    and ETA, and the latest faults."""
+    """Standings (every game's, or only the overall table) fitted to ``screen`` columns, a
+    progress bar of ``width`` with done/total, rate and ETA, and the latest faults."""
     finished = progress.already_done + progress.done
     parts: list[RenderableType] = []
     if standings is not None:
         parts.append(
-            standings_tables(standings) if every_game else standings_table(standings, OVERALL)
+            standings_tables(standings, screen)
+            if every_game
+            else standings_table(standings, OVERALL, screen)
         )
     parts.append(ProgressBar(total=max(progress.total, 1), completed=finished, width=width))
     parts.append(Text(progress_line(progress, now)))
     if progress.recent_faults:
         parts.append(Text("latest faults:", style="bold"))
-        parts.extend(
-            Text("  " + line, overflow="ellipsis", no_wrap=True) for line in progress.recent_faults
-        )
+        # folded, not cut: the reason is the end of the line
+        parts.extend(Text("  " + line, overflow="fold") for line in progress.recent_faults)
     return Group(*parts)
 
 
@@ -329,14 +412,27 @@ def _lines_needed(standings: Standings) -> int:
     return sum(len(rows) + 5 for rows in standings.tables.values()) + 10
 
 
+@dataclass(frozen=True)
+class LogOptions:
+    """What a plain log (not a terminal) prints: ``quiet``, no line per match and no progress
+    lines (faults still, each on its line); ``report_every`` N: the standings every N matches
+    finished (0: only at the end). On a terminal, ``quiet`` prints the plain log too."""
+
+    quiet: bool = False
+    report_every: int = 0
+
+
 async def show_progress(
-    progress: Progress, standings: Callable[[], Standings], console: Console
+    progress: Progress,
+    standings: Callable[[], Standings],
+    console: Console,
+    log: LogOptions = LogOptions(),
 ) -> None:
     """Run until cancelled: a Live view on a terminal, plain lines otherwise."""
-    if console.is_terminal:
+    if console.is_terminal and not log.quiet and not log.report_every:
         await _live_loop(progress, standings, console)
     else:
-        await _plain_loop(progress, console)
+        await _plain_loop(progress, standings, console, log)
 
 
 async def _live_loop(
@@ -356,39 +452,108 @@ async def _live_loop(
             if progress.done != folded_done and now - folded_at >= STANDINGS_EVERY_S:
                 shown, folded_at, folded_done = standings(), now, progress.done
             every_game = shown is None or _lines_needed(shown) <= console.height
-            live.update(live_view(shown, progress, now, every_game=every_game), refresh=True)
+            view = live_view(shown, progress, now, every_game=every_game, screen=console.width)
+            live.update(view, refresh=True)
             await trio.sleep(LIVE_REFRESH_S)
 
 
-async def _plain_loop(progress: Progress, console: Console) -> None:
+async def _plain_loop(
+    progress: Progress, standings: Callable[[], Standings], console: Console, log: LogOptions
+) -> None:
+    """A log a program can read: a line per finished match and each fault (as they come), a
+    progress line at most every PLAIN_EVERY_S, the standings every ``log.report_every``
+    matches."""
     import trio
 
-    progress.unprinted_faults = deque()  # from now on every fault is kept until printed
-    printed_faults = 0
-    last_line, last_at = "", 0.0
+    progress.unprinted = deque()  # from now on every fault is kept until printed
+    progress.log_finished = not log.quiet  # and every finished match
+    progress.report_every, progress.report = log.report_every, standings
+    # paced on trio's clock (a test's autojump clock too); rates are wall-clock figures
+    last_line, last_at = "", trio.current_time()
     try:
         while True:
-            printed_faults = _print_new_faults(progress, console, printed_faults)
-            now = time.monotonic()
-            line = progress_line(progress, now)
-            if now - last_at >= PLAIN_EVERY_S and line.split(",")[0] != last_line.split(",")[0]:
-                console.print(line, highlight=False, soft_wrap=True, markup=False)
+            _print_new_lines(progress, console)
+            now = trio.current_time()
+            line = progress_line(progress)
+            if (
+                not log.quiet
+                and now - last_at >= PLAIN_EVERY_S
+                and line.split(",")[0] != last_line.split(",")[0]
+            ):
+                _plain(console, line)
                 last_line, last_at = line, now
             await trio.sleep(LIVE_REFRESH_S)
     finally:
-        _print_new_faults(progress, console, printed_faults)
-        console.print(progress_line(progress), highlight=False, soft_wrap=True, markup=False)
+        _print_new_lines(progress, console)
+        line = progress_line(progress)
+        # once, and only when this run finished a match (not before a preflight error)
+        if not log.quiet and progress.done + progress.aborted and line != last_line:
+            _plain(console, line)
 
 
-def _print_new_faults(progress: Progress, console: Console, printed: int) -> int:
-    """Every fault noted since the last call, each on its own line (SPEC 10.4), however many."""
-    if progress.unprinted_faults is None:
-        progress.unprinted_faults = deque()
-    queue = progress.unprinted_faults
+def _plain(console: Console, line: str) -> None:
+    console.print(line, highlight=False, soft_wrap=True, markup=False)
+
+
+def _print_new_lines(progress: Progress, console: Console) -> None:
+    """Every fault and finished match noted since the last call, each on its own line (SPEC
+    10.4), however many."""
+    queue = progress.unprinted
     while queue:
         line = queue.popleft()
-        console.print(f"fault: {line}", highlight=False, soft_wrap=True, markup=False)
-    return progress.faults_seen
+        if isinstance(line, str):
+            _plain(console, line)
+        else:  # the standings when that many matches had finished (fastchess's interim report)
+            finished, standings = line
+            _plain(console, f"standings after {finished} of {progress.total} matches:")
+            console.print(standings_tables(standings, console.width))
+
+
+class RefoldDisplay:
+    """What ``arena standings`` shows while it refolds a results file without a usable cached
+    fold: one line saying why and how many matches, then rich's bar (as a tournament's) on a
+    terminal, or, elsewhere, a line when it is done. On standard error: the standings, and
+    ``--json``, stay clean on standard output."""
+
+    def __init__(self, console: Console | None = None) -> None:
+        self.console = console or Console(stderr=True)
+        self.bar: Any = None
+        self.task: Any = None
+        self.started = time.monotonic()
+        self.total = 0
+
+    def __call__(self, why: str, total: int) -> Callable[[int], None]:
+        self.total, self.started = total, time.monotonic()
+        _plain(self.console, f"refolding the standings of {total} matches: {why}")
+        if self.console.is_terminal:
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+
+            self.bar = Progress(
+                "refolding",
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                console=self.console,
+                transient=True,
+            )
+            self.bar.start()
+            self.task = self.bar.add_task("refold", total=max(total, 1))
+        return self.advance
+
+    def advance(self, folded: int) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=folded)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+        if self.total:
+            _plain(
+                self.console,
+                f"refolded {self.total} matches in {time.monotonic() - self.started:.1f} s",
+            )
+            self.total = 0
 
 
 # -- one bot's report ---------------------------------------------------------------------------------
@@ -398,10 +563,10 @@ def _ms(value: float) -> str:
     return f"{value:.2f}"
 
 
-def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str = "") -> Group:
+def bot_report_view(report: BotReport, width: int | None = None) -> Group:
     """``arena standings FILE --bot NAME``: results per game, faults by kind with their reasons,
-    decision-time percentiles, and the worst matches by duplicate score with the command that
-    replays each. ``worst_logs``: where the bot's stderr logs are, for the grep hint."""
+    decision-time percentiles, and the worst matches by duplicate score (the commands that
+    replay them: :func:`replay_lines`)."""
     parts: list[RenderableType] = [
         Text(f"{report.bot}: {report.matches} completed matches", style="bold")
     ]
@@ -449,7 +614,7 @@ def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str
         # kind -> reason -> matches: the same reason in many matches is shown once
         by_kind: dict[str, dict[str, list[str]]] = {}
         for fault in report.faults:
-            reason = _FAULT_PREFIX.sub("", fault.message)
+            reason = fault_reason(fault.message)
             by_kind.setdefault(fault.kind, {}).setdefault(reason, []).append(
                 f"{fault.match_id} (seat {fault.seat})"
             )
@@ -470,42 +635,51 @@ def bot_report_view(report: BotReport, width: int | None = None, worst_logs: str
         parts.append(Text("Faults: none", style="bold"))
     if report.worst:
         columns = [
+            Column("#"),
             Column("match", justify="left"),
             Column("seat", keep=30),
             Column("score", keep=40),
             Column("place", keep=50),
             Column("dup"),
-            Column("replay it", keep=90, justify="left"),
         ]
         rows = [
             [
+                str(n),
                 m.match_id,
                 ",".join(map(str, m.seats)),
                 _number(m.score, 1),
                 _number(m.placing, 1),
                 _number(m.duplicate, 1, signed=True),
-                (
-                    f"arena replay {shlex.quote(m.record_path)}"
-                    + (f" --match {shlex.quote(m.match_id)}" if m.record_span else "")
-                    + f" --seat {m.seats[0]} --decisions"
-                    if m.record_path
-                    else "(no record kept)"
-                ),
             ]
-            for m in report.worst
+            for n, m in enumerate(report.worst, 1)
         ]
         parts.append(
             fitted_table(
                 columns, rows, width=width, title="Worst matches by duplicate score (worst first)"
             )
         )
-        if worst_logs:
-            parts.append(
-                Text(
-                    f"its stderr in a match: grep -n -A40 'match {report.worst[0].match_id} ' "
-                    f"{worst_logs}",
-                )
-            )
     else:
         parts.append(Text("Worst matches: none (no deal played in two or more rotations)"))
     return Group(*parts)
+
+
+def replay_lines(report: BotReport, worst_logs: str = "") -> list[str]:
+    """The lines that replay a bot's worst matches, one command each (numbered as the worst
+    matches' table), and the ``grep`` that finds the worst one in its stderr logs
+    (``worst_logs``): printed on lines of their own, never cut or folded, to be copied whole."""
+    lines = []
+    for n, m in enumerate(report.worst, 1):
+        if m.record_path:
+            command = (
+                f"arena replay {shlex.quote(m.record_path)}"
+                + (f" --match {shlex.quote(m.match_id)}" if m.record_span else "")
+                + f" --seat {m.seats[0]} --decisions"
+            )
+        else:
+            command = f"(no record kept of {m.match_id})"
+        lines.append(f"{n}: {command}")
+    if report.worst and worst_logs:
+        lines.append(
+            f"its stderr in match 1: grep -n -A40 'match {report.worst[0].match_id} ' {worst_logs}"
+        )
+    return lines

@@ -21,11 +21,18 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import partial
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any, NoReturn, TypeVar
 
 from arena.bots.installed import BotsDirError, tournament_bots
-from arena.bots.manifest import BotFolderError, content_hash
+from arena.bots.manifest import (
+    EXCLUDED_DIRS,
+    EXCLUDED_FILES,
+    EXCLUDED_SUFFIXES,
+    MANIFEST_FILE,
+    BotFolderError,
+    content_hash,
+)
 from arena.games import GAMES, GameError, GameSpec, find_game
 from arena.referee.bot_spec import (
     LIMIT_MAXIMA,
@@ -86,6 +93,15 @@ TOP_FIELDS = (
     "bots_dir",
     "games",
     "stop",
+    "format",
+    "gauntlet",
+    "deals_from",
+)
+FORMATS = ("round-robin", "gauntlet")
+MAX_DEAL_SET = 1_000_000  # seeds in a deal set (deals_from)
+DEAL_SET_EXPECTED = (
+    "a file of deal seeds (one integer 0 .. 2^64-1 a line; # starts a comment) or a list of "
+    "such integers"
 )
 STOP_FIELDS = ("confidence", "min_deals", "max_deals")
 BOT_FIELDS = (
@@ -101,6 +117,8 @@ BOT_FIELDS = (
     "sandbox",
     "user",
     "max_processes",
+    "files",
+    "exclude",
 )
 GAME_FIELDS = ("game", "label", "players", "deals", "options", "max_tables")
 CLUSTER_FIELDS = ("address", "matches_per_worker", "tls_ca_file", "tls_cert", "tls_key")
@@ -178,6 +196,10 @@ class TournamentConfig:
     stop: StopRule | None = None
     # per bot name: what its program is, {file or folder: SHA-256} (see program_hashes)
     programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    # the same as an older arena hashed them (argv's files only), for a results file it began
+    # (legacy_program_hashes); ``legacy_hashing``: the definition uses them (SPEC 10.4)
+    legacy_programs: dict[str, dict[str, str]] = field(default_factory=dict)
+    legacy_hashing: bool = False
     # Whether the seed is the organiser's (the file's `seed`, --seed): public, so bots may know
     # it. False: a secret seed, never in the definition (its commitment is in the results file).
     public_seed: bool = True
@@ -185,6 +207,11 @@ class TournamentConfig:
     # the seed was revealed already (the tournament has ended: nothing more may be dealt).
     commitment: str | None = None
     revealed: bool = False
+    # a gauntlet (SPEC 10.2): only the tables where one of these bots sits are played
+    gauntlet: tuple[str, ...] = ()
+    # a deal set (SPEC 10.3): deal d of every table is dealt from the d-th seed; where from
+    deal_set: tuple[int, ...] = ()
+    deal_set_source: str = ""
     # a new process of every bot for every match (arena compare: the field meets NEW's and
     # OLD's copies of a deal in the same state); part of the definition when set
     fresh_processes: bool = False
@@ -237,6 +264,11 @@ class TournamentConfig:
             },
             "max_faults": self.max_faults,
             "match_time_limit": self.match_time_limit_s,
+            # only when given, so that other definitions keep their fingerprints
+            **({"format": "gauntlet", "gauntlet": list(self.gauntlet)} if self.gauntlet else {}),
+            **({"deals_from": list(self.deal_set)} if self.deal_set else {}),
+            # bots hashed whole (SPEC 10.4); absent as an older arena wrote it
+            **({} if self.legacy_hashing else {"bots_hashed": "whole"}),
             **({"fresh_processes": True} if self.fresh_processes else {}),
         }
 
@@ -316,20 +348,105 @@ def plans_of(definition: Mapping[str, Any]) -> list[GamePlan]:
             options=dict(g.get("options", {})),
             team_size=find_game(g["game"]).team_size,
             max_tables=g["max_tables"],
+            deal_seeds=tuple(int(seed) for seed in definition.get("deals_from", ())),
+            gauntlet=tuple(definition.get("gauntlet", ())),
         )
         for g in definition["games"]
     ]
 
 
-def program_hashes(spec: BotSpec, *, submitted: bool = False) -> dict[str, str]:
-    """What a bot's program is, by content (SPEC 10.4): a submitted bot's whole folder
-    (``arena submit``'s content hash); otherwise every argument of ``argv`` that names an existing
-    file, taken from the bot's ``cwd`` unless absolute, as ``{argument: SHA-256 of the file}``.
-    A program found on PATH (``python3``, ``node``) is not hashed: it is the machine's, not the
-    bot's. OSError and BotFolderError come through for the caller to name the field."""
+def with_gauntlet(config: TournamentConfig, names: Sequence[str]) -> TournamentConfig:
+    """``config`` as a gauntlet of ``names`` (``--gauntlet``); ConfigError for a name that is
+    not one of its bots."""
+    known = [b.name for b in config.bots]
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ConfigError(
+            f"--gauntlet: found {unknown[0]!r}; expected one of the bots ({', '.join(known)})"
+        )
+    chosen = tuple(dict.fromkeys(names))
+    return replace(
+        config, gauntlet=chosen, games=tuple(replace(g, gauntlet=chosen) for g in config.games)
+    )
+
+
+@dataclass(frozen=True)
+class BotScope:
+    """What a bot is, for its content hash (SPEC 10.4): ``files``, the files and folders its
+    [[bots]] entry declares (None: its own folder), less the ``exclude`` patterns (build
+    products, logs)."""
+
+    files: tuple[str, ...] | None = None
+    exclude: tuple[str, ...] = ()
+
+
+OUTPUT_LOCK = ".arena-lock"  # (arena.tournament.store.OutputLock): a tournament's output folder
+RESULTS_SUFFIXES = (".sqlite", ".sqlite-wal", ".sqlite-shm", ".sqlite-journal")
+
+
+def program_hashes(
+    spec: BotSpec,
+    *,
+    submitted: bool = False,
+    scope: BotScope = BotScope(),
+    skip: Sequence[Path] = (),
+) -> dict[str, str]:
+    """What a bot's program is, by content (SPEC 10.4), as ``{file or folder/: SHA-256}``:
+
+    - a submitted bot: its whole installed folder (``arena submit``'s content hash);
+    - a bot that declares ``files``: each of them (a folder whole), relative to its ``cwd``;
+    - otherwise its own folder: the folder of its own file (the first argument of ``argv`` after
+      the program that names an existing file, as an interpreter's script; else the program,
+      when it is inside the bot's ``cwd``), or the nearest folder above it, up to its ``cwd``,
+      that holds a ``bot.toml``; and any other argument naming a file outside that folder (the
+      interpreter, say); a bot with no such file: the files its ``argv`` names.
+
+    Folders are hashed less version control and caches (as ``arena submit``), the ``exclude``
+    patterns, arena output folders (holding ``.arena-lock``), results files and the files of
+    ``skip`` (the tournament file), so the files of a tournament never change a bot. A program
+    found on PATH (``python3``, ``node``) is not hashed: it is the machine's, not the bot's.
+    OSError and BotFolderError come through for the caller to name the field."""
     if submitted and spec.cwd:
         return {spec.cwd.rstrip("/") + "/": content_hash(spec.cwd)}
-    hashes: dict[str, str] = {}
+    base = Path(spec.cwd) if spec.cwd is not None else None
+    if scope.files is not None:
+        hashes = {}
+        for name in scope.files:
+            path = Path(name) if Path(name).is_absolute() or base is None else base / name
+            if path.is_dir():
+                hashes[name.rstrip("/") + "/"] = folder_digest(path, scope.exclude, skip)
+            else:
+                hashes[name] = file_digest(path)  # (a missing one: OSError, named by the caller)
+        return hashes
+    files = argv_files(spec)
+    if not files:
+        return {}
+    # the bot's own file: the first one named after the program (an interpreter's script, a
+    # jar), else the program itself, whose folder is the bot's only inside its cwd (not
+    # /usr/bin of a bot run as /usr/bin/env ...)
+    named_after = files[0][0] != spec.argv[0]
+    argument, program = files[1] if not named_after and len(files) > 1 else files[0]
+    inside = base is not None and program.resolve().is_relative_to(base.resolve())
+    if argument == spec.argv[0] and not inside:
+        return legacy_program_hashes(spec)
+    folder = own_folder(program, base)
+    hashes = {_relative_name(folder, base) + "/": folder_digest(folder, scope.exclude, skip)}
+    for argument, path in files:
+        if not path.resolve().is_relative_to(folder.resolve()):
+            hashes[argument] = file_digest(path)
+    return hashes
+
+
+def legacy_program_hashes(spec: BotSpec) -> dict[str, str]:
+    """An older arena's program hashes: only the files ``argv`` names (SPEC 10.4, for results
+    files begun before bots were hashed whole)."""
+    return {argument: file_digest(path) for argument, path in argv_files(spec)}
+
+
+def argv_files(spec: BotSpec) -> list[tuple[str, Path]]:
+    """The arguments of ``argv`` that name existing files, with their paths (relative ones
+    taken from the bot's ``cwd``; a program looked up on PATH is not one)."""
+    found = []
     for index, argument in enumerate(spec.argv):
         if index == 0 and "/" not in argument:
             continue  # looked up on PATH
@@ -341,26 +458,115 @@ def program_hashes(spec: BotSpec, *, submitted: bool = False) -> dict[str, str]:
                 continue  # it runs in a fresh private folder: relative names point nowhere
             path = Path(spec.cwd) / path
         if path.is_file():
-            digest = hashlib.sha256()
-            with open(path, "rb") as file:
-                while chunk := file.read(1 << 20):
-                    digest.update(chunk)
-            hashes[argument] = digest.hexdigest()
-    return hashes
+            found.append((argument, path))
+    return found
+
+
+def own_folder(program: Path, cwd: Path | None) -> Path:
+    """A bot's own folder: the nearest folder from its program file's up to ``cwd`` that holds
+    a bot.toml, else the program file's folder."""
+    folder = program.parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / MANIFEST_FILE).is_file():
+            return candidate
+        if cwd is None or candidate.resolve() == cwd.resolve():
+            break
+    return folder
+
+
+def _relative_name(folder: Path, base: Path | None) -> str:
+    if base is not None and folder.resolve().is_relative_to(base.resolve()):
+        return os.path.relpath(folder.resolve(), base.resolve())
+    return str(folder)
+
+
+def file_digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as file:
+        while chunk := file.read(1 << 20):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def folder_digest(folder: Path, exclude: Sequence[str] = (), skip: Sequence[Path] = ()) -> str:
+    """SHA-256 over a folder's entries as ``arena submit``'s content hash takes them (sorted
+    paths, kinds, sizes, contents), less ``exclude`` (glob patterns matched against each
+    entry's path inside the folder, from the right: ``*.log``, ``build/*``), arena output
+    folders and results files. A symlink is hashed as its target's name, wherever it points."""
+    digest = hashlib.sha256()
+    for relative, path in _scope_entries(folder, exclude, {p.resolve() for p in skip}):
+        name = os.fsencode(relative)
+        if path.is_symlink():
+            digest.update(b"l " + name + b"\0" + os.fsencode(os.readlink(path)) + b"\0")
+        elif path.is_dir():
+            digest.update(b"d " + name + b"\0")
+        else:
+            executable = os.access(path, os.X_OK)
+            digest.update((b"x " if executable else b"f ") + name + b"\0")
+            digest.update(bytes.fromhex(file_digest(path)))
+    return digest.hexdigest()
+
+
+def _scope_entries(folder: Path, exclude: Sequence[str], skip: set[Path]) -> list[tuple[str, Path]]:
+    entries = []
+    for root, dirs, names in os.walk(folder):
+        here = Path(root)
+        kept = []
+        for name in sorted(dirs):
+            path = here / name
+            relative = path.relative_to(folder).as_posix()
+            if (
+                name in EXCLUDED_DIRS
+                or _excluded(relative, exclude, folder=True)
+                or (path / OUTPUT_LOCK).exists()
+            ):
+                continue
+            entries.append((relative, path))
+            if not path.is_symlink():
+                kept.append(name)
+        dirs[:] = kept
+        for name in names:
+            path = here / name
+            relative = path.relative_to(folder).as_posix()
+            if (
+                name in EXCLUDED_FILES
+                or name.endswith(EXCLUDED_SUFFIXES + RESULTS_SUFFIXES)
+                or _excluded(relative, exclude)
+                or (skip and path.resolve() in skip)
+            ):
+                continue
+            entries.append((relative, path))
+    return sorted(entries, key=lambda entry: os.fsencode(entry[0]))
+
+
+def _excluded(relative: str, patterns: Sequence[str], *, folder: bool = False) -> bool:
+    """Whether a pattern matches the path (a folder also by ``NAME/*`` or ``NAME/**``: all
+    that it holds, so the folder itself too)."""
+    path = PurePosixPath(relative)
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if folder:
+            pattern = pattern.removesuffix("/**").removesuffix("/*")
+        if pattern and path.match(pattern):
+            return True
+    return False
 
 
 def _programs(
-    reader: _Reader, bots: Sequence[tuple[str, BotSpec, bool]]
+    reader: _Reader, bots: Sequence[tuple[str, BotSpec, bool, BotScope]], skip: Sequence[Path]
 ) -> dict[str, dict[str, str]]:
     """Each bot's program hashes; a program that cannot be read is a mistake of its field."""
     programs: dict[str, dict[str, str]] = {}
-    for where, bot, submitted in bots:
+    for where, bot, submitted, scope in bots:
 
-        def hashes(where: str = where, bot: BotSpec = bot, submitted: bool = submitted) -> dict:
+        def hashes(
+            where: str = where, bot: BotSpec = bot, submitted: bool = submitted, scope=scope
+        ) -> dict:
             try:
-                return program_hashes(bot, submitted=submitted)
+                return program_hashes(bot, submitted=submitted, scope=scope, skip=skip)
             except (OSError, BotFolderError) as exc:
-                reader.fail(where, bot.name, f"a program that can be read ({exc})")
+                field_name = where if scope.files is None else where.rsplit(".", 1)[0] + ".files"
+                reader.fail(field_name, bot.name, f"files that can be read ({exc})")
 
         programs[bot.name] = reader.read(hashes, {})
     return programs
@@ -486,8 +692,9 @@ class _Reader:
 # -- the parts of a definition --------------------------------------------------------------------
 
 
-def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
-    """One [[bots]] entry; None (its mistakes kept in ``reader``) when it has any."""
+def _bot(reader: _Reader, where: str, raw: object) -> tuple[BotScope, BotSpec] | None:
+    """One [[bots]] entry and what it is for its content hash; None (its mistakes kept in
+    ``reader``) when it has any."""
     table = reader.read(lambda: reader.table(where, raw), None)
     if table is None:
         return None
@@ -559,9 +766,10 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
     version = reader.read(
         lambda: reader.text(f"{where}.version", table.get("version", ""), nonempty=False), ""
     )
+    scope = reader.read(partial(_scope, reader, where, table, cwd), BotScope())
     if len(reader.problems) > before:
         return None
-    return BotSpec(
+    return scope, BotSpec(
         name=bot_name,
         argv=argv_tuple,
         cwd=cwd,
@@ -574,6 +782,32 @@ def _bot(reader: _Reader, where: str, raw: object) -> BotSpec | None:
         file_mb=limits.get("file_mb"),
         max_processes=limits.get("max_processes"),
     )
+
+
+def _scope(reader: _Reader, where: str, table: dict[str, Any], cwd: str | None) -> BotScope:
+    """``files`` (what the bot is, relative to its cwd) and ``exclude`` (patterns left out)."""
+
+    def paths(field_name: str) -> tuple[str, ...] | None:
+        if field_name not in table:
+            return None
+        value = table[field_name]
+        if (
+            not isinstance(value, list)
+            or not value
+            or not all(isinstance(v, str) and v and "\0" not in v for v in value)
+        ):
+            reader.fail(f"{where}.{field_name}", value, "a non-empty list of paths")
+        return tuple(value)
+
+    files = paths("files")
+    exclude = paths("exclude") or ()
+    for name in files or ():
+        path = Path(name) if Path(name).is_absolute() or cwd is None else Path(cwd) / name
+        if not path.exists():
+            reader.note(
+                f"{where}.files", name, "an existing file or folder (relative to the bot's cwd)"
+            )
+    return BotScope(files, exclude)
 
 
 def _user(reader: _Reader, where: str, table: dict[str, Any]) -> str | None:
@@ -841,7 +1075,15 @@ def config_from_table(
         else None
     )
     stop = read(lambda: _stop(reader, data["stop"]), None) if "stop" in data else None
+    no_set: tuple[tuple[int, ...], str] = ((), "")
+    deal_set, deal_set_source = (
+        read(lambda: _deal_set(reader, data["deals_from"]), no_set)
+        if "deals_from" in data
+        else no_set
+    )
     default_deals = DEFAULT_DEALS if stop is None else stop.max_deals
+    if deal_set:
+        default_deals = min(default_deals, len(deal_set)) if stop else len(deal_set)
     deals = read(
         lambda: reader.integer(
             "deals", data.get("deals", default_deals), minimum=1, maximum=MAX_DEALS
@@ -912,7 +1154,9 @@ def config_from_table(
             raw=True,
         )
         reader.done()  # now: checking and hashing each of them first would take minutes
-    entries = [(i, _bot(reader, f"bots[{i}]", raw)) for i, raw in enumerate(bots_raw)]
+    read_bots = [(i, _bot(reader, f"bots[{i}]", raw)) for i, raw in enumerate(bots_raw)]
+    scopes = {i: found[0] for i, found in read_bots if found is not None}
+    entries = [(i, None if found is None else found[1]) for i, found in read_bots]
     bots = dir_bots + tuple(bot for _, bot in entries if bot is not None)
     _unique(
         reader,
@@ -940,14 +1184,30 @@ def config_from_table(
     if stop is not None:  # max_deals caps every game's deals
         games = tuple(replace(g, deals=min(g.deals, stop.max_deals)) for g in games)
     _unique(reader, "games", [(i, g.label) for i, g in plans if g is not None], "label")
+    if deal_set:
+        most = max((g.deals for g in games), default=0)
+        if most > len(deal_set):
+            reader.note(
+                "deals_from",
+                f"{len(deal_set)} deals",
+                f"at least as many deals as a game plays ({most}); or fewer deals",
+                raw=True,
+            )
+        games = tuple(replace(g, deal_seeds=deal_set) for g in games)
+    no_gauntlet: tuple[str, ...] = ()
+    gauntlet = read(lambda: _gauntlet(reader, data, [b.name for b in bots]), no_gauntlet)
+    if gauntlet:
+        games = tuple(replace(g, gauntlet=gauntlet) for g in games)
 
     output, results, records = _paths(reader, data, name)
     programs = _programs(
         reader,
-        [("bots_dir", bot, True) for bot in dir_bots]
-        + [(f"bots[{i}].argv", bot, False) for i, bot in entries if bot is not None],
+        [("bots_dir", bot, True, BotScope()) for bot in dir_bots]
+        + [(f"bots[{i}].argv", bot, False, scopes[i]) for i, bot in entries if bot is not None],
+        [Path(source)] if os.path.isfile(source) else [],
     )
     reader.done()
+    legacy = {bot.name: legacy_program_hashes(bot) for _, bot in entries if bot is not None}
     return TournamentConfig(
         name=name,
         seed=seed,
@@ -969,8 +1229,63 @@ def config_from_table(
         records=records,
         source=source,
         stop=stop,
+        gauntlet=gauntlet,
+        deal_set=deal_set,
+        deal_set_source=deal_set_source,
         programs=programs,
+        legacy_programs={**{b.name: programs.get(b.name, {}) for b in dir_bots}, **legacy},
     )
+
+
+def _deal_set(reader: _Reader, raw: object) -> tuple[tuple[int, ...], str]:
+    """``deals_from``: the seeds of a deal set, and where they came from (for messages)."""
+    if isinstance(raw, str):
+        path = Path(reader.place(raw))
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reader.fail("deals_from", raw, f"{DEAL_SET_EXPECTED} ({getattr(exc, 'strerror', exc)})")
+        seeds = []
+        for number, line in enumerate(text.splitlines(), 1):
+            word = line.split("#", 1)[0].strip()
+            if not word:
+                continue
+            if not word.isdigit() or int(word) >= 2**64:
+                reader.fail(f"deals_from ({path} line {number})", word, DEAL_SET_EXPECTED)
+            seeds.append(int(word))
+        where = str(path)
+    elif isinstance(raw, list):
+        if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in raw):
+            reader.fail("deals_from", raw, DEAL_SET_EXPECTED)
+        seeds, where = list(raw), "the tournament file"
+    else:
+        reader.fail("deals_from", raw, DEAL_SET_EXPECTED)
+    if not seeds or len(seeds) > MAX_DEAL_SET:
+        reader.fail("deals_from", f"{len(seeds)} seeds", f"1 to {MAX_DEAL_SET} seeds", raw=True)
+    return tuple(seeds), where
+
+
+def _gauntlet(reader: _Reader, data: Mapping[str, Any], bots: Sequence[str]) -> tuple[str, ...]:
+    """``format`` and ``gauntlet``: the bots whose tables a gauntlet plays (none: all)."""
+    kind = data.get("format", "round-robin")
+    if kind not in FORMATS:
+        reader.fail("format", kind, " or ".join(f'"{f}"' for f in FORMATS))
+    names = data.get("gauntlet")
+    if kind == "round-robin":
+        if names is not None:
+            reader.fail("gauntlet", names, 'nothing, or format = "gauntlet" beside it')
+        return ()
+    if not isinstance(names, list) or not names or not all(isinstance(n, str) for n in names):
+        reader.fail(
+            "gauntlet",
+            "nothing" if names is None else names,
+            'a list of the bots whose tables are played (format = "gauntlet")',
+            raw=names is None,
+        )
+    unknown = [n for n in names if n not in bots]
+    if unknown:
+        reader.fail("gauntlet", unknown[0], f"one of the bots ({', '.join(bots)})")
+    return tuple(dict.fromkeys(names))
 
 
 def _stop(reader: _Reader, raw: object) -> StopRule:

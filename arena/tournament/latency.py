@@ -2,11 +2,13 @@
 
 Each match stores the referee's own latency per decision (p50, p99, max: from having a reply to
 having written the next request, SPEC.md section 5) and the machine's load per core when it ended.
-A match is **strained** when its worst latency reached half the margin, or the machine was
-overloaded (load per core at or above ``OVERLOAD_PER_CORE``: more runnable processes than cores, so
-a bot's reply may wait in its pipe for the referee to be scheduled). The timeouts of strained
-matches may be the arena's fault rather than the bot's: they are named, and the warning says to
-lower the concurrency (or the workers) or raise the margin, and to replay them.
+A match is **strained** when the referee's worst latency in it reached ``MARGIN_SHARE`` of the
+margin: for that match, the referee measured itself slow enough that a reply in time may have
+been judged late. Only what was measured in the match decides: the load average (a minute's
+mean of the whole machine, shown beside it) says nothing about one match, and flagged every
+match of a busy machine. The timeouts of strained matches may be the arena's fault rather than
+the bot's: they are named (**suspect**), and ``arena tournament ... --replay suspect`` plays
+only them again, keeping the rest.
 """
 
 from __future__ import annotations
@@ -19,8 +21,8 @@ from typing import Any
 from arena.referee.results import FaultKind
 from arena.tournament.store import StoredMatch
 
-OVERLOAD_PER_CORE = 1.0
-MARGIN_SHARE = 0.5  # the referee's latency may use up to this part of the margin
+MARGIN_SHARE = 0.5  # the referee's worst latency in a match may use up to this part of the margin
+REPLAY_SUSPECT = "--replay suspect"  # the option of `arena tournament` that replays them
 LATENCY_NOTE = "latency_warning"  # the results file keeps the warning under this note
 NAMED_SUSPECTS = 10  # suspect matches named in the one-line warning (all are in the data)
 
@@ -44,17 +46,19 @@ class LatencyReport:
             return None
         named = ", ".join(self.suspect[:NAMED_SUSPECTS])
         more = len(self.suspect) - NAMED_SUSPECTS
-        suspects = (
-            f"their timeouts may be the arena's, not the bots': {named}"
-            + (f" and {more} more" if more > 0 else "")
-            if self.suspect
-            else "none of them has a timeout"
+        threshold = MARGIN_SHARE * (self.margin_ms or 0)
+        head = (
+            f"warning: in {len(self.strained)} of {self.matches} matches the referee's worst "
+            f"latency reached {threshold:g} ms, half the {self.margin_ms} ms margin (worst "
+            f"{self.max_ms} ms)"
         )
+        if not self.suspect:
+            return f"{head}; none of them has a timeout, so no result depends on it."
         return (
-            f"warning: {len(self.strained)} of {self.matches} matches ran with the referee's "
-            f"latency near the {self.margin_ms} ms margin or the machine overloaded "
-            f"(worst latency {self.max_ms} ms, load {self.max_load_per_core} per core); "
-            f"{suspects}. Lower the concurrency (or workers) or raise margin_ms, and replay them."
+            f"{head}; {len(self.suspect)} of them have a timeout that may be the arena's, not "
+            f"the bot's: {named}" + (f" and {more} more" if more > 0 else "") + ". Lower the "
+            f"concurrency (or workers) or raise margin_ms, and replay only those with "
+            f"`arena tournament ... {REPLAY_SUSPECT}` (the other matches are kept)."
         )
 
     def as_data(self) -> dict:
@@ -101,7 +105,7 @@ class LatencyTally:
         self.p99_ms = _larger(self.p99_ms, p99)
         self.max_ms = _larger(self.max_ms, worst)
         self.max_load = _larger(self.max_load, load)
-        if _strained_why(worst, load, self.margin_ms):
+        if _strained_why(worst, self.margin_ms):
             timeout = any(f.kind is FaultKind.TIMEOUT for f in match.faults)
             place = (match.game, match.table, match.deal, match.rotation, match.match_id)
             self.strained += (*place, worst, load, timeout)
@@ -118,7 +122,7 @@ class LatencyTally:
             strained=tuple(row[4] for row in rows),
             suspect=tuple(row[4] for row in rows if row[7]),
             margin_ms=self.margin_ms,
-            details={row[4]: _strained_why(row[5], row[6], self.margin_ms) for row in rows},
+            details={row[4]: _strained_why(row[5], self.margin_ms) for row in rows},
         )
 
 
@@ -127,14 +131,11 @@ class LatencyTally:
 STRAINED_FIELDS = 8
 
 
-def _strained_why(worst: float | None, load: float | None, margin_ms: int) -> str:
-    """Why a match is strained ("" when it is not)."""
-    reasons = []
+def _strained_why(worst: float | None, margin_ms: int) -> str:
+    """Why a match is strained ("" when it is not): only its own measured latency decides."""
     if worst is not None and worst >= MARGIN_SHARE * margin_ms:
-        reasons.append(f"referee latency {worst} ms of a {margin_ms} ms margin")
-    if load is not None and load >= OVERLOAD_PER_CORE:
-        reasons.append(f"load {load} per core")
-    return "; ".join(reasons)
+        return f"referee latency {worst} ms of a {margin_ms} ms margin"
+    return ""
 
 
 def _larger(current: float | None, value: float | None) -> float | None:

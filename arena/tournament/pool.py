@@ -14,6 +14,7 @@ Both the in-process runner (``arena.tournament.runner``) and each worker process
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import time
 from collections import Counter
@@ -177,8 +178,8 @@ def broken_bot_line(spec: BotSpec, exc: BotStartupError) -> str:
     said = getattr(exc, "stderr_tail", "")
     if not said:
         said = "; it wrote nothing to stderr"
-    elif said in exc.reason:
-        said = ""
+    elif all(part.strip() in exc.reason for part in re.split(r" \| |\n", said)):
+        said = ""  # the reason quotes it already (a process that ended says its stderr)
     else:
         said = f"; its stderr ends: {said}"
     return f"bot {spec.name!r}: `{shlex.join(spec.argv)}` in {folder}: {exc.reason}{said}"

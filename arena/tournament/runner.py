@@ -27,7 +27,7 @@ swap in fakes to check the pool, the limits and cancellation without processes.
 from __future__ import annotations
 
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -70,15 +70,29 @@ class Progress:
     recent_faults: deque[str] = field(default_factory=lambda: deque(maxlen=6))
     faults_seen: int = 0  # how many faults went into recent_faults, ever
     stage: str = ""  # e.g. the stopping rule's round, shown after the progress line
-    # every fault not yet printed, for a display that prints each (None: nobody does)
-    unprinted_faults: deque[str] | None = None
+    # what a plain log has not printed yet, in order: every fault ("fault: ..."), with
+    # ``log_finished`` a line per finished match, and every ``report_every`` matches finished
+    # the standings then (``report``'s value) with their count (None: nobody prints them)
+    unprinted: deque[str | tuple[int, Any]] | None = None
+    log_finished: bool = False
+    report_every: int = 0
+    report: Callable[[], Any] | None = None
 
     def note_fault(self, line: str) -> None:
         line = printable(line)  # (a stored message of an older arena may quote raw stderr)
         self.recent_faults.append(line)
         self.faults_seen += 1
-        if self.unprinted_faults is not None:
-            self.unprinted_faults.append(line)
+        if self.unprinted is not None:
+            self.unprinted.append(f"fault: {line}")
+
+    def note_finished(self, match: StoredMatch) -> None:
+        if self.unprinted is None:
+            return
+        finished = self.already_done + self.done + self.aborted
+        if self.log_finished:
+            self.unprinted.append(finished_line(match, finished, self.total))
+        if self.report is not None and self.report_every and finished % self.report_every == 0:
+            self.unprinted.append((finished, self.report()))
 
     def per_second(self, now: float | None = None) -> float:
         elapsed = (time.monotonic() if now is None else now) - self.started
@@ -88,6 +102,21 @@ class Progress:
         rate = self.per_second(now)
         left = self.total - self.already_done - self.done
         return left / rate if rate > 0 else None
+
+
+def finished_line(match: StoredMatch, number: int, total: int) -> str:
+    """A finished match in one line, as fastchess logs a game: ``finished 12/1056
+    aon/t0/d3/r1: heuristic 31, random-c 12, ... (faults: late timeout x2)``."""
+    if not match.completed:
+        return f"aborted {number}/{total} {match.match_id}: {printable(match.reason)}"
+    scores = ", ".join(f"{bot} {score:g}" for bot, score in zip(match.bots, match.scores))
+    counted = Counter((f.bot, f.kind) for f in match.faults)
+    faults = ", ".join(
+        f"{bot} {kind}" + (f" x{n}" if n > 1 else "") for (bot, kind), n in counted.items()
+    )
+    return f"finished {number}/{total} {match.match_id}: {scores}" + (
+        f" (faults: {faults})" if faults else ""
+    )
 
 
 def pending_matches(matches: Iterable[ScheduledMatch], done: set[str]) -> Iterator[ScheduledMatch]:
@@ -182,8 +211,9 @@ async def run_tournament(
         raise TournamentError(
             f"{config.results}: this tournament has ended and its secret seed was revealed: "
             f"{len(matches) - summary.skipped} more matches dealt from it would be predictable, "
-            "and none was played; give another results file, or --restart to discard its "
-            "stored matches and deal from a new secret seed"
+            f"and none was played; give another results file, or --restart to set its "
+            f"{store.count_matches()} stored matches aside (SPEC 10.4) and deal from a new "
+            "secret seed"
         )
     in_workers = cluster is None and min(workers, config.concurrency) > 1
     if (in_workers or cluster is not None) and (start_bot is not None or play is not None):
@@ -210,8 +240,10 @@ async def run_tournament(
         except StoreError as exc:
             raise TournamentError(str(exc)) from None
         for fault in stored.faults:
+            request = f", request {fault.request_id}" if fault.request_id is not None else ""
             progress.note_fault(
-                f"{stored.match_id} {fault.bot} (seat {fault.seat}) {fault.kind}: {fault.message}"
+                f"{stored.match_id} {fault.bot} (seat {fault.seat}{request}) {fault.kind}: "
+                f"{fault.reason}"
             )
         if stored.completed:
             summary.played += 1
@@ -220,6 +252,7 @@ async def run_tournament(
             summary.aborted += 1
             progress.aborted += 1
             progress.note_fault(f"{stored.match_id} aborted: {stored.reason}")
+        progress.note_finished(stored)
         if on_stored is not None:
             on_stored(stored)
 
@@ -264,7 +297,7 @@ def first_deals(schedule: Schedule, deals: int) -> Schedule:
     """The schedule's matches of deals 0 .. deals-1, in the same order (every match keeps its
     id, seats and seed: they depend on the table and deal only)."""
     games = [replace(plan, deals=min(plan.deals, deals)) for plan in schedule.games]
-    return Schedule(schedule.seed, games, schedule.tables, schedule.seating)
+    return schedule.with_deals(games)
 
 
 def standings_of_first_deals(

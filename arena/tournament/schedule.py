@@ -51,6 +51,10 @@ class GamePlan:
     options: Mapping[str, Any] = field(default_factory=dict)
     team_size: int = 1
     max_tables: int = DEFAULT_MAX_TABLES
+    # a deal set (SPEC 10.3, ``deals_from``): deal d of every table is dealt from the d-th seed
+    deal_seeds: tuple[int, ...] = ()
+    # a gauntlet (SPEC 10.2): only the tables where one of these bots sits are played
+    gauntlet: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -364,7 +368,9 @@ def build_schedule(
     tables = [
         tables_for(bots, plan, Rng(derive_seed(seed, f"{plan.label}/tables"))) for plan in games
     ]
-    return Schedule(seed, list(games), tables, seating)
+    schedule = Schedule(seed, list(games), tables, seating)
+    named = {name for plan in games for name in plan.gauntlet}
+    return schedule.gauntlet(named) if named else schedule
 
 
 class Schedule(Sequence[ScheduledMatch]):
@@ -382,11 +388,16 @@ class Schedule(Sequence[ScheduledMatch]):
         games: list[GamePlan],
         tables: list[list[tuple[str, ...]]],
         seating: str,
+        numbers: list[list[int]] | None = None,
     ) -> None:
         self.seed = seed
         self.games = games
         self.tables = tables
         self.seating = seating
+        # each table's number (its match ids and seeds): its place among all the game's tables,
+        # also when only some are played (a gauntlet's)
+        self.numbers = numbers if numbers is not None else [list(range(len(t))) for t in tables]
+        self._by_number = [{n: i for i, n in enumerate(nums)} for nums in self.numbers]
         self._labels: dict[str, int] = {}  # a label's first game, as a match id names it
         for g, plan in enumerate(games):
             self._labels.setdefault(plan.label, g)
@@ -422,17 +433,21 @@ class Schedule(Sequence[ScheduledMatch]):
         return range(deal % players, deal % players + 1)
 
     def _match(self, game: int, table: int, deal: int, rotation: int) -> ScheduledMatch:
+        """The match of the game's ``table``-th table played here (its number may differ)."""
         plan = self.games[game]
+        number = self.numbers[game][table]
         return ScheduledMatch(
-            match_id=match_id(plan.label, table, deal, rotation),
+            match_id=match_id(plan.label, number, deal, rotation),
             game=plan.label,
             game_id=plan.game_id,
             players=plan.players,
             options=dict(plan.options),
-            table=table,
+            table=number,
             deal=deal,
             rotation=rotation,
-            seed=deal_seed(self.seed, plan.label, table, deal),
+            seed=plan.deal_seeds[deal]
+            if plan.deal_seeds
+            else deal_seed(self.seed, plan.label, number, deal),
             seats=rotate(self.tables[game][table], rotation),
         )
 
@@ -487,8 +502,28 @@ class Schedule(Sequence[ScheduledMatch]):
         """The same schedule restricted to the games labelled ``labels`` (same matches, order)."""
         keep = [g for g, plan in enumerate(self.games) if plan.label in labels]
         return Schedule(
-            self.seed, [self.games[g] for g in keep], [self.tables[g] for g in keep], self.seating
+            self.seed,
+            [self.games[g] for g in keep],
+            [self.tables[g] for g in keep],
+            self.seating,
+            [self.numbers[g] for g in keep],
         )
+
+    def gauntlet(self, named: Collection[str]) -> Schedule:
+        """Only the tables where a bot of ``named`` sits (a gauntlet, SPEC 10.2): the same
+        matches, ids, seeds and order as in this schedule."""
+        kept = [[t for t, table in enumerate(ts) if set(table) & set(named)] for ts in self.tables]
+        return Schedule(
+            self.seed,
+            self.games,
+            [[self.tables[g][t] for t in keep] for g, keep in enumerate(kept)],
+            self.seating,
+            [[self.numbers[g][t] for t in keep] for g, keep in enumerate(kept)],
+        )
+
+    def with_deals(self, games: list[GamePlan]) -> Schedule:
+        """The same tables with the games' deals of ``games`` (its first deals: a round)."""
+        return Schedule(self.seed, games, self.tables, self.seating, self.numbers)
 
     def bots(self) -> set[str]:
         """Every bot seated at some table."""
@@ -509,14 +544,18 @@ class Schedule(Sequence[ScheduledMatch]):
         return None if found is None else self._position(*found)
 
     def position_of(self, label: str, table: int, deal: int, rotation: int) -> int | None:
-        """:meth:`position` of the match of this game label, table, deal and rotation."""
+        """:meth:`position` of the match of this game label, table (number), deal and
+        rotation."""
         game = self._game_of(label, table, deal, rotation)
-        return None if game is None else self._position(game, table, deal, rotation)
+        if game is None:
+            return None
+        return self._position(game, self._by_number[game][table], deal, rotation)
 
     def _game_of(self, label: str, table: int, deal: int, rotation: int) -> int | None:
-        """The index of the game whose match this is, None if the schedule has no such match."""
+        """The index of the game whose match this is (``table``: its number), None if the
+        schedule has no such match."""
         game = self._labels.get(label)
-        if game is None or not 0 <= table < len(self.tables[game]):
+        if game is None or table not in self._by_number[game]:
             return None
         plan = self.games[game]
         first = 0 if self.seating == "duplicate" else deal % plan.players
@@ -541,9 +580,11 @@ class Schedule(Sequence[ScheduledMatch]):
         return None  # (not reached: a located match is in a span)
 
     def _locate(self, match_id_: str) -> tuple[int, int, int, int] | None:
-        """(game index, table, deal, rotation) of the match of this id, None if none."""
+        """(game index, table index here, deal, rotation) of the match of this id, None if
+        none."""
         found = split_match_id(match_id_)
         if found is None:
             return None
-        game = self._game_of(*found)
-        return None if game is None else (game, *found[1:])
+        label, table, deal, rotation = found
+        game = self._game_of(label, table, deal, rotation)
+        return None if game is None else (game, self._by_number[game][table], deal, rotation)

@@ -13,7 +13,7 @@ from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import StopReport, stored_count
 from arena.tournament.schedule import ScheduledMatch
 from arena.tournament.seal import PUBLIC_SEED_NOTE, DealSecret, SealState
-from arena.tournament.store import ResultStore, StoreError
+from arena.tournament.store import ResultStore, StoreError, is_results_file
 
 
 @dataclass
@@ -48,8 +48,9 @@ def seal_seed(config: TournamentConfig, store: ResultStore) -> SealedRun:
             raise StoreError(
                 f"{path}: this tournament has ended and its secret seed was revealed "
                 f"(seed {state.revealed.seed}), so another definition cannot deal more matches "
-                "from it: give another results file, or --restart to discard its stored "
-                "matches and deal from a new secret seed"
+                f"from it: give another results file, or --restart to set its "
+                f"{store.count_matches()} stored matches aside (SPEC 10.4) and deal from a new "
+                "secret seed"
             )
         return SealedRun(sealed, state.revealed, [f"deals revealed already: {_revealed(state)}"])
     if state.secret is not None:
@@ -74,8 +75,8 @@ def seal_seed(config: TournamentConfig, store: ResultStore) -> SealedRun:
                 replace(config, seed=kept, public_seed=True),
                 notes=[
                     f"{path}: keeps seed {kept}, which its stored matches were dealt from: "
-                    f"{PUBLIC_SEED_NOTE}; --restart (which discards those matches) deals from "
-                    "a new secret seed"
+                    f"{PUBLIC_SEED_NOTE}; --restart (which sets those {store.count_matches()} "
+                    "matches aside, SPEC 10.4) deals from a new secret seed"
                 ],
             )
         secret = DealSecret.draw()
@@ -106,6 +107,7 @@ def open_sealed(
     the file's definition is replaced. ``schedule``: a special schedule the file's matches
     follow (``compare``), noted in it for the checks of ``arena replay --check``."""
     settled: list[SealedRun] = []
+    config, hashing = _hashing_kept(config) if not restart else (config, None)
 
     def settle(store: ResultStore) -> tuple[str, Mapping[str, Any]]:
         run = seal_seed(config, store)
@@ -118,11 +120,44 @@ def open_sealed(
         fingerprint=config.fingerprint(),
         definition=config.definition(),
         restart=restart,
+        output=config.output,
         settle=settle,
     )
     if schedule is not None:
         store.save_note("schedule", schedule)
+    if store.aside is not None:  # said first: where the restarted file's matches are now
+        settled[0].notes.insert(0, store.aside.line())
+    if hashing is not None:
+        settled[0].notes.append(hashing)
+    if config.deal_set:
+        settled[0].notes.append(
+            f"deals from the deal set of {config.deal_set_source} ({len(config.deal_set)} "
+            "seeds): a deal set is public by nature, so a bot that knows it can know every "
+            "card (SPEC 10.3)"
+        )
     return store, settled[0]
+
+
+def _hashing_kept(config: TournamentConfig) -> tuple[TournamentConfig, str | None]:
+    """A results file begun by an arena that hashed only the files ``argv`` names keeps being
+    hashed so while it holds matches (SPEC 10.4), so that its matches still count; the config
+    to run and the line that says so (None: the bots are hashed whole)."""
+    if not is_results_file(config.results):
+        return config, None
+    try:
+        with ResultStore.open_read(config.results) as store:
+            old = store.definition()
+            held = store.count_matches()
+    except StoreError:
+        return config, None  # (opening it for the run says what is wrong)
+    if not held or not old.get("bots") or "bots_hashed" in old or old.get("name") != config.name:
+        return config, None
+    return replace(config, programs=config.legacy_programs, legacy_hashing=True), (
+        f"{config.results}: begun by an arena that hashed only the files a bot's argv names; "
+        f"its {held} stored matches keep counting on those terms, so a change elsewhere in a "
+        "bot's folder is not noticed in this file: --restart (which sets them aside) hashes "
+        "each bot's whole folder (SPEC 10.4)"
+    )
 
 
 def has_ended(

@@ -32,7 +32,7 @@ import bisect
 import math
 import statistics
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from typing import Any
@@ -152,7 +152,7 @@ class Standings:
 # types below (its class, if any, marked ``@persisted``). Only those classes are ever created
 # when a state is read back, so a results file from elsewhere cannot run code.
 
-FOLD_FORMAT = 6  # bump when the fold's attributes change meaning; a state of another is refolded
+FOLD_FORMAT = 7  # bump when the fold's attributes change meaning; a state of another is refolded
 _PERSISTED: dict[str, type] = {}
 _INT64 = 2**63
 
@@ -712,6 +712,9 @@ FOLD_NAME = "standings"
 PERSIST_EVERY = 1000
 
 
+RefoldProgress = Callable[[int], None]  # matches folded so far
+
+
 def refold(
     store: ResultStore,
     bots: Sequence[str],
@@ -720,13 +723,24 @@ def refold(
     seating: str = "duplicate",
     confidence: float = CONFIDENCE,
     margin_ms: int = MARGIN_MS,
+    progress: RefoldProgress | None = None,
 ) -> StandingsFold:
     """Every stored match folded afresh, in schedule order (streamed from the file: memory
-    does not grow with the matches)."""
+    does not grow with the matches); ``progress``, given, is told how many are folded every
+    REFOLD_REPORT_EVERY matches and at the end."""
     fold = StandingsFold(bots, games, seating=seating, confidence=confidence, margin_ms=margin_ms)
+    folded = 0
     for match in store.matches_in_rating_order(games):
         fold.add(match)
+        folded += 1
+        if progress is not None and folded % REFOLD_REPORT_EVERY == 0:
+            progress(folded)
+    if progress is not None:
+        progress(folded)
     return fold
+
+
+REFOLD_REPORT_EVERY = 1000
 
 
 def load_fold(
@@ -737,20 +751,23 @@ def load_fold(
     seating: str = "duplicate",
     confidence: float = CONFIDENCE,
     margin_ms: int = MARGIN_MS,
+    on_refold: Callable[[str, int], RefoldProgress] | None = None,
 ) -> tuple[StandingsFold, int]:
     """The fold of every stored match and the save number it covers: the cached fold extended
     with the matches stored since, or (no usable cache, or one of other bots, games, seating or
-    margin) a refold of them all."""
+    margin) a refold of them all. ``on_refold(why, matches)``, given, is called before a refold
+    with the reason and how many matches it folds, and gives the refold's progress callback."""
     settings: dict[str, Any] = {
         "seating": seating,
         "confidence": confidence,
         "margin_ms": margin_ms,
     }
     seq = store.last_seq()
-    found = cached_fold(store, bots, games, **settings)
-    if found is not None:
+    found = _cached(store, bots, games, **settings)
+    if not isinstance(found, str):
         return found[0], max(seq, found[1])
-    return refold(store, bots, games, **settings), seq
+    progress = None if on_refold is None else on_refold(found, store.count_current())
+    return refold(store, bots, games, **settings, progress=progress), seq
 
 
 def cached_fold(
@@ -764,19 +781,37 @@ def cached_fold(
 ) -> tuple[StandingsFold, int] | None:
     """The cached fold extended with the matches stored since, and the save number it covers;
     None when the file has no usable cache (see :func:`load_fold`)."""
+    found = _cached(store, bots, games, seating=seating, confidence=confidence, margin_ms=margin_ms)
+    return None if isinstance(found, str) else found
+
+
+def _cached(
+    store: ResultStore,
+    bots: Sequence[str],
+    games: Sequence[str],
+    *,
+    seating: str,
+    confidence: float,
+    margin_ms: int,
+) -> tuple[StandingsFold, int] | str:
+    """:func:`cached_fold`, or why there is none to use (one phrase)."""
     cached = store.fold_state(FOLD_NAME)
-    if cached is None or store.unsequenced():
-        return None
+    if cached is None:
+        return "the file holds no cached standings (written by an older arena, or deleted)"
+    if store.unsequenced():
+        return "its rows have no save numbers yet (written by an older arena)"
     state, covered = cached
     fold = fold_from_bytes(state)
-    if (
-        fold is None
-        or fold._bots != list(bots)
-        or fold._games != list(games)
-        or fold._single != (seating == "single")
-        or fold.margin_ms != margin_ms
+    if fold is None:
+        return f"its cached standings are of another format (this arena's is {FOLD_FORMAT})"
+    for what, cached_value, wanted in (
+        ("bots", fold._bots, list(bots)),
+        ("games", fold._games, list(games)),
+        ("seating", fold._single, seating == "single"),
+        ("margin_ms", fold.margin_ms, margin_ms),
     ):
-        return None
+        if cached_value != wanted:
+            return f"its cached standings are of other {what} than its definition's"
     fold.confidence = confidence  # the tables' confidence, not part of the sums
     try:
         newer = store.matches(include_aborted=True, since=covered)
@@ -784,7 +819,7 @@ def cached_fold(
             fold.add(match)
         fold.standings()  # a damaged cache fails here, not in front of the reader
     except Exception:  # StaleFold, or a damaged cache: refolded, never fatal
-        return None
+        return "its cached standings could not take the matches stored since"
     return fold, covered
 
 

@@ -28,7 +28,9 @@ import fcntl
 import json
 import os
 import secrets
+import shutil
 import sqlite3
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -38,6 +40,7 @@ from typing import Any
 import msgspec
 
 from arena.referee.results import FaultRecord
+from arena.referee.results import fault_reason as fault_reason  # render/terminal.py reads it here
 from arena.tournament.seal import DealSecret, SealState
 
 APP = "trick-arena-results"
@@ -118,6 +121,27 @@ FAULTS_BY_KEY_UP_TO = 20000  # rows read at once up to which their faults are lo
 META_COMMITMENT = "commitment"
 META_SECRET = "seed_secret"
 META_REVEALED = "seed_revealed"
+
+
+ASIDE_FOLDER = "set-aside"  # --restart keeps what it replaces under <output>/set-aside/<time>/
+
+
+@dataclass(frozen=True)
+class SetAside:
+    """What ``--restart`` kept of a results file before starting it afresh: a copy of the file
+    (its record names pointing at the records moved beside it) and the output's records and
+    logs, in a folder of their own named by the time (SPEC 10.4)."""
+
+    folder: Path
+    results: Path
+    matches: int
+
+    def line(self) -> str:
+        return (
+            f"--restart: set the {self.matches} stored matches of {self.results.name} aside in "
+            f"{self.folder} (with its records and logs; `arena standings {self.results}` and "
+            "`arena serve` read them there); this run starts afresh"
+        )
 
 
 class StoreError(Exception):
@@ -257,6 +281,7 @@ class ResultStore:
         self._db = connection
         self._lock = lock  # a file descriptor holding flock(LOCK_EX) while we write
         self._seq_known: bool | None = None
+        self.aside: SetAside | None = None  # what --restart set aside when it opened the file
         # Records are named relative to the results file's folder, so a tournament's folder
         # moved whole keeps its replays (an older arena's absolute names read as they are).
         self._folder = os.path.dirname(os.path.abspath(path))
@@ -278,13 +303,16 @@ class ResultStore:
         fingerprint: str,
         definition: Mapping[str, Any],
         restart: bool = False,
+        output: Path | None = None,
         settle: Callable[[ResultStore], tuple[str, Mapping[str, Any]]] | None = None,
     ) -> ResultStore:
         """Open or create the file of a tournament, locked against a second tournament writing
         to it. An existing file may hold an earlier definition of the same tournament (matches
         are kept by content: :meth:`set_schedule`), but not one in which a bot of the same name
-        and version ran another program, unless ``restart``, which discards its results (only
-        ever from a Trick Arena results file).
+        and version ran another program, unless ``restart``, which sets its matches aside (a
+        copy under ``output``'s ``set-aside/`` folder, with the output's records and logs:
+        :attr:`aside`) and starts the file afresh (only ever a Trick Arena results file of
+        this tournament).
 
         ``settle(store)``, given, is called once the file is known to be this tournament's and
         before its definition is replaced: it reads what the file keeps (its seed's seal) and
@@ -316,6 +344,9 @@ class ResultStore:
             store._start_wal()
             kept_key = None
             if meta is not None and restart:
+                if meta.get("name") != name:
+                    raise StoreError(store._foreign(meta, name, restart=True))
+                store.aside = store.set_aside(output or path.parent)
                 kept_key = meta.get(MATCH_ID_KEY)  # the matches go, the file's key stays
                 store._discard()
                 meta = None
@@ -326,14 +357,15 @@ class ResultStore:
                     store._update_definition(fingerprint, definition)
             else:
                 if meta.get("name") != name:
-                    raise StoreError(
-                        f"{path}: holds the results of tournament {meta.get('name', '?')!r}, "
-                        f"not {name!r}; give another results file, or --restart to discard them"
-                    )
+                    raise StoreError(store._foreign(meta, name))
                 old = json.loads(meta.get("definition", "{}"))
                 changed = _changed_program(old, definition)  # (whatever the seed)
                 if changed:
-                    raise StoreError(f"{path}: {changed}")
+                    raise StoreError(
+                        f"{path}: {changed}; its {store.count_matches()} stored matches are not "
+                        "the new program's: run with --restart to set them aside (SPEC 10.4), "
+                        "or give the bot a new name or version"
+                    )
                 if settle is not None:
                     fingerprint, definition = settle(store)
                 store._add_missing_columns()
@@ -818,8 +850,9 @@ class ResultStore:
         if meta.get("schema") != SCHEMA_VERSION and not any_schema:
             raise StoreError(
                 f"{self.path}: results file schema {meta.get('schema')!r}; this "
-                f"arena reads schema {SCHEMA_VERSION!r} (run with --restart to discard its "
-                "matches, or give another results file)"
+                f"arena reads schema {SCHEMA_VERSION!r}: give another results file, or run "
+                f"with --restart to set its {self.count_matches()} stored matches aside "
+                "(SPEC 10.4) and start it afresh"
             )
         return meta
 
@@ -931,6 +964,77 @@ class ResultStore:
         except sqlite3.Error as exc:
             raise StoreError(f"{self.path}: cannot write to it ({exc})") from None
 
+    def count_current(self) -> int:
+        """How many matches of the current definition are stored (aborted ones included)."""
+        return int(self._rows("SELECT count(*) FROM matches WHERE current = 1")[0][0])
+
+    def count_matches(self) -> int:
+        """How many matches the file holds, of any definition and status."""
+        return int(self._rows("SELECT count(*) FROM matches")[0][0])
+
+    def forget(self, match_ids: Iterable[str]) -> int:
+        """Delete the counted matches of these ids (and their faults), to be played again
+        (``--replay``: the caller set the file aside first); the cached fold goes with them.
+        How many were deleted."""
+        ids = list(match_ids)
+        with self._db:
+            deleted = sum(
+                self._db.execute(
+                    "DELETE FROM matches WHERE current = 1 AND match_id = ?", (match_id,)
+                ).rowcount
+                for match_id in ids
+            )
+            if deleted:
+                self._db.execute("DELETE FROM fold_state")
+        return deleted
+
+    def _foreign(self, meta: Mapping[str, str], name: str, *, restart: bool = False) -> str:
+        """Why a file of another tournament is refused: what it holds, and never advice that
+        would set another tournament's matches aside."""
+        return (
+            f"{self.path}: holds the {self.count_matches()} stored matches of tournament "
+            f"{meta.get('name', '?')!r}, not {name!r}"
+            + ("; --restart sets aside only this tournament's own results" if restart else "")
+            + f"; give another results file (or run {meta.get('name', '?')!r} to resume it)"
+        )
+
+    def set_aside(self, output: Path, *, move_output: bool = True) -> SetAside | None:
+        """Copy the file into ``<output>/set-aside/<UTC time>/`` and (``move_output``) move the
+        output's ``records/`` and ``logs/`` beside the copy, its rows' record names rewritten
+        to find them there; None when no match is stored (nothing to keep). Anything that fails
+        raises StoreError before the file itself is touched."""
+        matches = self.count_matches()
+        if not matches:
+            return None
+        stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
+        folder = output / ASIDE_FOLDER / stamp
+        n = 1
+        while folder.exists():
+            n += 1
+            folder = output / ASIDE_FOLDER / f"{stamp}-{n}"
+        copy = folder / self.path.name
+        try:
+            folder.mkdir(mode=0o700, parents=True)
+            with contextlib.closing(sqlite3.connect(copy)) as target:
+                self._db.backup(target)  # one consistent copy, the WAL's pages included
+                os.chmod(copy, 0o600)
+                moved = {}
+                for part in ("records", "logs") if move_output else ():
+                    if (output / part).is_dir():
+                        moved[(output / part).resolve()] = folder / part
+                _repoint_records(target, self._folder, folder, moved)
+                kept = target.execute("SELECT count(*) FROM matches").fetchone()[0]
+            if kept != matches:
+                raise StoreError(f"{copy}: the copy holds {kept} of {matches} matches")
+            for source, destination in moved.items():
+                shutil.move(source, destination)
+        except (OSError, sqlite3.Error) as exc:
+            raise StoreError(
+                f"{self.path}: --restart could not set its {matches} stored matches aside in "
+                f"{folder} ({exc}); the file was not changed"
+            ) from None
+        return SetAside(folder, copy, matches)
+
     def _discard(self) -> None:
         with self._db:
             for table in ("fold_state", "faults", "matches", "meta"):
@@ -1005,6 +1109,30 @@ def _json(value: Any, *, sort: bool = False) -> str:
     return json.dumps(value, separators=(",", ":"), sort_keys=sort)
 
 
+def _repoint_records(
+    db: sqlite3.Connection, was: str, now: Path, moved: Mapping[Path, Path]
+) -> None:
+    """Rewrite the record names of a results file copied from folder ``was`` to folder ``now``
+    (relative to the file's folder, SPEC 10.5), records under a key of ``moved`` being moved to
+    its value."""
+    if "record_path" not in {row[1] for row in db.execute("PRAGMA table_info(matches)")}:
+        return
+    names = [row[0] for row in db.execute("SELECT DISTINCT record_path FROM matches")]
+    with db:
+        for name in names:
+            if name is None:
+                continue
+            where = Path(os.path.normpath(os.path.join(was, name)))
+            for source, destination in moved.items():
+                if where.is_relative_to(source):
+                    where = destination / where.relative_to(source)
+                    break
+            db.execute(
+                "UPDATE matches SET record_path = ? WHERE record_path = ?",
+                (os.path.relpath(where, now), name),
+            )
+
+
 def _changed_program(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | None:
     """The first bot that kept its name and version but runs another program now, said in one
     line naming the bot and the file; None if there is none."""
@@ -1017,11 +1145,12 @@ def _changed_program(old: Mapping[str, Any], new: Mapping[str, Any]) -> str | No
         files: Iterable[str] = sorted(set(then) | set(now))
         changed = [f for f in files if then.get(f) != now.get(f)]
         if changed:
+            what = changed[0]
+            if what == "./" and isinstance(bot.get("cwd"), str):  # its folder is its cwd
+                what = bot["cwd"].rstrip("/") + "/"
             return (
-                f"bot {bot['name']!r} changed since its matches were stored ({changed[0]} "
+                f"bot {bot['name']!r} changed since its matches were stored ({what} "
                 f"{'differs' if changed[0] in then and changed[0] in now else 'is new or gone'})"
-                "; its stored matches are not the new program's: run with --restart to discard "
-                "them, or give the bot a new name or version"
             )
     return None
 
@@ -1038,6 +1167,19 @@ def keep_private(path: Path, fd: int) -> None:
                 companion.chmod(0o600)
     except OSError:
         pass
+
+
+def stored_matches(path: str | Path) -> int | None:
+    """How many matches the results file at ``path`` holds; None when there is none there (or
+    it cannot be read as one). Read only: for messages about a file a run will not open."""
+    path = Path(path)
+    if not is_results_file(path):
+        return None
+    try:
+        with contextlib.closing(ResultStore.open_read(path)) as store:
+            return store.count_matches()
+    except StoreError:
+        return None
 
 
 class OutputLock:
@@ -1077,12 +1219,23 @@ class OutputLock:
         try:
             with os.fdopen(os.dup(fd), "r", encoding="utf-8") as file:
                 before = file.read().strip()
-            if before and before != owner and not restart:
-                raise StoreError(
-                    f"{folder}: output: holds the records of the results file {before}, "
-                    f"not {owner}; give another output folder (or --restart to reuse it, "
-                    f"which discards the matches stored in {owner})"
-                )
+            if before and before != owner:
+                held = stored_matches(before)
+                if held is None and not restart:
+                    raise StoreError(
+                        f"{folder}: output: holds the records of the results file {before}, "
+                        f"which is gone, not of {owner}; give another output folder, or "
+                        "--restart to write into it anyway (its old records stay)"
+                    )
+                if held is not None:  # never taken from a results file that holds matches
+                    mine = stored_matches(owner)
+                    raise StoreError(
+                        f"{folder}: output: holds the records of the results file {before} "
+                        f"({held} stored matches), not of {owner}"
+                        + (f" ({mine} stored matches)" if mine else "")
+                        + f"; give another output folder (`output`; in the quick form, a "
+                        f"--results file in another folder), or the results file {before}"
+                    )
         except OSError as exc:
             os.close(fd)
             raise StoreError(

@@ -21,6 +21,10 @@ class RunSummary:
     cluster_workers: dict[str, WorkerReport] = field(default_factory=dict)
     cluster_overhead_s: float = 0.0  # between a worker's tasks and in them outside the matches
     cluster_startup_s: float = 0.0  # connecting, packing and shipping the bots
+    # workers the scheduler lost during the run (addresses, in order), and the matches Dask
+    # played again elsewhere because their worker was lost while playing them
+    cluster_lost: list[str] = field(default_factory=list)
+    cluster_rescheduled: int = 0
 
 
 @dataclass
@@ -36,6 +40,7 @@ class WorkerReport:
     referee_max_ms: float | None = None  # the worst decision's
     max_load_per_core: float | None = None
     started: int = 0  # bot processes it started
+    log_dir: str = ""  # where its bots' standard error stays, on that worker
 
     SAMPLE = 20_000
 

@@ -11,11 +11,15 @@ one it got), ``/api/play/action`` (POST ``{"id": request id, "action": ...}``; i
 header ``X-Arena-Play: 1``, which a page of another site cannot send without this server's
 consent). Every response has the tournament pages' security headers; a Host header this server
 was not bound to is refused (DNS rebinding).
+
+``arena serve --allow-play`` serves the same page for each person's match it starts
+(:class:`PersonTables`), under ``/play/ID/``: the page's addresses are relative to it.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import msgspec
@@ -23,9 +27,11 @@ import trio
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.types import ASGIApp
 
+from arena.referee.match import MatchStop, MatchStopped
+from arena.referee.process import BotStartupError
 from arena.render.seat import others_move
 from arena.web.access import Access
 from arena.web.server import STATIC_TYPES, Guard, HostCheck, _static, serve_app
@@ -45,6 +51,8 @@ class WebPerson:
         self.pending: dict[str, Any] | None = None
         self.answer_send, self.answer_receive = trio.open_memory_channel[str](1)
         self.seat: int | None = None
+        self.watchers = 0  # pages following this seat now
+        self.left_at: float | None = None  # when the last one went
 
     def add(self, message: dict[str, Any]) -> None:
         self.messages.append(message)
@@ -86,38 +94,40 @@ def _json(data: Any, status: int = 200) -> Response:
     )
 
 
-def build_play_app(person: WebPerson, hosts: HostCheck | None = None) -> ASGIApp:
+def play_routes(find: Callable[[Request], WebPerson | None]) -> list[Route]:
+    """The person's page and its two endpoints, for the seat ``find`` names in a request (None:
+    no such seat here, a 404)."""
+
     async def page(request: Request) -> Response:
+        if find(request) is None:
+            return _json({"error": "no such table: start one from the tournament's page"}, 404)
         return Response(_static("play.html"), media_type="text/html")
 
-    async def static(request: Request) -> Response:
-        name = request.path_params["name"]
-        suffix = "." + name.rpartition(".")[2]
-        if "/" in name or "\\" in name or suffix not in STATIC_TYPES:
-            return _json({"error": f"no file {name[:80]}"}, 404)
-        try:
-            body = _static(name)
-        except (FileNotFoundError, OSError, ValueError):
-            return _json({"error": f"no file {name[:80]}"}, 404)
-        return Response(body, media_type=STATIC_TYPES[suffix])
-
     async def stream(request: Request) -> Response:
+        person = find(request)
+        if person is None:
+            return _json({"error": "no such table"}, 404)
         last = request.headers.get("last-event-id", "")
         start = int(last) + 1 if last.isascii() and last.isdigit() and len(last) < 9 else 0
 
         async def events() -> AsyncIterator[bytes]:
             sent = start
-            yield b"retry: 1000\n\n"
-            while True:
-                while sent < len(person.messages):
-                    data = msgspec.json.encode(person.messages[sent])
-                    yield b"event: message\nid: %d\ndata: %s\n\n" % (sent, data)
-                    sent += 1
-                changed = person.changed
-                with trio.move_on_after(HEARTBEAT_S):
-                    await changed.wait()
-                if sent == len(person.messages):
-                    yield b": still here\n\n"
+            person.watchers += 1
+            try:
+                yield b"retry: 1000\n\n"
+                while True:
+                    while sent < len(person.messages):
+                        data = msgspec.json.encode(person.messages[sent])
+                        yield b"event: message\nid: %d\ndata: %s\n\n" % (sent, data)
+                        sent += 1
+                    changed = person.changed
+                    with trio.move_on_after(HEARTBEAT_S):
+                        await changed.wait()
+                    if sent == len(person.messages):
+                        yield b": still here\n\n"
+            finally:
+                person.watchers -= 1
+                person.left_at = trio.current_time()
 
         return StreamingResponse(
             events(),
@@ -126,6 +136,9 @@ def build_play_app(person: WebPerson, hosts: HostCheck | None = None) -> ASGIApp
         )
 
     async def action(request: Request) -> Response:
+        person = find(request)
+        if person is None:
+            return _json({"error": "no such table"}, 404)
         if request.headers.get(ACTION_HEADER) != "1":
             return _json({"error": f"an action needs the header {ACTION_HEADER}: 1"}, 403)
         try:
@@ -139,12 +152,26 @@ def build_play_app(person: WebPerson, hosts: HostCheck | None = None) -> ASGIApp
             return _json({"error": problem}, 409)
         return _json({"ok": True})
 
-    routes = [
+    return [
         Route("/", page),
-        Route("/static/{name}", static),
         Route("/api/play/stream", stream),
         Route("/api/play/action", action, methods=["POST"]),
     ]
+
+
+def build_play_app(person: WebPerson, hosts: HostCheck | None = None) -> ASGIApp:
+    async def static(request: Request) -> Response:
+        name = request.path_params["name"]
+        suffix = "." + name.rpartition(".")[2]
+        if "/" in name or "\\" in name or suffix not in STATIC_TYPES:
+            return _json({"error": f"no file {name[:80]}"}, 404)
+        try:
+            body = _static(name)
+        except (FileNotFoundError, OSError, ValueError):
+            return _json({"error": f"no file {name[:80]}"}, 404)
+        return Response(body, media_type=STATIC_TYPES[suffix])
+
+    routes = [*play_routes(lambda request: person), Route("/static/{name}", static)]
     # The tournament pages' guard: the Host check and the security headers (no token opens
     # anything here: the page shows one seat, to whoever reaches this loopback server).
     return Guard(Starlette(routes=routes), Access(), hosts or HostCheck("127.0.0.1"))
@@ -158,3 +185,146 @@ async def serve_play(
 ) -> None:
     """Serve the person's page until cancelled; ``task_status.started`` gets its URL."""
     await serve_app(build_play_app(person, HostCheck(host)), host, port, task_status=task_status)
+
+
+StartMatch = Callable[[str, "str | None", WebPerson, MatchStop], Awaitable[object]]
+
+
+class PersonTables:
+    """The persons' matches ``arena serve --allow-play`` plays (SPEC.md 11): at most ``limit``
+    at once, each at ``/play/ID/`` (ID a random secret, the only way to its seat). A match is
+    stopped, and its bots closed, once no page has followed it for ``leave_s`` seconds."""
+
+    KEEP_FINISHED = 20  # finished matches whose page still shows the result
+
+    def __init__(
+        self,
+        start_match: StartMatch,
+        games: list[str],
+        bots: list[str],
+        limit: int,
+        *,
+        pace_s: float = 0.7,
+        leave_s: float = 5.0,
+    ) -> None:
+        self.start_match = start_match
+        self.games = games  # the tournament's game labels, and its bots: what may be asked for
+        self.bots = bots
+        self.limit = limit
+        self.pace_s = pace_s
+        self.leave_s = leave_s
+        self.people: dict[str, WebPerson] = {}  # every seat of this run, its page kept after
+        self.playing: set[str] = set()
+        self.nursery: trio.Nursery | None = None
+
+    async def run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Hold the matches' tasks until cancelled (which stops every match)."""
+        async with trio.open_nursery() as nursery:
+            self.nursery = nursery
+            task_status.started()
+            await trio.sleep_forever()
+
+    def find(self, request: Request) -> WebPerson | None:
+        return self.people.get(request.path_params.get("table", ""))
+
+    def start(self, label: str, against: str | None) -> str:
+        """A new match's ID; raises PlayRefused past the limit."""
+        if label not in self.games:
+            raise PlayRefused(f"no game {label[:40]!r} in this tournament", 404)
+        if against is not None and against not in self.bots:
+            raise PlayRefused(f"no bot {against[:40]!r} in this tournament", 404)
+        if self.nursery is None:
+            raise PlayRefused("the server is not ready to play yet")
+        if len(self.playing) >= self.limit:
+            raise PlayRefused(
+                f"{len(self.playing)} persons' matches are being played, the most this server "
+                f"allows at once (arena serve --play-limit): try again when one ends"
+            )
+        for old in [t for t in self.people if t not in self.playing][: -self.KEEP_FINISHED]:
+            del self.people[old]  # (the oldest finished pages go, past KEEP_FINISHED)
+        table = secrets.token_urlsafe(16)
+        person = WebPerson(self.pace_s)
+        person.left_at = trio.current_time()  # (its page has leave_s to come)
+        self.people[table] = person
+        self.playing.add(table)
+        self.nursery.start_soon(self._play, table, label, against, person)
+        return table
+
+    async def _play(self, table: str, label: str, against: str | None, person: WebPerson) -> None:
+        stop = MatchStop()
+        try:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(self._watch, person, stop)
+                try:
+                    await self.start_match(label, against, person, stop)
+                except MatchStopped:
+                    pass  # (its record says why)
+                except (BotStartupError, ValueError, OSError) as error:  # the page says why
+                    self.playing.discard(table)  # (its place is free once the page is told)
+                    person.add({"type": "error", "message": str(error)})
+                nursery.cancel_scope.cancel()
+        finally:
+            self.playing.discard(table)
+
+    async def _watch(self, person: WebPerson, stop: MatchStop) -> None:
+        """Stop the match once its page has been gone for leave_s (closed, not reloading)."""
+        while True:
+            await trio.sleep(min(1.0, self.leave_s))
+            left = person.left_at
+            if not person.watchers and left is not None:
+                if trio.current_time() - left >= self.leave_s:
+                    stop.stop("the person left the page")
+                    return
+
+    def routes(self, refusal: Callable[[Request], str | None]) -> list[BaseRoute]:
+        """The tournament server's routes for persons' matches: what may be played (``/api/play``),
+        starting one (POST ``/api/play/start`` ``{"game": LABEL, "against": BOT or null}``, with
+        the header the action needs), and each match's page under ``/play/ID/``. ``refusal``: why
+        a request may not play (None: it may)."""
+
+        async def offer(request: Request) -> Response:
+            why = refusal(request)
+            if why is not None:
+                return _json({"games": [], "bots": [], "refused": why})
+            return _json({"games": self.games, "bots": self.bots, "limit": self.limit})
+
+        async def start(request: Request) -> Response:
+            if request.headers.get(ACTION_HEADER) != "1":
+                return _json(
+                    {"error": f"starting a match needs the header {ACTION_HEADER}: 1"}, 403
+                )
+            why = refusal(request)
+            if why is not None:
+                return _json({"error": why}, 403)
+            try:
+                body = msgspec.json.decode(await request.body())
+            except msgspec.DecodeError:
+                body = None
+            game = body.get("game") if isinstance(body, dict) else None
+            against = body.get("against") if isinstance(body, dict) else None
+            if not isinstance(game, str) or not (against is None or isinstance(against, str)):
+                return _json(
+                    {"error": 'expected JSON: {"game": "LABEL", "against": "BOT" or null}'}, 400
+                )
+            try:
+                table = self.start(game, against)
+            except PlayRefused as refused:
+                return _json({"error": str(refused)}, refused.status)
+            return _json({"url": f"/play/{table}/"})
+
+        def find(request: Request) -> WebPerson | None:
+            return self.find(request) if refusal(request) is None else None
+
+        return [
+            Route("/api/play", offer),
+            Route("/api/play/start", start, methods=["POST"]),
+            Mount("/play/{table}", routes=play_routes(find)),
+        ]
+
+
+class PlayRefused(Exception):
+    """No person's match can start now (one line, and the HTTP status that says why)."""
+
+    def __init__(self, message: str, status: int = 429) -> None:
+        super().__init__(message)
+        self.status = status

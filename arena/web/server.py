@@ -27,7 +27,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from functools import partial
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 from urllib.parse import urlencode
 
 import msgspec
@@ -39,13 +39,25 @@ from starlette.middleware import Middleware
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, RedirectResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.tournament.errors import unwrapped
 from arena.tournament.store import ResultStore, StoreError
 from arena.web.access import SPECTATOR, TOKEN_COOKIE, TOKEN_PARAM, Access, Viewer
 from arena.web.source import SETTLE_S, NotFound, RecordAt, Sealed, TournamentSource
+
+
+class PlayTables(Protocol):
+    """Persons' matches a tournament's server may start (arena.web.play.PersonTables)."""
+
+    async def run(self, task_status: trio.TaskStatus[None] = trio.TASK_STATUS_IGNORED) -> None:
+        """Hold the matches until cancelled."""
+
+    def routes(self, refusal: Callable[[Request], str | None]) -> list[BaseRoute]:
+        """Their routes; ``refusal``: why a request may not play (None: it may)."""
+        return []
+
 
 SSE_MIN_GAP_S = 1.0  # at most one update a second per page
 SSE_HEARTBEAT_S = 15.0  # a comment line keeps proxies from closing an idle stream
@@ -188,16 +200,12 @@ def _bearer(scope: Scope) -> str | None:
     return None
 
 
-class Guard:
-    """Around every request: the Host check, the security headers on every response, and who
-    is asking (``scope["arena.viewer"]``, from the token presented); a page's address with
-    ``?token=`` answers with a redirect to the same page without it, setting the token as an
-    HttpOnly cookie (so it leaves the address bar and the history). An unknown token given in
-    the request (not a cookie, which may be an old run's) is a 401."""
+class HostGuard:
+    """Around every request: the Host check (against DNS rebinding) and the security headers on
+    every response; then :meth:`serve`."""
 
-    def __init__(self, app: ASGIApp, access: Access, hosts: HostCheck) -> None:
+    def __init__(self, app: ASGIApp, hosts: HostCheck) -> None:
         self.app = app
-        self.access = access
         self.hosts = hosts
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -211,16 +219,34 @@ class Guard:
                 message["headers"] = [*message.get("headers", []), *SECURITY_HEADERS]
             await send(message)
 
-        request = Request(scope)
-        if not self.hosts.allows(request.headers.get("host")):
-            host = (request.headers.get("host") or "")[:80]
-            answer = _error(400, f"Host {host!r} is not served here")
+        host = Request(scope).headers.get("host")
+        if not self.hosts.allows(host):
+            answer = _error(400, f"Host {(host or '')[:80]!r} is not served here")
             await answer(scope, receive, send_secured)
             return
+        await self.serve(scope, receive, send_secured)
+
+    async def serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
+
+
+class Guard(HostGuard):
+    """The tournament pages' guard: the Host check and the security headers, and who is asking
+    (``scope["arena.viewer"]``, from the token presented); a page's address with ``?token=``
+    answers with a redirect to the same page without it, setting the token as an HttpOnly
+    cookie (so it leaves the address bar and the history). An unknown token given in the
+    request (not a cookie, which may be an old run's) is a 401."""
+
+    def __init__(self, app: ASGIApp, access: Access, hosts: HostCheck) -> None:
+        super().__init__(app, hosts)
+        self.access = access
+
+    async def serve(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope)
         given = _bearer(scope) or request.query_params.get(TOKEN_PARAM)
         viewer = self.access.viewer(given or request.cookies.get(TOKEN_COOKIE))
         if given and viewer is SPECTATOR:
-            await _error(401, "unknown token")(scope, receive, send_secured)
+            await _error(401, "unknown token")(scope, receive, send)
             return
         scope["arena.viewer"] = viewer
         if TOKEN_PARAM in request.query_params and scope["path"] in PAGES:
@@ -228,9 +254,9 @@ class Guard:
             target = scope["path"] + ("?" + urlencode(kept) if kept else "")
             redirect = RedirectResponse(target, status_code=303)
             redirect.set_cookie(TOKEN_COOKIE, given or "", httponly=True, samesite="strict")
-            await redirect(scope, receive, send_secured)
+            await redirect(scope, receive, send)
             return
-        await self.app(scope, receive, send_secured)
+        await self.app(scope, receive, send)
 
 
 def _viewer(request: Request) -> Viewer:
@@ -239,10 +265,14 @@ def _viewer(request: Request) -> Viewer:
 
 
 def build_app(
-    source: TournamentSource, access: Access | None = None, hosts: HostCheck | None = None
+    source: TournamentSource,
+    access: Access | None = None,
+    hosts: HostCheck | None = None,
+    play: PlayTables | None = None,
 ) -> ASGIApp:
     """The ASGI application for one tournament (``access``: the tokens accepted, none by
-    default; ``hosts``: the Host headers answered, the loopback names by default)."""
+    default; ``hosts``: the Host headers answered, the loopback names by default; ``play``:
+    the persons' matches it may start, none by default)."""
     access = access if access is not None else Access()
     hosts = hosts if hosts is not None else HostCheck("127.0.0.1")
 
@@ -392,7 +422,8 @@ def build_app(
             }
         )
 
-    routes = [Route(path, page) for path in PAGES] + [
+    routes: list[BaseRoute] = [Route(path, page) for path in PAGES]
+    routes += [
         Route("/static/{name}", static),
         Route("/api/summary", summary),
         Route("/api/stream", stream),
@@ -403,6 +434,24 @@ def build_app(
         Route("/api/match/stream", match_stream),
         Route("/api/tokens", tokens),
     ]
+    if play is not None:
+
+        def refusal(request: Request) -> str | None:
+            if access.enabled and not _viewer(request).organiser:
+                return "playing here needs the organiser's token (SPEC.md 11)"
+            return None
+
+        routes += play.routes(refusal)
+    else:
+        off = "playing here is off (arena serve --allow-play turns it on)"
+
+        async def no_play(request: Request) -> Response:
+            if request.method == "POST":
+                return _error(403, off)
+            return _json({"games": [], "bots": [], "refused": off})
+
+        routes.append(Route("/api/play", no_play))
+        routes.append(Route("/api/play/start", no_play, methods=["POST"]))
     # Gzip shrinks a match's frames about tenfold; event streams are left alone by starlette.
     app = Starlette(routes=routes, middleware=[Middleware(GZipMiddleware, minimum_size=2000)])
     return Guard(app, access, hosts)
@@ -418,10 +467,14 @@ async def serve_tournament(
     on_ready: Callable[[str], None] | None = None,
     task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED,
     shutdown: Callable[[], Awaitable[None]] | None = None,
+    play: PlayTables | None = None,
 ) -> None:
-    """Serve until cancelled; ``task_status.started`` (and ``on_ready``) get the page's URL."""
-    app = build_app(source, access, HostCheck(host, allowed_hosts))
+    """Serve until cancelled; ``task_status.started`` (and ``on_ready``) get the page's URL.
+    Cancelling it stops the persons' matches of ``play`` and closes their bots."""
+    app = build_app(source, access, HostCheck(host, allowed_hosts), play)
     async with trio.open_nursery() as nursery:
+        if play is not None:
+            await nursery.start(play.run)
         url = await nursery.start(serve_app, app, host, port, shutdown)
         if on_ready is not None:
             on_ready(url)
@@ -461,6 +514,7 @@ def serve_until_signalled(
     access: Access | None = None,
     allowed_hosts: Iterable[str] = (),
     on_ready: Callable[[str], None],
+    play: PlayTables | None = None,
 ) -> None:
     """Serve the pages of a results file, following it while a tournament writes it, in a trio
     run of its own until SIGINT, SIGTERM or SIGHUP (``arena serve``, and ``arena tournament
@@ -470,7 +524,9 @@ def serve_until_signalled(
         source.poll_file(store)
         with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM, signal.SIGHUP) as signals:
             async with trio.open_nursery() as nursery:
-                serving = partial(serve_tournament, access=access, allowed_hosts=allowed_hosts)
+                serving = partial(
+                    serve_tournament, access=access, allowed_hosts=allowed_hosts, play=play
+                )
                 on_ready(await nursery.start(serving, source, host, port))
                 nursery.start_soon(source.watch, store)
                 nursery.start_soon(source.refresh)  # the exact standings, before anyone asks

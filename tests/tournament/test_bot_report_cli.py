@@ -3,6 +3,7 @@ crashes in every match): results, faults with their stderr, times, and the worst
 commands that work."""
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -66,10 +67,23 @@ def test_the_report_names_faults_times_and_worst_matches(results):
     assert replay.returncode == 0, replay.stderr
     assert "record checked" in replay.stdout
     # The grep hint names log files that exist and hold the worst match's marker.
-    hint = next(line for line in out.splitlines() if line.startswith("its stderr in a match"))
+    hint = next(line for line in out.splitlines() if line.startswith("its stderr in match 1"))
     worst_id = hint.split("'match ")[1].split(" '")[0]
     logs = glob(hint.rsplit(" ", 1)[1])
     assert logs and any(f"[arena: match {worst_id} (" in Path(p).read_text() for p in logs)
+
+
+def test_the_replay_commands_are_whole_lines_at_any_width(results):
+    """Issue 38 item 7: even at 40 columns each command is one line, uncut, to be copied."""
+    narrow = arena("standings", results, "--bot", "crashy-1.0", "--width", "40")
+    assert narrow.returncode == 0, narrow.stderr
+    lines = narrow.stdout.splitlines()
+    commands = [line for line in lines if re.match(r"\d+: arena replay ", line)]
+    assert [line.split(":")[0] for line in commands] == ["1", "2", "3", "4", "5", "6"]
+    assert all(line.endswith(" --decisions") and len(line) > 40 for line in commands)
+    assert any(line.startswith("its stderr in match 1: grep -n -A40 ") for line in lines)
+    first = shlex.split(commands[0].split(": ", 1)[1])
+    assert arena(*first[1:]).returncode == 0
 
 
 def test_the_report_as_json_and_its_errors(results):

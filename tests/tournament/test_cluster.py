@@ -254,6 +254,13 @@ def test_a_tournament_on_a_local_cluster_stores_what_a_local_run_stores(tmp_path
     assert "Dask's own time" in out and "Traceback" not in err
     assert out.count("referee latency median") == 2  # per worker, from the stored figures
     assert len(results["here"]) == 24 and results["here"] == results["dask"]
+    # where each worker keeps its bots' stderr (here: this machine), with the bots' logs in it
+    logs = {
+        line.split("its bots' stderr there in ")[1].rstrip("/")
+        for line in out.splitlines()
+        if "its bots' stderr there in " in line
+    }
+    assert len(logs) == 1 and any(Path(logs.pop()).glob("*.stderr.log"))
 
 
 def free_port() -> int:
@@ -282,14 +289,17 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
     )
     client = Client(cluster)
     try:
-        victim = sorted(client.run(os.getpid).values())[0]
+        pids = client.run(os.getpid)
         kept: list[str] = []
+        victims: list[str] = []
 
         def keep(stored):
             assert stored.completed, stored.reason
             kept.append(stored.match_id)
-            if len(kept) == 3:
-                os.kill(victim, signal.SIGKILL)  # mid-batch: batches last about a second
+            if len(kept) == 3:  # a worker with a batch of ours on it, killed mid-batch
+                busy = {w: keys for w, keys in client.processing().items() if keys}
+                victims.append(min(busy, key=lambda w: pids[w]))
+                os.kill(pids[victims[0]], signal.SIGKILL)
 
         summary = RunSummary()
         executor = DaskCluster(cluster.scheduler_address, target_task_s=1.0)
@@ -299,6 +309,73 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
         cluster.close()
     assert Counter(kept) == Counter(m.match_id for m in todo)  # every match, each once
     assert len(summary.cluster_workers) >= 2  # the victim played some, the others the rest
+    assert summary.cluster_lost == victims  # said, not silently absorbed (issue 38)
+    # its batches in flight were played again elsewhere, and counted (how many depends on
+    # their size then)
+    assert 1 <= summary.cluster_rescheduled < len(todo)
+    # and the end of the run says so, in the SPEC's words (10.8)
+    from arena.cli.tournament import _cluster_lines
+
+    lines = _cluster_lines(summary)
+    assert f"  worker {victims[0]} lost during the run" in lines
+    again = summary.cluster_rescheduled
+    assert (
+        f"  cluster: {again} match{'es' if again > 1 else ''} of lost workers rescheduled, "
+        "played again on other workers (none stored twice)"
+    ) in lines
+
+
+@needs_dask
+def test_losing_every_worker_is_said_as_such_not_as_a_lost_scheduler(tmp_path, monkeypatch):
+    """A scheduler left without workers (each killed, none coming back) ends the run with a
+    line that says what happened: the scheduler is up, its workers were lost."""
+    from arena.tournament.errors import TournamentError
+    from arena.tournament.executors import dask_cluster
+
+    monkeypatch.setattr(dask_cluster, "WORKER_WAIT_S", 3.0)
+    path = seeded_tournament(tmp_path, "lost")
+    path.write_text(path.read_text().replace("deals = 1", "deals = 40"))
+    config = load_config(path)
+    todo = build_schedule(config.seed, [b.name for b in config.bots], config.games)
+    port = free_port()
+    address = f"tcp://127.0.0.1:{port}"
+    env = dict(os.environ, PYTHONPATH=str(ROOT), TRICK_ARENA_CACHE=str(tmp_path / "cache"))
+    quiet = {
+        "stdout": subprocess.DEVNULL,
+        "stderr": subprocess.DEVNULL,
+        "cwd": tmp_path,
+        "env": env,
+    }
+    scheduler = [sys.executable, "-m", "distributed.cli.dask_scheduler", "--host", "127.0.0.1"]
+    worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1"]
+    started = [subprocess.Popen([*scheduler, "--port", str(port), "--no-dashboard"], **quiet)]
+    started.append(
+        subprocess.Popen(
+            [*worker, "--no-dashboard", "--no-nanny", "--local-directory", str(tmp_path)],
+            **quiet,
+        )
+    )
+    kept: list[str] = []
+
+    def keep(stored):
+        kept.append(stored.match_id)
+        if len(kept) == 2:
+            started[1].kill()  # the only worker, without a nanny to bring it back
+
+    summary = RunSummary()
+    try:
+        executor = dask_cluster.DaskCluster(address, target_task_s=1.0)
+        with pytest.raises(TournamentError) as caught:
+            trio.run(executor.play, config, todo, [b.name for b in config.bots], keep, summary)
+        alive = started[0].poll() is None
+    finally:
+        stop(started)
+    message = str(caught.value)
+    assert alive and "\n" not in message
+    assert f"every Dask worker of the scheduler at {address} was lost" in message
+    assert "the scheduler is up" in message and "went away" not in message
+    assert "run the same command again to resume" in message
+    assert summary.cluster_lost and 2 <= len(kept) < len(todo)
 
 
 def cluster_certificate(folder: Path) -> tuple[Path, Path]:

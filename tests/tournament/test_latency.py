@@ -43,19 +43,37 @@ def test_strained_matches_are_named_and_only_those_with_timeouts_suspect():
     matches = [
         match("calm", referee=CALM, faults=(TIMEOUT,)),
         match("slow-referee", referee={**CALM, "max_ms": 30.0}, faults=(TIMEOUT,)),
-        match("overloaded", referee={**CALM, "load_per_core": 2.5}, faults=()),
+        match("slow-no-timeout", referee={**CALM, "max_ms": 25.0}, faults=()),
         match("old", referee=None, faults=(TIMEOUT,)),
     ]
     report = latency_report(matches, margin_ms=50)
     assert report.matches == 3
     # in the store's order (game, table, deal, rotation, id), whatever order they came in
-    assert report.strained == ("overloaded", "slow-referee")
+    assert report.strained == ("slow-no-timeout", "slow-referee")
     assert report.suspect == ("slow-referee",)
-    assert report.max_ms == 30.0 and report.max_load_per_core == 2.5
+    assert report.max_ms == 30.0
     warning = report.warning
     assert warning is not None and "\n" not in warning
     assert "slow-referee" in warning and "calm" not in warning and "50 ms margin" in warning
+    assert "--replay suspect" in warning and "the other matches are kept" in warning
     assert latency_report(matches[:1], margin_ms=50).warning is None
+
+
+def test_only_the_matchs_own_latency_decides_not_the_machines_load():
+    """Issue 38 item 2: on a busy machine (load 9 per core) with a referee that kept up, no
+    match is strained; a match is strained exactly when its worst latency reached half the
+    margin, whatever the load."""
+    busy = {**CALM, "load_per_core": 9.0}
+    below = match("below", referee={**busy, "max_ms": 24.999}, faults=(TIMEOUT,))
+    at = match("at", referee={**CALM, "load_per_core": 0.1, "max_ms": 25.0}, faults=(TIMEOUT,))
+    report = latency_report([below, match("busy", referee=busy, faults=(TIMEOUT,))], 50)
+    assert report.strained == () and report.warning is None
+    assert report.max_load_per_core == 9.0  # still shown beside the figures
+    report = latency_report([below, at], 50)
+    assert report.strained == report.suspect == ("at",)
+    assert latency_report([at], margin_ms=200).strained == ()  # 25 ms of a 200 ms margin
+    calm_only = latency_report([match("x", referee=CALM, faults=())], 50)
+    assert "none of them" not in (calm_only.warning or "")
 
 
 def test_the_warning_is_kept_in_the_results(tmp_path):

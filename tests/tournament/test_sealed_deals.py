@@ -120,7 +120,7 @@ def test_a_revealed_seed_deals_no_more_and_the_refusal_changes_nothing(tmp_path)
     assert refused.returncode == 2 and "Traceback" not in refused.stderr
     assert refused.stderr.count("\n") == 1
     assert "this tournament has ended and its secret seed was revealed" in refused.stderr
-    assert "--restart to discard its stored matches" in refused.stderr
+    assert "--restart to set its 6 stored matches aside" in refused.stderr
     assert meta(results) == before  # the definition, the seal: as they were
     restarted = arena("tournament", grown, "--restart")
     assert restarted.returncode == 0, restarted.stderr

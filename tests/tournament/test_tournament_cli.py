@@ -233,7 +233,7 @@ def test_a_grown_definition_keeps_its_matches_and_a_changed_bot_is_refused(tmp_p
     assert refused.returncode == 2 and "Traceback" not in err
     assert (
         err.count("\n") == 1
-        and f"bot 'r0' changed since its matches were stored ({mine} differs)" in err
+        and f"bot 'r0' changed since its matches were stored ({tmp_path}/ differs)" in err
     )
     assert "done: 3 played, 0 already stored" in run_ok("tournament", path, "--restart")
 

@@ -362,7 +362,7 @@ def test_a_bot_given_up_during_the_run_makes_it_exit_non_zero(tmp_path):
     assert process.returncode == 1, (out, err)
     assert "Traceback" not in err
     (summary,) = [line for line in out.splitlines() if line.startswith("given up:")]
-    assert summary.startswith("given up: 1 bots stopped starting during the run and forfeited")
+    assert summary.startswith("given up: 1 bot stopped starting during the run and forfeited")
     assert "r2: " in summary and "already started once" in summary
     with ResultStore.open_read(load_config(path).results) as store:
         stored = store.matches()

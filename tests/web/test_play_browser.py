@@ -61,6 +61,7 @@ def hidden_cards_seen(record: Path, seat: int, messages: list[dict]) -> list[str
     header = entries[0]
     spec = GAMES[header["game"]]
     state = spec.new_match(header["players"], header["options"], header["seed"])
+    deal_starts = state.DEAL_STARTS  # (the events the game declares start a deal)
     actions = iter(e for e in entries if e["type"] == "action")
     leaks: list[str] = []
     since = 0
@@ -70,9 +71,7 @@ def hidden_cards_seen(record: Path, seat: int, messages: list[dict]) -> list[str
         while state.seat_to_move != seat or state.legal_actions() != message["legal"]:
             state.apply(next(actions)["action"])
         window = messages[since : index + 1]
-        starts = [
-            i for i, m in enumerate(window) if m.get("event", {}).get("type") in state.DEAL_STARTS
-        ]
+        starts = [i for i, m in enumerate(window) if m.get("event", {}).get("type") in deal_starts]
         if starts:  # a new deal: the cards told before it were seen in an earlier deal
             window = window[starts[-1] :]
         hidden = state.hidden_from(seat)

@@ -21,10 +21,13 @@ results back. In order:
    local run would, and count it for the worker that played it.
 
 Faults of the cluster: a worker that dies mid-batch loses the batch, which Dask plays again on
-another worker; a batch that kills workers again and again (Dask gives up after
+another worker; the run notices the worker gone (it watches the scheduler's workers) and counts
+the matches played again (a batch that was on a lost worker: Dask's ``suspicious`` count); both
+are said at the end. A batch that kills workers again and again (Dask gives up after
 ``distributed.scheduler.allowed-failures``) is played again one match per task, and a match that
 still kills its worker is stored as aborted (replayed on the next run). A match is never stored
-twice (the runner keeps the first). A scheduler that goes away stops the run with one line;
+twice (the runner keeps the first). A scheduler that goes away stops the run with one line, and
+so does a scheduler left without any worker for :data:`WORKER_WAIT_S` (said as what it is);
 every stored match is kept and the same command resumes.
 """
 
@@ -70,7 +73,8 @@ MAX_BATCH = 512
 TASKS_PER_THREAD = 2  # in flight per worker thread: one playing, one waiting there
 THREADS_RECOUNT_S = 5.0
 CONNECT_TIMEOUT_S = 20.0
-WORKER_WAIT_S = 60.0
+WORKER_WAIT_S = 60.0  # at the start, and after every worker was lost, for one to come
+WATCH_S = 1.0  # how often the run looks at the scheduler's workers
 CLOSE_TIMEOUT_S = 30.0
 TAIL_SPLIT = 2 * TASKS_PER_THREAD  # near the end, a batch is at most 1/(this * threads) of it
 # Dask settings for the workers of ``local:N`` and its scheduler (see _local_cluster)
@@ -241,12 +245,17 @@ class _Dispatch:
         self.handed_back: deque[list[ScheduledMatch]] = deque()  # batches to send again whole
         self.keep = keep
         self.summary = summary
-        self.in_flight: dict[str, tuple[Any, list[ScheduledMatch], bool]] = {}
+        # future key -> (future, its batch, played alone, workers lost before it was sent)
+        self.in_flight: dict[str, tuple[Any, list[ScheduledMatch], bool, int]] = {}
         self.batches = 0
         self.mean_match_s: float | None = None
         self.busy: dict[str, list[tuple[float, float]]] = {}  # worker -> task intervals
         self.inside_s = 0.0  # task time outside the matches, summed
         self.shelf: RecordShelf | None = None  # where the records that come back go (SPEC 8)
+        self.workers: set[str] = set()  # the scheduler's workers at the last look
+        self.losses = 0  # workers lost so far: a batch submitted before a loss may be replayed
+        self.replayed: set[str] = set()  # batches counted as played again after a lost worker
+        self.no_worker_since: float | None = None  # when the scheduler was left without any
 
     # -- in a thread: blocking calls to Dask --------------------------------------------------
 
@@ -264,7 +273,7 @@ class _Dispatch:
             if self.client.status != "running":  # the scheduler is gone: nobody to tell
                 return
             if self.in_flight:
-                self.client.cancel([future for future, _, _ in self.in_flight.values()])
+                self.client.cancel([entry[0] for entry in self.in_flight.values()])
             for address, started in (self.client.run(close_run, run_id) or {}).items():
                 report = self.summary.cluster_workers.setdefault(address, WorkerReport())
                 report.started = max(report.started, int(started or 0))
@@ -289,31 +298,133 @@ class _Dispatch:
 
         self._play_batch, self._on_done = play_batch, on_done
         threads = await trio.to_thread.run_sync(self.threads)
+        self.workers = await self._look()
         counted = time.monotonic()
-        while self._more(threads) or self.in_flight:
-            while self._more(threads) and len(self.in_flight) < TASKS_PER_THREAD * threads:
-                self._submit(self._take(threads))
-            future = await done_receive.receive()
-            entry = self.in_flight.pop(future.key, None)
-            if entry is None:
-                continue
-            _, batch, alone = entry
-            if future.status == "finished":
-                try:
-                    result = await trio.to_thread.run_sync(future.result)
-                except (Exception, asyncio.CancelledError):  # its worker died just now: again
-                    self.handed_back.append(batch)
+        try:
+            await self._loop(play_batch, done_send, done_receive, threads, counted)
+        except BaseExceptionGroup as group:  # (the watcher's nursery): the error as itself
+            first: BaseException = group
+            while isinstance(first, BaseExceptionGroup):
+                first = first.exceptions[0]
+            raise first from None
+
+    async def _loop(
+        self, play_batch: Any, done_send: Any, done_receive: Any, threads: int, counted: float
+    ) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._watch, done_send)
+            while self._more(threads) or self.in_flight:
+                while self._more(threads) and len(self.in_flight) < TASKS_PER_THREAD * threads:
+                    self._submit(self._take(threads))
+                future = await done_receive.receive()
+                if future is None:  # the watcher's nudge: a batch may have been handed back
                     continue
-                self._kept(result)
-                if time.monotonic() - counted > THREADS_RECOUNT_S:  # workers come and go
-                    threads = await trio.to_thread.run_sync(self.threads)
-                    counted = time.monotonic()
-            elif future.status == "error":
-                error = await trio.to_thread.run_sync(future.exception)
-                self._failed(batch, alone, error)
-            else:  # cancelled, not by us: the scheduler went away
-                raise TournamentError(self.gone_line(None))
-            future.release()
+                entry = self.in_flight.pop(future.key, None)
+                if entry is None:
+                    continue
+                _, batch, alone, losses = entry
+                if future.status == "finished":
+                    if losses < self.losses:  # a worker was lost while it was out
+                        await self._count_replayed(future.key, batch)
+                    try:
+                        result = await trio.to_thread.run_sync(future.result)
+                    except (Exception, asyncio.CancelledError):  # its worker died just now
+                        self._played_again(future.key, batch)
+                        self.handed_back.append(batch)
+                        continue
+                    self._kept(result)
+                    if time.monotonic() - counted > THREADS_RECOUNT_S:  # workers come and go
+                        threads = await trio.to_thread.run_sync(self.threads)
+                        counted = time.monotonic()
+                elif future.status == "error":
+                    error = await trio.to_thread.run_sync(future.exception)
+                    self._failed(batch, alone, error)
+                elif await trio.to_thread.run_sync(self.scheduler_alive):
+                    # cancelled, not by us, with the scheduler up: its workers were lost
+                    self._played_again(future.key, batch)
+                    self.handed_back.append(batch)
+                else:  # cancelled, not by us: the scheduler went away
+                    raise TournamentError(self.gone_line(None))
+                future.release()
+            nursery.cancel_scope.cancel()
+        self._note_lost(await self._look())  # (a worker lost near the end)
+
+    async def _watch(self, nudge: Any) -> None:
+        """Every WATCH_S: the workers lost since the last look (each counted once, said at the
+        end), and a scheduler left without any worker for WORKER_WAIT_S, which ends the run
+        with a line that says so (not "the scheduler went away": it is up)."""
+        while True:
+            await trio.sleep(WATCH_S)
+            now = await self._look()
+            self._note_lost(now)
+            self.workers = now
+            if now:
+                self.no_worker_since = None
+                nudge.send_nowait(None)  # (batches handed back are sent now there is a worker)
+            elif self.no_worker_since is None:
+                self.no_worker_since = time.monotonic()
+            elif time.monotonic() - self.no_worker_since > WORKER_WAIT_S:
+                raise TournamentError(self.no_worker_line())
+
+    def look(self, keys: list[str]) -> tuple[set[str], list[str]] | None:
+        """Ask the scheduler (one round trip) for its workers, and which of the batches
+        ``keys`` in flight have lost a worker (Dask's ``suspicious``); None when it does not
+        answer (gone: the run's futures say so)."""
+        try:
+            workers, suspicious = self.client.run_on_scheduler(_workers_and_suspicious, keys)
+        except Exception:
+            return None
+        return set(workers), suspicious
+
+    async def _look(self) -> set[str]:
+        """The scheduler's workers now; batches in flight that lost their worker are counted
+        as played again (once each)."""
+        found = await trio.to_thread.run_sync(self.look, list(self.in_flight))
+        if found is None:
+            return set(self.workers)
+        workers, suspicious = found
+        for key in suspicious:
+            entry = self.in_flight.get(key)
+            if entry is not None:
+                self._played_again(key, entry[1])
+        return workers
+
+    def _note_lost(self, now: set[str]) -> None:
+        lost = sorted(self.workers - now)
+        if lost:
+            self.summary.cluster_lost.extend(lost)
+            self.losses += len(lost)
+
+    def scheduler_alive(self) -> bool:
+        try:
+            return self.client.status == "running" and self.client.run_on_scheduler(_alive)
+        except Exception:
+            return False
+
+    async def _count_replayed(self, key: str, batch: list[ScheduledMatch]) -> None:
+        """Count a finished batch's matches as played again when its task lost a worker,
+        unless a look counted it already."""
+        if key in self.replayed:
+            return
+        found = await trio.to_thread.run_sync(self.look, [key])
+        if found is not None and key in found[1]:
+            self._played_again(key, batch)
+
+    def _played_again(self, key: str, batch: list[ScheduledMatch]) -> None:
+        """Count a batch's matches as played again after a lost worker, once per batch."""
+        if key not in self.replayed:
+            self.replayed.add(key)
+            self.summary.cluster_rescheduled += len(batch)
+
+    def no_worker_line(self) -> str:
+        lost = ", ".join(self.summary.cluster_lost[-3:]) or "?"
+        return (
+            f"every Dask worker of the scheduler at {self.owner.address} was lost (last: "
+            f"{lost}) and none came back in {WORKER_WAIT_S:g} s; the scheduler is up. The "
+            f"matches played so far are stored ({self.summary.played} in this run): start "
+            f"workers (`dask worker {self.owner.address}`) and run the same command again to "
+            "resume"
+        )
 
     def gone_line(self, error: BaseException | None) -> str:
         why = f" ({_short(error)})" if error is not None else ""
@@ -363,12 +474,13 @@ class _Dispatch:
             key=f"trick-arena-{batch[0].match_id}-{self.batches}",
             pure=False,
         )
-        self.in_flight[future.key] = (future, batch, alone)
+        self.in_flight[future.key] = (future, batch, alone, self.losses)
         future.add_done_callback(self._on_done)
 
     def _kept(self, result: Any) -> None:
         report = self.summary.cluster_workers.setdefault(result.worker, WorkerReport())
         report.started = max(report.started, result.started)
+        report.log_dir = result.log_dir or report.log_dir
         self.summary.given_up.update(dict(result.given_up))
         self.busy.setdefault(result.worker, []).append(
             (result.task_start, result.task_start + result.task_s)
@@ -418,6 +530,24 @@ class _Dispatch:
             f"a Dask worker failed on matches {batch[0].match_id}..: "
             f"{type(error).__name__}: {_short(error)}"
         )
+
+
+def _alive(dask_scheduler: Any = None) -> bool:
+    """Run on the scheduler: that it answers is the point."""
+    return True
+
+
+def _workers_and_suspicious(
+    keys: list[str], dask_scheduler: Any = None
+) -> tuple[list[str], list[str]]:
+    """Run on the scheduler: its workers, and which of ``keys`` lost a worker while running
+    (Dask's ``suspicious`` count: it plays them again elsewhere)."""
+    if dask_scheduler is None:
+        return [], []
+    tasks = dask_scheduler.tasks
+    return list(dask_scheduler.workers), [
+        key for key in keys if key in tasks and tasks[key].suspicious
+    ]
 
 
 def _local_cluster(distributed: Any, count: int) -> Any:

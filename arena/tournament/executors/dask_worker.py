@@ -83,6 +83,7 @@ class BatchResult:
     play_s: float  # of which playing the matches (the rest is Dask's and the hand-over's)
     setup_s: float = 0.0  # of which setting the run up: unpacking, starting the bots
     given_up: tuple[tuple[str, str], ...] = ()  # bots this worker stopped starting, and why
+    log_dir: str = ""  # where this run's bots' standard error stays on this worker (SPEC 10.8)
 
 
 class RunClosed(Exception):
@@ -157,7 +158,15 @@ class ArenaWorkerPlugin(WorkerPlugin):
         run = self.runs.get(setup.run_id)
         given_up = tuple(sorted(run.pool.given_up.items())) if run is not None else ()
         return BatchResult(
-            self.address, played, started, start_wall, task_s, play_s, setup_s, given_up
+            self.address,
+            played,
+            started,
+            start_wall,
+            task_s,
+            play_s,
+            setup_s,
+            given_up,
+            str(self.cache / "logs" / setup.run_id),
         )
 
     def close_run(self, run_id: str) -> int:

@@ -250,6 +250,7 @@ function tournamentPage() {
       s.computing ? h("p", { class: "panel muted", id: "computing" }, `Folding the standings over ${p.completed} matches…`) : null,
       h("div", { id: "standings" }, order.filter((k) => tables[k]).map((k) => standingsTable(k, tables[k]))),
       latencyPanel(s.latency),
+      playPanel(null),
       h("div", { class: "grid" },
         h("div", { class: "panel", id: "latest" }, h("h2", {}, "Latest matches"),
           s.latest.length ? scroller("latest matches", h("table", {}, s.latest.map((m) => h("tr", {},
@@ -263,7 +264,7 @@ function tournamentPage() {
             h("span", { class: "fault" }, f.kind), ": ", f.withheld ? h("span", { class: "muted" }, WITHHELD) : h("span", { class: "msg", title: f.message }, f.message)))) : h("p", { class: "muted" }, "none"))));
   };
   es = new EventSource("/api/stream");
-  getJSON("/api/summary").then(render).catch(showError);
+  playOffer.then(() => getJSON("/api/summary")).then(render).catch(showError);
   es.addEventListener("summary", (e) => render(JSON.parse(e.data)));
   es.onerror = () => { liveBadge.hidden = true; };
 }
@@ -282,11 +283,32 @@ function latencyPanel(l) {
       more(named, l.suspect.length ? l.suspect_count : l.strained_count)) : null);
 }
 
+// A person's match (arena serve --allow-play, SPEC 11): a button per game starts one against the
+// tournament's bots (or a bot's copies) and opens its seat's page; none when the server says no.
+let offered = { games: [] };
+const playOffer = getJSON("/api/play").then((o) => { offered = o; }).catch(() => {});
+function playPanel(against) {
+  if (!offered.games || !offered.games.length) return null;
+  return h("section", { class: "panel", id: "play" }, h("h2", {}, against ? `Play against ${against}` : "Play"),
+    h("p", { class: "help" }, against ? `Take a seat; ${against} plays every other seat.` : "Take a seat against the tournament's bots (drawn at random)."),
+    h("p", {}, offered.games.map((g) => [h("button", { type: "button", class: "play", "data-game": g, onclick: () => startPlay(g, against) },
+      against ? `play ${g} against ${against}` : `play ${g}`), " "])),
+    h("p", { class: "bad", id: "play-error", "aria-live": "polite" }));
+}
+async function startPlay(game, against) {
+  const answer = await fetch("/api/play/start", { method: "POST", headers: { "Content-Type": "application/json", "X-Arena-Play": "1" },
+    body: JSON.stringify({ game, against }) });
+  const body = await answer.json().catch(() => ({}));
+  if (answer.ok) location.href = body.url;
+  else document.getElementById("play-error").textContent = body.error || answer.statusText;
+}
+
 // ---- a bot's page -------------------------------------------------------------------------------
 async function botPage() {
   const name = params.get("name") || "";
   crumbs.replaceChildren(" / ", h("span", {}, `bot ${name}`));
   const b = await getJSON("/api/bot?" + q({ name }));
+  await playOffer;
   document.title = `${b.bot} · Trick Arena`;
   const t = b.times;
   const peak = Math.max(1, ...t.counts);
@@ -295,6 +317,7 @@ async function botPage() {
   const cols = ["played", "wins", "mean_placing", "mean_score", "duplicate", "mu", "sigma", "faults", "forfeits", "median_ms"];
   put(
     h("h1", {}, b.bot),
+    playPanel(b.bot),
     h("section", { class: "panel" }, h("h2", {}, "Results per game"),
       scroller("results per game", h("table", {},
         h("tr", {}, h("th", { class: "l" }, "table"), h("th", {}, "rank"), cols.map((c) => h("th", { title: (COLUMNS[c] || [c, ""])[1] }, (COLUMNS[c] || [c])[0]))),

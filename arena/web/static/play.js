@@ -46,6 +46,8 @@
     } else if (m.type === "fault") {
       state.log.push({ type: "fault", message: m.message });
       if (state.request && m.id === state.request.id) state.request = null;
+    } else if (m.type === "error") {
+      state.error = m.message; state.end = { reason: "not played", scores: [], placings: [] };
     } else if (m.type === "match_end") {
       state.end = m; state.request = null;
     }
@@ -56,7 +58,7 @@
     if (!r || state.sent) return;
     state.sent = true;
     render();
-    const answer = await fetch("/api/play/action", { method: "POST", headers: { "Content-Type": "application/json", "X-Arena-Play": "1" }, body: JSON.stringify({ id: r.id, action }) });
+    const answer = await fetch("api/play/action", { method: "POST", headers: { "Content-Type": "application/json", "X-Arena-Play": "1" }, body: JSON.stringify({ id: r.id, action }) });
     if (!answer.ok) {
       const body = await answer.json().catch(() => ({}));
       state.error = body.error || answer.statusText; state.sent = false;
@@ -81,7 +83,7 @@
       scoreSheet(state.scoring, state.seats, state.me)].filter((node) => node));
   }
 
-  const source = new EventSource("/api/play/stream");
+  const source = new EventSource("api/play/stream");
   source.addEventListener("message", (e) => {
     take(JSON.parse(e.data));
     render();

@@ -1,0 +1,457 @@
+"""The league's store: one SQLite file, ``FOLDER/league.sqlite``. Only this module touches it.
+
+Tables::
+
+    meta(key, value)         app = "trick-arena-league", schema = "1", name, seed
+    authors(id, name, token_hash, created)   token_hash: SHA-256 of the author's token
+    versions(id, author_id, bot, number, label, content_hash, folder, status, log, note,
+             created, changed)   one submission: "rejected" (the log says why), "active",
+                             "retired" (by its author) or "disqualified" (by the organiser)
+    uploads(author_id, at)   when each author uploaded (the rate limit)
+    dealsets(id, game, seed, seats, created, done)   one deal in every rotation, written
+                             before its first match is played
+    matches(dealset, rotation, match, finished)       the stored match (JSON), one row per
+                             rotation: (dealset, rotation) is the primary key
+
+Every write is one transaction, so a killed server leaves each row whole or absent; on a
+restart the deal-sets not done are played on from their first missing rotation, and a rotation
+stored is never played again (its primary key refuses a second row).
+
+Tokens are kept as SHA-256 hashes: a token is 32 random bytes, so a fast hash suffices (no
+password stretching is needed for a secret nobody chose).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from arena.tournament.store import StoredMatch
+
+APP = "trick-arena-league"
+SCHEMA_VERSION = "1"
+STATUSES = ("rejected", "active", "retired", "disqualified")
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS authors (
+    id          INTEGER PRIMARY KEY,
+    name        TEXT NOT NULL UNIQUE,
+    token_hash  TEXT NOT NULL UNIQUE,
+    created     TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS versions (
+    id           INTEGER PRIMARY KEY,
+    author_id    INTEGER NOT NULL REFERENCES authors(id),
+    bot          TEXT NOT NULL,
+    number       INTEGER NOT NULL,
+    label        TEXT NOT NULL UNIQUE,
+    content_hash TEXT,
+    folder       TEXT,
+    status       TEXT NOT NULL CHECK (status IN ('rejected','active','retired','disqualified')),
+    log          TEXT NOT NULL,
+    note         TEXT NOT NULL DEFAULT '',
+    created      TEXT NOT NULL,
+    changed      TEXT NOT NULL,
+    UNIQUE (author_id, bot, number)
+);
+CREATE TABLE IF NOT EXISTS uploads (author_id INTEGER NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS dealsets (
+    id       INTEGER PRIMARY KEY,
+    game     TEXT NOT NULL,
+    seed     TEXT NOT NULL,
+    seats    TEXT NOT NULL,       -- JSON: version ids in the seats of rotation 0
+    created  TEXT NOT NULL,
+    done     INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS matches (
+    dealset  INTEGER NOT NULL REFERENCES dealsets(id),
+    rotation INTEGER NOT NULL,
+    match    TEXT NOT NULL,       -- JSON: the StoredMatch, bots named by version label
+    finished TEXT NOT NULL,
+    PRIMARY KEY (dealset, rotation)
+);
+"""
+
+
+class LeagueStoreError(Exception):
+    """A league store that cannot be used, or a write it refuses; one line saying why."""
+
+
+@dataclass(frozen=True)
+class Author:
+    id: int
+    name: str
+    created: str
+
+
+@dataclass(frozen=True)
+class Version:
+    id: int
+    author: str
+    bot: str
+    number: int
+    label: str  # unique: "<author>.<bot>.v<number>", the name the ladder shows
+    content_hash: str | None
+    folder: str | None
+    status: str
+    log: str  # the build output and check report (only its author and the organiser see it)
+    note: str  # why it was retired or disqualified
+    created: str
+    changed: str
+
+
+@dataclass(frozen=True)
+class DealSet:
+    id: int
+    game: str
+    seed: int
+    seats: tuple[int, ...]  # version ids, rotation 0
+    done: bool
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="seconds")
+
+
+_encode = msgspec.json.Encoder().encode
+_decode_match = msgspec.json.Decoder(StoredMatch).decode
+VERSION_COLUMNS = (
+    "v.id, a.name, v.bot, v.number, v.label, v.content_hash, v.folder, v.status, v.log, v.note, "
+    "v.created, v.changed"
+)
+
+
+class LeagueStore:
+    """The league's SQLite file, open for the server (one connection, used from one thread)."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection, lock: int | None = None) -> None:
+        self.path = path
+        self._db = connection
+        self._lock = lock
+
+    @classmethod
+    def open(cls, path: Path | str, *, name: str, serving: bool = False) -> LeagueStore:
+        """Open (creating it if new) the league store at ``path``. ``serving``: for the one
+        server that plays the league (LeagueStoreError when another holds it), not for the
+        commands that only add an author or change a version's status."""
+        path = Path(path)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            lock = _lock_for_serving(path) if serving else None
+            db = sqlite3.connect(path, isolation_level=None)
+            db.execute("PRAGMA foreign_keys = ON")
+            db.execute("PRAGMA busy_timeout = 10000")  # the CLI writes beside the server
+            meta = _read_meta(db)
+            if meta is not None and meta.get("app") != APP:
+                raise LeagueStoreError(
+                    f"{path}: an SQLite file of something else (app = {meta.get('app')!r}); "
+                    f"expected a league store ({APP}): give the league another folder"
+                )
+            db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = FULL")  # a stored match survives a power cut
+            db.executescript(SCHEMA)  # (idempotent: every statement is IF NOT EXISTS)
+            if meta is None:
+                with _transaction(db):
+                    db.executemany(
+                        "INSERT OR IGNORE INTO meta VALUES (?, ?)",
+                        [
+                            ("app", APP),
+                            ("schema", SCHEMA_VERSION),
+                            ("name", name),
+                            ("created", _now()),
+                        ],
+                    )
+        except sqlite3.DatabaseError as exc:
+            raise LeagueStoreError(f"{path}: not a league store ({exc})") from None
+        except OSError as exc:
+            raise LeagueStoreError(f"{path}: cannot be opened: {exc.strerror or exc}") from None
+        return cls(path, db, lock)
+
+    def close(self) -> None:
+        self._db.close()
+        if self._lock is not None:
+            os.close(self._lock)  # (which releases the lock)
+
+    # -- meta ------------------------------------------------------------------------------
+
+    def note(self, key: str) -> str | None:
+        row = self._db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else row[0]
+
+    def keep_note(self, key: str, value: str) -> str:
+        """Set ``key`` unless it is set already; the value kept."""
+        with _transaction(self._db):
+            self._db.execute("INSERT OR IGNORE INTO meta VALUES (?, ?)", (key, value))
+        kept = self.note(key)
+        assert kept is not None
+        return kept
+
+    # -- authors ---------------------------------------------------------------------------
+
+    def add_author(self, name: str, token: str) -> Author:
+        try:
+            with _transaction(self._db):
+                cursor = self._db.execute(
+                    "INSERT INTO authors (name, token_hash, created) VALUES (?, ?, ?)",
+                    (name, hash_token(token), _now()),
+                )
+        except sqlite3.IntegrityError:
+            raise LeagueStoreError(
+                f"author {name!r} exists already (expected a new name)"
+            ) from None
+        assert cursor.lastrowid is not None
+        return self.author(cursor.lastrowid)
+
+    def author(self, author_id: int) -> Author:
+        row = self._db.execute(
+            "SELECT id, name, created FROM authors WHERE id = ?", (author_id,)
+        ).fetchone()
+        if row is None:
+            raise LeagueStoreError(f"no author with id {author_id}")
+        return Author(*row)
+
+    def author_named(self, name: str) -> Author | None:
+        row = self._db.execute(
+            "SELECT id, name, created FROM authors WHERE name = ?", (name,)
+        ).fetchone()
+        return None if row is None else Author(*row)
+
+    def author_of_token(self, token: str) -> Author | None:
+        row = self._db.execute(
+            "SELECT id, name, created FROM authors WHERE token_hash = ?", (hash_token(token),)
+        ).fetchone()
+        return None if row is None else Author(*row)
+
+    def authors(self) -> list[Author]:
+        rows = self._db.execute("SELECT id, name, created FROM authors ORDER BY name").fetchall()
+        return [Author(*row) for row in rows]
+
+    # -- uploads (the rate limit) ----------------------------------------------------------
+
+    def uploads_since(self, author_id: int, since: float) -> int:
+        row = self._db.execute(
+            "SELECT count(*) FROM uploads WHERE author_id = ? AND at >= ?", (author_id, since)
+        ).fetchone()
+        return int(row[0])
+
+    def count_upload(self, author_id: int, at: float) -> None:
+        with _transaction(self._db):
+            self._db.execute("INSERT INTO uploads VALUES (?, ?)", (author_id, at))
+
+    # -- versions --------------------------------------------------------------------------
+
+    def add_version(
+        self,
+        author_id: int,
+        bot: str,
+        *,
+        status: str,
+        log: str,
+        content_hash: str | None = None,
+        folder: str | None = None,
+        note: str = "",
+    ) -> Version:
+        """A new version of ``bot`` by the author, numbered after the last."""
+        author = self.author(author_id)
+        now = _now()
+        with _transaction(self._db):
+            (last,) = self._db.execute(
+                "SELECT coalesce(max(number), 0) FROM versions WHERE author_id = ? AND bot = ?",
+                (author_id, bot),
+            ).fetchone()
+            number = last + 1
+            cursor = self._db.execute(
+                "INSERT INTO versions (author_id, bot, number, label, content_hash, folder, "
+                "status, log, note, created, changed) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    author_id,
+                    bot,
+                    number,
+                    f"{author.name}.{bot}.v{number}",
+                    content_hash,
+                    folder,
+                    status,
+                    log,
+                    note,
+                    now,
+                    now,
+                ),
+            )
+        assert cursor.lastrowid is not None
+        return self.version(cursor.lastrowid)
+
+    def version(self, version_id: int) -> Version:
+        row = self._db.execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions v JOIN authors a ON a.id = v.author_id "
+            "WHERE v.id = ?",
+            (version_id,),
+        ).fetchone()
+        if row is None:
+            raise LeagueStoreError(f"no version with id {version_id}")
+        return Version(*row)
+
+    def versions(self, *, author_id: int | None = None, status: str | None = None) -> list[Version]:
+        where: list[str] = []
+        args: list[object] = []
+        if author_id is not None:
+            where.append("v.author_id = ?")
+            args.append(author_id)
+        if status is not None:
+            where.append("v.status = ?")
+            args.append(status)
+        clause = ("WHERE " + " AND ".join(where)) if where else ""
+        rows = self._db.execute(
+            f"SELECT {VERSION_COLUMNS} FROM versions v JOIN authors a ON a.id = v.author_id "
+            f"{clause} ORDER BY v.id",
+            args,
+        ).fetchall()
+        return [Version(*row) for row in rows]
+
+    def set_status(self, version_id: int, status: str, note: str = "") -> Version:
+        if status not in STATUSES:
+            raise LeagueStoreError(f"status {status!r}: expected one of {', '.join(STATUSES)}")
+        with _transaction(self._db):
+            self._db.execute(
+                "UPDATE versions SET status = ?, note = ?, changed = ? WHERE id = ?",
+                (status, note, _now(), version_id),
+            )
+        return self.version(version_id)
+
+    # -- deal-sets and matches -------------------------------------------------------------
+
+    def add_dealset(self, game: str, seed: int, seats: Sequence[int]) -> DealSet:
+        with _transaction(self._db):
+            cursor = self._db.execute(
+                "INSERT INTO dealsets (game, seed, seats, created) VALUES (?, ?, ?, ?)",
+                (game, str(seed), json.dumps(list(seats)), _now()),
+            )
+        assert cursor.lastrowid is not None
+        return self.dealset(cursor.lastrowid)
+
+    def dealset(self, dealset_id: int) -> DealSet:
+        row = self._db.execute(
+            "SELECT id, game, seed, seats, done FROM dealsets WHERE id = ?", (dealset_id,)
+        ).fetchone()
+        if row is None:
+            raise LeagueStoreError(f"no deal-set with id {dealset_id}")
+        return _dealset(row)
+
+    def open_dealsets(self) -> list[DealSet]:
+        rows = self._db.execute(
+            "SELECT id, game, seed, seats, done FROM dealsets WHERE done = 0 ORDER BY id"
+        ).fetchall()
+        return [_dealset(row) for row in rows]
+
+    def dealsets_per_game(self) -> dict[str, int]:
+        rows = self._db.execute("SELECT game, count(*) FROM dealsets GROUP BY game").fetchall()
+        return dict(rows)
+
+    def dealset_seats(self, game: str) -> list[tuple[int, ...]]:
+        """The seats (version ids) of every deal-set of ``game``, played or being played."""
+        rows = self._db.execute("SELECT seats FROM dealsets WHERE game = ?", (game,)).fetchall()
+        return [tuple(json.loads(row[0])) for row in rows]
+
+    def dealset_count(self) -> int:
+        return int(self._db.execute("SELECT count(*) FROM dealsets").fetchone()[0])
+
+    def finish_dealset(self, dealset_id: int) -> None:
+        with _transaction(self._db):
+            self._db.execute("UPDATE dealsets SET done = 1 WHERE id = ?", (dealset_id,))
+
+    def stored_rotations(self, dealset_id: int) -> set[int]:
+        rows = self._db.execute(
+            "SELECT rotation FROM matches WHERE dealset = ?", (dealset_id,)
+        ).fetchall()
+        return {row[0] for row in rows}
+
+    def save_match(self, dealset_id: int, rotation: int, match: StoredMatch) -> None:
+        """Store one rotation's match; LeagueStoreError if that rotation is stored already."""
+        try:
+            with _transaction(self._db):
+                self._db.execute(
+                    "INSERT INTO matches VALUES (?, ?, ?, ?)",
+                    (dealset_id, rotation, _encode(match).decode(), _now()),
+                )
+        except sqlite3.IntegrityError:
+            raise LeagueStoreError(
+                f"deal-set {dealset_id} rotation {rotation}: stored already (a match is never "
+                "played twice)"
+            ) from None
+
+    def matches(self, *, latest: int | None = None) -> list[StoredMatch]:
+        """Every stored match in the order stored, or the ``latest`` few, newest first."""
+        if latest is None:
+            rows = self._db.execute("SELECT match FROM matches ORDER BY rowid").fetchall()
+        else:
+            rows = self._db.execute(
+                "SELECT match FROM matches ORDER BY rowid DESC LIMIT ?", (latest,)
+            ).fetchall()
+        return [_decode_match(row[0]) for row in rows]
+
+    def iter_match_rows(self) -> Iterator[tuple[int, int, str]]:
+        """(dealset, rotation, finished) of every stored match, in the order stored."""
+        yield from self._db.execute(
+            "SELECT dealset, rotation, finished FROM matches ORDER BY rowid"
+        )
+
+    def match(self, dealset_id: int, rotation: int) -> StoredMatch | None:
+        row = self._db.execute(
+            "SELECT match FROM matches WHERE dealset = ? AND rotation = ?", (dealset_id, rotation)
+        ).fetchone()
+        return None if row is None else _decode_match(row[0])
+
+
+def _lock_for_serving(path: Path) -> int:
+    """An exclusive lock on ``<store>.lock``, held while the server runs (the kernel drops it
+    when the process ends, however it ends)."""
+    fd = os.open(f"{path}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        raise LeagueStoreError(
+            f"{path}: another arena league serve plays this league (one server per league "
+            "folder: stop it first, or give this league another folder)"
+        ) from None
+    return fd
+
+
+def _dealset(row: tuple[Any, ...]) -> DealSet:
+    return DealSet(row[0], row[1], int(row[2]), tuple(json.loads(row[3])), bool(row[4]))
+
+
+def _read_meta(db: sqlite3.Connection) -> dict[str, str] | None:
+    tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if "meta" not in tables:
+        if tables:
+            return {"app": "unknown (tables: " + ", ".join(sorted(tables)) + ")"}
+        return None
+    return dict(db.execute("SELECT key, value FROM meta").fetchall())
+
+
+class _transaction:
+    """BEGIN IMMEDIATE ... COMMIT (ROLLBACK on an error), on an autocommit connection."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+
+    def __enter__(self) -> None:
+        self._db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, kind: object, *rest: object) -> None:
+        self._db.execute("ROLLBACK" if kind is not None else "COMMIT")
