@@ -6,7 +6,9 @@ Each tree (default: this one) is a checkout of the arena, e.g. ``git worktree ad
 /tmp/old <commit>`` for a before/after. For each round, each tree in turn (the order alternates
 round by round, so drifting load hits both alike) runs in a fresh Python process with
 ``PYTHONPATH`` at the tree: full matches of each game with the C starter bot in 4 seats
-(sample_bots/c/random_bot.c, compiled here; records off, bots started outside the timed part;
+(sample_bots/c/random_bot.c, compiled here; records off, or with ``--record`` each match
+appended compact and gzipped to a records file as a tournament writes them; bots started
+outside the timed part;
 pinned with its bots to one core as the arena runs them, ``--affinity on``, or not, ``off``, or
 each tree both ways interleaved, ``both``),
 and reports ``resource.getrusage`` of that process per decision: user, system, their sum (the
@@ -57,11 +59,13 @@ async def child_game(
     from arena.referee.clock import TimeControl
     from arena.referee.match import run_match
     from arena.referee.process import BotProcess
+    from arena.referee.record import RecordFile
     from benchmarks.common import quick_reads_taken
 
     game = find_game(game_id)
     control = TimeControl(decision_ms=5000)
     logs = Path(tempfile.mkdtemp(prefix="arena-cpu-logs-"))
+    records = RecordFile(logs / "run.jsonl.gz") if os.environ.get("ARENA_BENCH_RECORD") else None
     bots = [
         await BotProcess.start(BotSpec(f"b{i}", (bot, str(i))), time_control=control, log_dir=logs)
         for i in range(4)
@@ -76,7 +80,12 @@ async def child_game(
             else decisions == 0 or time.perf_counter() - start < seconds
         ):
             result = await run_match(
-                game, bots, seed=seed, match_id=f"m{seed}", time_control=control
+                game,
+                bots,
+                seed=seed,
+                match_id=f"m{seed}",
+                time_control=control,
+                record_path=records,
             )
             decisions += sum(len(times) for times in result.decision_ms)
             seed += 1
@@ -84,6 +93,8 @@ async def child_game(
     finally:
         for process in bots:
             await process.close()
+        if records is not None:
+            records.close()
         shutil.rmtree(logs, ignore_errors=True)
     return {
         "user": (after.ru_utime - before.ru_utime) / decisions * 1e6,
@@ -108,7 +119,7 @@ def child(bot: str, seconds: float, seed: int, games: list[str], matches: int = 
         trio.run(main)
 
 
-def instructions(trees: list[str], games: list[str], matches: str) -> None:
+def instructions(trees: list[str], games: list[str], matches: str, record: bool = False) -> None:
     """Instructions per decision of the arena process, per tree and game (valgrind)."""
     try:
         few, many = sorted(int(n) for n in matches.split(","))
@@ -130,6 +141,8 @@ def instructions(trees: list[str], games: list[str], matches: str) -> None:
                     command += ["--child", bot, "0", "1", "--child-matches", str(n)]
                     command += ["--game", game_id]
                     env = common.tree_env(tree, PYTHONHASHSEED="0")
+                    if record:
+                        env["ARENA_BENCH_RECORD"] = "on"
                     done = subprocess.run(command, env=env, capture_output=True, text=True)
                     found = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
                     if done.returncode or found is None or not done.stdout.split():
@@ -140,7 +153,10 @@ def instructions(trees: list[str], games: list[str], matches: str) -> None:
                 per_decision = (refs_many - refs_few) / (dec_many - dec_few)
                 rows.append((game_id, tree[-30:], f"{per_decision / 1000:.1f}k"))
                 common.progress(f"{game_id} {tree}: {rows[-1][-1]}")
-    print(f"instructions per decision, valgrind, {many} minus {few} matches, C bots in 4 seats")
+    print(
+        f"instructions per decision, valgrind, {many} minus {few} matches, C bots in 4 seats, "
+        f"records {'on' if record else 'off'}"
+    )
     common.table(["game", "tree", "instructions/decision"], rows, left=2)
 
 
@@ -166,6 +182,9 @@ def main() -> None:
     parser.add_argument(
         "--child", nargs=3, metavar=("BOT", "SECONDS", "SEED"), help=argparse.SUPPRESS
     )
+    parser.add_argument(
+        "--record", action="store_true", help="record each match as a tournament does [off]"
+    )
     parser.add_argument("--child-matches", type=int, default=0, help=argparse.SUPPRESS)
     args = common.parse(parser, smoke={"rounds": 1, "seconds": 0.1, "matches": "1,2"})
     games = args.game or list(common.GAME_IDS)
@@ -176,7 +195,7 @@ def main() -> None:
     trees = common.trees(args.tree)
     if args.instructions:
         common.require_tools(args.smoke, "valgrind")
-        instructions(trees, games[:1] if args.smoke else games, args.matches)
+        instructions(trees, games[:1] if args.smoke else games, args.matches, args.record)
         return
     modes = ["on", "off"] if args.affinity == "both" else [args.affinity]
     runs = [(tree, mode) for tree in trees for mode in modes]
@@ -188,7 +207,8 @@ def main() -> None:
             for tree, mode in runs if number % 2 == 0 else runs[::-1]:
                 command = [sys.executable, __file__, "--child", bot, str(args.seconds)]
                 command += [str(1000 * number + 1)] + [a for g in games for a in ("--game", g)]
-                for line in common.child_lines(command, tree, ARENA_BENCH_AFFINITY=mode):
+                record = {"ARENA_BENCH_RECORD": "on"} if args.record else {}
+                for line in common.child_lines(command, tree, ARENA_BENCH_AFFINITY=mode, **record):
                     game_id, *values = line.split()
                     rows.setdefault((tree, mode, game_id), []).append(
                         dict(zip(FIELDS, map(float, values), strict=True))
@@ -196,7 +216,7 @@ def main() -> None:
             common.progress(f"round {number + 1}/{args.rounds} done")
     print(
         f"median (lowest-highest) of {args.rounds} alternating rounds, {args.seconds:g} s per "
-        f"game; {load_before} at the start, {common.load_note()} at the end"
+        f"game, records {'on' if args.record else 'off'}; {load_before} at the start, {common.load_note()} at the end"
     )
 
     def cells(measured: list[dict[str, float]]) -> tuple[str, ...]:

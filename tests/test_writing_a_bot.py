@@ -183,6 +183,7 @@ def test_the_newcomer_path_runs_as_written(guide_folder):
     ]
     assert [words[:2] for words in commands(later)] == [
         ["arena", "check"], ["make", "-C"], ["arena", "match"], ["arena", "replay"],
+        ["arena", "replay"], ["arena", "replay"], ["arena", "replay"],
         ["arena", "tournament"], ["arena", "submit"],
     ]  # fmt: skip
     missing = missing_programs("", first + later)
@@ -193,6 +194,10 @@ def test_the_newcomer_path_runs_as_written(guide_folder):
     assert done.returncode == 0, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     assert "ready for a tournament" in done.stdout  # arena check, and submit's check
     assert "record checked: every line agrees with the rules" in done.stdout  # the replay
+    assert "  #1 seat 0 (random_bot) bid [" in done.stdout  # --decisions
+    assert "random_bot asked again at 1 decision of seat 0 (random_bot)" in done.stdout
+    assert "decision 3 (request 3, " in done.stdout  # --ask 3
+    assert re.search(r"random_bot changes none of the \d+ decisions of seat 0", done.stdout)
     assert "done: " in done.stdout  # the tournament
     assert "installed random-python@1.0.0+" in done.stdout  # submit
 

@@ -4,6 +4,7 @@ Light on purpose: every command imports it, and ``arena standings`` must not pay
 
 from __future__ import annotations
 
+import functools
 import signal
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -24,6 +25,85 @@ width_option: Callable[[Callable[..., Any]], Callable[..., Any]] = click.option(
     default=None,
     help="Lay tables out for this many columns [the terminal's; piped: as wide as needed].",
 )
+
+
+# The time control and fault limit of every command that plays matches (SPEC.md 5 and 6).
+_TIME_OPTIONS = (
+    click.option(
+        "--decision-ms",
+        type=click.IntRange(1),
+        default=1000,
+        show_default=True,
+        help="Time per decision, in ms (SPEC.md 5).",
+    ),
+    click.option(
+        "--bank-ms",
+        type=click.IntRange(1),
+        default=None,
+        help="Per-match time bank (>= 1; default: no bank).",
+    ),
+    click.option(
+        "--increment-ms",
+        type=click.IntRange(0),
+        default=0,
+        show_default=True,
+        help="Added to the bank after each decision, in ms.",
+    ),
+    click.option(
+        "--margin-ms",
+        type=click.IntRange(0),
+        default=50,
+        show_default=True,
+        help="Lateness forgiven for the referee's own latency, in ms (not carried over).",
+    ),
+    click.option(
+        "--startup-ms",
+        type=click.IntRange(1),
+        default=10000,
+        show_default=True,
+        help="Time to answer hello with ready, in ms.",
+    ),
+    click.option(
+        "--max-faults",
+        type=click.IntRange(1),
+        default=3,
+        show_default=True,
+        help="Faults in the match after which a bot forfeits it (SPEC.md 6).",
+    ),
+)
+
+
+def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--decision-ms``, ``--bank-ms``, ``--increment-ms``, ``--margin-ms``, ``--startup-ms``
+    and ``--max-faults``, given to ``command`` as ``time_control`` (a TimeControl) and
+    ``max_faults``: one definition for ``arena match`` and ``arena compare``."""
+
+    @functools.wraps(command)
+    def with_time(
+        *args: Any,
+        decision_ms: int,
+        bank_ms: int | None,
+        increment_ms: int,
+        margin_ms: int,
+        startup_ms: int,
+        max_faults: int,
+        **kwargs: Any,
+    ) -> Any:
+        from arena.referee.clock import TimeControl
+
+        control = TimeControl(
+            decision_ms=decision_ms,
+            bank_ms=bank_ms,
+            increment_ms=increment_ms,
+            margin_ms=margin_ms,
+            startup_ms=startup_ms,
+        )
+        return command(*args, time_control=control, max_faults=max_faults, **kwargs)
+
+    decorated: Callable[..., Any] = with_time
+    for option in reversed(_TIME_OPTIONS):
+        decorated = option(decorated)
+    return decorated
 
 
 def counted(count: int, noun: str) -> str:

@@ -16,8 +16,9 @@ from typing import Any
 import click
 import trio
 
-from arena.cli.common import STOP_SIGNALS, StopOnSignal, kept_note
+from arena.cli.common import STOP_SIGNALS, StopOnSignal, kept_note, time_options
 from arena.referee.bot_spec import NAME_PATTERN as BOT_NAME_PATTERN
+from arena.referee.clock import TimeControl
 from arena.stats.sequential import FLOOR, Overall, TestSettings, Verdict, looks
 from arena.tournament.compare import (
     COMPARE_SCHEDULE,
@@ -150,6 +151,7 @@ def parse_test(text: str | None) -> TestSettings:
     is_flag=True,
     help="Start the results file afresh, its matches set aside first in OUTPUT/set-aside/TIME/.",
 )
+@time_options
 def compare_command(
     new: str,
     old: str,
@@ -163,6 +165,8 @@ def compare_command(
     workers: int | None,
     results_path: str | None,
     restart: bool,
+    time_control: TimeControl,
+    max_faults: int,
 ) -> None:
     """Is NEW better than OLD? Both play the same deals in the same seats against the same
     field (NEW takes OLD's seats), and a sequential test on the paired per-deal score
@@ -175,6 +179,8 @@ def compare_command(
         raise CompareInputError("give --deals N (a fixed number) or --test ..., not both")
     settings = parse_test(test_text)
     config = _config(new, old, field_bots, games, deals or max_deals, seed, concurrency)
+    # (Its own results file for each time control: the path is named by the definition.)
+    config = _with_time(config, time_control, max_faults)
     if results_path is not None:
         config = _with_results(config, Path(results_path))
     if workers is not None:
@@ -302,6 +308,13 @@ def _config(
     config = replace(config, bots=bots, fresh_processes=True)
     output = Path(f"results/compare-{config.fingerprint()[:10]}")
     return _with_results(config, output / "results.sqlite")
+
+
+def _with_time(config: TournamentConfig, control: TimeControl, max_faults: int) -> TournamentConfig:
+    """The comparison at ``arena match``'s time control options, in the default results file
+    of that definition (named by its fingerprint, which the time control is part of)."""
+    timed = replace(config, time_control=control, max_faults=max_faults)
+    return _with_results(timed, Path(f"results/compare-{timed.fingerprint()[:10]}/results.sqlite"))
 
 
 def _with_results(config: TournamentConfig, results: Path) -> TournamentConfig:

@@ -23,7 +23,7 @@ from rich.console import JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import width_option
+from arena.cli.common import time_options, width_option
 from arena.games import GameSpec, OptionError, find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
@@ -280,47 +280,7 @@ def result_table(result: MatchResult) -> Table:
     help="Write the match record (JSONL) here.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@click.option(
-    "--decision-ms",
-    type=click.IntRange(1),
-    default=1000,
-    show_default=True,
-    help="Time per decision, in ms (SPEC.md 5).",
-)
-@click.option(
-    "--bank-ms",
-    type=click.IntRange(1),
-    default=None,
-    help="Per-match time bank (>= 1; default: no bank).",
-)
-@click.option(
-    "--increment-ms",
-    type=click.IntRange(0),
-    default=0,
-    show_default=True,
-    help="Added to the bank after each decision, in ms.",
-)
-@click.option(
-    "--margin-ms",
-    type=click.IntRange(0),
-    default=50,
-    show_default=True,
-    help="Lateness forgiven for the referee's own latency, in ms (not carried over).",
-)
-@click.option(
-    "--startup-ms",
-    type=click.IntRange(1),
-    default=10000,
-    show_default=True,
-    help="Time to answer hello with ready, in ms.",
-)
-@click.option(
-    "--max-faults",
-    type=click.IntRange(1),
-    default=3,
-    show_default=True,
-    help="Faults in the match after which a bot forfeits it (SPEC.md 6).",
-)
+@time_options
 @click.option("--memory-mb", type=click.IntRange(16), default=None, help="Per-bot memory limit.")
 @click.option("--cpu-seconds", type=click.IntRange(1), default=None, help="Per-bot CPU limit.")
 @click.option(
@@ -365,11 +325,7 @@ def match_command(
     option_items: tuple[str, ...],
     record: Path | None,
     as_json: bool,
-    decision_ms: int,
-    bank_ms: int | None,
-    increment_ms: int,
-    margin_ms: int,
-    startup_ms: int,
+    time_control: TimeControl,
     max_faults: int,
     memory_mb: int | None,
     cpu_seconds: int | None,
@@ -415,13 +371,7 @@ def match_command(
         )
     if record is not None and not record.parent.is_dir():
         raise click.UsageError(f"--record {record}: directory {record.parent} does not exist")
-    control = TimeControl(
-        decision_ms=decision_ms,
-        bank_ms=bank_ms,
-        increment_ms=increment_ms,
-        margin_ms=margin_ms,
-        startup_ms=startup_ms,
-    )
+    control = time_control
     taken: set[str] = set()
     shared = len(bot_commands) == 1 and len(name_items) == 1  # one --name for every seat
     if len(set(name_items)) != len(name_items) or any(not n.strip() for n in name_items):

@@ -62,6 +62,23 @@ from arena.tournament.store import ResultStore, StoredMatch, StoreError, is_resu
     help="The results file for --deal, --match and --check [the results.sqlite beside the "
     "record's records/ folder].",
 )
+@click.option(
+    "--ask",
+    "ask_text",
+    default=None,
+    metavar="N|all",
+    help="With --seat and --bot: start the bot, send it exactly what the seat was sent up to "
+    "its decision N (N,M or N-M for several; numbers as --decisions shows them) and print its "
+    "answer beside the recorded one, with its stderr; 'all' asks every decision and lists "
+    "those it answers differently (SPEC.md 8).",
+)
+@click.option(
+    "--bot",
+    "bot_command",
+    default=None,
+    metavar="CMD",
+    help="The bot --ask starts (a command line, split like a shell; run in this directory).",
+)
 @width_option
 def replay_command(
     record: Path,
@@ -72,6 +89,8 @@ def replay_command(
     decisions: bool,
     show_deal: bool,
     results_path: Path | None,
+    ask_text: str | None,
+    bot_command: str | None,
     width: int | None,
 ) -> None:
     """Re-derive a match RECORD from its header and the rules, line by line (SPEC.md 8), and
@@ -107,6 +126,9 @@ def replay_command(
     players = replay.header["players"]
     if seat is not None and not 0 <= seat < players:
         raise click.UsageError(f"--seat {seat}: expected 0..{players - 1}")
+    if ask_text is not None or bot_command is not None:
+        _ask(replay, seat, ask_text, bot_command, output_console(width))
+        return
     against = _check_row(record, at, match_id or replay.header["match_id"], replay, results_path)
     rotations = _deal_rotations(record, replay, results_path) if show_deal else None
     console = output_console(width)
@@ -216,6 +238,45 @@ def _deal_rotations(record: Path, replay: Any, results_path: Path | None) -> lis
             return store.deal_matches(stored.game, stored.table, stored.deal)
     except StoreError as error:
         raise click.UsageError(f"--deal: {error}") from None
+
+
+def _ask(
+    replay: Any, seat: int | None, ask_text: str | None, bot_command: str | None, console: Any
+) -> None:
+    """--ask: the bot asked again at the seat's recorded decisions; its answers printed."""
+    import os
+    import shutil
+    import tempfile
+
+    import trio
+
+    from arena.cli.match import StartupFailed, bot_name, parse_bot_command
+    from arena.referee.bot_spec import BotSpec
+    from arena.referee.process import BotStartupError
+    from arena.referee.reask import ask, conversation, decision_numbers
+    from arena.render.replay import render_asked
+
+    if ask_text is None or bot_command is None or seat is None:
+        raise click.UsageError("--ask needs --seat S and --bot CMD (and --bot needs --ask)")
+    talk = conversation(replay, seat)
+    try:
+        numbers = decision_numbers(ask_text, len(talk.questions))
+    except ValueError as error:
+        raise click.UsageError(f"--ask {ask_text}: {error}") from None
+    argv = parse_bot_command(bot_command)
+    spec = BotSpec(bot_name(argv, set()), argv, cwd=os.getcwd())
+    logs = Path(tempfile.mkdtemp(prefix="arena-ask-"))
+    try:
+        session = trio.run(ask, talk, spec, numbers, logs)
+    except BotStartupError as error:
+        raise StartupFailed(str(error)) from None
+    except KeyboardInterrupt:
+        raise click.ClickException("interrupted: the bot was stopped") from None
+    finally:
+        shutil.rmtree(logs, ignore_errors=True)  # (its stderr is shown with each answer)
+    console.print(render_asked(session, spec.name, every=numbers is None))
+    if session.stopped:
+        raise click.ClickException(f"{spec.name} crashed at {session.stopped}")
 
 
 def _results_file_given(path: Path) -> str:

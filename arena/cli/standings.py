@@ -135,7 +135,15 @@ def _csv_row(scope: str, row: dict) -> dict:
     "--bot",
     "bot",
     metavar="NAME",
-    help="One bot's report: results per game, faults with reasons, decision times, worst matches.",
+    help="One bot's report: results per game, faults with reasons, decision times, worst matches "
+    "(NAME or a prefix that names one bot: rusty for rusty@2.0.0+9654f83f8dd).",
+)
+@click.option(
+    "--game",
+    "game",
+    metavar="LABEL",
+    help="With --bot: that game's results, faults, times and worst matches only "
+    "(a label of the tournament's games, or a prefix that names one).",
 )
 @click.option(
     "--worst",
@@ -151,6 +159,7 @@ def standings_command(
     as_csv: bool,
     pairs: bool | None,
     bot: str | None,
+    game: str | None,
     worst: int,
     width: int | None,
 ) -> None:
@@ -158,6 +167,8 @@ def standings_command(
     one bot's report."""
     if as_json and as_csv:
         raise InputError("give --json or --csv, not both")
+    if game is not None and bot is None:
+        raise InputError("--game is for one bot's report: give --bot NAME with it")
     if bot is not None and as_csv:
         raise InputError("--csv is for the standings; give --bot NAME with --json or alone")
     path = Path(file)
@@ -188,12 +199,10 @@ def standings_command(
             )
             standings = fold.standings()
             if bot is not None:
-                known = [row.bot for row in standings.tables[OVERALL]]
-                if bot not in known:
-                    raise InputError(
-                        f"--bot {bot}: no such bot in {path}; expected one of {', '.join(known)}"
-                    )
-                report = bot_report(standings, store.matches_with(bot), bot, worst=worst)
+                bot = named("--bot", bot, [row.bot for row in standings.tables[OVERALL]], path)
+                if game is not None:
+                    game = named("--game", game, list(standings.games), path)
+                report = bot_report(standings, store.matches_with(bot), bot, worst=worst, game=game)
     except StoreError as exc:
         raise InputError(str(exc)) from None
     if bot is not None:
@@ -263,6 +272,20 @@ class _RefoldShown:
     def __exit__(self, *exc: object) -> None:
         if self.display is not None:
             self.display.close()
+
+
+def named(option: str, given: str, known: list[str], path: Path) -> str:
+    """The one of ``known`` that ``given`` names: itself, or the only one it begins (a bot's
+    name without its version); InputError listing the candidates otherwise."""
+    if given in known:
+        return given
+    found = [name for name in known if name.startswith(given)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        found.sort()
+        raise InputError(f"{option} {given}: names {len(found)} in {path}: {', '.join(found)}")
+    raise InputError(f"{option} {given}: none such in {path}; expected one of {', '.join(known)}")
 
 
 def _logs_hint(report: BotReport, bot: str) -> str:

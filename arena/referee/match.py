@@ -109,6 +109,10 @@ DEADLINE_SLACK_S = 0.001  # see the module docstring: a deadline may fire this m
 MATCH_END_TIMEOUT_S = 2.0  # how long delivering match_end to one bot may take
 SHARED_LINES_KEPT = 256  # at a private event, more shared lines than this are shared out
 RECORDED_STALE_REPLIES = 5  # stale answers recorded per request (the rest are skipped unrecorded)
+# A decision's stderr in the record (SPEC.md 8): its last this many bytes, and at most this many
+# of one seat's in a match.
+STDERR_DECISION_BYTES = 2000
+STDERR_MATCH_BYTES = 64_000
 
 
 @dataclass
@@ -139,6 +143,8 @@ class _Seat:
     # grow, so it never exceeds the true length, which no other reply of that id and index
     # reaches (quick_reply).
     canonical_len: int = 0
+    stderr_kept: int = 0  # bytes of its stderr this match's record holds (STDERR_MATCH_BYTES)
+    stderr_full: bool = False  # the record said that it keeps no more of it in this match
 
     def take_shared(self, shared: list[bytes]) -> None:
         """Move the match's shared lines this seat has not taken to its pending lines."""
@@ -230,6 +236,7 @@ class _Match:
         "referee_us",
         "request_buffer",
         "resolved",
+        "said_from",
         "scope_deadline",
         "seats",
         "seed",
@@ -327,6 +334,10 @@ class _Match:
         else:
             self.now, self.clock_offset = clock.current_time, 0.0
         self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
+        # The seat whose decision ask_rest waits for and how much of its stderr had been read
+        # then (a recorded match's: decision_stderr). A quick reply has none to keep: stderr
+        # written before it would have woken trio's epoll, which sends the decision to ask_rest.
+        self.said_from: tuple[_Seat, int] | None = None
         # A decision ask_now began and ask_rest finishes: id, legal, limit_ms, what is still to
         # write (None: all written), a line already read (None: none).
         self.asking: tuple[int, list[str], int, bytes | None, bytes | None] | None = None
@@ -703,6 +714,9 @@ class _Match:
         request_id, legal, limit_ms, unsent, line = self.asking
         self.asking = None
         bot = seat.bot
+        if self.recording:
+            count = bot.stderr_read()
+            self.said_from = None if count is None else (seat, count)
         if unsent is None:
             assert self.waiting is not None
             sent_at = self.waiting[2]
@@ -720,6 +734,7 @@ class _Match:
         action = await self.read_reply(seat, request_id, legal, sent_at, limit_ms, line)
         self.mark = time.perf_counter()
         self.waiting = None
+        self.said_from = None
         # The scope's deadline is left as it is: nothing awaits before the next request moves it
         # (play() applies the action without yielding), except the waits for a crash just below.
         if action is _CRASHED:
@@ -848,7 +863,10 @@ class _Match:
                     # The ordinary reply takes this shortcut; anything else the checks below.
                     # (Not once a compact record has written this decision's request line, for
                     # a stale reply before it: then no array stands for the decision.)
-                    if self.unwritten_request is not None or not self.recording:
+                    # (And not when the bot wrote to stderr: its line then keeps it.)
+                    if (self.unwritten_request is not None or not self.recording) and (
+                        self.said_from is None or not self.stderr_waiting(seat)
+                    ):
                         action = self.quick_reply(seat, request_id, legal, sent_at, limit_ms, line)
                         if action is not None:
                             return action
@@ -875,8 +893,9 @@ class _Match:
                 continue
             seat.times_ms.append(used_ms)
             charge = seat.clock.charge(used_ms)
+            said = self.decision_stderr(seat)
             if not charge.in_time:
-                self.reply_entry(seat, line, "late", written_id, request_id, used_ms, charge)
+                self.reply_entry(seat, line, "late", written_id, request_id, used_ms, charge, said)
                 self.fault(
                     seat,
                     FaultCause.LATE_REPLY,
@@ -901,15 +920,47 @@ class _Match:
                 verdict = str(kind) if problem else "ok"
             if problem:
                 # The reply line comes first, then the fault it caused (the order things happened).
-                self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
+                self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge, said)
                 self.fault(seat, VERDICT_CAUSE[verdict], request_id, problem)
                 return None
             assert action is not None  # (check_action chose one: no problem)
-            if self.unwritten_request is not None:  # only a compact record keeps it this long
+            if self.unwritten_request is not None and not said:  # (compact: kept this long)
                 self.record_decision(seat, request_id, used_ms, charge.charged_ms, line, action)
             elif self.recording:
-                self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge)
+                self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge, said)
             return action
+
+    def stderr_waiting(self, seat: _Seat) -> bool:
+        """Whether the seat's bot wrote to its stderr while ask_rest waited for its reply."""
+        said_from = self.said_from
+        return said_from is not None and bool(seat.bot.stderr_since(said_from[1]))
+
+    def decision_stderr(self, seat: _Seat) -> str:
+        """What the seat's bot wrote to its stderr while ask_rest waited for the reply that ends
+        its decision (read up to now), as its record keeps it: the last STDERR_DECISION_BYTES,
+        within STDERR_MATCH_BYTES of the seat's in the match (markers aside), a cut said in a
+        marker; "" for none. Counted as kept: call it once, for the line that is written."""
+        said_from = self.said_from
+        if said_from is None or said_from[0] is not seat:
+            return ""
+        bot = seat.bot
+        said = bot.stderr_since(said_from[1])
+        if not said or seat.stderr_full:
+            return ""
+        total = (bot.stderr_read() or 0) - said_from[1]
+        room = min(STDERR_DECISION_BYTES, STDERR_MATCH_BYTES - seat.stderr_kept)
+        if room <= 0:
+            seat.stderr_full = True
+            return (
+                f"[arena: {total} bytes of stderr not kept, nor any more in this match: the "
+                f"record keeps {STDERR_MATCH_BYTES} bytes of a seat's stderr per match]"
+            )
+        kept = said[-room:]
+        seat.stderr_kept += len(kept)
+        text = kept.decode(errors="replace")
+        if total > len(kept):
+            text = f"[arena: {total - len(kept)} bytes of stderr before these not kept]\n" + text
+        return text
 
     def check_action(
         self, message: Action, legal: list[str], line: bytes
@@ -956,8 +1007,10 @@ class _Match:
         pending_id: int,
         used_ms: float | None,
         charge: Charge | None,
+        said: str = "",
     ) -> None:
-        """The record's ``reply`` line (SPEC.md section 8).
+        """The record's ``reply`` line (SPEC.md section 8); ``said``: the bot's stderr of the
+        decision the line ends (decision_stderr), kept on it.
 
         ``id`` is the id the bot wrote (None when the line has none); ``ms`` is measured from the
         request that id names (None when it names no request sent in this match); ``pending`` is
@@ -972,18 +1025,19 @@ class _Match:
             ms = None if sent is None else (self.now() - sent) * 1000
         charged = None if charge is None or not self.banked else charge.charged_ms
         text = line[:RECORDED_LINE_CHARS].decode("utf-8", errors="replace")
-        self.write(
-            {
-                "type": "reply",
-                "seat": seat.index,
-                "id": written_id,
-                "ms": None if ms is None else ms3(ms),
-                "pending": pending_id,
-                "charged_ms": charged,
-                "text": text,
-                "verdict": verdict,
-            }
-        )
+        entry = {
+            "type": "reply",
+            "seat": seat.index,
+            "id": written_id,
+            "ms": None if ms is None else ms3(ms),
+            "pending": pending_id,
+            "charged_ms": charged,
+            "text": text,
+            "verdict": verdict,
+        }
+        if said:
+            entry["stderr"] = said
+        self.write(entry)
 
     def timed_out(self) -> str:
         """The pending request ran out of time: record the fault, return the autopilot's move."""

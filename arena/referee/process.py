@@ -105,6 +105,7 @@ from protocol.messages import PROTOCOL_VERSION, Bye, Hello, Limits, Ready
 
 STDERR_CAP_BYTES = PROCESS_CAP_BYTES
 STDERR_TAIL_LINES = 12  # a crash fault quotes this many of the last stderr lines (a stack trace)
+STDERR_TAIL_BYTES = 4000  # of its latest stderr, kept in memory (fault messages, a decision's)
 CLOSE_GRACE_S = 1.0  # after bye, how long a bot may take to exit before it is killed
 
 # Process groups still running (leader pid -> the bot's token), killed at interpreter exit if their
@@ -178,6 +179,7 @@ class ProcessTransport:
         self._stdin = process.stdin
         self._stdout = process.stdout
         self._stderr = process.stderr
+        self._stderr_fd = self._stderr.fileno()
         self._stdin_fd = self._stdin.fileno()
         self._stdout_fd = self._stdout.fileno()
         # The fast read path (LineReader.line_now calls its read), where this trio allows it.
@@ -185,7 +187,7 @@ class ProcessTransport:
         self._streams_closed = False  # set before the fds are closed: their numbers get reused
         self._drain_scope = trio.CancelScope()
         self._drained = trio.Event()  # set once stderr reached its end (or draining stopped)
-        self._tail = b""
+        self._tail = b""  # the last STDERR_TAIL_BYTES of stderr since the last mark
         self._marker = b""  # written to the log before the next stderr bytes
         _LIVE_GROUPS[self.pid] = token
         if cgroup is not None:
@@ -196,25 +198,49 @@ class ProcessTransport:
 
     async def _drain_stderr(self) -> None:
         """Copy stderr to its log (bounded, and never a reason to stop: StderrLog), and keep
-        reading to the end; never raises."""
+        reading to the end; never raises. Each chunk is taken in full as it is read (no await
+        between the read and the tail), so ``stderr_since`` may read on its own meanwhile."""
         try:
             with self._drain_scope:
                 while True:
                     try:
-                        chunk = await self._stderr.receive_some(1 << 16)
-                    except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                        await trio.lowlevel.wait_readable(self._stderr_fd)
+                    except (trio.ClosedResourceError, OSError):
                         break
-                    if not chunk:
+                    if self._read_stderr() < 0:
                         break
-                    self.stderr_bytes += len(chunk)
-                    self._tail = (self._tail + chunk)[-4000:]
-                    marker, self._marker = self._marker, b""
-                    self.log.write(chunk, marker)
         except Exception:  # a system task must never raise: it would crash the whole run
             pass
         finally:
             self.log.close()
             self._drained.set()
+
+    def _read_stderr(self) -> int:
+        """Read what the stderr pipe holds now, without waiting, into the log and the tail: the
+        bytes read (0: none there), -1 at its end."""
+        try:
+            chunk = os.read(self._stderr_fd, 1 << 16)
+        except BlockingIOError:
+            return 0
+        except OSError:
+            return -1
+        if not chunk:
+            return -1
+        self.stderr_bytes += len(chunk)
+        self._tail = (self._tail + chunk)[-STDERR_TAIL_BYTES:]
+        marker, self._marker = self._marker, b""
+        self.log.write(chunk, marker)
+        return len(chunk)
+
+    def stderr_since(self, count: int) -> bytes:
+        """What stderr brought after its first ``count`` bytes, up to what its pipe holds now
+        (read first), at most the last STDERR_TAIL_BYTES of it and none before the last mark."""
+        if not self._drained.is_set():  # (else its fd may be closed, its number reused)
+            for _ in range(4):  # (a bot that floods its stderr does not hold the referee here)
+                if self._read_stderr() <= 0:
+                    break
+        new = self.stderr_bytes - count
+        return self._tail[-new:] if new > 0 else b""
 
     async def wait_stderr_drained(self) -> None:
         await self._drained.wait()
@@ -225,6 +251,10 @@ class ProcessTransport:
         line = " ".join(text.split())[:300]
         self._marker = f"[arena: {line}]\n".encode()
         self._tail = b""
+
+    def stderr_since_mark(self) -> str:
+        """What stderr brought since the last mark (its last STDERR_TAIL_BYTES), as written."""
+        return self._tail.decode(errors="replace")
 
     def stderr_tail(self) -> str:
         """The last few lines of stderr (since the last mark), for error messages: one line,
@@ -476,6 +506,17 @@ class BotProcess:
         mark = getattr(self.transport, "mark", None)
         if mark is not None:
             mark(text)
+
+    def stderr_read(self) -> int | None:
+        """How many bytes of its stderr the arena has read so far (None: a transport that has no
+        stderr, as in tests); with :meth:`stderr_since`, a decision's stderr (SPEC.md 8)."""
+        return getattr(self.transport, "stderr_bytes", None)
+
+    def stderr_since(self, count: int) -> bytes:
+        """What its stderr brought after its first ``count`` bytes, its pipe read up to now (the
+        last STDERR_TAIL_BYTES at most)."""
+        since = getattr(self.transport, "stderr_since", None)
+        return b"" if since is None else since(count)
 
     def exit_reason(self) -> str:
         """Why the bot stopped, for fault messages (exit status and the tail of its stderr)."""

@@ -6,7 +6,7 @@ Pure: a checked :class:`~arena.referee.record.Replay` in, rich renderables out.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich import box
 from rich.console import Group
@@ -18,6 +18,9 @@ from arena.games.core import Event
 from arena.referee.lines import printable
 from arena.referee.record import Replay
 from arena.tournament.store import StoredMatch
+
+if TYPE_CHECKING:  # (the re-ask's module starts processes: imported only where it runs)
+    from arena.referee.reask import Answer, Session
 
 
 def _format_event(data: dict[str, Any], played_by: dict[str, int] | None = None) -> str:
@@ -36,9 +39,10 @@ def _format_event(data: dict[str, Any], played_by: dict[str, int] | None = None)
 
 
 def _decision_line(
-    request: dict[str, Any], action: dict[str, Any], ms: float | None, bot: str
+    request: dict[str, Any], action: dict[str, Any], ms: float | None, bot: str, number: int
 ) -> str:
-    """One decision: who, what kind, the legal actions, the choice and the time it took."""
+    """One decision: who, the seat's decision number (``#N``, what ``--ask N`` takes; 0 for the
+    autopilot's, which asks nothing), what kind, the legal actions, the choice and its time."""
     legal = request.get("legal", [])
     shown = " ".join(map(str, legal)) if len(legal) <= 40 else f"{len(legal)} actions"
     who = f"seat {action['seat']} ({bot})"
@@ -50,7 +54,15 @@ def _decision_line(
         took = f"{ms:.2f} ms"
         if request.get("time_left_ms") is not None:
             took += f" of {request['time_left_ms']} ms"
-    return f"  {who} {request.get('decision', '?')} [{shown}] -> {action['action']} ({took})"
+    numbered = f"#{number} " if number else ""
+    return (
+        f"  {numbered}{who} {request.get('decision', '?')} [{shown}] -> {action['action']} ({took})"
+    )
+
+
+def stderr_lines(text: str, indent: str, label: str = "stderr") -> list[Text]:
+    """A decision's stderr (SPEC.md 8) as lines under it: ``stderr | ...``, made printable."""
+    return [Text(f"{indent}{label} | {printable(line)}", style="dim") for line in text.splitlines()]
 
 
 def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> Group:
@@ -113,18 +125,27 @@ def render_replay(replay: Replay, seat: int | None, decisions: bool = False) -> 
     flush_events()
     requests: dict[int, dict[str, Any]] = {}  # seat -> its pending request (or autopilot line)
     reply_ms: dict[tuple[int, int | None], float] = {}  # (seat, request id) -> its ok reply's ms
+    asked = [0] * header["players"]  # per seat, the requests it was sent so far
+    said: dict[tuple[int, int | None], str] = {}  # (seat, request id) -> its stderr (SPEC 8)
     for entry in replay.entries:
         kind = entry["type"]
         if kind in ("request", "autopilot"):
             requests[entry["seat"]] = entry
-        elif kind == "reply" and entry.get("verdict") == "ok" and entry.get("ms") is not None:
-            reply_ms[(entry["seat"], entry.get("id"))] = entry["ms"]
+            if kind == "request":
+                asked[entry["seat"]] += 1
+        elif kind == "reply":
+            if entry.get("verdict") == "ok" and entry.get("ms") is not None:
+                reply_ms[(entry["seat"], entry.get("id"))] = entry["ms"]
+            if isinstance(entry.get("stderr"), str):  # (records before it have none)
+                said[(entry["seat"], entry.get("pending"))] = entry["stderr"]
         if entry["type"] == "action":
             mover = entry["seat"]
             if decisions and (seat is None or mover == seat) and mover in requests:
                 ms = reply_ms.get((mover, entry.get("id"))) if entry.get("id") is not None else None
-                line = _decision_line(requests[mover], entry, ms, bots.get(mover, "?"))
+                number = asked[mover] if requests[mover]["type"] == "request" else 0
+                line = _decision_line(requests[mover], entry, ms, bots.get(mover, "?"), number)
                 lines.append(Text(line, style="dim" if entry.get("by") == "autopilot" else ""))
+                lines.extend(stderr_lines(said.pop((mover, entry.get("id")), ""), "    "))
             decision = state.decision
             state.apply(entry["action"])
             if entry.get("by") == "autopilot":
@@ -210,3 +231,53 @@ def render_deal(
             )
         table.add_row(*cells)
     return table
+
+
+def _answer_lines(answer: Answer) -> list[Text]:
+    """One re-asked decision: what it was, the legal actions, the recorded and the new answer,
+    and the bot's stderr meanwhile."""
+    question = answer.question
+    legal = question.legal
+    shown = " ".join(legal) if len(legal) <= 40 else f"{len(legal)} actions"
+    recorded = question.recorded + (" (autopilot)" if question.recorded_by == "autopilot" else "")
+    if answer.fault is not None:
+        now = f"fault ({answer.fault}): {printable(answer.reason)}"
+    else:
+        now = (
+            f"{answer.action} ({answer.ms:.2f} ms)" if answer.ms is not None else str(answer.action)
+        )
+    mark = "differs" if answer.differs else "same"
+    lines = [
+        Text(
+            f"decision {question.number} (request {question.request_id}, {question.decision}, "
+            f"{question.time_left_ms} ms allowed)",
+            style="bold",
+        ),
+        Text(f"  legal     {shown}"),
+        Text(f"  recorded  {recorded}"),
+        Text(f"  now       {now}  [{mark}]", style="yellow" if answer.differs else "green"),
+    ]
+    lines.extend(stderr_lines(question.recorded_stderr, "  ", "stderr then"))
+    lines.extend(stderr_lines(answer.stderr, "  ", "stderr now ") or [Text("  stderr now: none")])
+    return lines
+
+
+def render_asked(session: Session, bot: str, every: bool) -> Group:
+    """The answers of a re-ask (``arena replay --ask``): each asked decision, or with ``every``
+    only those answered differently, under a line that counts them."""
+    talk = session.conversation
+    asked = len(session.answers)
+    shown = [a for a in session.answers if a.differs] if every else session.answers
+    who = f"seat {talk.seat} ({talk.name})"
+    if every:
+        count = f"{len(shown)} of {asked}" if len(shown) else f"none of the {asked}"
+        title = f"{bot} changes {count} decisions of {who} in this match"
+        title += "; here they are" if shown else ""
+    else:
+        title = f"{bot} asked again at {asked} decision{'s' if asked != 1 else ''} of {who}"
+    parts: list[Any] = [Text(title, style="bold")]
+    for answer in shown:
+        parts.extend(_answer_lines(answer))
+    if session.stopped:
+        parts.append(Text(f"stopped: {printable(session.stopped)}", style="red"))
+    return Group(*parts)

@@ -93,8 +93,8 @@ def _with_interval(
 
 
 def rank_text(rank: int, row: BotStanding) -> str:
-    """The rank (shared by a run of rows not separated from each other), with ``=`` when the
-    bot is not separated from a neighbour (SPEC 10.6)."""
+    """The rank (1 + the rows above separated from it), with ``=`` when the bot is not
+    separated from a neighbour (SPEC 10.6)."""
     return f"{rank}=" if row.tied else str(rank)
 
 
@@ -565,8 +565,8 @@ def _ms(value: float) -> str:
 
 def bot_report_view(report: BotReport, width: int | None = None) -> Group:
     """``arena standings FILE --bot NAME``: results per game, faults by kind with their reasons,
-    decision-time percentiles, and the worst matches by duplicate score (the commands that
-    replay them: :func:`replay_lines`)."""
+    decision-time percentiles, and the worst matches by duplicate score over its game's spread
+    (the commands that replay them: :func:`replay_lines`)."""
     parts: list[RenderableType] = [
         Text(f"{report.bot}: {report.matches} completed matches", style="bold")
     ]
@@ -590,7 +590,7 @@ def bot_report_view(report: BotReport, width: int | None = None) -> Group:
             _number(row.mean_placing),
             _number(row.mean_score, 1),
             _number(row.duplicate, 1, signed=True),
-            f"{row.mu:.1f} ± {row.sigma:.1f}",
+            f"{row.ordinal:.1f}",  # (the standings' rating, its sort key: one way everywhere)
             faults_text(row),
         ]
         for scope, row in report.rows.items()
@@ -641,6 +641,7 @@ def bot_report_view(report: BotReport, width: int | None = None) -> Group:
             Column("score", keep=40),
             Column("place", keep=50),
             Column("dup"),
+            Column("dup/sd", keep=20),
         ]
         rows = [
             [
@@ -650,12 +651,19 @@ def bot_report_view(report: BotReport, width: int | None = None) -> Group:
                 _number(m.score, 1),
                 _number(m.placing, 1),
                 _number(m.duplicate, 1, signed=True),
+                _number(m.scaled, 2, signed=True),
             ]
             for n, m in enumerate(report.worst, 1)
         ]
         parts.append(
             fitted_table(
-                columns, rows, width=width, title="Worst matches by duplicate score (worst first)"
+                columns,
+                rows,
+                width=width,
+                title="Worst matches by duplicate score over its game's spread (dup/sd, worst "
+                "first; sd: "
+                + ", ".join(f"{g} {sd:.1f}" for g, sd in report.spreads.items())
+                + ")",
             )
         )
     else:

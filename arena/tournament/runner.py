@@ -304,7 +304,7 @@ def standings_of_first_deals(
     config: TournamentConfig, schedule: Schedule, store: ResultStore, deals: int, looks: int = 1
 ) -> Standings:
     """The standings of the stored matches of the schedule's first ``deals`` deals, with the
-    game tables' adjacent pairs judged as one family at (1 - confidence) / ``looks`` (the stop
+    game tables' pairs of rows judged as one family at (1 - confidence) / ``looks`` (the stop
     rule's share of its error for one of its ``looks``)."""
     labels = [plan.label for plan in schedule.games]
     matches = [
@@ -321,7 +321,7 @@ def standings_of_first_deals(
 
 
 def separated_at_look(standings: Standings, games: Sequence[str], looks: int) -> Standings:
-    """``standings`` judged as one look of the stop rule's ``looks``: every adjacent pair of
+    """``standings`` judged as one look of the stop rule's ``looks``: every pair of rows of
     the ``games``' tables one family, at (1 - confidence) / looks (SPEC 10.9)."""
     return separation(standings, games, (1 - standings.confidence) / looks)
 
@@ -354,7 +354,7 @@ async def run_in_rounds(
     """Play the schedule in rounds of deals (``stop.rounds``: min_deals, then doubling, up to
     every game's deals) until every game's ranking is separated at ``stop.confidence``: the
     error 1 - confidence is shared equally by the looks (one after each round), and at each
-    look every adjacent pair of every game's table is one family (Holm; SPEC 10.9).
+    look every pair of rows of every game's table is one family (Holm; SPEC 10.9).
 
     After each round the rule looks at the standings of exactly the deals so far, so a resumed
     run (rounds already stored are skipped) makes the same decisions as one left to run; a round
@@ -391,7 +391,7 @@ async def run_in_rounds(
         if not open_pairs:
             reason = (
                 f"stopped after {deals} deals: every game's ranking is separated "
-                f"at {stop.confidence:.0%} (over {len(rounds)} looks and every adjacent pair)"
+                f"at {stop.confidence:.0%} (over {len(rounds)} looks and every pair)"
             )
             return StopReport(deals, True, reason, standings, decided=True)
         report = StopReport(

@@ -21,8 +21,10 @@ an aborted match (a bot that could not start) are counted too.
 - **Intervals** (``arena.stats``): the unit is the deal (one table's deal in its rotations), never
   the match. Per bot: 95% t-intervals of its per-deal mean placing, score and ``dup``. Per pair
   of bots that met as opponents: the per-deal paired difference (game tables: of ``dup``, the
-  overall table: of placing) with its interval and P(row bot better). Adjacent rows are
-  **separated** when P(upper better than lower) reaches the confidence; others are tied.
+  overall table: of placing) with its interval and P(row bot better). A row is **separated**
+  from a row above it when their two-sided test rejects "equal" (Holm over every pair of the
+  table) and the upper is better; its rank is 1 + the rows above separated from it, and a row
+  not separated from a neighbour is tied (``=``).
 - The rating's interval is ``mu ± 1.96 sigma`` (OpenSkill's own uncertainty).
 """
 
@@ -112,8 +114,10 @@ class Standings:
     adjacent: Mapping[str, list[float | None]] = field(default_factory=dict)
     confidence: float = CONFIDENCE
     # per label: for rows i and i+1, whether row i is separated from (better than) row i+1:
-    # two-sided tests, Holm over the table's adjacent pairs at 1 - confidence (separation)
+    # two-sided tests, Holm over every pair of the table at 1 - confidence (separation)
     separated: Mapping[str, list[bool]] = field(default_factory=dict)
+    # per label: each row's rank, 1 + the rows above it separated from it (separation)
+    ranks: Mapping[str, list[int]] = field(default_factory=dict)
 
     @property
     def games(self) -> list[str]:
@@ -126,22 +130,15 @@ class Standings:
         return None
 
     def shared_ranks(self, scope: str) -> list[int]:
-        """Each row's rank, shared by a run of rows not separated from their neighbours (the
-        first row's rank, as in golf: 1, 2, 2, 4 when rows two and three are tied)."""
-        ranks: list[int] = []
-        for i, apart in enumerate([True, *self.separated.get(scope, [])]):
-            ranks.append(i + 1 if apart else ranks[-1])
-        return ranks[: len(self.tables.get(scope, []))]
+        """Each row's rank: 1 + the rows above it separated from it, so a rank never claims
+        more than the tests show (1, 2, 2, 4 when rows two and three are tied and the rest
+        apart; 1, 1, 2 when only the first and the last are apart)."""
+        rows = self.tables.get(scope, [])
+        return list(self.ranks.get(scope, [])) or [1] * len(rows)
 
     def settled(self, scope: str) -> bool:
         """Every adjacent pair of rows of ``scope`` separated at the confidence."""
         return all(self.separated.get(scope, []))
-
-    def adjacent_pairs(self, scope: str) -> list[PairStanding | None]:
-        """For rows i and i+1: the pair (row i over row i+1), None when they never met."""
-        rows = self.tables.get(scope, [])
-        met = {(p.row, p.column): p for p in self.pairs.get(scope, [])}
-        return [met.get((upper.bot, lower.bot)) for upper, lower in zip(rows, rows[1:])]
 
 
 # -- persisting the fold ----------------------------------------------------------------------
@@ -603,33 +600,43 @@ def _adjacent(rows: Sequence[BotStanding], pairs: Sequence[PairStanding]) -> lis
 
 
 def separation(standings: Standings, scopes: Sequence[str], alpha: float) -> Standings:
-    """``standings`` with the adjacent pairs of ``scopes`` judged as one family (SPEC 10.6):
-    row i is separated from row i + 1 when the two-sided t-test of their per-deal difference
-    rejects "equal" under Holm's procedure over every adjacent pair of those tables at ``alpha``,
-    and row i is the better one. Two-sided, because the rating, not the metric, chose which of
-    the two is above. Rows not separated from a neighbour are marked ``tied``."""
-    family = [
-        (scope, i, pair)
-        for scope in scopes
-        for i, pair in enumerate(standings.adjacent_pairs(scope))
-    ]
-    rejected = holm(
-        [None if pair is None else pair.estimate.p_two_sided for _, _, pair in family], alpha
-    )
-    separated = {
-        scope: [False] * max(0, len(standings.tables.get(scope, [])) - 1) for scope in scopes
-    }
-    for (scope, i, pair), sure in zip(family, rejected, strict=True):
-        better = pair is not None and pair.p_better is not None and pair.p_better > 0.5
-        separated[scope][i] = sure and better
-    tables = dict(standings.tables)
+    """``standings`` with every pair of rows of each of ``scopes`` judged, all in one family
+    (SPEC 10.6): the upper row is separated from the lower when the two-sided t-test of their
+    per-deal difference rejects "equal" under Holm's procedure over every pair of those tables
+    at ``alpha``, and the upper is the better one. Two-sided, because the rating, not the metric,
+    chose which of the two is above. A row's rank is 1 + the rows above it separated from it;
+    rows not separated from a neighbour are marked ``tied``."""
+    family = []
     for scope in scopes:
-        apart = separated[scope]
+        rows = standings.tables.get(scope, [])
+        met = {(p.row, p.column): p for p in standings.pairs.get(scope, [])}
+        for j, lower in enumerate(rows):
+            family += [
+                (scope, i, j, met.get((upper.bot, lower.bot))) for i, upper in enumerate(rows[:j])
+            ]
+    rejected = holm(
+        [None if pair is None else pair.estimate.p_two_sided for *_, pair in family], alpha
+    )
+    above: dict[str, dict[int, set[int]]] = {scope: defaultdict(set) for scope in scopes}
+    for (scope, i, j, pair), sure in zip(family, rejected, strict=True):
+        if sure and pair is not None and pair.p_better is not None and pair.p_better > 0.5:
+            above[scope][j].add(i)
+    tables, separated, ranks = dict(standings.tables), {}, {}
+    for scope in scopes:
+        rows = standings.tables.get(scope, [])
+        apart = [j - 1 in above[scope][j] for j in range(1, len(rows))]
         tables[scope] = [
             replace(row, tied=(i > 0 and not apart[i - 1]) or (i < len(apart) and not apart[i]))
-            for i, row in enumerate(standings.tables.get(scope, []))
+            for i, row in enumerate(rows)
         ]
-    return replace(standings, tables=tables, separated={**standings.separated, **separated})
+        separated[scope] = apart
+        ranks[scope] = [1 + len(above[scope][j]) for j in range(len(rows))]
+    return replace(
+        standings,
+        tables=tables,
+        separated={**standings.separated, **separated},
+        ranks={**standings.ranks, **ranks},
+    )
 
 
 def _rating_sides(match: StoredMatch) -> tuple[list[list[str]], list[float]] | None:
@@ -972,6 +979,9 @@ class MatchScore:
     duplicate: float  # score minus the mean of those seats' cards over the rotations (+ = better)
     record_path: str | None
     record_span: tuple[int, int] | None = None  # where in record_path, a records file (SPEC 8)
+    # duplicate over its game's spread (the standard deviation of every seat's score minus its
+    # cards' mean, over the deals in the report): comparable across games of any scale
+    scaled: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -989,8 +999,9 @@ class BotReport:
     ranks: Mapping[str, tuple[int, int]]  # label -> (rank, bots in the table)
     faults: Sequence[BotFault]  # in schedule order
     times: Mapping[str, TimePercentiles]  # per game label, then "overall"
-    worst: Sequence[MatchScore]  # worst duplicate score first
+    worst: Sequence[MatchScore]  # worst scaled duplicate score first
     matches: int  # completed matches it played
+    spreads: Mapping[str, float] = field(default_factory=dict)  # game label -> its spread
 
 
 def percentiles(times: Sequence[float]) -> TimePercentiles | None:
@@ -1005,14 +1016,24 @@ def percentiles(times: Sequence[float]) -> TimePercentiles | None:
 
 
 def bot_report(
-    standings: Standings, matches: Iterable[StoredMatch], bot: str, *, worst: int = 10
+    standings: Standings,
+    matches: Iterable[StoredMatch],
+    bot: str,
+    *,
+    worst: int = 10,
+    game: str | None = None,
 ) -> BotReport:
     """``bot``'s rows of ``standings`` and, from ``matches`` (the ones it sat in: every rotation
     of its deals, as ResultStore.matches_with gives them), its faults, decision-time percentiles
-    and its ``worst`` matches by duplicate score."""
+    and its ``worst`` matches by duplicate score scaled to each game's spread (so that a game
+    scored in hundreds does not hide the others). ``game``: that game label's only."""
+    if game is not None:
+        matches = [match for match in matches if match.game == game]
     rows: dict[str, BotStanding] = {}
     ranks: dict[str, tuple[int, int]] = {}
     for scope, table in standings.tables.items():
+        if game is not None and scope != game:
+            continue
         for rank, row in enumerate(table, start=1):
             if row.bot == bot:
                 rows[scope] = row
@@ -1035,14 +1056,17 @@ def bot_report(
         for seat in held:
             if seat < len(match.decision_ms):
                 times[match.game].extend(match.decision_ms[seat])
-                times[OVERALL].extend(match.decision_ms[seat])
+                if game is None:  # (of one game, "overall" would be that game again)
+                    times[OVERALL].extend(match.decision_ms[seat])
     scored: list[MatchScore] = []
+    apart: dict[str, list[float]] = defaultdict(list)  # game -> every seat's score - its mean
     for group in deals.values():
         if len(group) < 2:
             continue  # one rotation: nothing to compare with
         sign = 1 if higher_is_better(group[0].game_id) else -1
         players = group[0].players
         means = [statistics.fmean(m.scores[seat] for m in group) for seat in range(players)]
+        apart[group[0].game] += [m.scores[s] - means[s] for m in group for s in range(players)]
         for match in group:
             seats = tuple(seat for seat, name in enumerate(match.bots) if name == bot)
             if not seats:
@@ -1059,7 +1083,11 @@ def bot_report(
                     record_span=match.record_span,
                 )
             )
-    scored.sort(key=lambda m: (m.duplicate, m.match_id))
+    spreads = {label: math.sqrt(statistics.fmean(d * d for d in v)) for label, v in apart.items()}
+    scored = [
+        replace(m, scaled=m.duplicate / spreads[m.game] if spreads[m.game] else 0.0) for m in scored
+    ]
+    scored.sort(key=lambda m: (m.scaled, m.duplicate, m.match_id))
     order = [*standings.games, OVERALL]
     found = {scope: percentiles(values) for scope, values in times.items()}
     return BotReport(
@@ -1074,6 +1102,7 @@ def bot_report(
         },
         worst=scored[:worst],
         matches=played,
+        spreads=spreads,
     )
 
 
@@ -1096,4 +1125,5 @@ def bot_report_as_data(report: BotReport) -> dict:
         "faults": [vars(f) for f in report.faults],
         "decision_ms": {scope: vars(t) for scope, t in report.times.items()},
         "worst": [{**vars(m), "seats": list(m.seats)} for m in report.worst],
+        "spreads": dict(report.spreads),
     }

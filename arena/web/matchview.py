@@ -86,12 +86,19 @@ def match_frames(entries: Sequence[Mapping[str, Any]], seat: int | None) -> dict
         {"index": 0, "decision": None, "events": new_events(), "view": view()}
     ]
     pending: dict[str, Any] | None = None  # the decision being made: its request and replies
+    asked = [0] * state.players  # per seat, the requests it was sent (its decisions' numbers)
     ms_of: dict[tuple[Any, Any], float] = {}  # (seat, request id) -> ms of its accepted reply
     loose_faults: list[dict[str, Any]] = []  # faults outside a decision (e.g. a late stale reply)
     for entry in entries[1:]:
         kind = entry["type"]
         if kind in ("request", "autopilot"):
+            number = None
+            if kind == "request" and isinstance(entry.get("seat"), int):
+                if 0 <= entry["seat"] < state.players:
+                    asked[entry["seat"]] += 1
+                    number = asked[entry["seat"]]
             pending = {
+                "number": number,
                 "seat": entry.get("seat"),
                 "decision": entry.get("decision"),
                 "legal": entry.get("legal"),
@@ -110,6 +117,8 @@ def match_frames(entries: Sequence[Mapping[str, Any]], seat: int | None) -> dict
                         "ms": entry.get("ms"),
                         "verdict": entry.get("verdict"),
                         "text": entry.get("text"),
+                        # what the bot wrote to stderr meanwhile (SPEC 8; older records: none)
+                        "stderr": entry.get("stderr"),
                     }
                 )
         elif kind == "fault":
@@ -142,6 +151,8 @@ def match_frames(entries: Sequence[Mapping[str, Any]], seat: int | None) -> dict
                         "seat": acting,
                         "decision": decision,
                         "by": entry.get("by", "bot"),
+                        # the seat's decision number (#N of replay --decisions, --ask N)
+                        "number": info.get("number"),
                         "ms": ms,
                         "legal": legal if own else None,
                         "action": action if own else None,

@@ -157,15 +157,18 @@ def test_replay_shows_every_card_dealt_and_each_decision(tmp_path):
     requests = [e for e in entries if e["type"] == "request"]
     replies = {(e["seat"], e["id"]): e["ms"] for e in entries if e["type"] == "reply"}
     actions = {(e["seat"], e["id"]): e["action"] for e in entries if e["type"] == "action"}
-    lines = [line.strip() for line in shown.splitlines() if line.strip().startswith("seat ")]
+    lines = [line.strip() for line in shown.splitlines() if line.strip().startswith("#")]
     assert len(lines) == len(requests)
+    numbers = [0] * 4  # each seat's decisions are numbered 1, 2, ... (what --ask N takes)
     for line, request in zip(lines, requests, strict=True):
         key = (request["seat"], request["id"])
+        numbers[request["seat"]] += 1
         legal = " ".join(request["legal"]) if len(request["legal"]) <= 40 else "actions"
-        assert line.startswith(f"seat {request['seat']} (") and f"[{legal}" in line
+        assert line.startswith(f"#{numbers[request['seat']]} seat {request['seat']} (")
+        assert f"[{legal}" in line
         assert f"-> {actions[key]} ({replies[key]:.2f} ms of {request['time_left_ms']} ms)" in line
     own = arena("replay", str(record), "--decisions", "--seat", "2").stdout
-    mine = [line.strip() for line in own.splitlines() if line.strip().startswith("seat ")]
+    mine = [line.strip().split(" ", 1)[1] for line in own.splitlines() if line.strip()[:1] == "#"]
     assert mine and all(line.startswith("seat 2 (") for line in mine)  # not the others' hands
     assert len(mine) == sum(r["seat"] == 2 for r in requests)
 

@@ -93,11 +93,32 @@ def test_the_report_as_json_and_its_errors(results):
     assert data["bot"] == "crashy-1.0" and data["matches"] == 6
     assert [f["kind"] for f in data["faults"]] == ["crash"] * 6
     assert len(data["worst"]) == 2
-    assert data["worst"][0]["duplicate"] <= data["worst"][1]["duplicate"]
+    assert data["worst"][0]["scaled"] <= data["worst"][1]["scaled"]
     assert set(data["decision_ms"]) == {"alles-oder-nichts", "overall"}
     unknown = arena("standings", results, "--bot", "nobody")
     assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1
-    assert "no such bot" in unknown.stderr and "crashy-1.0" in unknown.stderr
+    assert "--bot nobody: none such" in unknown.stderr and "crashy-1.0" in unknown.stderr
+
+
+def test_a_bot_and_a_game_by_a_prefix_that_names_one(results):
+    # A unique prefix names the bot (its version left out), the same report as the full name.
+    short = arena("standings", results, "--bot", "crashy", "--json")
+    full = arena("standings", results, "--bot", "crashy-1.0", "--json")
+    assert short.returncode == 0 and short.stdout == full.stdout
+    one = arena("standings", results, "--bot", "crashy", "--game", "alles", "--json")
+    assert one.returncode == 0, one.stderr
+    data = json.loads(one.stdout)
+    assert set(data["tables"]) == set(data["decision_ms"]) == {"alles-oder-nichts"}
+    assert all(m["game"] == "alles-oder-nichts" for m in data["worst"])
+    for args, message in [
+        (["--bot", "r"], "--bot r: names 2 in "),
+        (["--bot", "crashy", "--game", "vingt"], "--game vingt: none such in "),
+        (["--game", "alles"], "--game is for one bot's report: give --bot NAME with it"),
+    ]:
+        done = arena("standings", results, *args)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert message in done.stderr
+    assert "r1, r2" in arena("standings", results, "--bot", "r").stderr  # the candidates
 
 
 def test_replay_deal_shows_the_other_rotations_side_by_side(results):

@@ -216,7 +216,11 @@ def test_the_same_program_as_new_and_old_differs_by_exactly_zero(tmp_path):
     match id they are sent: every deal's difference is exactly 0, and every bot is sent the
     same lines in both copies of a deal (their records are the same but for the names)."""
     same = f"{sys.executable} {RANDOM} 4"
-    done = compare(tmp_path, f"new={same}", f"old={same}", "--deals", "3")
+    done = compare(
+        tmp_path, f"new={same}", f"old={same}", "--deals", "3",
+        # (compared at the time it will play at: arena match's time control options)
+        "--decision-ms", "700", "--margin-ms", "40", "--max-faults", "2",
+    )  # fmt: skip
     assert done.returncode == 2, done.stdout + done.stderr
     assert "alles-oder-nichts: undecided (not enough data: the same score in every deal so far" in (
         done.stdout
@@ -244,6 +248,8 @@ def test_the_same_program_as_new_and_old_differs_by_exactly_zero(tmp_path):
             for m in (match, twin)
         )
         old_header, new_header = old_lines[0], new_lines[0]
+        assert old_header["time_control"]["decision_ms"] == 700 and old_header["max_faults"] == 2
+        assert new_header["time_control"]["margin_ms"] == 40
         assert old_header["match_id"] == match.match_id != new_header["match_id"]
         assert old_header["sent_match_id"] == new_header["sent_match_id"]
         assert len(old_header["sent_match_id"]) == 16
@@ -272,6 +278,8 @@ def test_bad_input_exits_3_and_a_failed_run_4_counting_what_is_stored(tmp_path):
     assert len(bad.stderr.strip().splitlines()) == 1
     old_name = arena("compare", "x", "--against", "y", "--field", "z", "--sprt", "e1=0.1,e0=0.2")
     assert old_name.returncode == 3 and "--test: expected 0 <= e0 < e1" in old_name.stderr
+    slow = arena("compare", "x", "--against", "y", "--field", "z", "--decision-ms", "0")
+    assert slow.returncode == 3 and "--decision-ms" in slow.stderr
     usage = arena("compare", "x", "--field", "z")
     assert usage.returncode == 3 and "--against" in usage.stderr
     missing = tmp_path / "missing.py"

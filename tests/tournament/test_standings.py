@@ -297,6 +297,29 @@ def test_a_bots_report_ranks_its_matches_by_duplicate_score():
     assert data["worst"][0]["seats"] == [0] and data["decision_ms"]["g"]["p50"] == 6.0
 
 
+def test_worst_matches_are_ranked_by_the_duplicate_score_over_the_games_spread():
+    from arena.tournament.standings import bot_report
+
+    # Game h scores in hundreds: c's worst raw difference there (-323) is mild for h, where
+    # seats differ by ~300, while its -2.67 in g (seats differ by ~2) is its worst match.
+    h = [
+        played(0, "abc", (1000, 0, 500), (1, 3, 2), game="h"),
+        played(1, "cab", (960, 990, 20), (2, 1, 3), game="h"),
+        played(2, "bca", (1020, 10, 520), (1, 3, 2), game="h"),
+    ]
+    matches = DEAL + h
+    standings = compute_standings(matches, "abc", ["g", "h"])
+    report = bot_report(standings, matches, "c", worst=6)
+    assert [m.match_id for m in report.worst[:3]] == ["g/t0/d0/r2", "g/t0/d0/r1", "h/t0/d0/r2"]
+    assert min(m.duplicate for m in report.worst) == report.worst[2].duplicate  # raw: h first
+    for m in report.worst:
+        assert m.scaled == pytest.approx(m.duplicate / report.spreads[m.game])
+    assert report.spreads["g"] == pytest.approx(1.9245, abs=1e-4)
+    only = bot_report(standings, matches, "c", worst=6, game="h")
+    assert [m.game for m in only.worst] == ["h"] * 3
+    assert list(only.rows) == list(only.times) == ["h"]
+
+
 def test_tables_fit_the_width_by_dropping_expendable_columns_never_the_name():
     long = "a-very-long-bot-name@1.2.3+3f9a2c1b7d4e"
     matches = [
@@ -377,6 +400,33 @@ def test_pairs_ties_and_shared_ranks():
     assert close.shared_ranks("g") == [1, 2, 2] and not close.settled("g")
     text = render(standings_table(close, "g"))
     assert " 2=  " in text and "=: not separated" in text and "±" in text
+
+
+def test_a_tie_chain_never_ranks_a_bot_last_in_every_match_first():
+    """a ~ b and b ~ c are not separated (b once far ahead), but a beats c by about 10 points
+    in every deal and c is last in every match: c must not share a's rank 1 through b."""
+    matches = []
+    for deal in range(12):
+        score = {"a": 10 + deal % 3, "b": 1000 if deal == 0 else 1, "c": 0}
+        for r in range(3):
+            bots = "".join("abc"[(k - r) % 3] for k in range(3))
+            scores = [score[bot] for bot in bots]
+            placings = [1 + sorted(scores, reverse=True).index(x) for x in scores]
+            matches.append(played(r, bots, scores, placings, deal=deal))
+    standings = compute_standings(matches)
+    assert [r.bot for r in standings.tables["g"]] == ["a", "b", "c"]
+    assert all(m.placings[m.bots.index("c")] == 3 for m in matches)
+    assert standings.separated["g"] == [False, False]  # the chain: neighbours not separated
+    assert standings.shared_ranks("g") == [1, 1, 2]  # c is below a, which is separated from it
+    assert all(r.tied for r in standings.tables["g"])
+    data = standings_as_data(standings)["g"]["rows"]
+    assert [(r["shared_rank"], r["tied"]) for r in data] == [(1, True), (1, True), (2, True)]
+    shown = [line.split()[:2] for line in render(standings_table(standings, "g")).splitlines()]
+    assert [cells for cells in shown if cells[1:] in (["a"], ["b"], ["c"])] == [
+        ["1=", "a"],
+        ["1=", "b"],
+        ["2=", "c"],
+    ]
 
 
 def test_partners_are_never_a_pair():

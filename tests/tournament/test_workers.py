@@ -212,12 +212,14 @@ def same_key(played, path):
 
 def played_lines(match):
     """A stored match's record lines less what depends on the clock or on which pooled process
-    played it (request ids run on across a process's matches, and the replies' texts hold them)."""
+    played it (request ids run on across a process's matches, and the replies' texts hold them),
+    or on when the arena read a bot's stderr (the random bot logs each match's end after it:
+    a decision's stderr, SPEC 8, may then hold it)."""
     lines = record_lines(
         Path(match.record_path), at=match.record_span[0], length=match.record_span[1]
     )
     return [
-        {k: v for k, v in line.items() if k not in ("id", "pending", "text")}
+        {k: v for k, v in line.items() if k not in ("id", "pending", "text", "stderr")}
         for line in without_times(lines)
     ]
 

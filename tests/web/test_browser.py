@@ -284,10 +284,17 @@ def test_the_vendored_axe_is_the_published_one() -> None:
     assert f"sha256-{digest}" == AXE_SRI
 
 
+# Every running animation ended (a cancelled one counts as ended). (Not wait_for_function:
+# the page's policy forbids evaluating strings in it; evaluate awaits the promise.)
+SETTLED = "Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null))).then(() => true)"
+
+
 def serious_violations(page) -> list[str]:
     """axe-core's critical and serious violations of the page as it is now."""
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.evaluate(AXE.read_text())
+    # (judged as the page rests, not while a card fades in)
+    page.evaluate(SETTLED)
     found = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
     return [
         f"{page.url} {v['id']} ({v['impact']}): {v['help']}: "

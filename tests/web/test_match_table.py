@@ -29,6 +29,11 @@ SHOWN = "els => els.map(e => e.dataset.card)"
 TABLE = "document.getElementById('matchtable')"
 
 
+# Every running animation ended (a cancelled one counts as ended). (Not wait_for_function:
+# the page's policy forbids evaluating strings in it; evaluate awaits the promise.)
+SETTLED = "Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null))).then(() => true)"
+
+
 def serious_violations(page, within: str = "document") -> list[str]:
     """axe-core's critical and serious violations of the page as it is now, ``within`` a part of
     it (a JS expression; the match page's table is checked alone: the inspector's are
@@ -37,6 +42,9 @@ def serious_violations(page, within: str = "document") -> list[str]:
         return []
     if not page.evaluate("typeof axe !== 'undefined'"):
         page.evaluate(AXE.read_text())
+    # A card still fading in (its arrival animation) has, for that moment, less contrast than
+    # it ends with: the page is judged as it rests.
+    page.evaluate(SETTLED)
     found = page.evaluate(f"axe.run({within}, {{resultTypes: ['violations']}})")
     return [
         f"{page.url} {v['id']} ({v['impact']}): {v['help']}: "

@@ -21,6 +21,7 @@ The names below are the package's interface; import them from here.
 """
 
 from arena.referee.record.check import (
+    TIME_FIELDS,
     DecisionTime,
     Replay,
     charges,
@@ -78,6 +79,7 @@ __all__ = [
     "READ_FORMATS",
     "RECORDED_LINE_CHARS",
     "RECORDS_SUFFIX",
+    "TIME_FIELDS",
     "RECORD_BATCH",
     "RECORD_FORMAT",
     "Decision",

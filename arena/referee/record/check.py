@@ -422,6 +422,9 @@ class _Checker:
         elif not is_int(written):
             self.fail(entry, f'field "id" is {short(written)}; expected an integer or null')
         text = self.of_type(entry, "text", (str,), "the line received")
+        said = entry.get("stderr", MISSING)
+        if said is not MISSING and not (isinstance(said, str) and said):
+            self.fail(entry, f'field "stderr" is {short(said)}; expected the bot\'s stderr text')
         for name in ("ms", "charged_ms"):
             value = entry.get(name, MISSING)
             if value is not None and not (

@@ -131,13 +131,13 @@ function value(v, key) {
     if ("card" in v && "seat" in v) return h("span", {}, `seat ${v.seat}: `, value(v.card));
     return h("span", {}, Object.entries(v).map(([k, x]) => h("span", { class: "chip" }, `${k}: `, value(x))));
   }
-  if (Array.isArray(v)) return h("span", {}, v.map((x, i) => [i ? ", " : "", value(x)]));
+  if (Array.isArray(v)) return v.length ? h("span", {}, v.map((x, i) => [i ? ", " : "", value(x)])) : "none";
   return fmt(v);
 }
 
 // ---- standings ---------------------------------------------------------------------------------
 const COLUMNS = {
-  rank: ["#", "rank: by rating − 3σ, best first; = : not separated from a neighbour, sharing the first one's rank"],
+  rank: ["#", "rank: by rating − 3σ, best first; = : not separated from a neighbour; 1 + the rows above separated from it"],
   bot: ["bot", ""],
   played: ["played", "seats played (completed matches)"],
   wins: ["wins", "placing 1 (shared wins count)"],
@@ -146,14 +146,14 @@ const COLUMNS = {
   duplicate: ["dup", "duplicate: score minus the mean score the same cards got in the deal's other rotations (positive = better)"],
   mu: ["μ", "OpenSkill (Plackett-Luce) skill estimate"],
   sigma: ["σ", "uncertainty of μ (one standard deviation)"],
-  ordinal: ["μ−3σ", "conservative skill: the sort key"],
+  ordinal: ["rating", "μ − 3σ of the OpenSkill rating μ ± σ (hover a value): the sort key, as arena standings shows it"],
   faults: ["faults", "faults by kind"],
   forfeits: ["forfeits", "seats forfeited"],
   median_ms: ["ms", "median decision time (ms)"],
 };
 // Shown inside other cells (SPEC 10.6): the by-deal intervals as "±h", ties as "=" on the rank.
 const FOLDED = new Set(["tied", "shared_rank", "p_better_than_next", "placing_interval",
-  "score_interval", "duplicate_interval", "rating_interval"]);
+  "score_interval", "duplicate_interval", "rating_interval", "mu", "sigma"]);  // (μ, σ: the rating's title)
 const INTERVAL_OF = { mean_placing: "placing_interval", mean_score: "score_interval", duplicate: "duplicate_interval" };
 function withInterval(r, k, digits) {
   const iv = r[INTERVAL_OF[k]];
@@ -188,7 +188,7 @@ function standingsTable(scope, table) {
     cols.map((k) => h("td", { class: k === "bot" || k === "faults" ? "l" : "", "data-col": k },
       k === "bot" ? link(botHref(r.bot), r.bot) :
       k === "rank" ? `${r.shared_rank ?? r.rank}${r.tied ? "=" : ""}` :
-      k === "mu" && "sigma" in r ? `${fmt(r.mu, 1)}` :
+      k === "ordinal" ? h("span", { title: `μ ${fmt(r.mu, 2)} ± σ ${fmt(r.sigma, 2)}` }, fmt(r.ordinal, 1)) :
       k in INTERVAL_OF ? withInterval(r, k, k === "mean_placing" ? 2 : 1) :
       fmt(r[k], k === "mean_score" || k === "duplicate" ? 1 : 2)))));
   const shown = ["rows", "matches", "unrated", "pairs", "confidence", "settled"];
@@ -314,14 +314,14 @@ async function botPage() {
   const peak = Math.max(1, ...t.counts);
   const labels = t.bounds_ms.map((x) => `≤ ${x}`).concat([`> ${t.bounds_ms[t.bounds_ms.length - 1]}`]);
   const rowsOf = Object.entries(b.tables);
-  const cols = ["played", "wins", "mean_placing", "mean_score", "duplicate", "mu", "sigma", "faults", "forfeits", "median_ms"];
+  const cols = ["played", "wins", "mean_placing", "mean_score", "duplicate", "ordinal", "faults", "forfeits", "median_ms"];
   put(
     h("h1", {}, b.bot),
     playPanel(b.bot),
     h("section", { class: "panel" }, h("h2", {}, "Results per game"),
       scroller("results per game", h("table", {},
         h("tr", {}, h("th", { class: "l" }, "table"), h("th", {}, "rank"), cols.map((c) => h("th", { title: (COLUMNS[c] || [c, ""])[1] }, (COLUMNS[c] || [c])[0]))),
-        rowsOf.map(([scope, r]) => h("tr", {}, h("td", { class: "l" }, scope), h("td", {}, r.rank), cols.map((c) => h("td", {}, fmt(r[c])))))))),
+        rowsOf.map(([scope, r]) => h("tr", {}, h("td", { class: "l" }, scope), h("td", {}, r.rank), cols.map((c) => h("td", {}, fmt(r[c], c === "ordinal" ? 1 : 2)))))))),
     h("section", { class: "panel", id: "times" }, h("h2", {}, "Decision times"),
       h("p", { class: "muted" }, `${t.count} decisions; median ${fmt(t.p50, 3)} ms, 90% ${fmt(t.p90, 3)} ms, 99% ${fmt(t.p99, 3)} ms, slowest ${fmt(t.max, 3)} ms`),
       h("table", {}, t.counts.map((n, i) => h("tr", {}, h("td", {}, labels[i] + " ms"),
@@ -362,8 +362,15 @@ async function dealPage() {
 }
 
 // ---- a comparison (arena compare, SPEC 10.10) ----------------------------------------------------
+// As Python's format prints it (arena compare's lines): an exact half rounds to even, where
+// toFixed rounds it away from zero (9 / 8 = 1.125: "1.12", not "1.13").
+function fixedEven(v, digits) {  // (v >= 0)
+  const scaled = v * 10 ** digits;
+  const floor = Math.floor(scaled);
+  return scaled - floor === 0.5 && floor % 2 === 0 ? (floor / 10 ** digits).toFixed(digits) : v.toFixed(digits);
+}
 function signed(v) {
-  return v === null || v === undefined ? "–" : `${v >= 0 ? "+" : ""}${v.toFixed(2)}`;
+  return v === null || v === undefined ? "–" : `${v >= 0 ? "+" : "-"}${fixedEven(Math.abs(v), 2)}`;
 }
 function comparePage() {
   crumbs.replaceChildren(" / ", "comparison");
@@ -424,6 +431,7 @@ async function matchPage() {
   const id = params.get("id") || "";
   let seat = params.get("seat") ?? "all";
   let data = null, at = 0, follow = false, es = null;
+  let jumpSeat = seat === "all" ? 0 : Number(seat), speed = 2;  // the debugger's (debugger.js)
   crumbs.replaceChildren(" / ", `match ${id}`);
 
   const load = async () => {
@@ -450,7 +458,7 @@ async function matchPage() {
     const wasLast = data && data.frames && at >= data.frames.length - 1;
     data = d;
     if (!d.frames) { drawEmpty(); return; }
-    if (first) at = d.running ? d.frames.length - 1 : 0;
+    if (first) at = ArenaDebugger.startFrame(d, params, seat) ?? (d.running ? d.frames.length - 1 : 0);
     else if (wasLast || follow) at = d.frames.length - 1;
     at = Math.min(at, d.frames.length - 1);
     draw();
@@ -458,7 +466,7 @@ async function matchPage() {
   const drawEmpty = () => put(h("h1", {}, id), h("p", { class: "muted" }, data.why || "no record"),
     data.stored ? h("p", {}, "scores: ", data.stored.bots.map((b, i) => `${b} ${data.stored.scores[i]}`).join(", ")) : null);
   const step = (n) => { if (!data || !data.frames) return; at = Math.max(0, Math.min(data.frames.length - 1, at + n)); follow = false; draw(); };
-  const go = (n) => { at = n; follow = false; draw(); };
+  const go = (n) => { if (n === null || n === undefined) return; at = n; follow = false; draw(); };
   document.addEventListener("keydown", (e) => {
     if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
     if (e.key === "ArrowRight") { step(e.shiftKey ? 10 : 1); e.preventDefault(); }
@@ -469,6 +477,7 @@ async function matchPage() {
 
   const draw = () => {
     const d = data, f = d.frames[at], v = f.view || {}, last = d.frames.length - 1;
+    if (!d.running) ArenaDebugger.remember(id, seat, at);
     const seats = d.seats;
     const seatName = (s) => (seats[s] ? seats[s].bot : `seat ${s}`);
     const perSeat = Object.entries(v).filter(([k, x]) => Array.isArray(x) && x.length === d.players && k !== "hands" && k !== "trick");
@@ -478,6 +487,7 @@ async function matchPage() {
     const dec = f.decision;
     const scoring = [], scores = new Set(d.scoring_events || []);  // the game's SCORING_EVENTS
     for (const fr of d.frames.slice(0, at + 1)) for (const ev of fr.events) if (scores.has(ev.type)) scoring.push(ev);
+    const seatLabel = h("label", { for: "seat" }, " view ");
     const seatSelect = h("select", { id: "seat", "aria-label": "whose view of the match", onchange: (e) => { seat = e.target.value; history.replaceState(null, "", "/match?" + q({ id, seat })); load().catch(showError); } },
       d.all_hands_allowed ? h("option", { value: "all", selected: seat === "all" }, "all hands") : null,
       seats.filter((s) => d.all_hands_allowed || (d.seats_allowed || []).includes(s.seat)).map((s) => h("option", { value: String(s.seat), selected: String(s.seat) === String(seat) }, `as seat ${s.seat} (${s.bot}) saw it`)));
@@ -495,29 +505,39 @@ async function matchPage() {
           oninput: (e) => go(Number(e.target.value)) }),
         h("button", { id: "next", onclick: () => step(1), title: "→" }, "▶"),
         h("button", { id: "end", onclick: () => go(last), title: "End" }, "▶|"),
-        h("span", { id: "frame" }, `${at} / ${last}`), seatSelect),
+        h("span", { id: "frame" }, `${at} / ${last}`), seatLabel, seatSelect),
+      ArenaDebugger.controls({ h, frames: d.frames, at, go, seats, jumpSeat, speed, step,
+        setJumpSeat: (s) => { jumpSeat = s; draw(); }, setSpeed: (x) => { speed = x; },
+        atEnd: () => at >= data.frames.length - 1, redraw: () => draw() }),
       // The card table (table.js), then the state inspector below it, one click away.
       Table.spectate(d, at),
       h("p", {}, h("a", { href: "#decision", id: "to-inspector" }, "the state inspector ↓")),
       dec ? h("div", { class: `panel decision ${dec.by === "autopilot" ? "autopilot" : ""} ${dec.faults.length ? "faulted" : ""}`, id: "decision" },
-        h("div", {}, h("b", {}, `Decision ${at}: seat ${dec.seat} (${seatName(dec.seat)}) · ${dec.decision}`), " · ",
+        h("div", {}, h("b", {}, `Decision ${at}: seat ${dec.seat} (${seatName(dec.seat)})`,
+          dec.number ? h("span", { id: "seat-decision" }, ` #${dec.number}`) : "", ` · ${dec.decision}`), " · ",
           dec.by === "autopilot" ? h("span", { class: "autopilot" }, "autopilot") : "by bot",
           dec.ms !== null && dec.ms !== undefined ? ` · ${dec.ms} ms` : ""),
         dec.legal ? h("div", {}, "legal: ", dec.legal.map((a) => (isCard(a) ? card(a, a === dec.action ? "chosen" : "") : h("span", { class: "chip" + (a === dec.action ? " chosen" : "") }, a))),
           " → chose ", h("b", { id: "chosen" }, dec.action)) : h("div", { class: "muted" }, "(another seat's decision: its options and choice are hidden from this seat)"),
         dec.faults.map((x) => h("div", { class: "fault" }, `fault (${x.kind}) seat ${x.seat}`, x.message ? `: ${x.message}` : "", x.forfeited ? " — forfeited" : "")),
         dec.replies && dec.replies.some((r) => r.verdict !== "ok") ? h("details", {}, h("summary", {}, "replies"),
-          dec.replies.map((r) => h("div", { class: "muted" }, `${r.verdict} ${r.ms ?? "–"} ms: `, h("code", {}, r.text)))) : null)
+          dec.replies.map((r) => h("div", { class: "muted" }, `${r.verdict} ${r.ms ?? "–"} ms: `, h("code", {}, r.text)))) : null,
+        ArenaDebugger.stderr(h, dec))
         : h("div", { class: "panel", id: "decision" }, h("b", {}, "The deal"), " — step with ▶ or the → key"),
       h("div", { class: "panel", id: "table" },
         seats.map((s) => h("div", { class: "seatrow" + (v.to_move === s.seat ? " tomove" : ""), "data-seat": s.seat },
           h("span", { class: "who" }, `seat ${s.seat} · ${s.bot}`),
           hands ? cards(hands[s.seat]) : v.hand && v.seat === s.seat ? cards(v.hand) : v.hand_counts ? h("span", { class: "muted" }, `${v.hand_counts[s.seat]} cards`) : "",
-          perSeat.map(([k, x]) => h("span", { class: "chip" }, `${k}: `, value(x[s.seat]))))),
+          perSeat.map(([k, x]) => {
+            if (k === "hand_counts" && !hands && !(v.hand && v.seat === s.seat)) return null;  // (said just before)
+            const said = ArenaDebugger.seatField(k, x[s.seat]);
+            if (said === null) return null;
+            return h("span", { class: "chip" }, said === undefined ? [`${ArenaDebugger.words(k)}: `, value(x[s.seat])] : said);
+          }))),
         v.trick !== undefined ? h("div", {}, h("b", {}, "trick: "), (v.trick || []).length ? (v.trick || []).map((t) => (t && t.card ? h("span", {}, card(t.card), h("sub", {}, t.seat)) : value(t))) : h("span", { class: "muted" }, "empty")) : null,
-        h("div", { class: "kv" }, scalars.map(([k, x]) => h("span", {}, h("b", {}, k + " "), value(x, k)))),
-        objects.map(([k, x]) => h("div", { class: "kv" }, h("span", {}, h("b", {}, k + " "), value(x))))),
-      h("div", { class: "panel" }, h("h2", {}, "What happened"), f.events.length ? h("ul", { class: "events" }, f.events.map((e) => eventLine(e, seats))) : h("p", { class: "muted" }, "nothing visible")),
+        h("div", { class: "kv" }, scalars.filter(([, x]) => !ArenaDebugger.isEmpty(x)).map(([k, x]) => h("span", {}, h("b", {}, ArenaDebugger.words(k) + " "), value(x, k)))),
+        objects.filter(([, x]) => !ArenaDebugger.isEmpty(x)).map(([k, x]) => h("div", { class: "kv" }, h("span", {}, h("b", {}, ArenaDebugger.words(k) + " "), value(x))))),
+      h("div", { class: "panel", id: "happened" }, h("h2", {}, "What happened"), f.events.length ? h("ul", { class: "events" }, f.events.map((e) => eventLine(e, seats))) : h("p", { class: "muted" }, "nothing visible")),
       scoring.length ? h("div", { class: "panel", id: "scoring" }, h("h2", {}, "Scoring so far"), h("ul", { class: "events" }, scoring.map((e) => eventLine(e, seats)))) : null,
       d.result && at === last ? h("div", { class: "panel", id: "result" }, h("h2", {}, "Result"),
         h("table", {}, h("tr", {}, h("th", { class: "l" }, "seat"), h("th", { class: "l" }, "bot"), h("th", {}, "score"), h("th", {}, "place")),
