@@ -10,34 +10,28 @@ from typing import Any
 
 import msgspec
 
-from arena.referee.record.files import record_bytes, record_where
+from arena.referee.record.files import record_bytes, record_place
 from arena.referee.record.format import (
     ReplayError,
     decode_line,
 )
+from arena.referee.results import RecordPlace
 
 
-def record_lines(
-    path: Path, *, at: int | None = None, length: int | None = None
-) -> Iterator[bytes]:
+def record_lines(record: RecordPlace | Path) -> Iterator[bytes]:
     """The lines of a record (see :func:`record_bytes`), without their newlines."""
-    yield from record_bytes(path, at=at, length=length).splitlines()
+    yield from record_bytes(record).splitlines()
 
 
-def read_record(
-    path: Path,
-    *,
-    at: int | None = None,
-    length: int | None = None,
-    partial: bool = False,
-) -> list[dict[str, Any]]:
-    """All entries of a record (a file, or the member at byte ``at`` of a records file), each
-    with its line number as ``_line``; ReplayError names the file and line that cannot be read.
+def read_record(record: RecordPlace | Path, *, partial: bool = False) -> list[dict[str, Any]]:
+    """All entries of a record (a file of its own, or a member of a records file), each with
+    its line number as ``_line``; ReplayError names the file and line that cannot be read.
     ``partial``: a record still being written, whose last line may be cut off mid-write (it is
     left out)."""
-    where = record_where(path, at)
+    place = record_place(record)
+    where = str(place)
     try:
-        raw = record_bytes(Path(path), partial=partial, at=at, length=length)
+        raw = record_bytes(place, partial=partial)
     except OSError as error:
         raise ReplayError(f"{where}: cannot read: {error.strerror or error}") from None
     lines = raw.split(b"\n")
