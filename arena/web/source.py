@@ -37,7 +37,6 @@ import re
 import statistics
 import threading
 import time
-import zlib
 from bisect import insort
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
@@ -49,13 +48,11 @@ import msgspec
 import trio
 
 from arena.referee.record import (
-    GZIP_MAGIC,
     RECORDS_SUFFIX,
     RecordMember,
     RecordPlace,
     ReplayError,
-    decode_line,
-    read_span,
+    read_header,
     record_members,
     replay_record,
 )
@@ -89,7 +86,6 @@ WORST = 20  # a bot's worst seats by duplicate score listed on its page
 # older tournaments named each match's own record <id with _>-<key prefix>.jsonl.gz, older
 # ones still .jsonl; tournaments now append records to records files, <started>-<pid>-<n>.jsonl.gz
 RECORD_NAME = re.compile(r"^(.+)_t(\d+)_d(\d+)_r(\d+)(?:-[0-9a-f]+)?\.jsonl(?:\.gz)?$")
-HEAD_READ = 65536  # bytes read of a record to find its header line
 UNSTORED_KEPT = 64  # whole records of a file not (yet) stored that are remembered, at most
 TIME_BUCKETS_MS = (0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000)
 
@@ -1072,16 +1068,11 @@ _SEALED = (
 
 
 def _record_bots(path: Path, at: int | None) -> list[str] | None:
-    """The bots of a record's seats, from its header line (None until it is whole): read from
-    the record's first bytes only (the record, being written, is not expanded by the rules)."""
+    """The bots of a record's seats, from its header line (None until it is whole)."""
     try:
-        head = read_span(path, at or 0, HEAD_READ)
-        if head[:2] == GZIP_MAGIC:
-            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_READ)
-        line, newline, _rest = head.partition(b"\n")
-        header = decode_line(line) if newline else None
+        header = read_header(RecordPlace(path, at))
         return [str(seat["bot"]) for seat in header["seats"]] if header else None
-    except (OSError, zlib.error, msgspec.DecodeError, KeyError, TypeError, IndexError):
+    except (OSError, ReplayError, KeyError, TypeError):
         return None
 
 

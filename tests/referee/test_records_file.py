@@ -20,6 +20,8 @@ from arena.referee.record import (
     RecordWriter,
     ReplayError,
     find_member,
+    read_header,
+    read_record,
     record_bytes,
     record_members,
     replay_record,
@@ -178,3 +180,29 @@ def test_a_shelf_opens_a_file_per_match_at_once_and_reuses_them(tmp_path):
     shelf.close(remove=True)
     assert one.fd is None and two.fd is None
     assert not one.path.exists() and not two.path.exists()
+
+
+async def test_a_records_header_is_read_from_its_first_bytes_alone(tmp_path):
+    """read_header (the web's running matches): the header line, from a records file's member
+    or a file of its own; None until that line is whole; one error for damaged bytes."""
+    records = RecordFile(tmp_path / "run.jsonl.gz")
+    first = await play_into(records, "first", seed=1)
+    second = await play_into(records, "second", seed=2)
+    records.close()
+    own = await play_into(tmp_path / "own.jsonl", "own", seed=3)
+    for result in (first, second, own):
+        header = read_header(result.record)
+        assert header is not None and header["match_id"] == result.match_id
+        assert header == {k: v for k, v in read_record(result.record)[0].items() if k != "_line"}
+    plain = (tmp_path / "own.jsonl").read_bytes()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(plain[: plain.index(b"\n")])  # being written: its first line not yet whole
+    assert read_header(cut) is None
+    cut.write_bytes(plain[plain.index(b"\n") + 1 :])  # whole lines, none of them a header
+    assert read_header(cut) is None
+    damaged = tmp_path / "damaged.jsonl.gz"
+    damaged.write_bytes(records.path.read_bytes()[:10] + b"\xff" * 200)
+    with pytest.raises(ReplayError, match="damaged.jsonl.gz: a damaged gzip record"):
+        read_header(damaged)
+    with pytest.raises(OSError):
+        read_header(tmp_path / "gone.jsonl")

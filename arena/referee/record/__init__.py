@@ -14,7 +14,7 @@ reader expands to the full lines by the rules. One job per module:
   :func:`record_bytes`, :func:`record_members`, :func:`find_member`);
 - :mod:`.expand`: a compact record written out in full;
 - :mod:`.lines`: the one reader of a record's JSON lines (:func:`read_record`,
-  :func:`read_entries`);
+  :func:`record_lines`, and :func:`read_header` for a record's header alone);
 - :mod:`.check`: the replay check (:func:`replay_record`).
 
 The names below are the package's interface; import them from here.
@@ -58,7 +58,7 @@ from arena.referee.record.format import (
     ms3,
     recorded_text,
 )
-from arena.referee.record.lines import read_record, record_lines
+from arena.referee.record.lines import read_header, read_record, record_lines
 from arena.referee.record.writing import (
     GZIP_FLUSH_S,
     RECORD_BATCH,
@@ -103,6 +103,7 @@ __all__ = [
     "find_member",
     "forfeit_placings",
     "ms3",
+    "read_header",
     "read_record",
     "read_span",
     "record_bytes",

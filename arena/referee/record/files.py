@@ -9,14 +9,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
-
 from arena.referee.record.expand import expand_compact
 from arena.referee.record.format import (
     GZIP_MAGIC,
+    HEADER_BYTES,
     HEADER_START,
     ReplayError,
-    decode_line,
+    header_of,
 )
 from arena.referee.results import RecordPlace
 
@@ -91,7 +90,6 @@ class RecordMember:
 
 
 MEMBER_READ = 1 << 20  # bytes read at a time while scanning a records file
-HEAD_BYTES = 16384  # of each record decompressed, kept for its header line
 
 
 def record_members(path: Path, start: int = 0) -> Iterator[RecordMember]:
@@ -116,8 +114,8 @@ def record_members(path: Path, start: int = 0) -> Iterator[RecordMember]:
             try:
                 while True:
                     out = unzip.decompress(pending)
-                    if len(head) < HEAD_BYTES:
-                        head += out[: HEAD_BYTES - len(head)]
+                    if len(head) < HEADER_BYTES:
+                        head += out[: HEADER_BYTES - len(head)]
                     if unzip.eof:
                         used += len(pending) - len(unzip.unused_data)
                         pending = unzip.unused_data
@@ -137,11 +135,8 @@ def record_members(path: Path, start: int = 0) -> Iterator[RecordMember]:
 
 def _header_match_id(head: bytes) -> str | None:
     """The match id of a record's first line (None: not a whole header line)."""
-    line = head.split(b"\n", 1)[0]
-    try:
-        match_id = decode_line(line).get("match_id")
-    except (msgspec.DecodeError, AttributeError):
-        return None
+    header = header_of(head)
+    match_id = None if header is None else header.get("match_id")
     return match_id if isinstance(match_id, str) else None
 
 
