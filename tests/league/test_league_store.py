@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.league.store import LeagueStore, LeagueStoreError
+from arena.league.store import Author, DealSet, LeagueStore, LeagueStoreError, Version
 from arena.referee.results import FaultRecord, RecordPlace
 from arena.tournament.store import StoredMatch
 
@@ -35,12 +35,17 @@ def _match(dealset: int, rotation: int) -> StoredMatch:
     )
 
 
-def test_a_rotation_is_stored_once_and_survives_reopening(tmp_path: Path) -> None:
-    path = tmp_path / "league.sqlite"
+def _with_a_dealset(path: Path) -> tuple[LeagueStore, Author, Version, DealSet]:
+    """A new league store with an author, a version of its bot and a deal-set of it."""
     store = LeagueStore.open(path, name="l")
     author = store.add_author("a", "secret-token")
     version = store.add_version(author.id, "x", status="active", log="ok")
-    dealset = store.add_dealset("g", 2**64 - 1, [version.id] * 3)
+    return store, author, version, store.add_dealset("g", 2**64 - 1, [version.id] * 3)
+
+
+def test_a_rotation_is_stored_once_and_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "league.sqlite"
+    store, author, version, dealset = _with_a_dealset(path)
     store.save_match(dealset.id, 0, _match(dealset.id, 0))
     with pytest.raises(LeagueStoreError, match="stored already"):
         store.save_match(dealset.id, 0, _match(dealset.id, 0))
@@ -94,10 +99,7 @@ ROW = (
 
 def test_a_match_row_is_written_and_read_as_league_files_hold_it(tmp_path: Path) -> None:
     path = tmp_path / "league.sqlite"
-    store = LeagueStore.open(path, name="l")
-    author = store.add_author("a", "secret-token")
-    version = store.add_version(author.id, "x", status="active", log="ok")
-    dealset = store.add_dealset("g", 2**64 - 1, [version.id] * 3)
+    store, _author, _version, dealset = _with_a_dealset(path)
     match = replace(
         _match(1, 0),
         faults=(FaultRecord.read(2, "a.x.v1", "timeout", 4, "a.x.v1: no answer"),),
