@@ -145,8 +145,8 @@ async def play_modes(
                 row[1] += time.perf_counter() - wall
                 row[2] += time.process_time() - cpu
                 row[3] += sum(len(times) for times in result.decision_ms)
-                if result.record_span is not None:
-                    row[4] += result.record_span[1]
+                if result.record is not None and result.record.span is not None:
+                    row[4] += result.record.span[1]
                 elif isinstance(path, Path):  # kept, as a tournament keeps its records
                     row[4] += path.stat().st_size
                 number += 1

@@ -112,14 +112,14 @@ def test_arena_replay_rederives_every_record(played: Path) -> None:
     for match in matches:
         done = CliRunner().invoke(
             main,
-            ["replay", match.record_path, "--match", match.match_id, "--check"]
+            ["replay", str(match.record.path), "--match", match.match_id, "--check"]
             + ["--results", str(played)],
         )
         assert done.exit_code == 0, done.output
         assert "every line agrees with the rules (45 actions, 0 faults)" in done.output
     match = matches[0]
     shown = CliRunner().invoke(
-        main, ["replay", match.record_path, "--match", match.match_id, "--seat", "1"]
+        main, ["replay", str(match.record.path), "--match", match.match_id, "--seat", "1"]
     )
     assert shown.exit_code == 0, shown.output
     assert "plain-tricks" in shown.output and "as seen by seat 1" in shown.output

@@ -11,7 +11,13 @@ import click
 from rich.text import Text
 
 from arena.cli.common import InputError, width_option
-from arena.referee.record import ReplayError, find_member, record_bytes, replay_record
+from arena.referee.record import (
+    RecordPlace,
+    ReplayError,
+    find_member,
+    record_bytes,
+    replay_record,
+)
 from arena.render.replay import render_deal, render_replay
 from arena.render.terminal import output_console
 from arena.tournament.store import ResultStore, StoredMatch, StoreError, is_results_file
@@ -101,10 +107,12 @@ def replay_command(
             raise InputError(_results_file_given(record))
         _check_results(record)
         return
-    at, length = _located(record, match_id, results_path) if match_id is not None else (None, None)
+    place = (
+        _located(record, match_id, results_path) if match_id is not None else RecordPlace(record)
+    )
     if print_lines:
         try:
-            data = record_bytes(record, at=at, length=length)
+            data = record_bytes(place)
         except ReplayError as error:
             raise click.ClickException(str(error)) from None
         except OSError as error:
@@ -114,7 +122,7 @@ def replay_command(
         sys.stdout.buffer.flush()
         return
     try:
-        replay = replay_record(record, at=at, length=length)
+        replay = replay_record(place)
     except ReplayError as error:
         hint = ""
         if " line 1: not JSON" in str(error):  # not a record at all: say what is
@@ -129,7 +137,7 @@ def replay_command(
     if ask_text is not None or bot_command is not None:
         _ask(replay, seat, ask_text, bot_command, output_console(width))
         return
-    against = _check_row(record, at, match_id or replay.header["match_id"], replay, results_path)
+    against = _check_row(place, match_id or replay.header["match_id"], replay, results_path)
     rotations = _deal_rotations(record, replay, results_path) if show_deal else None
     console = output_console(width)
     if not check_only:
@@ -152,24 +160,22 @@ def _beside(record: Path, results_path: Path | None) -> Path:
     return results_path or record.resolve().parent.parent / "results.sqlite"
 
 
-def _check_row(
-    record: Path, at: int | None, match_id: str, replay: Any, results_path: Path | None
-) -> str:
+def _check_row(record: RecordPlace, match_id: str, replay: Any, results_path: Path | None) -> str:
     """Compare a re-derived tournament record with its results row, its definition and the
     tournament's seed; what the summary line adds (ClickException for a difference)."""
     from arena.tournament.audit import check_record_row, stored_match_of
 
-    results = _beside(record, results_path)
+    results = _beside(record.path, results_path)
     if not results.is_file():
         return ""
-    found = stored_match_of(results, match_id, record, at)
+    found = stored_match_of(results, match_id, record)
     if found is None:
         return ""
     audit, stored = found
     problem = check_record_row(audit, stored, replay)
     if problem is not None:
         raise click.ClickException(
-            f"replay failed: {record} (match {match_id}) and its row in {results} disagree: "
+            f"replay failed: {record.path} (match {match_id}) and its row in {results} disagree: "
             f"{problem}"
         )
     return f", and with its row in {results}; {audit.source.note}"
@@ -194,7 +200,7 @@ def _check_results(path: Path) -> None:
         )
 
 
-def _located(record: Path, match_id: str, results_path: Path | None) -> tuple[int, int]:
+def _located(record: Path, match_id: str, results_path: Path | None) -> RecordPlace:
     """Where match ``match_id``'s record is in the records file ``record``: as the results file
     stores it (given, or beside the records/ folder), else found by reading the file."""
     path = _beside(record, results_path)
@@ -204,13 +210,13 @@ def _located(record: Path, match_id: str, results_path: Path | None) -> tuple[in
                 stored = store.match(match_id, times=False)
         except StoreError:
             stored = None  # (read the records file instead)
+        place = None if stored is None else stored.record
         if (
-            stored is not None
-            and stored.record_span is not None
-            and stored.record_path is not None
-            and Path(stored.record_path).resolve() == record.resolve()
+            place is not None
+            and place.span is not None
+            and place.path.resolve() == record.resolve()
         ):
-            return stored.record_span
+            return place
     try:
         member = find_member(record, match_id)
     except ReplayError as error:
@@ -219,7 +225,7 @@ def _located(record: Path, match_id: str, results_path: Path | None) -> tuple[in
         raise click.ClickException(f"{record}: cannot read: {error.strerror}") from None
     if member is None or member.length is None:
         raise click.UsageError(f"--match {match_id}: no whole record of that match in {record}")
-    return member.at, member.length
+    return RecordPlace(record, member.at, member.length)
 
 
 def _deal_rotations(record: Path, replay: Any, results_path: Path | None) -> list[StoredMatch]:
@@ -285,12 +291,12 @@ def _results_file_given(path: Path) -> str:
     example = ""
     try:
         with ResultStore.open_read(path) as store:
-            first = next((m for m in store.matches() if m.record_path), None)
+            first = next((m for m in store.matches() if m.record), None)
     except StoreError:
         first = None
-    if first is not None and first.record_path is not None:
-        match = f" --match {first.match_id}" if first.record_span else ""
-        example = f" (e.g. `arena replay {first.record_path}{match}`)"
+    if first is not None and first.record is not None:
+        match = f" --match {first.match_id}" if first.record.at is not None else ""
+        example = f" (e.g. `arena replay {first.record.path}{match}`)"
     return (
         f"{path} is a results file (SQLite), not a match record: give a match's records file "
         f"and --match ID{example}, `arena standings {path} --bot NAME` for a bot's worst "

@@ -290,10 +290,10 @@ def named(option: str, given: str, known: list[str], path: Path) -> str:
 
 def _logs_hint(report: BotReport, bot: str) -> str:
     """Where the bot's stderr logs are: ``<output>/logs`` beside the ``records`` folder."""
-    record = next((m.record_path for m in report.worst if m.record_path), None)
+    record = next((m.record for m in report.worst if m.record), None)
     if record is None:
         return ""
-    logs = Path(record).parent.parent / "logs"
+    logs = record.path.parent.parent / "logs"
     return shlex.quote(str(logs)) + f"/{_safe_log_name(bot)}-*.stderr.log"
 
 

@@ -29,13 +29,14 @@ import json
 import os
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
+from arena.referee.results import RecordPlace
 from arena.tournament.store import StoredMatch
 
 APP = "trick-arena-league"
@@ -129,7 +130,29 @@ def _now() -> str:
 
 
 _encode = msgspec.json.Encoder().encode
-_decode_match = msgspec.json.Decoder(StoredMatch).decode
+
+
+def _match_json(match: StoredMatch) -> str:
+    """A stored match as the league file keeps it: its fields in order, its record's place as
+    ``record_path`` (in its place) and ``record_span`` (last), as before RecordPlace."""
+    data: dict[str, Any] = {}
+    for name, value in msgspec.to_builtins(replace(match, record=None)).items():
+        if name == "record":
+            data["record_path"] = None if match.record is None else str(match.record.path)
+        else:
+            data[name] = value
+    data["record_span"] = None if match.record is None else match.record.span
+    return _encode(data).decode()
+
+
+def _decode_match(text: str) -> StoredMatch:
+    """A stored match from the league file's JSON (_match_json)."""
+    data = msgspec.json.decode(text)
+    path, span = data.pop("record_path", None), data.pop("record_span", None)
+    match = msgspec.convert(data, StoredMatch)
+    return match if path is None else replace(match, record=RecordPlace.of(path, span))
+
+
 VERSION_COLUMNS = (
     "v.id, a.name, v.bot, v.number, v.label, v.content_hash, v.folder, v.status, v.log, v.note, "
     "v.created, v.changed"
@@ -385,7 +408,7 @@ class LeagueStore:
             with _transaction(self._db):
                 self._db.execute(
                     "INSERT INTO matches VALUES (?, ?, ?, ?)",
-                    (dealset_id, rotation, _encode(match).decode(), _now()),
+                    (dealset_id, rotation, _match_json(match), _now()),
                 )
         except sqlite3.IntegrityError:
             raise LeagueStoreError(

@@ -245,7 +245,7 @@ class LeagueApp:
                 for f in match.faults
             ],
             "replay": f"/api/replay/{match.deal}/{match.rotation}"
-            if done and match.record_path
+            if done and match.record
             else None,
         }
 
@@ -330,13 +330,11 @@ class LeagueApp:
         if not dealset.done:
             return _error(403, "its deal-set is still being played (the cards stay sealed)")
         match = self.store.match(dealset.id, int(request.path_params["rotation"]))
-        if match is None or match.record_path is None:
+        if match is None or match.record is None:
             return _error(404, "no record of that match")
-        span = match.record_span or (None, None)
+        record = match.record
         try:
-            replay = await trio.to_thread.run_sync(
-                lambda: replay_record(Path(match.record_path or ""), at=span[0], length=span[1])
-            )
+            replay = await trio.to_thread.run_sync(lambda: replay_record(record))
         except (ReplayError, OSError) as exc:
             return _error(500, f"{match.match_id}: its record cannot be read: {exc}")
         console = Console(record=True, width=110, file=io.StringIO())

@@ -83,6 +83,7 @@ from arena.referee.results import (
     FaultKind,
     FaultRecord,
     MatchResult,
+    RecordPlace,
     Termination,
     latency_summary,
     machine_load_per_core,
@@ -1260,10 +1261,10 @@ class _Match:
 class MatchStopped(Exception):
     """The match was stopped from outside (MatchStop): its record ends with a ``stopped`` line."""
 
-    def __init__(self, reason: str, record_path: Path | None) -> None:
+    def __init__(self, reason: str, record: RecordPlace | None) -> None:
         super().__init__(reason)
         self.reason = reason
-        self.record_path = record_path
+        self.record = record
 
 
 class MatchStop:
@@ -1298,7 +1299,7 @@ async def run_match(
 ) -> MatchResult:
     """Play one match between running bots (seat i is ``seats[i]``) and return its result.
     ``record_path``: a file to write the match's record to, or a records file to append it to
-    (the result's ``record_span`` says where it went). ``commitment``: the commitment of the
+    (the result's ``record`` says where it went). ``commitment``: the commitment of the
     secret tournament seed the match seed derives from, for the record's header (SPEC 10.3).
     ``sent_id``: the match id the bots are sent, when it is not ``match_id`` (a tournament's
     opaque id, SPEC 4.1); everything else (record, result, log markers, messages) names the
@@ -1344,7 +1345,7 @@ async def run_match(
             reason = stop.reason or "stopped"
             match.write({"type": "stopped", "reason": reason})
             record.close()
-            raise MatchStopped(reason, record.path)
+            raise MatchStopped(reason, record.place)
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)
         # "completed", unless the game stops early on purpose (arena check's one-decision matches)
@@ -1383,8 +1384,7 @@ async def run_match(
             faults=tuple(match.faults),
             decision_ms=tuple(tuple(s.times_ms) for s in match.seats),
             referee_us=tuple(match.referee_us),
-            record_path=record.path,
-            record_span=record.span,
+            record=record.place,
             termination=termination,
             duration_s=duration,
             load_per_core=load,

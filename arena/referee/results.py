@@ -1,4 +1,4 @@
-"""The values a match produces: faults and the match result."""
+"""The values a match produces: faults, the match result and where its record is."""
 
 from __future__ import annotations
 
@@ -146,6 +146,48 @@ class Termination(StrEnum):
 
 
 @dataclass(frozen=True)
+class RecordPlace:
+    """Where a match's record is (SPEC.md 8): the file ``path``, a record of its own (``at``
+    None), or the gzip member at byte ``at`` of a records file of many matches, ``length``
+    bytes long (None: up to the file's end, a record still being written). The one name for it
+    in the referee, the store, the replay, the audit, the web and the league."""
+
+    path: Path
+    at: int | None = None
+    length: int | None = None
+
+    @classmethod
+    def of(cls, path: Path | str, span: tuple[int, int] | None) -> RecordPlace:
+        """The place of a record as a results file's row stores it: its file, and its
+        ``(byte offset, length)`` in a records file (None: the file is its own)."""
+        return cls(Path(path)) if span is None else cls(Path(path), span[0], span[1])
+
+    @property
+    def span(self) -> tuple[int, int] | None:
+        """``(at, length)`` of a whole member of a records file; None for a file of its own."""
+        if self.at is None or self.length is None:
+            return None
+        return self.at, self.length
+
+    def same_as(self, other: RecordPlace) -> bool:
+        """Whether ``other`` names the same record: the same file (however named), from the
+        same byte."""
+        return self.at == other.at and self.path.resolve() == other.path.resolve()
+
+    def __str__(self) -> str:
+        """How messages name the record: its file, and the byte its member starts at."""
+        return str(self.path) if self.at is None else f"{self.path} (the record at byte {self.at})"
+
+
+def record_fields(place: RecordPlace | None) -> dict[str, Any]:
+    """A record's place as JSON output names it (``arena match --json``, ``arena standings
+    --bot --json``): ``record_path`` and ``record_span``, both None when no record was kept."""
+    if place is None:
+        return {"record_path": None, "record_span": None}
+    return {"record_path": str(place.path), "record_span": place.span}
+
+
+@dataclass(frozen=True)
 class MatchResult:
     match_id: str
     game: str
@@ -160,10 +202,7 @@ class MatchResult:
     faults: tuple[FaultRecord, ...]
     decision_ms: tuple[tuple[float, ...], ...]  # per seat: each decision's bot time
     referee_us: tuple[float, ...]  # per decision: the referee's own latency
-    record_path: Path | None = None
-    # (byte offset, length) of the record in record_path, a records file of many matches (None:
-    # the file is this match's alone)
-    record_span: tuple[int, int] | None = None
+    record: RecordPlace | None = None  # None: no record was kept
     termination: Termination = Termination.COMPLETED
     duration_s: float = 0.0
     load_per_core: float | None = None  # the machine's 1-minute load average / cores, at the end
@@ -200,11 +239,15 @@ def machine_load_per_core() -> float | None:
 
 def match_result_dict(result: MatchResult) -> dict[str, Any]:
     """A MatchResult as JSON-ready data (for `arena match --json`, stores and reports)."""
-    data = asdict(result)
+    data: dict[str, Any] = {}
+    for name, value in asdict(result).items():
+        if name == "record":
+            data.update(record_fields(result.record))
+        else:
+            data[name] = value
     data["faults"] = [
         {**asdict(f), "kind": str(f.kind), "cause": str(f.cause)} for f in result.faults
     ]
     data["termination"] = str(result.termination)
-    data["record_path"] = None if result.record_path is None else str(result.record_path)
     data["referee_latency"] = result.referee_latency
     return data

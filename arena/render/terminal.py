@@ -677,10 +677,10 @@ def replay_lines(report: BotReport, worst_logs: str = "") -> list[str]:
     (``worst_logs``): printed on lines of their own, never cut or folded, to be copied whole."""
     lines = []
     for n, m in enumerate(report.worst, 1):
-        if m.record_path:
+        if m.record:
             command = (
-                f"arena replay {shlex.quote(m.record_path)}"
-                + (f" --match {shlex.quote(m.match_id)}" if m.record_span else "")
+                f"arena replay {shlex.quote(str(m.record.path))}"
+                + (f" --match {shlex.quote(m.match_id)}" if m.record.at is not None else "")
                 + f" --seat {m.seats[0]} --decisions"
             )
         else:

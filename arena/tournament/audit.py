@@ -24,10 +24,10 @@ import msgspec
 from arena.games import GameError
 from arena.referee.record import (
     DecisionTime,
+    RecordPlace,
     Replay,
     ReplayError,
     charges,
-    record_where,
     replay_record,
 )
 from arena.tournament.compare import COMPARE_SCHEDULE, compare_schedule
@@ -286,14 +286,6 @@ class Audit:
         return problem
 
 
-def record_of(stored: StoredMatch) -> tuple[Path, int | None, int | None] | None:
-    """Where a stored match's record is: its file, and its span in a records file."""
-    if stored.record_path is None:
-        return None
-    at, length = stored.record_span if stored.record_span is not None else (None, None)
-    return Path(stored.record_path), at, length
-
-
 @dataclass
 class AuditReport:
     checked: int = 0  # matches whose record was re-derived and compared with its row
@@ -319,11 +311,10 @@ def audit_results(path: Path, *, limit: int = 1000) -> AuditReport:
             if stored.status != "completed":
                 report.aborted += 1
                 continue
-            where = record_of(stored)
-            if where is None:
+            if stored.record is None:
                 report.without_record += 1
                 continue
-            problem = _match_problem(audit, stored, stored.match_key in current, *where)
+            problem = _match_problem(audit, stored, stored.match_key in current, stored.record)
             report.checked += 1
             if problem is not None:
                 report.problems.append(f"{stored.match_id}: {problem}")
@@ -334,31 +325,25 @@ def _match_problem(
     audit: Audit,
     stored: StoredMatch,
     current: bool,
-    record: Path,
-    at: int | None,
-    length: int | None,
+    record: RecordPlace,
 ) -> str | None:
     try:
-        replay = replay_record(record, at=at, length=length)
+        replay = replay_record(record)
     except ReplayError as error:
         return str(error)
     problem = audit.match_problems(replay, stored, current)
-    return None if problem is None else f"{record_where(record, at)}: {problem}"
+    return None if problem is None else f"{record}: {problem}"
 
 
 def stored_match_of(
-    results: Path, match_id: str, record: Path, at: int | None
+    results: Path, match_id: str, record: RecordPlace
 ) -> tuple[Audit, StoredMatch] | None:
-    """The current stored match ``match_id`` of a results file whose record is the one at
-    ``record`` (byte ``at`` of a records file), with what checking it needs; None when the file
-    holds no such match (or cannot be read)."""
+    """The current stored match ``match_id`` of a results file whose record is ``record``, with
+    what checking it needs; None when the file holds no such match (or cannot be read)."""
     try:
         with ResultStore.open_read(results) as store:
             stored = store.match(match_id)
-            if stored is None or stored.record_path is None:
-                return None
-            span_at = None if stored.record_span is None else stored.record_span[0]
-            if Path(stored.record_path).resolve() != record.resolve() or span_at != at:
+            if stored is None or stored.record is None or not stored.record.same_as(record):
                 return None
             return Audit.of(store), stored
     except StoreError:

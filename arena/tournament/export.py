@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, Any
 
 import msgspec
@@ -110,11 +109,10 @@ def _as_data(
 def _actions(match: StoredMatch) -> list[dict[str, Any]] | None:
     """Every action of the match in order, ``{seat, action, by}``, from its record; None when
     the match has no record, or it cannot be read."""
-    if match.record_path is None or not match.completed:
+    if match.record is None or not match.completed:
         return None
-    at, length = match.record_span if match.record_span else (None, None)
     try:
-        entries = read_record(Path(match.record_path), at=at, length=length)
+        entries = read_record(match.record)
     except (ReplayError, OSError):
         return None
     return [

@@ -44,6 +44,7 @@ from openskill.models import PlackettLuceRating
 
 from arena.games import GAMES
 from arena.referee.clock import TimeControl
+from arena.referee.results import RecordPlace, record_fields
 from arena.stats.deals import BotMoments, DealTally, PairMoments, Rotation
 from arena.stats.moments import CONFIDENCE, Estimate, estimate, holm
 from arena.tournament import openskill_fast
@@ -977,8 +978,7 @@ class MatchScore:
     score: float  # the bot's mean score over its seats
     placing: float
     duplicate: float  # score minus the mean of those seats' cards over the rotations (+ = better)
-    record_path: str | None
-    record_span: tuple[int, int] | None = None  # where in record_path, a records file (SPEC 8)
+    record: RecordPlace | None  # None: no record was kept
     # duplicate over its game's spread (the standard deviation of every seat's score minus its
     # cards' mean, over the deals in the report): comparable across games of any scale
     scaled: float = 0.0
@@ -1079,8 +1079,7 @@ def bot_report(
                     score=statistics.fmean(match.scores[s] for s in seats),
                     placing=statistics.fmean(match.placings[s] for s in seats),
                     duplicate=statistics.fmean(sign * (match.scores[s] - means[s]) for s in seats),
-                    record_path=match.record_path,
-                    record_span=match.record_span,
+                    record=match.record,
                 )
             )
     spreads = {label: math.sqrt(statistics.fmean(d * d for d in v)) for label, v in apart.items()}
@@ -1106,6 +1105,17 @@ def bot_report(
     )
 
 
+def _worst_json(match: MatchScore) -> dict[str, Any]:
+    """One of the worst matches as JSON data, its record named as ever (record_fields)."""
+    data: dict[str, Any] = {}
+    for name, value in vars(match).items():
+        if name == "record":
+            data.update(record_fields(value))
+        else:
+            data[name] = list(value) if name == "seats" else value
+    return data
+
+
 def bot_report_as_data(report: BotReport) -> dict:
     """Plain JSON-ready data (for ``arena standings FILE --bot NAME --json``)."""
     tables = standings_as_data(
@@ -1124,6 +1134,6 @@ def bot_report_as_data(report: BotReport) -> dict:
         },
         "faults": [vars(f) for f in report.faults],
         "decision_ms": {scope: vars(t) for scope, t in report.times.items()},
-        "worst": [{**vars(m), "seats": list(m.seats)} for m in report.worst],
+        "worst": [_worst_json(m) for m in report.worst],
         "spreads": dict(report.spreads),
     }

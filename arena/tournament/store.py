@@ -39,7 +39,7 @@ from typing import Any
 
 import msgspec
 
-from arena.referee.results import FaultRecord
+from arena.referee.results import FaultRecord, RecordPlace
 from arena.referee.results import fault_reason as fault_reason  # render/terminal.py reads it here
 from arena.tournament.seal import DealSecret, SealState
 
@@ -170,15 +170,12 @@ class StoredMatch:
     decision_ms: tuple[tuple[float, ...], ...]
     status: str = "completed"
     reason: str = "completed"
-    record_path: str | None = None
+    record: RecordPlace | None = None  # None: no record was kept
     duration_s: float = 0.0
     key: str = ""  # the scheduled match's content key; "" = its match_id
     # {"p50_ms", "p99_ms", "max_ms", "load_per_core"}: the referee's latency per decision and the
     # machine's load per core at the end (None for matches stored before they were kept)
     referee: Mapping[str, float | None] | None = None
-    # (byte offset, length) of the record in record_path, a records file of many matches (SPEC
-    # 8); None: record_path is the match's own file
-    record_span: tuple[int, int] | None = None
 
     @property
     def completed(self) -> bool:
@@ -251,13 +248,15 @@ def _match_of_row(
         decision_ms=tuple(tuple(seat) for seat in _loads(decision_ms)),
         status=status,
         reason=reason,
-        record_path=None
+        record=None
         if record_path is None
-        else os.path.normpath(os.path.join(folder, record_path)),
+        else RecordPlace.of(
+            os.path.normpath(os.path.join(folder, record_path)),
+            None if record_at is None else (record_at, record_length),
+        ),
         duration_s=duration_s,
         key=key,
         referee=None if referee_json is None else _loads(referee_json),
-        record_span=None if record_at is None else (record_at, record_length),
     )
 
 
@@ -286,11 +285,11 @@ class ResultStore:
         # moved whole keeps its replays (an older arena's absolute names read as they are).
         self._folder = os.path.dirname(os.path.abspath(path))
 
-    def _relative(self, record_path: str | None) -> str | None:
-        """How a row names a record: from the results file's folder."""
-        if record_path is None:
+    def _relative(self, record: RecordPlace | None) -> str | None:
+        """How a row names a record's file: from the results file's folder."""
+        if record is None:
             return None
-        return os.path.relpath(os.path.abspath(record_path), self._folder)
+        return os.path.relpath(os.path.abspath(record.path), self._folder)
 
     # -- opening ---------------------------------------------------------------------------------
 
@@ -706,6 +705,7 @@ class ResultStore:
 
     def save(self, match: StoredMatch) -> None:
         """Store one match and its faults in one transaction (replacing an aborted attempt)."""
+        span = None if match.record is None else match.record.span
         row = (
             match.match_key,
             match.match_id,
@@ -725,13 +725,13 @@ class ResultStore:
             _json([[round(ms, 2) for ms in seat] for seat in match.decision_ms]),
             match.status,
             match.reason,
-            self._relative(match.record_path),
+            self._relative(match.record),
             match.duration_s,
             datetime.now(UTC).isoformat(timespec="seconds"),
             1,  # played now, so a match of the current definition
             None if match.referee is None else _json(dict(match.referee)),
-            None if match.record_span is None else match.record_span[0],
-            None if match.record_span is None else match.record_span[1],
+            None if span is None else span[0],
+            None if span is None else span[1],
         )
         try:
             with self._db:

@@ -22,7 +22,7 @@ import msgspec
 
 from arena.games import GameSpec, GameState, find_game
 from arena.games.cards import Dealer, Rng
-from arena.referee.record import ReplayError, read_record
+from arena.referee.record import RecordPlace, ReplayError, read_record
 
 _encoder = msgspec.json.Encoder()
 
@@ -31,15 +31,13 @@ class MatchViewError(Exception):
     """A record that cannot be shown; one line naming the file and why."""
 
 
-def read_entries(
-    path: Path, *, partial: bool, at: int | None = None, length: int | None = None
-) -> list[dict[str, Any]]:
-    """A record's entries (the record package's one reader, read_record): the file ``path``, or
-    the gzip member at byte ``at`` of a records file (``length`` bytes; None: up to the end).
-    ``partial``: a record still being written, whose last line may be cut off mid-write (it is
-    dropped); otherwise every line must be JSON."""
+def read_entries(record: RecordPlace | Path, *, partial: bool) -> list[dict[str, Any]]:
+    """A record's entries (the record package's one reader, read_record), a file of its own or
+    a member of a records file (its length None: up to the end). ``partial``: a record still
+    being written, whose last line may be cut off mid-write (it is dropped); otherwise every
+    line must be JSON."""
     try:
-        return read_record(Path(path), at=at, length=length, partial=partial)
+        return read_record(record, partial=partial)
     except ReplayError as error:
         raise MatchViewError(str(error)) from None
 

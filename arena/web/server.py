@@ -42,10 +42,11 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from arena.referee.record import RecordPlace
 from arena.tournament.errors import unwrapped
 from arena.tournament.store import ResultStore, StoreError
 from arena.web.access import SPECTATOR, TOKEN_COOKIE, TOKEN_PARAM, Access, Viewer
-from arena.web.source import SETTLE_S, NotFound, RecordAt, Sealed, TournamentSource
+from arena.web.source import SETTLE_S, NotFound, Sealed, TournamentSource
 
 
 class PlayTables(Protocol):
@@ -123,7 +124,7 @@ def _number(request: Request, name: str) -> int:
     return int(raw)
 
 
-def _extent(record: RecordAt | None) -> tuple[Any, ...] | None:
+def _extent(record: RecordPlace | None) -> tuple[Any, ...] | None:
     """What changes as a record grows: where it is, and the size of a record still being
     written (the end of its file)."""
     if record is None:

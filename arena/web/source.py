@@ -37,7 +37,6 @@ import re
 import statistics
 import threading
 import time
-import zlib
 from bisect import insort
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Mapping
@@ -49,12 +48,11 @@ import msgspec
 import trio
 
 from arena.referee.record import (
-    GZIP_MAGIC,
     RECORDS_SUFFIX,
     RecordMember,
+    RecordPlace,
     ReplayError,
-    decode_line,
-    read_span,
+    read_header,
     record_members,
     replay_record,
 )
@@ -88,7 +86,6 @@ WORST = 20  # a bot's worst seats by duplicate score listed on its page
 # older tournaments named each match's own record <id with _>-<key prefix>.jsonl.gz, older
 # ones still .jsonl; tournaments now append records to records files, <started>-<pid>-<n>.jsonl.gz
 RECORD_NAME = re.compile(r"^(.+)_t(\d+)_d(\d+)_r(\d+)(?:-[0-9a-f]+)?\.jsonl(?:\.gz)?$")
-HEAD_READ = 65536  # bytes read of a record to find its header line
 UNSTORED_KEPT = 64  # whole records of a file not (yet) stored that are remembered, at most
 TIME_BUCKETS_MS = (0.1, 0.3, 1, 3, 10, 30, 100, 300, 1000, 3000)
 
@@ -107,32 +104,11 @@ class Sealed(PermissionError):
 
 
 @dataclass(frozen=True)
-class RecordAt:
-    """Where a match's record is: the file ``path`` (a record of its own: ``at`` None), or the
-    gzip member at byte ``at`` of a records file, ``length`` bytes long (None: up to the end of
-    the file, a record still being written)."""
-
-    path: Path
-    at: int | None = None
-    length: int | None = None
-
-
-def _stored_record(match: StoredMatch) -> RecordAt | None:
-    """Where a stored match's record is (None: none was kept)."""
-    if not match.record_path:
-        return None
-    if match.record_span is None:
-        return RecordAt(Path(match.record_path))
-    at, length = match.record_span
-    return RecordAt(Path(match.record_path), at, length)
-
-
-@dataclass(frozen=True)
 class _Playing:
     """A match being played (or just finished, not yet stored), and its record."""
 
     match_id: str
-    record: RecordAt
+    record: RecordPlace
     bots: list[str]
 
 
@@ -355,9 +331,10 @@ class TournamentSource:
                     break
         self._latest.append(match)
         self._seen_bots.update(match.bots)
-        if match.record_span is not None and match.record_path:
-            name = os.path.basename(match.record_path)
-            end = match.record_span[0] + match.record_span[1]
+        span = None if match.record is None else match.record.span
+        if match.record is not None and span is not None:
+            name = match.record.path.name
+            end = span[0] + span[1]
             if end > self._record_ends.get(name, 0):
                 self._record_ends[name] = end
         if not match.completed:
@@ -435,8 +412,8 @@ class TournamentSource:
         now = self.clock()
         self._arrivals.note(now)
         self._last_arrival = now
-        if match.record_path and self.records_dir is None:
-            self.records_dir = Path(match.record_path).parent
+        if match.record and self.records_dir is None:
+            self.records_dir = match.record.path.parent
         self._bump()
 
     def load(self, matches: Iterable[StoredMatch], *, folded: bool = False) -> None:
@@ -448,8 +425,8 @@ class TournamentSource:
                 self._note(match)
             else:
                 loaded.append(match)
-            if match.record_path and self.records_dir is None:
-                self.records_dir = Path(match.record_path).parent
+            if match.record and self.records_dir is None:
+                self.records_dir = match.record.path.parent
         if loaded:  # (a source with a fold of its own, given its matches: tests)
             order = (self._fold or self._new_fold()).order
             for match in sorted(loaded, key=order):  # in schedule order: no re-rating
@@ -493,8 +470,8 @@ class TournamentSource:
                 self._rowid = max(self._rowid, rowid)
                 rows += 1
                 self._note(match)
-                if match.record_path and self.records_dir is None:
-                    self.records_dir = Path(match.record_path).parent
+                if match.record and self.records_dir is None:
+                    self.records_dir = match.record.path.parent
             if not self._shared_fold:
                 self._stale = found is None and rows > 0
         self._bump()
@@ -712,7 +689,7 @@ class TournamentSource:
                 continue
             bots = _record_bots(path, None)
             if bots is not None:
-                found[match_id] = _Playing(match_id, RecordAt(path), bots)
+                found[match_id] = _Playing(match_id, RecordPlace(path), bots)
         with self._records_lock:
             for gone in self._records_files.keys() - names:
                 del self._records_files[gone]
@@ -747,7 +724,7 @@ class TournamentSource:
                         continue
                     state.bots[member.at] = bots
                 assert member.match_id is not None  # (members without one are not kept)
-                record = RecordAt(path, member.at, member.length)
+                record = RecordPlace(path, member.at, member.length)
                 found.append(_Playing(member.match_id, record, bots))
             kept = {member.at for member in members}
             state.bots = {at: bots for at, bots in state.bots.items() if at in kept}
@@ -973,12 +950,12 @@ class TournamentSource:
 
     # -- the match page ---------------------------------------------------------------------------
 
-    def record_of(self, match_id: str) -> tuple[RecordAt | None, StoredMatch | None, bool]:
+    def record_of(self, match_id: str) -> tuple[RecordPlace | None, StoredMatch | None, bool]:
         """(where its record is, stored match, still running) of a match. Blocking (it may read
         the results file and records files): call it in a thread."""
         stored = self._stored(match_id)
         if stored is not None and stored.completed:
-            return _stored_record(stored), stored, False
+            return stored.record, stored, False
         scheduled = self.schedule is not None and self.schedule.contains_id(match_id)
         if not scheduled and stored is None:
             raise NotFound(f"no match {match_id!r} in tournament {self.name!r}")
@@ -990,11 +967,11 @@ class TournamentSource:
             stem = match_id.replace("/", "_")
             for path in sorted(Path(self.records_dir).glob(f"{glob.escape(stem)}*.jsonl*")):
                 if RECORD_NAME.match(path.name) and self._match_id_of_record(path.name) == match_id:
-                    return RecordAt(path), stored, True
+                    return RecordPlace(path), stored, True
         return None, stored, False
 
     @staticmethod
-    def _seat_bots(record: RecordAt | None, stored: StoredMatch | None) -> list[str]:
+    def _seat_bots(record: RecordPlace | None, stored: StoredMatch | None) -> list[str]:
         """The bots of a match's seats: stored, else from its record's header ([] if neither
         is at hand yet)."""
         if stored is not None and stored.bots:
@@ -1072,11 +1049,10 @@ class TournamentSource:
         if seat is not None and not (base["all_hands_allowed"] or seat in allowed):
             raise Sealed(f"seat {seat}: {_SEALED}", allowed)
         try:
-            at, length = record.at, record.length
             if running:
-                entries = read_entries(record.path, partial=True, at=at, length=length)
+                entries = read_entries(record, partial=True)
             else:
-                entries = replay_record(record.path, at=at, length=length).entries
+                entries = replay_record(record).entries
             base.update(match_frames(entries, seat))
         except (ReplayError, MatchViewError) as error:
             base["frames"] = None
@@ -1092,16 +1068,11 @@ _SEALED = (
 
 
 def _record_bots(path: Path, at: int | None) -> list[str] | None:
-    """The bots of a record's seats, from its header line (None until it is whole): read from
-    the record's first bytes only (the record, being written, is not expanded by the rules)."""
+    """The bots of a record's seats, from its header line (None until it is whole)."""
     try:
-        head = read_span(path, at or 0, HEAD_READ)
-        if head[:2] == GZIP_MAGIC:
-            head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_READ)
-        line, newline, _rest = head.partition(b"\n")
-        header = decode_line(line) if newline else None
+        header = read_header(RecordPlace(path, at))
         return [str(seat["bot"]) for seat in header["seats"]] if header else None
-    except (OSError, zlib.error, msgspec.DecodeError, KeyError, TypeError, IndexError):
+    except (OSError, ReplayError, KeyError, TypeError):
         return None
 
 
@@ -1134,7 +1105,7 @@ def _match_line(match: StoredMatch) -> dict[str, Any]:
         "forfeited": list(match.forfeited),
         "status": match.status,
         "reason": match.reason,
-        "record": bool(match.record_path),
+        "record": match.record is not None,
         "faults": len(match.faults),
         "duration_s": round(match.duration_s, 3),
     }

@@ -203,10 +203,9 @@ def zoo_match_problems(match: StoredMatch | MatchResult, sandboxed: bool = False
         ending = match.termination
     if ending != "completed":
         return [f"{match.match_id}: not completed: {ending}"]
-    if match.record_path is not None:
+    if match.record is not None:
         try:
-            at, length = match.record_span or (None, None)  # (a tournament's records file)
-            replayed = replay_record(Path(match.record_path), at=at, length=length)
+            replayed = replay_record(match.record)  # (a member of a tournament's records file)
         except ReplayError as error:
             problems.append(f"{match.match_id}: the record does not replay: {error}")
         else:

@@ -4,11 +4,13 @@ else is refused in one line, and what was written is there after reopening."""
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from arena.league.store import LeagueStore, LeagueStoreError
+from arena.league.store import Author, DealSet, LeagueStore, LeagueStoreError, Version
+from arena.referee.results import FaultRecord, RecordPlace
 from arena.tournament.store import StoredMatch
 
 
@@ -33,12 +35,17 @@ def _match(dealset: int, rotation: int) -> StoredMatch:
     )
 
 
-def test_a_rotation_is_stored_once_and_survives_reopening(tmp_path: Path) -> None:
-    path = tmp_path / "league.sqlite"
+def _with_a_dealset(path: Path) -> tuple[LeagueStore, Author, Version, DealSet]:
+    """A new league store with an author, a version of its bot and a deal-set of it."""
     store = LeagueStore.open(path, name="l")
     author = store.add_author("a", "secret-token")
     version = store.add_version(author.id, "x", status="active", log="ok")
-    dealset = store.add_dealset("g", 2**64 - 1, [version.id] * 3)
+    return store, author, version, store.add_dealset("g", 2**64 - 1, [version.id] * 3)
+
+
+def test_a_rotation_is_stored_once_and_survives_reopening(tmp_path: Path) -> None:
+    path = tmp_path / "league.sqlite"
+    store, author, version, dealset = _with_a_dealset(path)
     store.save_match(dealset.id, 0, _match(dealset.id, 0))
     with pytest.raises(LeagueStoreError, match="stored already"):
         store.save_match(dealset.id, 0, _match(dealset.id, 0))
@@ -73,3 +80,40 @@ def test_one_server_per_league(tmp_path: Path) -> None:
     LeagueStore.open(path, name="l").close()  # an author added meanwhile: no lock needed
     serving.close()
     LeagueStore.open(path, name="l", serving=True).close()
+
+
+# A match's row as league files hold it (its record a member of a records file): the columns
+# ``record_path`` and ``record_span`` of the JSON, each where it has always been.
+ROW = (
+    '{"match_id":"g/s1/r0","game":"g","game_id":"eight-rounds","table":1,"deal":1,"rotation":0,'
+    '"seed":18446744073709551615,"players":3,"options":{},"bots":["a.x.v1","b.y.v1","a.x.v1"],'
+    '"scores":[1,2,3],"placings":[3,2,1],"teams":null,"forfeited":[],"faults":[{"seat":2,'
+    '"bot":"a.x.v1","kind":"timeout","request_id":4,"message":"a.x.v1: no answer",'
+    '"cause":"no reply","forfeits":false}],"decision_ms":[[1.0],[2.0],[3.0]],'
+    '"status":"completed","reason":"completed",'
+    '"record_path":"/l/records/20261205T101010-1-1.jsonl.gz","duration_s":0.0,"key":"",'
+    '"referee":{"p50_ms":0.1,"p99_ms":0.2,"max_ms":0.3,"load_per_core":null},'
+    '"record_span":[4096,1534]}'
+)
+
+
+def test_a_match_row_is_written_and_read_as_league_files_hold_it(tmp_path: Path) -> None:
+    path = tmp_path / "league.sqlite"
+    store, _author, _version, dealset = _with_a_dealset(path)
+    match = replace(
+        _match(1, 0),
+        faults=(FaultRecord.read(2, "a.x.v1", "timeout", 4, "a.x.v1: no answer"),),
+        record=RecordPlace(Path("/l/records/20261205T101010-1-1.jsonl.gz"), 4096, 1534),
+        referee={"p50_ms": 0.1, "p99_ms": 0.2, "max_ms": 0.3, "load_per_core": None},
+    )
+    store.save_match(dealset.id, 0, match)
+    unrecorded = replace(_match(1, 1), record=None)
+    store.save_match(dealset.id, 1, unrecorded)
+    store.close()
+    with sqlite3.connect(path) as db:
+        rows = [row[0] for row in db.execute("SELECT match FROM matches ORDER BY rotation")]
+    assert rows[0] == ROW
+    assert '"record_path":null,' in rows[1] and rows[1].endswith('"record_span":null}')
+    store = LeagueStore.open(path, name="l")
+    assert store.matches() == [match, unrecorded]
+    store.close()

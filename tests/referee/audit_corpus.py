@@ -94,16 +94,16 @@ def load(folder: Path) -> list[CorpusMatch]:
         results = folder / name / "results.sqlite"
         with ResultStore.open_read(results) as store:
             for stored in store.matches():
-                assert stored.record_path is not None and stored.record_span is not None
-                at, length = stored.record_span
-                member = Path(stored.record_path)
-                with open(member, "rb") as file:
+                assert stored.record is not None and stored.record.span is not None
+                member = stored.record
+                at, length = stored.record.span
+                with open(member.path, "rb") as file:
                     file.seek(at)
                     data = file.read(length)
                 import gzip
 
                 compact = gzip.decompress(data).splitlines()
-                full = record_bytes(member, at=at, length=length).splitlines()
+                full = record_bytes(member).splitlines()
                 found.append(CorpusMatch(name, stored, compact, full, results))
     return found
 

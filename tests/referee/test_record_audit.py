@@ -137,8 +137,8 @@ def test_a_header_that_names_another_sent_id_or_name_is_caught(corpus, tmp_path)
 
 
 def _member(match: CorpusMatch) -> tuple[Path, int, int]:
-    assert match.stored.record_path is not None and match.stored.record_span is not None
-    return Path(match.stored.record_path), *match.stored.record_span
+    assert match.stored.record is not None and match.stored.record.span is not None
+    return match.stored.record.path, *match.stored.record.span
 
 
 def test_a_row_that_says_otherwise_fails_the_check_in_one_line(corpus, tmp_path):

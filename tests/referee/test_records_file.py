@@ -15,10 +15,13 @@ from arena.games import find_game
 from arena.referee.match import run_match
 from arena.referee.record import (
     RecordFile,
+    RecordPlace,
     RecordShelf,
     RecordWriter,
     ReplayError,
     find_member,
+    read_header,
+    read_record,
     record_bytes,
     record_members,
     replay_record,
@@ -53,17 +56,17 @@ async def test_matches_appended_read_back_each_as_its_own_file_would(tmp_path):
     records = RecordFile(tmp_path / "run.jsonl.gz")
     results = [await play_into(records, f"g/t0/d{n}/r0", seed=n) for n in range(3)]
     records.close()
-    spans = [r.record_span for r in results]
-    assert spans[0][0] == 0 and all(r.record_path == records.path for r in results)
+    spans = [r.record.span for r in results]
+    assert spans[0][0] == 0 and all(r.record.path == records.path for r in results)
     for before, after in zip(spans, spans[1:]):
         assert after[0] == before[0] + before[1]  # one after another, nothing between
     assert spans[-1][0] + spans[-1][1] == records.path.stat().st_size
     for n, (at, length) in enumerate(spans):  # each the same lines as a file of its own
         await play_into(tmp_path / f"own{n}.jsonl.gz", f"g/t0/d{n}/r0", seed=n)
         own = record_bytes(tmp_path / f"own{n}.jsonl.gz").splitlines()
-        mine = record_bytes(records.path, at=at, length=length).splitlines()
+        mine = record_bytes(RecordPlace(records.path, at, length)).splitlines()
         assert without_times(mine) == without_times(own)
-        replayed = replay_record(records.path, at=at, length=length)
+        replayed = replay_record(results[n].record)
         assert replayed.header["match_id"] == f"g/t0/d{n}/r0"
         assert tuple(replayed.result["scores"]) == results[n].scores
     # Any gzip reader reads the whole file: every match's compact lines, each from its header.
@@ -85,7 +88,7 @@ async def test_a_records_file_of_several_matches_is_not_read_as_one(tmp_path):
     with pytest.raises(ReplayError, match=r"several matches: name one \(arena replay --match"):
         record_bytes(records.path)
     with pytest.raises(ReplayError, match="at byte 7[)]: no gzip record starts there"):
-        record_bytes(records.path, at=7, length=100)
+        record_bytes(RecordPlace(records.path, 7, 100))
 
 
 async def test_a_match_cut_off_still_closes_its_record_and_the_next_follows(tmp_path):
@@ -97,11 +100,11 @@ async def test_a_match_cut_off_still_closes_its_record_and_the_next_follows(tmp_
     members = list(record_members(records.path))
     assert [m.match_id for m in members] == ["first", "cut", "last"]
     assert all(m.length is not None for m in members)  # the cut match's member is whole
-    assert (members[0].at, members[0].length) == first.record_span
-    assert (members[2].at, members[2].length) == last.record_span
-    cut_lines = record_bytes(records.path, at=members[1].at, length=members[1].length)
+    assert (members[0].at, members[0].length) == first.record.span
+    assert (members[2].at, members[2].length) == last.record.span
+    cut_lines = record_bytes(RecordPlace(records.path, members[1].at, members[1].length))
     assert b'"type":"result"' not in cut_lines  # it ends early, as a cut match's file does
-    assert replay_record(records.path, at=last.record_span[0], length=last.record_span[1])
+    assert replay_record(last.record)
 
 
 async def test_a_killed_arena_leaves_a_cut_last_record_that_readers_name(tmp_path):
@@ -110,18 +113,19 @@ async def test_a_killed_arena_leaves_a_cut_last_record_that_readers_name(tmp_pat
     await play_into(records, "killed", seed=2)
     records.close()
     size = records.path.stat().st_size
-    os.truncate(records.path, whole.record_span[1] + (size - whole.record_span[1]) // 2)
+    whole_length = whole.record.length
+    os.truncate(records.path, whole_length + (size - whole_length) // 2)
     members = list(record_members(records.path))
     assert [(m.match_id, m.length) for m in members] == [
-        ("whole", whole.record_span[1]),
+        ("whole", whole_length),
         ("killed", None),
     ]
     assert find_member(records.path, "killed") is None  # never a cut record as the match's
-    partial = record_bytes(records.path, at=members[1].at, partial=True)
+    partial = record_bytes(RecordPlace(records.path, members[1].at), partial=True)
     assert partial.startswith(b'{"type":"header"') and b'"match_id":"killed"' in partial
     with pytest.raises(ReplayError, match="at byte .*: a cut gzip record"):
-        record_bytes(records.path, at=members[1].at)
-    assert replay_record(records.path, at=0, length=whole.record_span[1]).result is not None
+        record_bytes(RecordPlace(records.path, members[1].at))
+    assert replay_record(RecordPlace(records.path, 0, whole_length)).result is not None
 
 
 def test_one_match_at_a_time_and_a_failed_write_ends_the_file(tmp_path):
@@ -176,3 +180,29 @@ def test_a_shelf_opens_a_file_per_match_at_once_and_reuses_them(tmp_path):
     shelf.close(remove=True)
     assert one.fd is None and two.fd is None
     assert not one.path.exists() and not two.path.exists()
+
+
+async def test_a_records_header_is_read_from_its_first_bytes_alone(tmp_path):
+    """read_header (the web's running matches): the header line, from a records file's member
+    or a file of its own; None until that line is whole; one error for damaged bytes."""
+    records = RecordFile(tmp_path / "run.jsonl.gz")
+    first = await play_into(records, "first", seed=1)
+    second = await play_into(records, "second", seed=2)
+    records.close()
+    own = await play_into(tmp_path / "own.jsonl", "own", seed=3)
+    for result in (first, second, own):
+        header = read_header(result.record)
+        assert header is not None and header["match_id"] == result.match_id
+        assert header == {k: v for k, v in read_record(result.record)[0].items() if k != "_line"}
+    plain = (tmp_path / "own.jsonl").read_bytes()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes(plain[: plain.index(b"\n")])  # being written: its first line not yet whole
+    assert read_header(cut) is None
+    cut.write_bytes(plain[plain.index(b"\n") + 1 :])  # whole lines, none of them a header
+    assert read_header(cut) is None
+    damaged = tmp_path / "damaged.jsonl.gz"
+    damaged.write_bytes(records.path.read_bytes()[:10] + b"\xff" * 200)
+    with pytest.raises(ReplayError, match="damaged.jsonl.gz: a damaged gzip record"):
+        read_header(damaged)
+    with pytest.raises(OSError):
+        read_header(tmp_path / "gone.jsonl")

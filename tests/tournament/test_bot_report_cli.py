@@ -127,8 +127,9 @@ def test_replay_deal_shows_the_other_rotations_side_by_side(results):
     with ResultStore.open_read(results) as store:
         rotations = store.deal_matches("alles-oder-nichts", 0, 1)
     assert [m.rotation for m in rotations] == [0, 1, 2]
-    record = rotations[1].record_path
-    assert rotations[1].record_span is not None  # a records file of many matches (SPEC 8)
+    assert rotations[1].record is not None
+    record = str(rotations[1].record.path)
+    assert rotations[1].record.span is not None  # a records file of many matches (SPEC 8)
     alone = arena("replay", record)
     assert alone.returncode == 1 and alone.stderr.count("\n") == 1
     assert "several matches" in alone.stderr and "--match" in alone.stderr

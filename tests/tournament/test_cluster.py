@@ -504,10 +504,9 @@ def test_a_bot_folder_reaches_a_worker_that_cannot_see_it(tmp_path):
         == (ROOT / "sample_bots" / "python" / "random_bot.py").read_bytes()
     )
     for match in stored:  # records came back, appended to a records file as a local run's
-        record = Path(match.record_path)
-        assert record.parent == tmp_path / "out" / "records" and match.record_span is not None
-        at, length = match.record_span
-        assert replay_record(record, at=at, length=length).header["match_id"] == match.match_id
+        record = match.record
+        assert record.path.parent == tmp_path / "out" / "records" and record.span is not None
+        assert replay_record(record).header["match_id"] == match.match_id
 
 
 def dask_processes(address: str, port: int, cwd: Path, env: dict) -> list[subprocess.Popen]:
@@ -608,8 +607,8 @@ def test_a_root_worker_runs_a_shipped_bot_as_a_user_of_its_own(tmp_path, passabl
     finally:
         stop(started)
     assert len(stored) == 3 and all(m.completed and not m.faults for m in stored), stored
-    at, length = stored[0].record_span
-    header = replay_record(Path(stored[0].record_path), at=at, length=length).header
+    assert stored[0].record is not None and stored[0].record.span is not None
+    header = replay_record(stored[0].record).header
     uids = {json.loads(seat["version"])["uid"] for seat in header["seats"]}
     low, high = own_uid_range()
     assert all(low <= uid <= high for uid in uids) and len(uids) == 3

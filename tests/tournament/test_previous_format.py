@@ -12,7 +12,7 @@ import pytest
 
 from arena.referee.record import replay_record
 from arena.referee.results import FaultCause, FaultKind, FaultRecord, Termination, old_fault_facts
-from arena.tournament.audit import audit_results, record_of
+from arena.tournament.audit import audit_results
 from arena.tournament.standings import compute_standings
 from arena.tournament.store import ResultStore
 from tests.tournament.test_store import open_store
@@ -54,9 +54,8 @@ def test_old_records_replay_to_the_facts_the_old_results_file_gives(results):
     with ResultStore.open_read(results) as store:
         matches = store.matches(include_aborted=True)
     for match in matches:
-        where = record_of(match)
-        assert where is not None
-        replay = replay_record(where[0], at=where[1], length=where[2])
+        assert match.record is not None
+        replay = replay_record(match.record)
         assert replay.faults == list(match.faults)
     report = audit_results(results)
     assert report.checked == 4 and report.problems == []

@@ -90,7 +90,7 @@ def referee(*, stuck=(), forfeit=()):
             faults=faults,
             decision_ms=tuple((1.0, 2.0) for _ in seats),
             referee_us=(),
-            record_path=record_path,
+            record=None,  # (records off: this stand-in writes none)
             duration_s=1.0,
         )
 
@@ -326,7 +326,7 @@ def by_content():
             faults=(),
             decision_ms=tuple((1.0,) for _ in seats),
             referee_us=(),
-            record_path=record_path,
+            record=None,  # (records off: this stand-in writes none)
             duration_s=1.0,
         )
 

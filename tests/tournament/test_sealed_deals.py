@@ -73,9 +73,8 @@ def test_a_secret_seed_is_sealed_while_it_runs_and_revealed_when_it_ends(tmp_pat
     with ResultStore.open_read(results) as store:
         matches = store.matches()
     for match in matches:  # every record header carries the commitment
-        assert match.record_path is not None and match.record_span is not None
-        at, length = match.record_span
-        header = read_record(Path(match.record_path), at=at, length=length)[0]
+        assert match.record is not None and match.record.span is not None
+        header = read_record(match.record)[0]
         assert header["commitment"] == commitment
     checked = arena("replay", "--check", results)  # the seed not known yet: records only
     assert (

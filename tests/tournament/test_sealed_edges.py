@@ -48,9 +48,9 @@ def test_a_moved_tournament_folder_keeps_its_replays(tmp_path):
     results = tmp_path / "after" / "out" / "results.sqlite"
     with ResultStore.open_read(results) as store:
         match = store.matches()[0]
-    assert match.record_path is not None
-    assert Path(match.record_path).parent == (tmp_path / "after" / "out" / "records")
-    shown = arena("replay", "--check", match.record_path, "--match", match.match_id)
+    assert match.record is not None
+    assert match.record.path.parent == (tmp_path / "after" / "out" / "records")
+    shown = arena("replay", "--check", match.record.path, "--match", match.match_id)
     assert shown.returncode == 0, shown.stderr
     assert arena("replay", "--check", results).returncode == 0
     report = arena("standings", results, "--bot", "r0")
@@ -68,7 +68,7 @@ def test_an_older_absolute_record_path_still_reads(tmp_path):
         absolute = db.execute("SELECT record_path FROM matches").fetchone()[0]
     assert Path(absolute).is_absolute()
     with ResultStore.open_read(results) as store:
-        assert store.matches()[0].record_path == absolute
+        assert store.matches()[0].record.path == Path(absolute)
     assert arena("replay", "--check", results).returncode == 0
 
 

@@ -40,7 +40,7 @@ def skilled_referee(skill):
             faults=(),
             decision_ms=tuple((1.0,) for _ in seats),
             referee_us=(),
-            record_path=record_path,
+            record=None,  # (records off: this stand-in writes none)
             duration_s=1.0,
         )
 

@@ -1,12 +1,12 @@
 """The results file: round trip, resume bookkeeping, refusal of a changed definition, bad files."""
 
-import os
 import sqlite3
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
-from arena.referee.results import FaultRecord
+from arena.referee.results import FaultRecord, RecordPlace
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 DEFINITION = {"name": "cup", "seed": 1, "bots": [{"name": "a"}, {"name": "b"}]}
@@ -32,7 +32,7 @@ def match(match_id="g/t0/d0/r0", status="completed", **changes):
         decision_ms=((1.5, 2.25), (3.0,), ()),
         status=status,
         reason="completed" if status == "completed" else "cut",
-        record_path="r/x.jsonl",
+        record=RecordPlace(Path("r/x.jsonl")),
         duration_s=0.5,
     )
     fields.update(changes)
@@ -60,7 +60,7 @@ def test_round_trip_keeps_every_field(tmp_path):
         # no key given: keyed by id; the record's path (stored relative to the results file's
         # folder) read back whole
         assert first == replace(
-            original, key=original.match_id, record_path=os.path.abspath("r/x.jsonl")
+            original, key=original.match_id, record=RecordPlace(Path("r/x.jsonl").absolute())
         )
         assert second.teams == (0, 1, 0) and second.faults == ()
         assert store.completed_ids() == {"g/t0/d0/r0", "g/t0/d0/r1"}
@@ -222,13 +222,12 @@ def test_the_rows_saved_since_come_with_their_own_faults_in_order(tmp_path, monk
 def test_a_record_span_is_stored_and_an_older_file_reads_without_it(tmp_path):
     path = tmp_path / "results.sqlite"
     with open_store(path) as store:
-        store.save(match("g/t0/d0/r0", record_path="r/run.jsonl.gz", record_span=(4096, 1534)))
+        store.save(match("g/t0/d0/r0", record=RecordPlace(Path("r/run.jsonl.gz"), 4096, 1534)))
         store.save(match("g/t0/d0/r1", rotation=1))  # a record of its own: no span
     with ResultStore.open_read(path) as store:
         spanned, own = store.matches()
-        assert spanned.record_span == (4096, 1534)
-        assert spanned.record_path == os.path.abspath("r/run.jsonl.gz")
-        assert own.record_span is None and own.record_path == os.path.abspath("r/x.jsonl")
+        assert spanned.record == RecordPlace(Path("r/run.jsonl.gz").absolute(), 4096, 1534)
+        assert own.record == RecordPlace(Path("r/x.jsonl").absolute())
     # An older arena's file: the same tables without the span's columns (records of their own).
     db = sqlite3.connect(path)
     for column in ("record_at", "record_length"):
@@ -236,8 +235,8 @@ def test_a_record_span_is_stored_and_an_older_file_reads_without_it(tmp_path):
     db.commit()
     db.close()
     with ResultStore.open_read(path) as store:  # read as it is, never written to
-        assert [m.record_span for m in store.matches()] == [None, None]
+        assert [m.record.span for m in store.matches()] == [None, None]
     with open_store(path) as store:  # opened for a run: the columns come back, nothing is lost
-        store.save(match("g/t0/d0/r2", rotation=2, record_span=(0, 10)))
+        store.save(match("g/t0/d0/r2", rotation=2, record=RecordPlace(Path("r/x.jsonl"), 0, 10)))
     with ResultStore.open_read(path) as store:
-        assert [m.record_span for m in store.matches()] == [None, None, (0, 10)]
+        assert [m.record.span for m in store.matches()] == [None, None, (0, 10)]

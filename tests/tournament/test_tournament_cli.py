@@ -137,12 +137,14 @@ def test_sigkill_mid_run_then_rerun_loses_and_duplicates_nothing(tmp_path):
         if match.match_id in before:
             assert match == before[match.match_id]
     for match in after:  # every record reads back from its span, whichever run wrote it
-        at, length = match.record_span
-        replayed = replay_record(Path(match.record_path), at=at, length=length)
+        assert match.record is not None and match.record.span is not None
+        replayed = replay_record(match.record)
         assert replayed.header["match_id"] == match.match_id and replayed.result is not None
     # The rerun never appends after what the killed run left (perhaps a cut record).
-    killed_files = {m.record_path for m in after if m.match_id in before}
-    assert killed_files.isdisjoint(m.record_path for m in after if m.match_id not in before)
+    killed_files = {m.record.path for m in after if m.record and m.match_id in before}
+    assert killed_files.isdisjoint(
+        m.record.path for m in after if m.record and m.match_id not in before
+    )
     db = sqlite3.connect(config.results)
     assert db.execute("SELECT count(*) FROM faults").fetchone()[0] == sum(
         len(m.faults) for m in after

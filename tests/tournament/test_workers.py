@@ -215,9 +215,7 @@ def played_lines(match):
     played it (request ids run on across a process's matches, and the replies' texts hold them),
     or on when the arena read a bot's stderr (the random bot logs each match's end after it:
     a decision's stderr, SPEC 8, may then hold it)."""
-    lines = record_lines(
-        Path(match.record_path), at=match.record_span[0], length=match.record_span[1]
-    )
+    lines = record_lines(match.record)
     return [
         {k: v for k, v in line.items() if k not in ("id", "pending", "text", "stderr")}
         for line in without_times(lines)
@@ -245,7 +243,7 @@ def test_workers_store_the_same_results_as_one_process(tmp_path):
         # Each match's record, read from its span in its process's records files (a file per
         # match at once: matches played side by side never share one).
         records[name] = {m.match_id: played_lines(m) for m in stored}
-        files = {m.record_path for m in stored}
+        files = {m.record and m.record.path for m in stored}
         assert len(files) == 1 if name == "one" else len(files) >= 2
     config = load_config(path)
     assert (

@@ -64,7 +64,7 @@ def check_match(result, zoo_bot: ZooBot) -> None:
     """The match completed, the rules confirm its scores, and only the zoo bot was charged, with
     the kinds of fault the catalogue expects."""
     assert zoo_match_problems(result) == []
-    assert result.record_path is not None, "these tests always keep a record to replay"
+    assert result.record is not None, "these tests always keep a record to replay"
     zoo_seat = result.bots.index(zoo_bot.name)
     if zoo_bot.forfeits:
         assert result.placings[zoo_seat] == 3, "a forfeiting bot is placed last"

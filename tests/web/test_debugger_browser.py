@@ -77,9 +77,8 @@ def debugged(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_the_match_page_as_a_debugger(debugged: Path, tmp_path: Path) -> None:
     with ResultStore.open_read(debugged) as store:
         match = next(iter(store.matches()))
-    assert match.record_path is not None and match.record_span is not None
-    at, length = match.record_span
-    replay = replay_record(Path(match.record_path), at=at, length=length)
+    assert match.record is not None and match.record.span is not None
+    replay = replay_record(match.record)
     talker, illegal = match.bots.index("talker"), match.bots.index("illegal")
     requests = [e for e in replay.entries if e["type"] == "request" and e["seat"] == talker]
     third = requests[2]

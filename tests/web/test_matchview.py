@@ -11,24 +11,23 @@ import pytest
 
 from arena.games import find_game
 from arena.games.cards import Dealer, Rng
-from arena.referee.record import RecordShelf, RecordWriter, read_span, replay_record
+from arena.referee.record import RecordPlace, RecordShelf, RecordWriter, read_span, replay_record
 from arena.tournament.store import ResultStore
 from arena.web.matchview import MatchViewError, match_frames, read_entries
-from arena.web.source import RecordAt
 from tests.web.conftest import CARD
 from tests.web.test_server import go_on
 
 
-def records(results: Path) -> list[tuple[RecordAt, object]]:
+def records(results: Path) -> list[tuple[RecordPlace, object]]:
     """Where each stored match's record is: its member of a records file (SPEC 8)."""
     with ResultStore.open_read(results) as store:
-        found = [(RecordAt(Path(m.record_path), *m.record_span), m) for m in store.matches()]
+        found = [(m.record, m) for m in store.matches()]
     assert found and all(record.length for record, _ in found)
     return found
 
 
-def replay(record: RecordAt):
-    return replay_record(record.path, at=record.at, length=record.length)
+def replay(record: RecordPlace):
+    return replay_record(record)
 
 
 def secret_cards(state, seat: int) -> set[str]:
@@ -66,8 +65,8 @@ def without_own_fault_text(frame: dict) -> dict:
     return {**frame, "decision": {**decision, "faults": faults}}
 
 
-def one_per_game(results: Path) -> list[tuple[RecordAt, object]]:
-    chosen: dict[str, tuple[RecordAt, object]] = {}
+def one_per_game(results: Path) -> list[tuple[RecordPlace, object]]:
+    chosen: dict[str, tuple[RecordPlace, object]] = {}
     for record, stored in records(results):
         chosen.setdefault(stored.game, (record, stored))
     return list(chosen.values())
@@ -159,7 +158,7 @@ def test_another_seats_decision_shows_only_who_and_when(played: Path) -> None:
     assert foreign and all(set(f) == {"seat", "kind"} for f in foreign)
 
 
-def compact_lines(record: RecordAt) -> list[bytes]:
+def compact_lines(record: RecordPlace) -> list[bytes]:
     """A stored record's lines as written: compact (SPEC 8), each with its newline."""
     assert record.at is not None and record.length is not None
     member = read_span(record.path, record.at, record.length)
@@ -194,12 +193,12 @@ def test_a_record_being_written_shows_the_frames_so_far(
     else:
         cut = tmp_path / "running.jsonl"
         cut.write_bytes(half + more)
-    data = match_frames(read_entries(cut, partial=True, at=at), 0)
+    data = match_frames(read_entries(RecordPlace(cut, at), partial=True), 0)
     assert not data["over"] and data["result"] is None
     assert data["match_id"] == replay(record).header["match_id"]
     assert 1 < len(data["frames"]) < len(match_frames(replay(record).entries, 0)["frames"])
     with pytest.raises(MatchViewError, match="line|cut"):
-        read_entries(cut, partial=False, at=at)
+        read_entries(RecordPlace(cut, at), partial=False)
 
 
 def test_a_damaged_records_file_is_one_line(played: Path, tmp_path: Path) -> None:
@@ -211,10 +210,10 @@ def test_a_damaged_records_file_is_one_line(played: Path, tmp_path: Path) -> Non
     damaged.write_bytes(whole[:40] + b"\xff" * 200 + whole[240:])
     for at, length in ((0, len(whole)), (0, None), (5, None), (len(whole) + 9, 10)):
         with pytest.raises(MatchViewError) as caught:
-            read_entries(damaged, partial=length is None, at=at, length=length)
+            read_entries(RecordPlace(damaged, at, length), partial=length is None)
         assert "\n" not in str(caught.value) and str(damaged) in str(caught.value)
     with pytest.raises(MatchViewError, match="cannot read"):
-        read_entries(tmp_path / "gone.jsonl.gz", partial=True, at=0)
+        read_entries(RecordPlace(tmp_path / "gone.jsonl.gz", 0), partial=True)
 
 
 def test_a_seat_that_does_not_exist_is_one_line(played: Path) -> None:
@@ -232,7 +231,7 @@ def test_the_first_deal_from_the_seed_is_the_recorded_one(played: Path) -> None:
 
     for record, stored in one_per_game(played):
         dealt: list[list[str]] = [[] for _ in range(stored.players)]
-        for entry in read_entries(record.path, partial=False, at=record.at, length=record.length):
+        for entry in read_entries(record, partial=False):
             if entry["type"] != "event":
                 continue
             data = entry["data"]

@@ -12,10 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.record import RecordShelf, RecordWriter
+from arena.referee.record import RecordPlace, RecordShelf, RecordWriter
 from arena.web import source as source_module
 from arena.web.access import ORGANISER
-from arena.web.source import RecordAt
 from tests.web.test_server import (
     compact_lines,
     go_on,
@@ -60,7 +59,7 @@ def test_matches_appended_to_a_records_file_are_found_as_they_come(
         {"match_id": first.match_id, "game": first.game, "bots": list(first.bots)}
     ]
     record, stored, running = source.record_of(first.match_id)
-    assert record == RecordAt(file.path, start, None) and stored is None and running
+    assert record == RecordPlace(file.path, start, None) and stored is None and running
     page = source.match_page(first.match_id, 1, ORGANISER)
     assert page["running"] and not page["over"] and page["result"] is None
     assert 1 < len(page["frames"]) <= 12
@@ -79,18 +78,18 @@ def test_matches_appended_to_a_records_file_are_found_as_they_come(
     assert writer.span is not None
     assert running_ids(source) == [first.match_id]
     record, _stored, running = source.record_of(first.match_id)
-    assert running and record == RecordAt(file.path, *writer.span)
+    assert running and record == RecordPlace(file.path, *writer.span)
     assert source.match_page(first.match_id, 0, ORGANISER)["over"]
 
     # The next match appended to the file is found; the first, once stored, is not running.
     later = go_on(RecordWriter(file), compact_lines(second)[:5])
     assert running_ids(source) == sorted([first.match_id, second.match_id])
-    source.add(dataclasses.replace(first, record_path=str(file.path), record_span=writer.span))
+    source.add(dataclasses.replace(first, record=writer.place))
     assert running_ids(source) == [second.match_id]
     record, stored, running = source.record_of(first.match_id)
-    assert record == RecordAt(file.path, *writer.span) and stored is not None and not running
+    assert record == RecordPlace(file.path, *writer.span) and stored is not None and not running
     assert source.match_page(first.match_id, None, ORGANISER)["over"]  # replayed from its span
-    assert source.record_of(second.match_id)[0] == RecordAt(file.path, later.start, None)
+    assert source.record_of(second.match_id)[0] == RecordPlace(file.path, later.start, None)
 
     # A file not written to lately holds no running match; nor does a stopped tournament.
     make_stale(file.path)
@@ -110,7 +109,7 @@ def test_a_records_file_is_first_read_where_its_stored_records_end(
     file.append(b"rubbish " * 100)
     go_on(RecordWriter(file), compact_lines(playing)[:8])
     source.records_dir = records
-    source.add(dataclasses.replace(done, record_path=str(file.path), record_span=(0, 800)))
+    source.add(dataclasses.replace(done, record=RecordPlace(file.path, 0, 800)))
     assert running_ids(source) == [playing.match_id]
     page = source.match_page(playing.match_id, 0, ORGANISER)
     assert page["running"] and len(page["frames"]) > 1
@@ -139,13 +138,11 @@ def test_damaged_records_files_are_skipped_and_shown_in_one_line(
 
     # A stored match whose record cannot be read: the page says why, in one line.
     size = damaged.path.stat().st_size
-    source.add(dataclasses.replace(broken, record_path=str(damaged.path), record_span=(7, 40)))
+    source.add(dataclasses.replace(broken, record=RecordPlace(damaged.path, 7, 40)))
     page = source.match_page(broken.match_id, None, ORGANISER)
     assert page["frames"] is None and str(damaged.path) in page["why"]
     assert "\n" not in page["why"]
-    source.add(
-        dataclasses.replace(broken, record_path=str(damaged.path), record_span=(size - 200, 200))
-    )
+    source.add(dataclasses.replace(broken, record=RecordPlace(damaged.path, size - 200, 200)))
     assert source.match_page(broken.match_id, None, ORGANISER)["frames"] is None
     assert running_ids(source) == [playing.match_id]
     good.close()
@@ -160,7 +157,7 @@ def test_a_record_of_its_own_still_shows(played: Path, tmp_path: Path) -> None:
     path = own_record(records, playing, compact_lines(playing)[:10])
     assert running_ids(source) == [playing.match_id]
     record, _stored, running = source.record_of(playing.match_id)
-    assert record == RecordAt(path) and running
+    assert record == RecordPlace(path) and running
     page = source.match_page(playing.match_id, 0, ORGANISER)
     assert page["running"] and len(page["frames"]) > 1
     make_stale(path)
@@ -178,8 +175,7 @@ def test_an_aborted_match_says_so_not_that_records_are_off(played: Path) -> None
         decision_ms=(),
         status="aborted",
         reason="cut by the match time limit of 60 s",
-        record_path=None,
-        record_span=None,
+        record=None,
     )
     source.add(aborted)
     page = source.match_page(cut.match_id, 0)

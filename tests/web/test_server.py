@@ -65,8 +65,8 @@ def source_without(played: Path, *games: str) -> tuple[TournamentSource, list[St
 
 def member_of(match: StoredMatch) -> bytes:
     """A stored match's record as the tournament wrote it: one gzip member of a records file."""
-    assert match.record_path is not None and match.record_span is not None
-    return read_span(match.record_path, *match.record_span)
+    assert match.record is not None and match.record.span is not None
+    return read_span(match.record.path, *match.record.span)
 
 
 def compact_lines(match: StoredMatch) -> list[bytes]:

@@ -2,19 +2,19 @@
 
 A record is a file of its own (``arena match --record FILE``), or one gzip member of a records
 file that a tournament appends its matches' compact records to, found by its byte offset and
-length (the results file keeps them) or by its match id. Plain records hold the full lines;
-compressed ones (``.gz``) the compact lines, which every reader expands to the full lines by the
-rules. One job per module:
+length (the results file keeps them) or by its match id; where it is: a :class:`RecordPlace`.
+Plain records hold the full lines; compressed ones (``.gz``) the compact lines, which every
+reader expands to the full lines by the rules. One job per module:
 
 - :mod:`.format`: what a record is: its format numbers, the compact lines, the canonical reply,
   the dealer that remembers its shuffles, and :class:`ReplayError`, which every reader raises;
 - :mod:`.writing`: :class:`RecordWriter` (one match's lines, written while it plays),
   :class:`RecordFile` and :class:`RecordShelf` (a tournament's records files);
-- :mod:`.files`: where a record is and its bytes (:func:`record_bytes`, :func:`record_members`,
-  :func:`find_member`);
+- :mod:`.files`: a record's bytes, wherever it is (a :class:`RecordPlace`:
+  :func:`record_bytes`, :func:`record_members`, :func:`find_member`);
 - :mod:`.expand`: a compact record written out in full;
 - :mod:`.lines`: the one reader of a record's JSON lines (:func:`read_record`,
-  :func:`read_entries`);
+  :func:`record_lines`, and :func:`read_header` for a record's header alone);
 - :mod:`.check`: the replay check (:func:`replay_record`).
 
 The names below are the package's interface; import them from here.
@@ -34,7 +34,7 @@ from arena.referee.record.files import (
     read_span,
     record_bytes,
     record_members,
-    record_where,
+    record_place,
 )
 from arena.referee.record.format import (
     CANONICAL_ID_AT,
@@ -58,7 +58,7 @@ from arena.referee.record.format import (
     ms3,
     recorded_text,
 )
-from arena.referee.record.lines import read_record, record_lines
+from arena.referee.record.lines import read_header, read_record, record_lines
 from arena.referee.record.writing import (
     GZIP_FLUSH_S,
     RECORD_BATCH,
@@ -67,6 +67,7 @@ from arena.referee.record.writing import (
     RecordWriter,
     deflate_module,
 )
+from arena.referee.results import RecordPlace
 
 __all__ = [
     "CANONICAL_ID_AT",
@@ -86,6 +87,7 @@ __all__ = [
     "DecisionTime",
     "RecordFile",
     "RecordMember",
+    "RecordPlace",
     "RecordShelf",
     "RecordWriter",
     "RecordingDealer",
@@ -101,12 +103,13 @@ __all__ = [
     "find_member",
     "forfeit_placings",
     "ms3",
+    "read_header",
     "read_record",
     "read_span",
     "record_bytes",
     "record_lines",
     "record_members",
-    "record_where",
+    "record_place",
     "recorded_text",
     "replay_record",
 ]

@@ -13,7 +13,7 @@ import msgspec
 
 from arena.games import GameError, GameSpec, GameState, OptionError, find_game
 from arena.games.cards import Rng, derive_seed
-from arena.referee.record.files import record_where
+from arena.referee.record.files import record_place
 from arena.referee.record.format import (
     MISSING,
     READ_FORMATS,
@@ -33,6 +33,7 @@ from arena.referee.results import (
     FaultCause,
     FaultKind,
     FaultRecord,
+    RecordPlace,
 )
 from protocol.codec import decode_from_bot
 from protocol.messages import PROTOCOL_VERSION, Action
@@ -71,13 +72,14 @@ class DecisionTime:
     line: int
 
 
-def replay_record(path: Path, *, at: int | None = None, length: int | None = None) -> Replay:
-    """Re-derive the record at ``path`` from its header and the rules, line by line (SPEC 8):
-    every shuffle, the deal, every event, request, reply, fault, autopilot decision and action in
-    the order the referee writes them, the fault counts and forfeits against ``max_faults``, and
-    the result line. ReplayError names the first line that departs (one line, never a traceback
-    for a damaged record)."""
-    return _Checker(record_where(path, at), read_record(path, at=at, length=length)).run()
+def replay_record(record: RecordPlace | Path) -> Replay:
+    """Re-derive a record (a file of its own, or a member of a records file) from its header
+    and the rules, line by line (SPEC 8): every shuffle, the deal, every event, request, reply,
+    fault, autopilot decision and action in the order the referee writes them, the fault counts
+    and forfeits against ``max_faults``, and the result line. ReplayError names the first line
+    that departs (one line, never a traceback for a damaged record)."""
+    place = record_place(record)
+    return _Checker(str(place), read_record(place)).run()
 
 
 VERDICTS = ("ok", "stale", "malformed", "too long", "illegal", "late")

@@ -9,29 +9,32 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-import msgspec
-
 from arena.referee.record.expand import expand_compact
 from arena.referee.record.format import (
     GZIP_MAGIC,
+    HEADER_BYTES,
     HEADER_START,
     ReplayError,
-    decode_line,
+    header_of,
 )
+from arena.referee.results import RecordPlace
 
 
-def record_bytes(
-    path: Path, *, partial: bool = False, at: int | None = None, length: int | None = None
-) -> bytes:
+def record_place(record: RecordPlace | Path) -> RecordPlace:
+    """Where ``record`` is: a path alone names a record file of its own."""
+    return record if isinstance(record, RecordPlace) else RecordPlace(Path(record))
+
+
+def record_bytes(record: RecordPlace | Path, *, partial: bool = False) -> bytes:
     """The content of a record as the referee wrote it, plain or gzip-compressed alike
-    (recognised by its first bytes, whatever its name): the file at ``path``, or the one gzip
-    member at byte ``at`` of a records file (``length`` bytes; None: up to the end, for a
-    record still being written). ``partial``: a record still being written, of which a
-    compressed one holds the lines up to its last flush (a cut line at the end is the caller's
-    to drop). OSError when it cannot be read; ReplayError for a damaged, or (unless
-    ``partial``) cut, compressed record."""
-    where = record_where(path, at)
-    raw = Path(path).read_bytes() if at is None else read_span(path, at, length)
+    (recognised by its first bytes, whatever its name): a file of its own, or one gzip member
+    of a records file (its ``length`` None: up to the end, for a record still being written).
+    ``partial``: a record still being written, of which a compressed one holds the lines up to
+    its last flush (a cut line at the end is the caller's to drop). OSError when it cannot be
+    read; ReplayError for a damaged, or (unless ``partial``) cut, compressed record."""
+    place = record_place(record)
+    where, at = str(place), place.at
+    raw = place.path.read_bytes() if at is None else read_span(place.path, at, place.length)
     if raw[:2] != GZIP_MAGIC:
         if at is not None:
             raise ReplayError(f"{where}: no gzip record starts there")
@@ -56,11 +59,6 @@ def record_bytes(
     except zlib.error as error:
         raise ReplayError(f"{where}: a damaged gzip record: {error}") from None
     return expand_compact(where, b"".join(out), partial)
-
-
-def record_where(path: Path | str, at: int | None) -> str:
-    """How messages name a record: its file, and the byte a records file's member starts at."""
-    return str(path) if at is None else f"{path} (the record at byte {at})"
 
 
 def read_span(path: Path | str, at: int, length: int | None = None) -> bytes:
@@ -92,7 +90,6 @@ class RecordMember:
 
 
 MEMBER_READ = 1 << 20  # bytes read at a time while scanning a records file
-HEAD_BYTES = 16384  # of each record decompressed, kept for its header line
 
 
 def record_members(path: Path, start: int = 0) -> Iterator[RecordMember]:
@@ -110,15 +107,15 @@ def record_members(path: Path, start: int = 0) -> Iterator[RecordMember]:
                 if not pending:
                     return
             if pending[:2] != GZIP_MAGIC:
-                raise ReplayError(f"{record_where(path, at)}: no gzip record starts there")
+                raise ReplayError(f"{RecordPlace(path, at)}: no gzip record starts there")
             unzip = zlib.decompressobj(16 + zlib.MAX_WBITS)
             head = b""
             used = 0
             try:
                 while True:
                     out = unzip.decompress(pending)
-                    if len(head) < HEAD_BYTES:
-                        head += out[: HEAD_BYTES - len(head)]
+                    if len(head) < HEADER_BYTES:
+                        head += out[: HEADER_BYTES - len(head)]
                     if unzip.eof:
                         used += len(pending) - len(unzip.unused_data)
                         pending = unzip.unused_data
@@ -130,7 +127,7 @@ def record_members(path: Path, start: int = 0) -> Iterator[RecordMember]:
                         return
             except zlib.error as error:
                 raise ReplayError(
-                    f"{record_where(path, at)}: a damaged gzip record: {error}"
+                    f"{RecordPlace(path, at)}: a damaged gzip record: {error}"
                 ) from None
             yield RecordMember(at, used, _header_match_id(head))
             at += used
@@ -138,11 +135,8 @@ def record_members(path: Path, start: int = 0) -> Iterator[RecordMember]:
 
 def _header_match_id(head: bytes) -> str | None:
     """The match id of a record's first line (None: not a whole header line)."""
-    line = head.split(b"\n", 1)[0]
-    try:
-        match_id = decode_line(line).get("match_id")
-    except (msgspec.DecodeError, AttributeError):
-        return None
+    header = header_of(head)
+    match_id = None if header is None else header.get("match_id")
     return match_id if isinstance(match_id, str) else None
 
 

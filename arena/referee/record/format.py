@@ -143,6 +143,25 @@ def decode_line(line: bytes | str) -> Any:
         raise msgspec.DecodeError("JSON nested too deeply") from None
 
 
+HEADER_BYTES = 65536  # a record's header line is found in at most this many of its first bytes
+
+
+def header_of(head: bytes) -> dict[str, Any] | None:
+    """The header entry of a record's first bytes (decompressed), as the full record has it (a
+    compact record's mark left out): None until its first line is whole (a record being
+    written), or when that line is not a header."""
+    line, newline, _rest = head[:HEADER_BYTES].partition(b"\n")
+    if not newline:
+        return None
+    if line.endswith(COMPACT_MARK):
+        line = line[: -len(COMPACT_MARK)] + b"}"
+    try:
+        entry = decode_line(line)
+    except msgspec.DecodeError:
+        return None
+    return entry if isinstance(entry, dict) and entry.get("type") == "header" else None
+
+
 class ReplayError(Exception):
     """The record and the rules disagree (or the record cannot be read); names the line."""
 

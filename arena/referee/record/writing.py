@@ -19,6 +19,7 @@ from arena.referee.record.format import (
     compressed,
     encoder,
 )
+from arena.referee.results import RecordPlace
 
 # The gzip records' compressor: ISA-L's (the isal package, imported with the first gzip record)
 # where installed, ~3x faster than zlib's for ~10% smaller files (the same format: any gzip
@@ -197,6 +198,11 @@ class RecordWriter:
     @property
     def enabled(self) -> bool:
         return self._fd is not None
+
+    @property
+    def place(self) -> RecordPlace | None:
+        """Where the record is (in a records file: once closed); None when none is kept."""
+        return None if self.path is None else RecordPlace.of(self.path, self.span)
 
     @property
     def compact(self) -> bool:

@@ -51,7 +51,7 @@ import trio
 
 from arena.referee.cores import pin_threads, spread_cores
 from arena.referee.process import related_pids
-from arena.referee.record import RecordShelf
+from arena.referee.record import RecordPlace, RecordShelf
 from arena.tournament.config import LOCAL_CLUSTER, TournamentConfig
 from arena.tournament.errors import TournamentError
 from arena.tournament.executors import Keep
@@ -501,7 +501,7 @@ class _Dispatch:
         """The match as a local run would store it: its record appended to a records file here
         (SPEC 8)."""
         if record is None or not self.config.records:
-            return replace(stored, record_path=None, record_span=None)
+            return replace(stored, record=None)
         if self.shelf is None:
             self.shelf = RecordShelf(self.config.records_dir)
         file = None
@@ -514,7 +514,7 @@ class _Dispatch:
         finally:
             if file is not None:
                 self.shelf.give_back(file)
-        return replace(stored, record_path=str(file.path), record_span=span)
+        return replace(stored, record=RecordPlace.of(file.path, span))
 
     def _failed(self, batch: list[ScheduledMatch], alone: bool, error: BaseException) -> None:
         if isinstance(error, self.distributed.KilledWorker):

@@ -69,7 +69,7 @@ class RunSetup:
 
 @dataclass(frozen=True)
 class PlayedMatch:
-    match: StoredMatch  # record_path as written on the worker (the arena rewrites it)
+    match: StoredMatch  # its record as written on the worker (the arena rewrites it)
     record: bytes | None  # the match record's contents, when records are on
 
 
@@ -321,11 +321,12 @@ def _restore(changed: list[tuple[Any, float | None]]) -> None:
 
 def _take_record(stored: StoredMatch) -> bytes | None:
     """The match's record, read back from where it was written here (to ship it)."""
-    if stored.record_path is None or stored.record_span is None:
+    span = None if stored.record is None else stored.record.span
+    if stored.record is None or span is None:
         return None
-    at, length = stored.record_span
+    at, length = span
     try:
-        data = read_span(stored.record_path, at, length)
+        data = read_span(stored.record.path, at, length)
     except OSError:
         return None
     return data if len(data) == length else None
