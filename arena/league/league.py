@@ -11,7 +11,6 @@ rotation: a match stored is never played again, a match cut by a kill is played 
 from __future__ import annotations
 
 import hashlib
-import itertools
 import os
 import secrets
 import shutil
@@ -143,13 +142,9 @@ class League:
             self.plans, key=lambda g: (counts.get(g, 0), list(self.plans).index(g))
         ):
             plan = self.plans[label]
-            seated: Counter[str] = Counter()
-            meetings: Counter[frozenset[str]] = Counter()
-            for seats in self.store.dealset_seats(label):
-                labels = [label_of[v] for v in seats]
-                seated.update(set(labels))
-                for a, b in itertools.combinations(sorted(set(labels)), 2):
-                    meetings[frozenset((a, b))] += 1
+            by_id, met = self.store.seatings(label)
+            seated = Counter({label_of[v]: n for v, n in by_id.items()})
+            meetings = Counter({frozenset(label_of[v] for v in pair): n for pair, n in met.items()})
             rows = {row.bot: row for row in standings.tables.get(label, [])}
             entrants = [
                 Entrant(

@@ -215,18 +215,18 @@ class LeagueApp:
 
     async def matches(self, request: Request) -> Response:
         raw = request.query_params.get("version")
-        label = None
+        version_id = None
         if raw is not None:
             version = self._version(raw)
             if isinstance(version, Response):
                 return version
-            label = version.label
-        return _json([self._match(m) for m in self._latest(label)])
+            version_id = version.id
+        return _json([self._match(m) for m in self._latest(version_id)])
 
-    def _latest(self, label: str | None, limit: int = LATEST) -> list[StoredMatch]:
-        if label is None:
+    def _latest(self, version_id: int | None, limit: int = LATEST) -> list[StoredMatch]:
+        if version_id is None:
             return self.store.matches(latest=limit)
-        return [m for m in self.store.matches(latest=None) if label in m.bots][-limit:][::-1]
+        return self.store.matches_of(version_id, latest=limit)
 
     def _match(self, match: StoredMatch) -> dict[str, Any]:
         done = self.store.dealset(match.deal).done
@@ -288,7 +288,7 @@ class LeagueApp:
         if isinstance(asked, Response):
             return asked
         viewer, version = asked
-        matches = [m for m in self.store.matches() if version.label in m.bots]
+        matches = self.store.matches_of(version.id)
         history = []
         placings = 0.0
         for count, match in enumerate(matches, 1):
