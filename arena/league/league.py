@@ -11,6 +11,7 @@ rotation: a match stored is never played again, a match cut by a kill is played 
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import secrets
 import shutil
@@ -50,6 +51,14 @@ BUILD_ENV = {
     "TMPDIR": "/tmp/tmp",
     "LANG": "C.UTF-8",
 }
+
+
+class RegistrationRefused(Exception):
+    """Too many registrations from one address in the last hour; nothing was stored."""
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class UploadRefused(Exception):
@@ -258,6 +267,28 @@ class League:
             await pool.close_all()
 
     # -- submissions -----------------------------------------------------------------------------
+
+    def register(self, name: str, address: str) -> str:
+        """Register the author ``name`` for a client at ``address``; their token. Refused
+        (RegistrationRefused, nothing stored) when ``address`` registered
+        organiser.registrations_per_hour authors in the last hour; LeagueStoreError when the
+        name is taken."""
+        limit = self.config.organiser.registrations_per_hour
+        now = time.time()
+        recent = self.store.registrations_since(address, now - HOUR_S)
+        if len(recent) >= limit:
+            # free again when the oldest registration that keeps it at the limit is an hour old
+            wait_s = max(1, math.ceil(recent[len(recent) - limit] + HOUR_S - now))
+            at = time.strftime("%H:%M UTC", time.gmtime(now + wait_s))
+            raise RegistrationRefused(
+                f"{limit} registrations from this address in the last hour already (the "
+                f"league's organiser.registrations_per_hour): try again in "
+                f"{math.ceil(wait_s / 60)} min, after {at}",
+                wait_s,
+            )
+        token = secrets.token_urlsafe(32)
+        self.store.add_author(name, token, registered=(address, now, now - HOUR_S))
+        return token
 
     def check_rate(self, author: Author) -> None:
         limit = self.config.organiser.submissions_per_hour

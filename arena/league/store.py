@@ -8,6 +8,8 @@ Tables::
              created, changed)   one submission: "rejected" (the log says why), "active",
                              "retired" (by its author) or "disqualified" (by the organiser)
     uploads(author_id, at)   when each author uploaded (the rate limit)
+    registrations(address, at)   open registrations per client address in the last hour (the
+                             rate limit; older rows are dropped as new ones are written)
     dealsets(id, game, seed, seats, created, done)   one deal in every rotation, written
                              before its first match is played
     matches(dealset, rotation, match, finished)       the stored match (JSON), one row per
@@ -75,6 +77,8 @@ CREATE TABLE IF NOT EXISTS versions (
     UNIQUE (author_id, bot, number)
 );
 CREATE TABLE IF NOT EXISTS uploads (author_id INTEGER NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS registrations (address TEXT NOT NULL, at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS registrations_by_address ON registrations (address, at);
 CREATE TABLE IF NOT EXISTS dealsets (
     id       INTEGER PRIMARY KEY,
     game     TEXT NOT NULL,
@@ -238,13 +242,21 @@ class LeagueStore:
 
     # -- authors ---------------------------------------------------------------------------
 
-    def add_author(self, name: str, token: str) -> Author:
+    def add_author(
+        self, name: str, token: str, *, registered: tuple[str, float, float] | None = None
+    ) -> Author:
+        """A new author. ``registered``: (client address, now, forget before) of an open
+        registration, counted in the same transaction (rows older than "forget before" go)."""
         try:
             with _transaction(self._db):
                 cursor = self._db.execute(
                     "INSERT INTO authors (name, token_hash, created) VALUES (?, ?, ?)",
                     (name, hash_token(token), _now()),
                 )
+                if registered is not None:
+                    address, at, forget_before = registered
+                    self._db.execute("DELETE FROM registrations WHERE at < ?", (forget_before,))
+                    self._db.execute("INSERT INTO registrations VALUES (?, ?)", (address, at))
         except sqlite3.IntegrityError:
             raise LeagueStoreError(
                 f"author {name!r} exists already (expected a new name)"
@@ -283,6 +295,14 @@ class LeagueStore:
             "SELECT count(*) FROM uploads WHERE author_id = ? AND at >= ?", (author_id, since)
         ).fetchone()
         return int(row[0])
+
+    def registrations_since(self, address: str, since: float) -> list[float]:
+        """When ``address`` registered authors since ``since``, oldest first."""
+        rows = self._db.execute(
+            "SELECT at FROM registrations WHERE address = ? AND at >= ? ORDER BY at",
+            (address, since),
+        ).fetchall()
+        return [row[0] for row in rows]
 
     def count_upload(self, author_id: int, at: float) -> None:
         with _transaction(self._db):

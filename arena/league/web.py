@@ -38,7 +38,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from arena.league.config import HOUSE_AUTHOR, NAME_RE_TEXT
-from arena.league.league import League, UploadRefused
+from arena.league.league import League, RegistrationRefused, UploadRefused
 from arena.league.store import Author, LeagueStoreError, Version
 from arena.referee.record import ReplayError, replay_record
 from arena.render.replay import render_replay
@@ -189,9 +189,13 @@ class LeagueApp:
         name = body.get("name") if isinstance(body, dict) else None
         if not isinstance(name, str) or not NAME_RE.match(name) or name == HOUSE_AUTHOR:
             return _error(400, f"name: expected {NAME_EXPECTED_TEXT}")
-        token = secrets.token_urlsafe(32)
+        address = request.client.host if request.client is not None else "unknown"
         try:
-            self.store.add_author(name, token)
+            token = self.league.register(name, address)
+        except RegistrationRefused as exc:
+            refused = _error(429, str(exc))
+            refused.headers["Retry-After"] = str(exc.retry_after_s)
+            return refused
         except LeagueStoreError as exc:
             return _error(409, str(exc))
         return _json({"author": name, "token": token})
