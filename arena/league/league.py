@@ -35,6 +35,7 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.confine import SealPlan, bwrap_argv, bwrap_problem
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
+from arena.referee.spawn import OWN_UID_USER, UidLease
 from arena.tournament.config import TournamentConfig
 from arena.tournament.pool import BotPool, hide_from_each_other, play_pooled_match
 from arena.tournament.schedule import ScheduledMatch, rotate
@@ -125,8 +126,23 @@ class League:
             spec = self.house[version.bot]
         else:
             assert version.folder is not None and version.content_hash is not None
-            spec = read_installed(version.folder).spec
+            spec = replace(read_installed(version.folder).spec, user=self.uploaded_user())
         return replace(spec, name=version.label, sandbox=self.config.sandbox or spec.sandbox)
+
+    def uploaded_user(self) -> str | None:
+        """Whom an uploaded bot runs as: as root, a user id of its own per process (``@own``),
+        whatever the organiser's ARENA_BOT_USER says for trusted bots; else the server's."""
+        return OWN_UID_USER if os.geteuid() == 0 else None
+
+    def hidden_spec(self, spec: BotSpec) -> BotSpec:
+        """``spec`` with the league's files hidden from it but for its own folder (SPEC 7)."""
+        (hidden,) = hide_from_each_other([spec], self.own_files())
+        return hidden
+
+    def own_files(self) -> list[str]:
+        """The league's own files, which no bot may read: its folder and its file."""
+        source = [self.config.source] if os.path.isfile(self.config.source) else []
+        return [str(self.config.folder), *source]
 
     def playable(self) -> list[Version]:
         """The active versions that can run (a house bot taken out of the file cannot)."""
@@ -230,9 +246,8 @@ class League:
             results=self.config.store_path,
             records=True,
         )
-        source = [self.config.source] if os.path.isfile(self.config.source) else []
         pool = BotPool(
-            hide_from_each_other(specs, [str(self.config.folder), *source]),
+            hide_from_each_other(specs, self.own_files()),
             start_bot=BotProcess.start,
             time_control=self.config.time_control,
             log_dir=self.config.logs_dir,
@@ -346,6 +361,8 @@ class League:
         work = Path(tempfile.mkdtemp(prefix=f"{author}-", dir=self.config.uploads_dir))
         limits = ArchiveLimits(self.config.limits.unpacked_mb << 20, self.config.limits.files)
         bot = ""
+        # as root, the build runs as a user id of its own (no account, no other process has it)
+        lease = UidLease.acquire() if os.geteuid() == 0 else None
         try:
             folder = unpack_archive(data, work / "upload", limits)
             bot = load_manifest(folder).name
@@ -353,16 +370,23 @@ class League:
             submission = submit(
                 folder,
                 self.config.bots_dir / author,
-                checker=lambda spec: arena_check(spec, sandbox=self.config.sandbox, games=games),
+                checker=lambda spec: arena_check(
+                    self.hidden_spec(replace(spec, user=self.uploaded_user())),
+                    sandbox=self.config.sandbox,
+                    games=games,
+                ),
                 wrap_build=self._sandboxed_build if self.sandboxed_builds else None,
                 max_build_s=self.config.limits.build_timeout_s,
                 build_env=BUILD_ENV,
+                build_user=None if lease is None else (lease.uid, lease.uid),
             )
         except ArchiveError as exc:
             return _Built("", False, f"archive refused: {exc}")
         except (BotFolderError, SubmitError, BotsDirError) as exc:
             return _Built(bot, False, _relative(str(exc), work))
         finally:
+            if lease is not None:
+                lease.release()
             shutil.rmtree(work, ignore_errors=True)
         parts = []
         if not self.sandboxed_builds:
@@ -383,16 +407,17 @@ class League:
 
     def _sandboxed_build(self, argv: list[str], folder: Path) -> list[str]:
         """A build in bubblewrap: no network, the machine read-only, every capability dropped,
-        the league's folder hidden but for the bot's own (writable)."""
+        the league's folder hidden but for the bot's own (writable); as root, run as the
+        build's own user (submit's ``build_user``)."""
         plan = SealPlan(
             workdir=str(folder),
             own_folder=str(folder),
             program_folders=(),
-            hidden=(os.path.realpath(self.config.folder),),
+            hidden=tuple(os.path.realpath(path) for path in self.own_files()),
             file_mb=BUILD_FILE_MB,
             owner=None,
         )
-        return bwrap_argv(plan, argv, strict=False)
+        return bwrap_argv(plan, argv, strict=False, switch_user=os.geteuid() == 0)
 
 
 DEFAULT_MU = 25.0  # OpenSkill's prior, for a version not rated yet
