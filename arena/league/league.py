@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -36,10 +37,14 @@ from arena.referee.confine import SealPlan, bwrap_argv, bwrap_problem
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 from arena.referee.spawn import OWN_UID_USER, UidLease
-from arena.tournament.config import TournamentConfig
-from arena.tournament.pool import BotPool, hide_from_each_other, play_pooled_match
+from arena.tournament.config import GamePlan, TournamentConfig
+from arena.tournament.pool import BotPool, RunSummary, hide_from_each_other, play_pooled_match
 from arena.tournament.schedule import ScheduledMatch, rotate
 from arena.tournament.standings import Standings, StandingsFold
+from arena.tournament.store import StoredMatch
+
+if TYPE_CHECKING:  # (Dask is an optional extra: its executor is imported by --cluster only)
+    from arena.tournament.executors.dask_cluster import DaskCluster
 
 IDLE_WAIT_S = 5.0  # with no table to play, look again this often (or when a version arrives)
 HOUR_S = 3600.0
@@ -84,9 +89,12 @@ class _Built:
 
 
 class League:
-    def __init__(self, config: LeagueConfig, store: LeagueStore) -> None:
+    def __init__(
+        self, config: LeagueConfig, store: LeagueStore, cluster: DaskCluster | None = None
+    ) -> None:
         self.config = config
         self.store = store
+        self.cluster = cluster  # --cluster: deal-sets played on Dask (one connection, kept)
         self.plans = {plan.label: plan for plan in config.games}
         self.house = {spec.name: spec for spec in config.house_bots}
         self.public_seed = config.seed
@@ -193,6 +201,13 @@ class League:
 
     async def play(self) -> None:
         """Play deal-sets for ever: the unfinished ones first, then as the matchmaker chooses."""
+        try:
+            await self._play()
+        finally:
+            if self.cluster is not None:
+                await self.cluster.aclose()
+
+    async def _play(self) -> None:
         slots = trio.CapacityLimiter(self.config.concurrency)
         async with trio.open_nursery() as nursery:
 
@@ -233,7 +248,9 @@ class League:
         if plan is None or unplayable:
             self.store.finish_dealset(dealset.id)  # (what it stored stays)
             return
-        specs = list({v.label: self.spec_of(v) for v in versions}.values())
+        specs = hide_from_each_other(
+            list({v.label: self.spec_of(v) for v in versions}.values()), self.own_files()
+        )
         tournament = TournamentConfig(
             name=self.config.name,
             seed=self.public_seed,
@@ -246,40 +263,40 @@ class League:
             results=self.config.store_path,
             records=True,
         )
-        pool = BotPool(
-            hide_from_each_other(specs, self.own_files()),
-            start_bot=BotProcess.start,
-            time_control=self.config.time_control,
-            log_dir=self.config.logs_dir,
-        )
         self.config.records_dir.mkdir(parents=True, exist_ok=True)
         labels = tuple(v.label for v in versions)
-        try:
-            for rotation in range(plan.players):
-                if rotation in self.store.stored_rotations(dealset.id):
-                    continue
-                match_id = f"{plan.label}/s{dealset.id}/r{rotation}"
-                match = ScheduledMatch(
-                    match_id=match_id,
-                    game=plan.label,
-                    game_id=plan.game_id,
-                    players=plan.players,
-                    options=plan.options,
-                    table=dealset.id,
-                    deal=dealset.id,
-                    rotation=rotation,
-                    seed=dealset.seed,
-                    seats=rotate(labels, rotation),
-                    # (hex: the record's file name ends with the key's first 12 characters)
-                    key=hashlib.sha256(match_id.encode()).hexdigest(),
-                )
-                stored = await play_pooled_match(tournament, match, pool, run_match)
-                self.store.save_match(dealset.id, rotation, stored)
-                self.fold.add(stored)
-                self.changed.set()
-            self.store.finish_dealset(dealset.id)
-        finally:
-            await pool.close_all()
+        stored = self.store.stored_rotations(dealset.id)
+        todo = [
+            _rotation(plan, dealset, labels, rotation)
+            for rotation in range(plan.players)
+            if rotation not in stored
+        ]
+        if self.cluster is not None:
+            await self.cluster.play(
+                tournament, todo, labels, lambda match: self._keep(dealset, match), RunSummary()
+            )
+        else:
+            pool = BotPool(
+                specs,
+                start_bot=BotProcess.start,
+                time_control=self.config.time_control,
+                log_dir=self.config.logs_dir,
+            )
+            try:
+                for match in todo:
+                    self._keep(dealset, await play_pooled_match(tournament, match, pool, run_match))
+            finally:
+                await pool.close_all()
+        self.store.finish_dealset(dealset.id)
+
+    def _keep(self, dealset: DealSet, match: StoredMatch) -> None:
+        """Store a rotation's match as it ends, unless it is stored already (a cluster plays
+        again a batch whose worker was lost, and keeps the first that comes back)."""
+        if match.rotation in self.store.stored_rotations(dealset.id):
+            return
+        self.store.save_match(dealset.id, match.rotation, match)
+        self.fold.add(match)
+        self.changed.set()
 
     # -- submissions -----------------------------------------------------------------------------
 
@@ -422,6 +439,27 @@ class League:
 
 DEFAULT_MU = 25.0  # OpenSkill's prior, for a version not rated yet
 DEFAULT_SIGMA = 25.0 / 3
+
+
+def _rotation(
+    plan: GamePlan, dealset: DealSet, labels: tuple[str, ...], rotation: int
+) -> ScheduledMatch:
+    """The match of ``dealset`` in ``rotation`` (SPEC 12.3)."""
+    match_id = f"{plan.label}/s{dealset.id}/r{rotation}"
+    return ScheduledMatch(
+        match_id=match_id,
+        game=plan.label,
+        game_id=plan.game_id,
+        players=plan.players,
+        options=plan.options,
+        table=dealset.id,
+        deal=dealset.id,
+        rotation=rotation,
+        seed=dealset.seed,
+        seats=rotate(labels, rotation),
+        # (hex: the record's file name ends with the key's first 12 characters)
+        key=hashlib.sha256(match_id.encode()).hexdigest(),
+    )
 
 
 def _relative(message: str, work: Path) -> str:
