@@ -5,13 +5,10 @@ while it plays a league's rotations loses none and stores none twice."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import signal
 from collections import Counter
 from pathlib import Path
 
-import pytest
 import trio
 
 from arena.league.config import load_league
@@ -20,11 +17,8 @@ from arena.league.store import LeagueStore
 from arena.tournament.standings import StandingsFold, standings_as_data
 from arena.tournament.store import StoredMatch
 from tests.league.conftest import league_toml, open_store, serving, wait_for
+from tests.tournament.test_cluster import kill_a_busy_worker, needs_dask, two_workers
 
-needs_dask = pytest.mark.skipif(
-    importlib.util.find_spec("distributed") is None,
-    reason="Dask (the cluster extra) is not installed",
-)
 DEALSETS = 2
 SEEDED = "seed = 11\n"
 
@@ -81,21 +75,11 @@ def test_a_league_on_a_local_cluster_stores_what_the_server_plays_itself(tmp_pat
 
 @needs_dask
 def test_a_worker_killed_mid_dealset_loses_and_duplicates_nothing(tmp_path: Path) -> None:
-    from distributed import Client, LocalCluster
-
     from arena.tournament.executors.dask_cluster import DaskCluster
 
     config = load_league(league_toml(tmp_path, extra=SEEDED))
     store = LeagueStore.open(config.store_path, name=config.name)
-    cluster = LocalCluster(
-        n_workers=2,
-        threads_per_worker=1,
-        processes=True,
-        host="127.0.0.1",
-        dashboard_address=None,
-        silence_logs=50,
-    )
-    client = Client(cluster)
+    cluster, client = two_workers()
     try:
         pids = client.run(os.getpid)
         league = League(config, store, DaskCluster(cluster.scheduler_address, keep_connected=True))
@@ -108,10 +92,9 @@ def test_a_worker_killed_mid_dealset_loses_and_duplicates_nothing(tmp_path: Path
             save(dealset, rotation, match)
             saved.append((dealset, rotation))
             if not victims:  # the first time a worker plays a rotation of ours: killed
-                busy = {w: keys for w, keys in client.processing().items() if keys}
-                if busy:
-                    victims.append(min(busy, key=lambda w: pids[w]))
-                    os.kill(pids[victims[0]], signal.SIGKILL)
+                victim = kill_a_busy_worker(client, pids)
+                if victim is not None:
+                    victims.append(victim)
 
         store.save_match = save_and_kill  # type: ignore[method-assign]
 
