@@ -38,10 +38,11 @@ from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 from arena.referee.spawn import OWN_UID_USER, UidLease
 from arena.tournament.config import GamePlan, TournamentConfig
-from arena.tournament.pool import BotPool, RunSummary, hide_from_each_other, play_pooled_match
+from arena.tournament.pool import BotPool, hide_from_each_other, play_pooled_match
 from arena.tournament.schedule import ScheduledMatch, rotate
 from arena.tournament.standings import Standings, StandingsFold
 from arena.tournament.store import StoredMatch
+from arena.tournament.summary import RunSummary
 
 if TYPE_CHECKING:  # (Dask is an optional extra: its executor is imported by --cluster only)
     from arena.tournament.executors.dask_cluster import DaskCluster
