@@ -41,6 +41,8 @@ from arena.bots.installed import (
 )
 from arena.bots.manifest import Manifest, bot_label, content_hash, copy_folder, load_manifest
 from arena.referee.bot_spec import BotSpec
+from arena.referee.confine import as_user_argv
+from arena.referee.spawn import kill_every_process_of
 
 # What a failed build's author is shown: its first lines (where compilers put the first error)
 # and its last lines (where the build tool says what failed); of a chatty build only the two ends
@@ -128,11 +130,15 @@ def submit(
     wrap_build: BuildWrapper | None = None,
     max_build_s: float | None = None,
     build_env: Mapping[str, str] | None = None,
+    build_user: tuple[int, int] | None = None,
 ) -> Submission:
     """Build, check (unless ``checker`` is None) and install the bot in ``folder`` in ``bots_dir``.
     ``wrap_build`` runs the build inside something (a sandbox); ``max_build_s`` caps the
     manifest's ``build_timeout_s``; ``build_env`` replaces this process's environment for the
-    build (a league's server holds secrets in its own).
+    build (a league's server holds secrets in its own); ``build_user`` (uid, gid), for an arena
+    run as root: the build runs as that user, who owns the staged folder while it builds (and
+    nothing else: the caller gives a user id no account and no other process has); after it,
+    every process of that user is killed and the folder is the arena's again, readable by all.
 
     Raises ManifestError, BotFolderError or SubmitError; after any failure nothing is installed.
     """
@@ -160,7 +166,14 @@ def submit(
             progress(
                 f"building: {_one_line(manifest.build)} (time limit {manifest.build_timeout_s:g}s)"
             )
-            build = run_build(manifest, wrap=wrap_build, base_env=build_env)
+            if build_user is not None:
+                _hand_over(staging, build_user)
+            try:
+                build = run_build(manifest, wrap=wrap_build, base_env=build_env, user=build_user)
+            finally:
+                if build_user is not None:
+                    kill_every_process_of(build_user[0])  # (before its files are taken back)
+                    _take_back(staging)
             if not build.ok:
                 raise SubmitError(_build_failure(manifest, build))
             progress(f"build ok in {build.seconds:.1f}s")
@@ -182,6 +195,29 @@ def submit(
         return Submission(read_installed(final), already_installed=False, build=build, check=check)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
+
+
+def _hand_over(folder: Path, user: tuple[int, int]) -> None:
+    """``folder`` and everything in it owned by ``user`` (the build's own user)."""
+    for root, dirs, files in os.walk(folder):
+        for name in [root, *(os.path.join(root, n) for n in dirs + files)]:
+            os.chown(name, *user, follow_symlinks=False)
+
+
+def _take_back(folder: Path) -> None:
+    """After a build as another user: everything in ``folder`` the arena's own again, readable
+    (and its programs runnable) by every user, writable by the arena alone. Links are not
+    followed (a build may leave one pointing anywhere)."""
+    owner = (os.geteuid(), os.getegid())
+    for root, dirs, files in os.walk(folder):
+        os.chown(root, *owner, follow_symlinks=False)
+        os.chmod(root, 0o755)
+        for name in dirs + files:
+            path = os.path.join(root, name)
+            os.chown(path, *owner, follow_symlinks=False)
+            info = os.lstat(path)
+            if stat.S_ISREG(info.st_mode):
+                os.chmod(path, 0o644 | (0o111 if info.st_mode & 0o100 else 0))
 
 
 def _make_staging(bots_dir: Path) -> Path:
@@ -213,17 +249,20 @@ def run_build(
     *,
     wrap: BuildWrapper | None = None,
     base_env: Mapping[str, str] | None = None,
+    user: tuple[int, int] | None = None,
 ) -> BuildResult:
     """Run the manifest's build command in its folder under its time limit, output captured
     (inside ``wrap``'s command line when given), in this process's environment (or
-    ``base_env``) plus the manifest's.
+    ``base_env``) plus the manifest's; as ``user`` (uid, gid) when given (the arena is root:
+    the switch happens inside ``wrap``'s sandbox).
 
     The build gets its own process group, killed when the build ends or times out, so nothing it
     started outlives it.
     """
     argv = manifest.build_argv()
     assert argv is not None
-    command = list(argv) if wrap is None else wrap(list(argv), manifest.folder)
+    run = list(argv) if user is None else as_user_argv(*user, argv)
+    command = run if wrap is None else wrap(run, manifest.folder)
     env = {**(os.environ if base_env is None else base_env), **dict(manifest.env)}
     started = time.monotonic()
     with tempfile.TemporaryFile() as log:

@@ -10,6 +10,7 @@ import click
 
 from arena.cli.common import InputError
 from arena.cli.serve import DEFAULT_PORT, check_web_extra, organiser_secret
+from arena.cli.tournament import checked_cluster
 from arena.league.config import HOUSE_AUTHOR, NAME_RE_TEXT, LeagueConfig, load_league
 from arena.league.store import LeagueStore, LeagueStoreError
 from arena.tournament.config import ConfigError
@@ -56,13 +57,33 @@ def league_command() -> None:
     metavar="NAME",
     help="Also answer requests addressed to this host name (DNS rebinding guard).",
 )
-def serve_command(league_file: Path, port: int, host: str, allowed_hosts: tuple[str, ...]) -> None:
+@click.option(
+    "--cluster",
+    metavar="tls://HOST:PORT|local:N",
+    help="Play the deal-sets on the workers of this Dask scheduler (local:N: a Dask cluster "
+    "of N workers here) [none: played by this process].",
+)
+@click.option(
+    "--cluster-tls",
+    metavar="CA,CERT,KEY",
+    help="A tls:// scheduler's security files: the CA, this client's certificate and its key "
+    "(PEM) [Dask's configuration] (SPEC.md 10.8).",
+)
+def serve_command(
+    league_file: Path,
+    port: int,
+    host: str,
+    allowed_hosts: tuple[str, ...],
+    cluster: str | None,
+    cluster_tls: str | None,
+) -> None:
     """Play the league of LEAGUE_FILE for ever and serve its pages, API and uploads.
 
     Stopped (Ctrl-C, or even killed) and started again, it plays on where it was: every stored
     match is kept and none is played twice."""
     check_web_extra()
     config = _config(league_file)
+    address, tls = checked_cluster(cluster, cluster_tls)
     from arena.league.league import League
     from arena.league.web import serve_league
     from arena.referee.confine import bwrap_problem
@@ -73,7 +94,12 @@ def serve_command(league_file: Path, port: int, host: str, allowed_hosts: tuple[
     secret, made = organiser_secret()
     store = _store(config, serving=True)
     try:
-        league = League(config, store)
+        executor = None
+        if address is not None:
+            from arena.tournament.executors.dask_cluster import DaskCluster  # Dask is optional
+
+            executor = DaskCluster(address, tls=tls, keep_connected=True)
+        league = League(config, store, executor)
         league.register_house_bots()
 
         def ready(url: str) -> None:

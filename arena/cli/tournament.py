@@ -235,28 +235,10 @@ def tournament_command(
             raise InputError(str(exc)) from None
     if affinity is not None:
         config = replace(config, affinity=affinity)
-    if cluster is not None:
-        try:
-            config = replace(config, cluster=check_cluster_address(cluster, where="--cluster"))
-        except ConfigError as exc:
-            raise InputError(str(exc)) from None
-    if cluster_tls is not None:
-        try:
-            files = check_cluster_tls(tuple(cluster_tls.split(",")), where="--cluster-tls")
-        except ConfigError as exc:
-            raise InputError(str(exc)) from None
-        if not (config.cluster or "").startswith("tls://"):
-            raise InputError("--cluster-tls: expected with a tls://HOST:PORT cluster")
-        config = replace(config, cluster_tls=files)
-    if config.cluster is not None and importlib.util.find_spec("distributed") is None:
-        raise InputError(INSTALL_LINE)
-    if config.cluster is not None and not LOCAL_CLUSTER.match(config.cluster):
-        if not config.cluster.startswith("tls://"):
-            click.echo(
-                f"warning: the Dask scheduler {config.cluster} is reached without TLS: anyone "
-                "who can connect to it runs code on every worker; use tls:// (SPEC.md 10.8)",
-                err=True,
-            )
+    address, files = checked_cluster(
+        cluster or config.cluster, cluster_tls, given=cluster is not None
+    )
+    config = replace(config, cluster=address, cluster_tls=files or config.cluster_tls)
     # (a mistake in --games: before any file is touched)
     chosen = _only_games(config, games) if file is not None and games is not None else None
     try:
@@ -451,6 +433,34 @@ def _where(config: TournamentConfig) -> str:
     per_worker = config.matches_per_worker
     at_once = f"{per_worker} at once per worker" if per_worker else "one per worker thread at once"
     return f"on the Dask cluster {config.cluster}, {at_once}"
+
+
+def checked_cluster(
+    cluster: str | None, cluster_tls: str | None, *, given: bool = True
+) -> tuple[str | None, tuple[str, str, str] | None]:
+    """``--cluster`` (``given``: from the command line, else the file's, checked already) and
+    ``--cluster-tls`` checked: the address and the TLS files (None when not given); warns on
+    stderr of a remote scheduler reached without TLS. InputError, one line, on a mistake."""
+    files = None
+    try:
+        if cluster is not None and given:
+            cluster = check_cluster_address(cluster, where="--cluster")
+        if cluster_tls is not None:
+            files = check_cluster_tls(tuple(cluster_tls.split(",")), where="--cluster-tls")
+    except ConfigError as exc:
+        raise InputError(str(exc)) from None
+    if files is not None and not (cluster or "").startswith("tls://"):
+        raise InputError("--cluster-tls: expected with a tls://HOST:PORT cluster")
+    if cluster is not None and importlib.util.find_spec("distributed") is None:
+        raise InputError(INSTALL_LINE)
+    if cluster is not None and not LOCAL_CLUSTER.match(cluster):
+        if not cluster.startswith("tls://"):
+            click.echo(
+                f"warning: the Dask scheduler {cluster} is reached without TLS: anyone "
+                "who can connect to it runs code on every worker; use tls:// (SPEC.md 10.8)",
+                err=True,
+            )
+    return cluster, files
 
 
 def _cluster_lines(summary: RunSummary) -> list[str]:

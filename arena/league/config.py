@@ -38,7 +38,12 @@ TOP_FIELDS = (
     "organiser",
     "limits",
 )
-ORGANISER_FIELDS = ("registration", "active_versions", "submissions_per_hour")
+ORGANISER_FIELDS = (
+    "registration",
+    "active_versions",
+    "submissions_per_hour",
+    "registrations_per_hour",
+)
 LIMIT_FIELDS = ("upload_mb", "unpacked_mb", "files", "build_timeout_s")
 REGISTRATIONS = ("closed", "open")
 SANDBOXES = ("bwrap", "none")
@@ -61,11 +66,12 @@ class Limits:
 class Organiser:
     """Who may submit and how much: ``registration`` "closed" (the organiser adds authors) or
     "open" (anyone may register a name); versions each author keeps playing at once; uploads an
-    author may make in an hour."""
+    author may make in an hour; open registrations one client address may make in an hour."""
 
     registration: str = "closed"
     active_versions: int = 2
     submissions_per_hour: int = 6
+    registrations_per_hour: int = 5
 
 
 @dataclass(frozen=True)
@@ -217,6 +223,12 @@ def _organiser(reader: _Reader, raw: object) -> Organiser:
         submissions_per_hour=reader.integer(
             "organiser.submissions_per_hour",
             table.get("submissions_per_hour", 6),
+            minimum=1,
+            maximum=10_000,
+        ),
+        registrations_per_hour=reader.integer(
+            "organiser.registrations_per_hour",
+            table.get("registrations_per_hour", Organiser.registrations_per_hour),
             minimum=1,
             maximum=10_000,
         ),

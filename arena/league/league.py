@@ -11,7 +11,7 @@ rotation: a match stored is never played again, a match cut by a kill is played 
 from __future__ import annotations
 
 import hashlib
-import itertools
+import math
 import os
 import secrets
 import shutil
@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
@@ -35,10 +36,16 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.confine import SealPlan, bwrap_argv, bwrap_problem
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess
-from arena.tournament.config import TournamentConfig
+from arena.referee.spawn import OWN_UID_USER, UidLease
+from arena.tournament.config import GamePlan, TournamentConfig
 from arena.tournament.pool import BotPool, hide_from_each_other, play_pooled_match
 from arena.tournament.schedule import ScheduledMatch, rotate
 from arena.tournament.standings import Standings, StandingsFold
+from arena.tournament.store import StoredMatch
+from arena.tournament.summary import RunSummary
+
+if TYPE_CHECKING:  # (Dask is an optional extra: its executor is imported by --cluster only)
+    from arena.tournament.executors.dask_cluster import DaskCluster
 
 IDLE_WAIT_S = 5.0  # with no table to play, look again this often (or when a version arrives)
 HOUR_S = 3600.0
@@ -51,6 +58,14 @@ BUILD_ENV = {
     "TMPDIR": "/tmp/tmp",
     "LANG": "C.UTF-8",
 }
+
+
+class RegistrationRefused(Exception):
+    """Too many registrations from one address in the last hour; nothing was stored."""
+
+    def __init__(self, message: str, retry_after_s: int) -> None:
+        super().__init__(message)
+        self.retry_after_s = retry_after_s
 
 
 class UploadRefused(Exception):
@@ -75,9 +90,12 @@ class _Built:
 
 
 class League:
-    def __init__(self, config: LeagueConfig, store: LeagueStore) -> None:
+    def __init__(
+        self, config: LeagueConfig, store: LeagueStore, cluster: DaskCluster | None = None
+    ) -> None:
         self.config = config
         self.store = store
+        self.cluster = cluster  # --cluster: deal-sets played on Dask (one connection, kept)
         self.plans = {plan.label: plan for plan in config.games}
         self.house = {spec.name: spec for spec in config.house_bots}
         self.public_seed = config.seed
@@ -117,8 +135,23 @@ class League:
             spec = self.house[version.bot]
         else:
             assert version.folder is not None and version.content_hash is not None
-            spec = read_installed(version.folder).spec
+            spec = replace(read_installed(version.folder).spec, user=self.uploaded_user())
         return replace(spec, name=version.label, sandbox=self.config.sandbox or spec.sandbox)
+
+    def uploaded_user(self) -> str | None:
+        """Whom an uploaded bot runs as: as root, a user id of its own per process (``@own``),
+        whatever the organiser's ARENA_BOT_USER says for trusted bots; else the server's."""
+        return OWN_UID_USER if os.geteuid() == 0 else None
+
+    def hidden_spec(self, spec: BotSpec) -> BotSpec:
+        """``spec`` with the league's files hidden from it but for its own folder (SPEC 7)."""
+        (hidden,) = hide_from_each_other([spec], self.own_files())
+        return hidden
+
+    def own_files(self) -> list[str]:
+        """The league's own files, which no bot may read: its folder and its file."""
+        source = [self.config.source] if os.path.isfile(self.config.source) else []
+        return [str(self.config.folder), *source]
 
     def playable(self) -> list[Version]:
         """The active versions that can run (a house bot taken out of the file cannot)."""
@@ -143,13 +176,9 @@ class League:
             self.plans, key=lambda g: (counts.get(g, 0), list(self.plans).index(g))
         ):
             plan = self.plans[label]
-            seated: Counter[str] = Counter()
-            meetings: Counter[frozenset[str]] = Counter()
-            for seats in self.store.dealset_seats(label):
-                labels = [label_of[v] for v in seats]
-                seated.update(set(labels))
-                for a, b in itertools.combinations(sorted(set(labels)), 2):
-                    meetings[frozenset((a, b))] += 1
+            by_id, met = self.store.seatings(label)
+            seated = Counter({label_of[v]: n for v, n in by_id.items()})
+            meetings = Counter({frozenset(label_of[v] for v in pair): n for pair, n in met.items()})
             rows = {row.bot: row for row in standings.tables.get(label, [])}
             entrants = [
                 Entrant(
@@ -173,6 +202,13 @@ class League:
 
     async def play(self) -> None:
         """Play deal-sets for ever: the unfinished ones first, then as the matchmaker chooses."""
+        try:
+            await self._play()
+        finally:
+            if self.cluster is not None:
+                await self.cluster.aclose()
+
+    async def _play(self) -> None:
         slots = trio.CapacityLimiter(self.config.concurrency)
         async with trio.open_nursery() as nursery:
 
@@ -213,7 +249,9 @@ class League:
         if plan is None or unplayable:
             self.store.finish_dealset(dealset.id)  # (what it stored stays)
             return
-        specs = list({v.label: self.spec_of(v) for v in versions}.values())
+        specs = hide_from_each_other(
+            list({v.label: self.spec_of(v) for v in versions}.values()), self.own_files()
+        )
         tournament = TournamentConfig(
             name=self.config.name,
             seed=self.public_seed,
@@ -226,43 +264,64 @@ class League:
             results=self.config.store_path,
             records=True,
         )
-        source = [self.config.source] if os.path.isfile(self.config.source) else []
-        pool = BotPool(
-            hide_from_each_other(specs, [str(self.config.folder), *source]),
-            start_bot=BotProcess.start,
-            time_control=self.config.time_control,
-            log_dir=self.config.logs_dir,
-        )
         self.config.records_dir.mkdir(parents=True, exist_ok=True)
         labels = tuple(v.label for v in versions)
-        try:
-            for rotation in range(plan.players):
-                if rotation in self.store.stored_rotations(dealset.id):
-                    continue
-                match_id = f"{plan.label}/s{dealset.id}/r{rotation}"
-                match = ScheduledMatch(
-                    match_id=match_id,
-                    game=plan.label,
-                    game_id=plan.game_id,
-                    players=plan.players,
-                    options=plan.options,
-                    table=dealset.id,
-                    deal=dealset.id,
-                    rotation=rotation,
-                    seed=dealset.seed,
-                    seats=rotate(labels, rotation),
-                    # (hex: the record's file name ends with the key's first 12 characters)
-                    key=hashlib.sha256(match_id.encode()).hexdigest(),
-                )
-                stored = await play_pooled_match(tournament, match, pool, run_match)
-                self.store.save_match(dealset.id, rotation, stored)
-                self.fold.add(stored)
-                self.changed.set()
-            self.store.finish_dealset(dealset.id)
-        finally:
-            await pool.close_all()
+        stored = self.store.stored_rotations(dealset.id)
+        todo = [
+            _rotation(plan, dealset, labels, rotation)
+            for rotation in range(plan.players)
+            if rotation not in stored
+        ]
+        if self.cluster is not None:
+            await self.cluster.play(
+                tournament, todo, labels, lambda match: self._keep(dealset, match), RunSummary()
+            )
+        else:
+            pool = BotPool(
+                specs,
+                start_bot=BotProcess.start,
+                time_control=self.config.time_control,
+                log_dir=self.config.logs_dir,
+            )
+            try:
+                for match in todo:
+                    self._keep(dealset, await play_pooled_match(tournament, match, pool, run_match))
+            finally:
+                await pool.close_all()
+        self.store.finish_dealset(dealset.id)
+
+    def _keep(self, dealset: DealSet, match: StoredMatch) -> None:
+        """Store a rotation's match as it ends, unless it is stored already (a cluster plays
+        again a batch whose worker was lost, and keeps the first that comes back)."""
+        if match.rotation in self.store.stored_rotations(dealset.id):
+            return
+        self.store.save_match(dealset.id, match.rotation, match)
+        self.fold.add(match)
+        self.changed.set()
 
     # -- submissions -----------------------------------------------------------------------------
+
+    def register(self, name: str, address: str) -> str:
+        """Register the author ``name`` for a client at ``address``; their token. Refused
+        (RegistrationRefused, nothing stored) when ``address`` registered
+        organiser.registrations_per_hour authors in the last hour; LeagueStoreError when the
+        name is taken."""
+        limit = self.config.organiser.registrations_per_hour
+        now = time.time()
+        recent = self.store.registrations_since(address, now - HOUR_S)
+        if len(recent) >= limit:
+            # free again when the oldest registration that keeps it at the limit is an hour old
+            wait_s = max(1, math.ceil(recent[len(recent) - limit] + HOUR_S - now))
+            at = time.strftime("%H:%M UTC", time.gmtime(now + wait_s))
+            raise RegistrationRefused(
+                f"{limit} registrations from this address in the last hour already (the "
+                f"league's organiser.registrations_per_hour): try again in "
+                f"{math.ceil(wait_s / 60)} min, after {at}",
+                wait_s,
+            )
+        token = secrets.token_urlsafe(32)
+        self.store.add_author(name, token, registered=(address, now, now - HOUR_S))
+        return token
 
     def check_rate(self, author: Author) -> None:
         limit = self.config.organiser.submissions_per_hour
@@ -320,6 +379,8 @@ class League:
         work = Path(tempfile.mkdtemp(prefix=f"{author}-", dir=self.config.uploads_dir))
         limits = ArchiveLimits(self.config.limits.unpacked_mb << 20, self.config.limits.files)
         bot = ""
+        # as root, the build runs as a user id of its own (no account, no other process has it)
+        lease = UidLease.acquire() if os.geteuid() == 0 else None
         try:
             folder = unpack_archive(data, work / "upload", limits)
             bot = load_manifest(folder).name
@@ -327,16 +388,23 @@ class League:
             submission = submit(
                 folder,
                 self.config.bots_dir / author,
-                checker=lambda spec: arena_check(spec, sandbox=self.config.sandbox, games=games),
+                checker=lambda spec: arena_check(
+                    self.hidden_spec(replace(spec, user=self.uploaded_user())),
+                    sandbox=self.config.sandbox,
+                    games=games,
+                ),
                 wrap_build=self._sandboxed_build if self.sandboxed_builds else None,
                 max_build_s=self.config.limits.build_timeout_s,
                 build_env=BUILD_ENV,
+                build_user=None if lease is None else (lease.uid, lease.uid),
             )
         except ArchiveError as exc:
             return _Built("", False, f"archive refused: {exc}")
         except (BotFolderError, SubmitError, BotsDirError) as exc:
             return _Built(bot, False, _relative(str(exc), work))
         finally:
+            if lease is not None:
+                lease.release()
             shutil.rmtree(work, ignore_errors=True)
         parts = []
         if not self.sandboxed_builds:
@@ -357,20 +425,42 @@ class League:
 
     def _sandboxed_build(self, argv: list[str], folder: Path) -> list[str]:
         """A build in bubblewrap: no network, the machine read-only, every capability dropped,
-        the league's folder hidden but for the bot's own (writable)."""
+        the league's folder hidden but for the bot's own (writable); as root, run as the
+        build's own user (submit's ``build_user``)."""
         plan = SealPlan(
             workdir=str(folder),
             own_folder=str(folder),
             program_folders=(),
-            hidden=(os.path.realpath(self.config.folder),),
+            hidden=tuple(os.path.realpath(path) for path in self.own_files()),
             file_mb=BUILD_FILE_MB,
             owner=None,
         )
-        return bwrap_argv(plan, argv, strict=False)
+        return bwrap_argv(plan, argv, strict=False, switch_user=os.geteuid() == 0)
 
 
 DEFAULT_MU = 25.0  # OpenSkill's prior, for a version not rated yet
 DEFAULT_SIGMA = 25.0 / 3
+
+
+def _rotation(
+    plan: GamePlan, dealset: DealSet, labels: tuple[str, ...], rotation: int
+) -> ScheduledMatch:
+    """The match of ``dealset`` in ``rotation`` (SPEC 12.3)."""
+    match_id = f"{plan.label}/s{dealset.id}/r{rotation}"
+    return ScheduledMatch(
+        match_id=match_id,
+        game=plan.label,
+        game_id=plan.game_id,
+        players=plan.players,
+        options=plan.options,
+        table=dealset.id,
+        deal=dealset.id,
+        rotation=rotation,
+        seed=dealset.seed,
+        seats=rotate(labels, rotation),
+        # (hex: the record's file name ends with the key's first 12 characters)
+        key=hashlib.sha256(match_id.encode()).hexdigest(),
+    )
 
 
 def _relative(message: str, work: Path) -> str:

@@ -2,16 +2,26 @@
 
 Tables::
 
-    meta(key, value)         app = "trick-arena-league", schema = "1", name, seed
+    meta(key, value)         app = "trick-arena-league", schema = "2", name, seed
     authors(id, name, token_hash, created)   token_hash: SHA-256 of the author's token
     versions(id, author_id, bot, number, label, content_hash, folder, status, log, note,
              created, changed)   one submission: "rejected" (the log says why), "active",
                              "retired" (by its author) or "disqualified" (by the organiser)
     uploads(author_id, at)   when each author uploaded (the rate limit)
+    registrations(address, at)   open registrations per client address in the last hour (the
+                             rate limit; older rows are dropped as new ones are written)
     dealsets(id, game, seed, seats, created, done)   one deal in every rotation, written
                              before its first match is played
     matches(dealset, rotation, match, finished)       the stored match (JSON), one row per
                              rotation: (dealset, rotation) is the primary key
+    seats(version, dealset)  the deal-sets each version sits in: a version's matches found
+                             without reading every match (the version page)
+    seated(game, version, dealsets), meetings(game, a, b, dealsets)   per game, the deal-sets
+                             each version sat in and each pair (a < b) met in, counted as each
+                             deal-set is written (the matchmaker reads them, not every deal-set)
+
+Schema 1 (without the last three) is brought to 2 on opening: they are counted from the
+deal-sets stored, in one transaction.
 
 Every write is one transaction, so a killed server leaves each row whole or absent; on a
 restart the deal-sets not done are played on from their first missing rotation, and a rotation
@@ -25,6 +35,7 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
+import itertools
 import json
 import os
 import sqlite3
@@ -40,7 +51,7 @@ from arena.referee.results import RecordPlace
 from arena.tournament.store import StoredMatch
 
 APP = "trick-arena-league"
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"  # 2: seats, seated and meetings
 STATUSES = ("rejected", "active", "retired", "disqualified")
 
 SCHEMA = """
@@ -67,6 +78,8 @@ CREATE TABLE IF NOT EXISTS versions (
     UNIQUE (author_id, bot, number)
 );
 CREATE TABLE IF NOT EXISTS uploads (author_id INTEGER NOT NULL, at REAL NOT NULL);
+CREATE TABLE IF NOT EXISTS registrations (address TEXT NOT NULL, at REAL NOT NULL);
+CREATE INDEX IF NOT EXISTS registrations_by_address ON registrations (address, at);
 CREATE TABLE IF NOT EXISTS dealsets (
     id       INTEGER PRIMARY KEY,
     game     TEXT NOT NULL,
@@ -82,6 +95,24 @@ CREATE TABLE IF NOT EXISTS matches (
     finished TEXT NOT NULL,
     PRIMARY KEY (dealset, rotation)
 );
+CREATE TABLE IF NOT EXISTS seats (
+    version  INTEGER NOT NULL,
+    dealset  INTEGER NOT NULL,
+    PRIMARY KEY (version, dealset)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS seated (
+    game     TEXT NOT NULL,
+    version  INTEGER NOT NULL,
+    dealsets INTEGER NOT NULL,
+    PRIMARY KEY (game, version)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meetings (
+    game     TEXT NOT NULL,
+    a        INTEGER NOT NULL,
+    b        INTEGER NOT NULL,
+    dealsets INTEGER NOT NULL,
+    PRIMARY KEY (game, a, b)
+) WITHOUT ROWID;
 """
 
 
@@ -185,9 +216,17 @@ class LeagueStore:
                     f"{path}: an SQLite file of something else (app = {meta.get('app')!r}); "
                     f"expected a league store ({APP}): give the league another folder"
                 )
+            if meta is not None and meta.get("schema") not in ("1", SCHEMA_VERSION):
+                raise LeagueStoreError(
+                    f"{path}: a league store of schema {meta.get('schema')!r}, made by another "
+                    f"version of the arena (this one reads {SCHEMA_VERSION!r}): serve it with "
+                    "that version, or give this league another folder"
+                )
             db.execute("PRAGMA journal_mode = WAL")
             db.execute("PRAGMA synchronous = FULL")  # a stored match survives a power cut
             db.executescript(SCHEMA)  # (idempotent: every statement is IF NOT EXISTS)
+            if meta is not None and meta.get("schema") == "1":
+                _count_seats(db)
             if meta is None:
                 with _transaction(db):
                     db.executemany(
@@ -226,13 +265,21 @@ class LeagueStore:
 
     # -- authors ---------------------------------------------------------------------------
 
-    def add_author(self, name: str, token: str) -> Author:
+    def add_author(
+        self, name: str, token: str, *, registered: tuple[str, float, float] | None = None
+    ) -> Author:
+        """A new author. ``registered``: (client address, now, forget before) of an open
+        registration, counted in the same transaction (rows older than "forget before" go)."""
         try:
             with _transaction(self._db):
                 cursor = self._db.execute(
                     "INSERT INTO authors (name, token_hash, created) VALUES (?, ?, ?)",
                     (name, hash_token(token), _now()),
                 )
+                if registered is not None:
+                    address, at, forget_before = registered
+                    self._db.execute("DELETE FROM registrations WHERE at < ?", (forget_before,))
+                    self._db.execute("INSERT INTO registrations VALUES (?, ?)", (address, at))
         except sqlite3.IntegrityError:
             raise LeagueStoreError(
                 f"author {name!r} exists already (expected a new name)"
@@ -271,6 +318,14 @@ class LeagueStore:
             "SELECT count(*) FROM uploads WHERE author_id = ? AND at >= ?", (author_id, since)
         ).fetchone()
         return int(row[0])
+
+    def registrations_since(self, address: str, since: float) -> list[float]:
+        """When ``address`` registered authors since ``since``, oldest first."""
+        rows = self._db.execute(
+            "SELECT at FROM registrations WHERE address = ? AND at >= ? ORDER BY at",
+            (address, since),
+        ).fetchall()
+        return [row[0] for row in rows]
 
     def count_upload(self, author_id: int, at: float) -> None:
         with _transaction(self._db):
@@ -358,12 +413,14 @@ class LeagueStore:
     # -- deal-sets and matches -------------------------------------------------------------
 
     def add_dealset(self, game: str, seed: int, seats: Sequence[int]) -> DealSet:
+        """Write a deal-set, and count its seats (seats, seated, meetings) with it."""
         with _transaction(self._db):
             cursor = self._db.execute(
                 "INSERT INTO dealsets (game, seed, seats, created) VALUES (?, ?, ?, ?)",
                 (game, str(seed), json.dumps(list(seats)), _now()),
             )
-        assert cursor.lastrowid is not None
+            assert cursor.lastrowid is not None
+            _count_dealset(self._db, cursor.lastrowid, game, seats)
         return self.dealset(cursor.lastrowid)
 
     def dealset(self, dealset_id: int) -> DealSet:
@@ -388,6 +445,18 @@ class LeagueStore:
         """The seats (version ids) of every deal-set of ``game``, played or being played."""
         rows = self._db.execute("SELECT seats FROM dealsets WHERE game = ?", (game,)).fetchall()
         return [tuple(json.loads(row[0])) for row in rows]
+
+    def seatings(self, game: str) -> tuple[dict[int, int], dict[frozenset[int], int]]:
+        """Per version id, the deal-sets of ``game`` it sits in; per pair of version ids, the
+        deal-sets of ``game`` they met in (what :meth:`dealset_seats` would count, read from
+        the counts kept as deal-sets are written)."""
+        seated = self._db.execute(
+            "SELECT version, dealsets FROM seated WHERE game = ?", (game,)
+        ).fetchall()
+        met = self._db.execute(
+            "SELECT a, b, dealsets FROM meetings WHERE game = ?", (game,)
+        ).fetchall()
+        return dict(seated), {frozenset((a, b)): n for a, b, n in met}
 
     def dealset_count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM dealsets").fetchone()[0])
@@ -426,6 +495,19 @@ class LeagueStore:
             ).fetchall()
         return [_decode_match(row[0]) for row in rows]
 
+    def matches_of(self, version_id: int, *, latest: int | None = None) -> list[StoredMatch]:
+        """The stored matches ``version_id`` played in the order stored, or its ``latest`` few,
+        newest first (found through the deal-sets it sits in, not by reading every match)."""
+        query = (
+            "SELECT m.match FROM seats s JOIN matches m ON m.dealset = s.dealset "
+            "WHERE s.version = ? ORDER BY m.rowid"
+        )
+        if latest is None:
+            rows = self._db.execute(query, (version_id,)).fetchall()
+        else:
+            rows = self._db.execute(query + " DESC LIMIT ?", (version_id, latest)).fetchall()
+        return [_decode_match(row[0]) for row in rows]
+
     def iter_match_rows(self) -> Iterator[tuple[int, int, str]]:
         """(dealset, rotation, finished) of every stored match, in the order stored."""
         yield from self._db.execute(
@@ -452,6 +534,33 @@ def _lock_for_serving(path: Path) -> int:
             "folder: stop it first, or give this league another folder)"
         ) from None
     return fd
+
+
+def _count_dealset(db: sqlite3.Connection, dealset: int, game: str, seats: Sequence[int]) -> None:
+    """Count one deal-set's seats (in the caller's transaction): each version once."""
+    versions = sorted(set(seats))
+    db.executemany("INSERT INTO seats VALUES (?, ?)", [(v, dealset) for v in versions])
+    db.executemany(
+        "INSERT INTO seated VALUES (?, ?, 1) "
+        "ON CONFLICT (game, version) DO UPDATE SET dealsets = dealsets + 1",
+        [(game, v) for v in versions],
+    )
+    db.executemany(
+        "INSERT INTO meetings VALUES (?, ?, ?, 1) "
+        "ON CONFLICT (game, a, b) DO UPDATE SET dealsets = dealsets + 1",
+        [(game, a, b) for a, b in itertools.combinations(versions, 2)],
+    )
+
+
+def _count_seats(db: sqlite3.Connection) -> None:
+    """Schema 1 to 2: count the seats of every deal-set stored, in one transaction."""
+    with _transaction(db):
+        db.execute("DELETE FROM seats")
+        db.execute("DELETE FROM seated")
+        db.execute("DELETE FROM meetings")
+        for dealset, game, seats in db.execute("SELECT id, game, seats FROM dealsets").fetchall():
+            _count_dealset(db, dealset, game, json.loads(seats))
+        db.execute("UPDATE meta SET value = ? WHERE key = 'schema'", (SCHEMA_VERSION,))
 
 
 def _dealset(row: tuple[Any, ...]) -> DealSet:

@@ -38,7 +38,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from arena.league.config import HOUSE_AUTHOR, NAME_RE_TEXT
-from arena.league.league import League, UploadRefused
+from arena.league.league import League, RegistrationRefused, UploadRefused
 from arena.league.store import Author, LeagueStoreError, Version
 from arena.referee.record import ReplayError, replay_record
 from arena.render.replay import render_replay
@@ -189,9 +189,13 @@ class LeagueApp:
         name = body.get("name") if isinstance(body, dict) else None
         if not isinstance(name, str) or not NAME_RE.match(name) or name == HOUSE_AUTHOR:
             return _error(400, f"name: expected {NAME_EXPECTED_TEXT}")
-        token = secrets.token_urlsafe(32)
+        address = request.client.host if request.client is not None else "unknown"
         try:
-            self.store.add_author(name, token)
+            token = self.league.register(name, address)
+        except RegistrationRefused as exc:
+            refused = _error(429, str(exc))
+            refused.headers["Retry-After"] = str(exc.retry_after_s)
+            return refused
         except LeagueStoreError as exc:
             return _error(409, str(exc))
         return _json({"author": name, "token": token})
@@ -215,18 +219,18 @@ class LeagueApp:
 
     async def matches(self, request: Request) -> Response:
         raw = request.query_params.get("version")
-        label = None
+        version_id = None
         if raw is not None:
             version = self._version(raw)
             if isinstance(version, Response):
                 return version
-            label = version.label
-        return _json([self._match(m) for m in self._latest(label)])
+            version_id = version.id
+        return _json([self._match(m) for m in self._latest(version_id)])
 
-    def _latest(self, label: str | None, limit: int = LATEST) -> list[StoredMatch]:
-        if label is None:
+    def _latest(self, version_id: int | None, limit: int = LATEST) -> list[StoredMatch]:
+        if version_id is None:
             return self.store.matches(latest=limit)
-        return [m for m in self.store.matches(latest=None) if label in m.bots][-limit:][::-1]
+        return self.store.matches_of(version_id, latest=limit)
 
     def _match(self, match: StoredMatch) -> dict[str, Any]:
         done = self.store.dealset(match.deal).done
@@ -288,7 +292,7 @@ class LeagueApp:
         if isinstance(asked, Response):
             return asked
         viewer, version = asked
-        matches = [m for m in self.store.matches() if version.label in m.bots]
+        matches = self.store.matches_of(version.id)
         history = []
         placings = 0.0
         for count, match in enumerate(matches, 1):

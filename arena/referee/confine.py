@@ -300,22 +300,29 @@ def namespaces_child(plan: SealPlan) -> Callable[[], None]:
 # -- bubblewrap -------------------------------------------------------------------------------------
 
 
-def bwrap_argv(plan: SealPlan, argv: Sequence[str], *, strict: bool) -> list[str]:
+def bwrap_argv(
+    plan: SealPlan, argv: Sequence[str], *, strict: bool, switch_user: bool = False
+) -> list[str]:
     """``argv`` in bubblewrap: the same seal, plus its own PID and UTS namespaces, every
     capability dropped and a new terminal session. The machine's file system read-only; the
     bot's own folder writable as its user may, or (``strict``: ``sandbox = "bwrap"``) read-only
-    too."""
+    too. ``switch_user``: run by root, ``argv`` switches to a user of its own first
+    (:func:`as_user_argv`): it keeps the capabilities to switch (lost with the switch), and the
+    private folders, HOME and TMPDIR are writable by anyone (each is the sandbox's own)."""
     sizes = plan.sizes()
+    shared = ["--perms", "1777"] if switch_user else []
     options = ["--ro-bind", "/", "/", "--dev", "/dev", "--remount-ro", "/dev", "--proc", "/proc"]
     for folder in PRIVATE_DIRS:
-        options += ["--size", str(sizes[folder]), "--tmpfs", folder]
+        options += ["--size", str(sizes[folder]), *shared, "--tmpfs", folder]
     options += [
         "--tmpfs",
         "/run",
         "--remount-ro",
         "/run",
+        *shared,
         "--dir",
         "/tmp/home",
+        *shared,
         "--dir",
         "/tmp/tmp",
     ]
@@ -327,9 +334,21 @@ def bwrap_argv(plan: SealPlan, argv: Sequence[str], *, strict: bool) -> list[str
     def bind(folder: str, writable: bool) -> list[str]:
         return ["--bind" if writable else "--ro-bind", folder, folder]
 
+    def passable(folder: str, mounts: Sequence[str]) -> list[str]:
+        """The folders bwrap makes (0700) on the way to ``folder`` inside ``mounts``, made
+        passable instead for the user ``argv`` switches to (``switch_user``)."""
+        if not switch_user:
+            return []
+        made: list[str] = []
+        parent = os.path.dirname(folder)
+        while any(under(parent, mount) and parent != mount for mount in mounts):
+            made[:0] = ["--perms", "0755", "--dir", parent]
+            parent = os.path.dirname(parent)
+        return made
+
     for folder, writable in kept:  # shown where a private folder covers it, writable if its own
         if writable or any(under(folder, private) for private in (*PRIVATE_DIRS, *EMPTY_DIRS)):
-            options += bind(folder, writable)
+            options += passable(folder, PRIVATE_DIRS) + bind(folder, writable)
     hidden = [
         path
         for path in plan.hidden
@@ -339,12 +358,17 @@ def bwrap_argv(plan: SealPlan, argv: Sequence[str], *, strict: bool) -> list[str
             or any(under(path, folder) for folder, _ in kept)
         )
     ]
+    # A path inside another hidden folder is hidden with it: covered again, bwrap would make
+    # the folders on its way in the empty one (showing, say, another bot's folder's name).
+    covering = [path for path in hidden if os.path.isdir(path)]
+    hidden = [path for path in hidden if not any(under(path, c) and path != c for c in covering)]
     for path in hidden:
         if os.path.isdir(path):
             options += ["--tmpfs", path]
         else:
             options += ["--ro-bind", "/dev/null", path]
     if plan.own_folder and any(under(plan.own_folder, path) for path in hidden):
+        options += passable(plan.own_folder, hidden)
         options += bind(plan.own_folder, not strict)  # (as enter_namespaces shows it again)
     for path in hidden:  # (once what it holds again is bound)
         if os.path.isdir(path):
@@ -365,7 +389,26 @@ def bwrap_argv(plan: SealPlan, argv: Sequence[str], *, strict: bool) -> list[str
         "--cap-drop",
         "ALL",
     ]
+    if switch_user:
+        options += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     return [BWRAP, *options, "--", *argv]
+
+
+SETPRIV = "setpriv"  # util-linux
+
+
+def as_user_argv(uid: int, gid: int, argv: Sequence[str]) -> list[str]:
+    """``argv`` run by root as user ``uid``, group ``gid`` and no other group, keeping no
+    capability (setuid away from root clears them; the inheritable ones are cleared too)."""
+    return [
+        SETPRIV,
+        f"--reuid={uid}",
+        f"--regid={gid}",
+        "--clear-groups",
+        "--inh-caps=-all",
+        "--",
+        *argv,
+    ]
 
 
 # -- what this machine allows -----------------------------------------------------------------------

@@ -121,10 +121,11 @@ def http(
 
 
 @contextlib.contextmanager
-def serving(toml: Path) -> Iterator[Server]:
-    """``arena league serve TOML`` on a free port; killed (SIGKILL) when the block ends."""
+def serving(toml: Path, *options: str) -> Iterator[Server]:
+    """``arena league serve TOML [OPTIONS]`` on a free port; killed (SIGKILL) when the block
+    ends."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "arena", "league", "serve", str(toml), "--port", "0"],
+        [sys.executable, "-m", "arena", "league", "serve", str(toml), "--port", "0", *options],
         cwd=ROOT,
         env={**arena_env(), SECRET_ENV: ORGANISER},
         stdout=subprocess.PIPE,

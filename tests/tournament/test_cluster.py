@@ -269,16 +269,10 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-@needs_dask
-def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
+def two_workers():
+    """A LocalCluster of two worker processes (a thread each) on 127.0.0.1, and its client."""
     from distributed import Client, LocalCluster
 
-    from arena.tournament.executors.dask_cluster import DaskCluster
-
-    path = seeded_tournament(tmp_path, "kill")
-    path.write_text(path.read_text().replace("deals = 1", "deals = 3"))
-    config = load_config(path)
-    todo = build_schedule(config.seed, [b.name for b in config.bots], config.games)
     cluster = LocalCluster(
         n_workers=2,
         threads_per_worker=1,
@@ -287,7 +281,28 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
         dashboard_address=None,
         silence_logs=50,
     )
-    client = Client(cluster)
+    return cluster, Client(cluster)
+
+
+def kill_a_busy_worker(client, pids: dict[str, int]) -> str | None:
+    """SIGKILL a worker with a task on it now (the first by pid); its address, None if none."""
+    busy = {w: keys for w, keys in client.processing().items() if keys}
+    if not busy:
+        return None
+    victim = min(busy, key=lambda w: pids[w])
+    os.kill(pids[victim], signal.SIGKILL)
+    return victim
+
+
+@needs_dask
+def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
+    from arena.tournament.executors.dask_cluster import DaskCluster
+
+    path = seeded_tournament(tmp_path, "kill")
+    path.write_text(path.read_text().replace("deals = 1", "deals = 3"))
+    config = load_config(path)
+    todo = build_schedule(config.seed, [b.name for b in config.bots], config.games)
+    cluster, client = two_workers()
     try:
         pids = client.run(os.getpid)
         kept: list[str] = []
@@ -297,9 +312,9 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
             assert stored.completed, stored.reason
             kept.append(stored.match_id)
             if len(kept) == 3:  # a worker with a batch of ours on it, killed mid-batch
-                busy = {w: keys for w, keys in client.processing().items() if keys}
-                victims.append(min(busy, key=lambda w: pids[w]))
-                os.kill(pids[victims[0]], signal.SIGKILL)
+                victim = kill_a_busy_worker(client, pids)
+                assert victim is not None
+                victims.append(victim)
 
         summary = RunSummary()
         executor = DaskCluster(cluster.scheduler_address, target_task_s=1.0)

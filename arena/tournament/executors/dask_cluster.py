@@ -106,11 +106,17 @@ class DaskCluster:
         matches_per_worker: int | None = None,
         target_task_s: float = TARGET_TASK_S,
         tls: tuple[str, str, str] | None = None,
+        keep_connected: bool = False,
     ) -> None:
         self.address = address
         self.matches_per_worker = matches_per_worker
         self.target_task_s = target_task_s
         self.tls = tls  # (CA, certificate, key) files of a tls:// scheduler
+        # a league plays one run per deal-set, some at once: one connection (and one local
+        # cluster) for them all, closed by aclose()
+        self.keep_connected = keep_connected
+        self._kept: tuple[Any, Any] | None = None  # (client, local cluster or None)
+        self._connecting = trio.Lock()
 
     async def play(
         self,
@@ -132,7 +138,7 @@ class DaskCluster:
         except PackError as exc:
             raise TournamentError(f"{config.source}: {exc}") from None
         _quiet()
-        client, cluster = await trio.to_thread.run_sync(self._connect, distributed, config.affinity)
+        client, cluster, fresh = await self._client(distributed, config.affinity)
         run_id = uuid.uuid4().hex[:12]
         dispatch = _Dispatch(self, client, distributed, config, todo, keep, summary)
         try:
@@ -141,7 +147,11 @@ class DaskCluster:
             )
             try:
                 await trio.to_thread.run_sync(
-                    dispatch.prepare, dask_worker, setup, {k: p.data for k, p in packages.items()}
+                    dispatch.prepare,
+                    dask_worker,
+                    setup,
+                    {k: p.data for k, p in packages.items()},
+                    fresh,
                 )
                 summary.cluster_startup_s = time.perf_counter() - begun
                 await dispatch.run(dask_worker.play_batch)
@@ -154,12 +164,34 @@ class DaskCluster:
                         dispatch.close,
                         dask_worker.close_run,
                         run_id,
-                        cluster,
+                        None if self.keep_connected else cluster,
                         abandon_on_cancel=True,
                     )
+            if self.keep_connected and client.status != "running":
+                self._kept = None  # (gone: the next run connects again)
+                await trio.to_thread.run_sync(_close_quietly, client, cluster)
             if dispatch.shelf is not None:
                 dispatch.shelf.close()
             summary.started_processes = sum(r.started for r in summary.cluster_workers.values())
+
+    async def _client(self, distributed: Any, affinity: bool) -> tuple[Any, Any, bool]:
+        """The client (and local cluster) of this run, and whether it is new (the worker plugin
+        is registered once per connection: registering it again would close the pools of the
+        runs playing on it)."""
+        if not self.keep_connected:
+            return (*await trio.to_thread.run_sync(self._connect, distributed, affinity), True)
+        async with self._connecting:
+            if self._kept is not None:
+                return (*self._kept, False)
+            self._kept = await trio.to_thread.run_sync(self._connect, distributed, affinity)
+            return (*self._kept, True)
+
+    async def aclose(self) -> None:
+        """Close the kept connection (``keep_connected``), and the local cluster if any."""
+        kept, self._kept = self._kept, None
+        if kept is not None:
+            with trio.CancelScope(shield=True), trio.move_on_after(CLOSE_TIMEOUT_S):
+                await trio.to_thread.run_sync(_close_quietly, *kept, abandon_on_cancel=True)
 
     def _security(self, distributed: Any) -> Any:
         """The client's security: the organiser's TLS files, else (a tls:// address) Dask's
@@ -259,8 +291,13 @@ class _Dispatch:
 
     # -- in a thread: blocking calls to Dask --------------------------------------------------
 
-    def prepare(self, dask_worker: Any, setup: Any, packages: dict[str, bytes]) -> None:
-        self.client.register_plugin(dask_worker.ArenaWorkerPlugin(), name=dask_worker.PLUGIN_NAME)
+    def prepare(
+        self, dask_worker: Any, setup: Any, packages: dict[str, bytes], register: bool = True
+    ) -> None:
+        if register:
+            self.client.register_plugin(
+                dask_worker.ArenaWorkerPlugin(), name=dask_worker.PLUGIN_NAME
+            )
         self.setup = self.client.scatter(setup, broadcast=True, hash=False)
         self.packages = self.client.scatter(packages, broadcast=True) if packages else {}
 
@@ -269,6 +306,8 @@ class _Dispatch:
         return max(1, sum(int(w.get("nthreads", 1)) for w in workers.values()))
 
     def close(self, close_run: Any, run_id: str, cluster: Any) -> None:
+        """End this run on the workers; close the client (and ``cluster``) unless the
+        connection is kept for the next run."""
         try:
             if self.client.status != "running":  # the scheduler is gone: nobody to tell
                 return
@@ -280,9 +319,8 @@ class _Dispatch:
         except Exception:  # the scheduler is gone already: its workers close idle runs
             pass
         finally:
-            self.client.close()
-            if cluster is not None:
-                cluster.close()
+            if not self.owner.keep_connected:
+                _close_quietly(self.client, cluster)
 
     # -- in the trio loop ---------------------------------------------------------------------
 
@@ -530,6 +568,14 @@ class _Dispatch:
             f"a Dask worker failed on matches {batch[0].match_id}..: "
             f"{type(error).__name__}: {_short(error)}"
         )
+
+
+def _close_quietly(client: Any, cluster: Any) -> None:
+    try:
+        client.close()
+    finally:
+        if cluster is not None:
+            cluster.close()
 
 
 def _alive(dask_scheduler: Any = None) -> bool:
