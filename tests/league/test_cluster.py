@@ -70,7 +70,7 @@ def test_a_league_on_a_local_cluster_stores_what_the_server_plays_itself(tmp_pat
     assert [_outcome(m) for m in played["dask"]] == [_outcome(m) for m in played["here"]]
     assert _ladder(played["dask"]) == _ladder(played["here"])
     # each match's record is kept beside the league's, as a local run keeps it
-    assert all(m.record_path and Path(m.record_path).is_file() for m in played["dask"])
+    assert all(m.record is not None and m.record.path.is_file() for m in played["dask"])
 
 
 @needs_dask
