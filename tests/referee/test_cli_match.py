@@ -256,6 +256,7 @@ def test_replay_reports_a_tampered_record(tmp_path):
 def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
+    asked = tmp_path / "asked"
     bot = tmp_path / "slow_bot.py"
     bot.write_text(
         textwrap.dedent("""
@@ -268,6 +269,7 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
             if message["type"] == "hello":
                 print(json.dumps({"type": "ready", "name": "slow"}), flush=True)
             elif message["type"] == "request":
+                open(sys.argv[2], "w").close()  # asked: the match is under way
                 time.sleep(600)
     """)
     )
@@ -279,7 +281,7 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
             "match",
             "aon",
             "--bot",
-            f"{sys.executable} {bot} {pid_dir}",
+            f"{sys.executable} {bot} {pid_dir} {asked}",
             "--players",
             "3",
             "--decision-ms",
@@ -294,10 +296,11 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **USER},
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    deadline = time.monotonic() + 60
-    while len(list(pid_dir.iterdir())) < 6 and time.monotonic() < deadline:
+    deadline = time.monotonic() + 60  # every bot started and the first request sent
+    while len(list(pid_dir.iterdir())) < 6 or not asked.exists():
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the match never sent its first request"
         time.sleep(0.1)
-    time.sleep(0.5)  # let the match reach its first (never answered) request
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 1 and "interrupted" in stderr and "Traceback" not in stderr

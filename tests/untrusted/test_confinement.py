@@ -162,6 +162,18 @@ async def test_a_sandboxed_bot_may_not_have_root_or_tmp_as_its_folder(bwrap, tmp
         await report_of(probe("report", cwd=folder, sandbox="bwrap"), tmp_path)
 
 
+def trio_worker_threads() -> list[str]:
+    """The OS threads of this process that are trio's worker threads (named "Trio thread N")."""
+    found = []
+    for task in Path("/proc/self/task").iterdir():
+        try:
+            if (task / "comm").read_text().startswith("Trio thread"):
+                found.append(task.name)
+        except OSError:
+            pass  # (it ended meanwhile)
+    return found
+
+
 async def test_a_sandboxed_bot_outlives_the_worker_thread_that_started_it(
     bwrap, tmp_path, monkeypatch
 ):
@@ -174,7 +186,9 @@ async def test_a_sandboxed_bot_outlives_the_worker_thread_that_started_it(
         probe("report", sandbox="bwrap"), time_control=SLOW, log_dir=tmp_path
     )
     try:
-        await trio.sleep(1.5)
+        with trio.fail_after(60):  # the worker thread retires (the kernel then signals the bot)
+            while trio_worker_threads():
+                await trio.sleep(0.05)
         assert bot.alive, f"the sandboxed bot died: {bot.exit_reason()}"
     finally:
         await bot.close()
@@ -287,7 +301,9 @@ REFEREE = textwrap.dedent("""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(lambda: run_match(game, bots, seed=1, match_id="m",
                                                  time_control=CONTROL))
-            await trio.sleep(0.3)
+            with trio.fail_after(120):  # the match is under way: its first request is sent
+                while not any(bot.last_request_id for bot in bots):
+                    await trio.sleep(0.05)
             print("playing", flush=True)
             if how == "crash":
                 raise RuntimeError("the referee crashes mid-match")
