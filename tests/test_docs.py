@@ -183,3 +183,12 @@ def test_the_docs_list_every_command_and_option_of_the_cli():
             assert option & given, f"the docs' `arena {name}` lacks {sorted(option)}"
         unknown = given - set().union(*names)
         assert not unknown, f"the docs' `arena {name}` gives {sorted(unknown)}: not in --help"
+
+
+def test_each_store_says_the_schema_it_writes():
+    from arena.league import store as league_store
+    from arena.tournament import store as results_store
+
+    for store in (results_store, league_store):
+        assert store.__doc__ is not None
+        assert f'schema = "{store.SCHEMA_VERSION}"' in store.__doc__, store.__name__
