@@ -256,7 +256,6 @@ def test_replay_reports_a_tampered_record(tmp_path):
 def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
     pid_dir = tmp_path / "pids"
     pid_dir.mkdir()
-    asked = tmp_path / "asked"
     bot = tmp_path / "slow_bot.py"
     bot.write_text(
         textwrap.dedent("""
@@ -269,7 +268,7 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
             if message["type"] == "hello":
                 print(json.dumps({"type": "ready", "name": "slow"}), flush=True)
             elif message["type"] == "request":
-                open(sys.argv[2], "w").close()  # asked: the match is under way
+                open(os.path.join(sys.argv[1], os.pardir, "asked"), "w").close()
                 time.sleep(600)
     """)
     )
@@ -281,7 +280,7 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
             "match",
             "aon",
             "--bot",
-            f"{sys.executable} {bot} {pid_dir} {asked}",
+            f"{sys.executable} {bot} {pid_dir}",
             "--players",
             "3",
             "--decision-ms",
@@ -296,10 +295,11 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", **USER},
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    deadline = time.monotonic() + 60  # every bot started and the first request sent
-    while len(list(pid_dir.iterdir())) < 6 or not asked.exists():
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the match never sent its first request"
+    deadline = time.monotonic() + 60
+    # Every bot and child has started, and the match has reached its first (never answered)
+    # request.
+    while not (len(list(pid_dir.iterdir())) == 6 and (tmp_path / "asked").exists()):
+        assert time.monotonic() < deadline and process.poll() is None, "the match did not start"
         time.sleep(0.1)
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)

@@ -324,7 +324,7 @@ async def test_the_quick_read_gives_way_to_any_other_task(pipes):
             os.write(ours_w, b"reply\n")
             assert quick.read(100) is None
             assert os.read(ours, 100) == b"reply\n"
-            await trio.testing.wait_all_tasks_blocked()  # the other task waits in trio's epoll
+            await trio.testing.wait_all_tasks_blocked()  # the other waits in trio's epoll
             # What it waits for arrives: the quick wait ends at once and trio's path follows.
             os.write(other_w, b"o")
             polls = RecordedPolls(quick)
@@ -390,7 +390,7 @@ def test_the_quick_read_serves_each_trio_run_it_is_read_in(pipes):
     quick = QuickRead(ours)
 
     async def read_one() -> bytes | None:
-        await trio.testing.wait_all_tasks_blocked()  # (trio's own start-up tasks: none waits)
+        await trio.testing.wait_all_tasks_blocked()  # (none of trio's waits behind the read)
         os.write(ours_w, b"reply\n")
         with trio.move_on_after(5):
             return quick.read(100)
