@@ -48,7 +48,7 @@ def test_help(command, update_snapshots):
 
 
 def test_every_option_says_what_it_does():
-    ctx = click.Context(main)
+    ctx = click.Context(main, **main.context_settings)
     silent = [
         f"arena {name} {'/'.join(param.opts)}"
         for name in commands()

@@ -48,7 +48,7 @@ def test_standings_imports_no_trio_referee_or_runner():
 
 
 def test_every_lazy_command_is_the_command_of_that_name():
-    context = click.Context(main)
+    context = click.Context(main, **main.context_settings)
     assert set(LAZY_COMMANDS) <= set(main.list_commands(context))
     for name in LAZY_COMMANDS:
         command = main.get_command(context, name)

@@ -13,6 +13,8 @@ from protocol.codec import json_schema
 ROOT = Path(__file__).resolve().parent.parent
 SPEC = (ROOT / "SPEC.md").read_text()
 README = (ROOT / "README.md").read_text()
+# The pages that explain the commands, each with its "## The commands" reference block.
+COMMAND_PAGES = [ROOT / "docs" / name for name in ("playing.md", "organising.md", "league.md")]
 
 
 def _spec_time_defaults() -> dict[str, int | None]:
@@ -43,7 +45,7 @@ def test_time_control_defaults_equal_the_spec():
 def test_live_refresh_rate_is_stated_alike():
     per_second = {0.5: "twice a second", 0.25: "four times a second"}[LIVE_REFRESH_S]
     assert f"refreshed {per_second}" in SPEC
-    assert f"refreshes {per_second}" in README
+    assert f"refreshes {per_second}" in (ROOT / "docs" / "organising.md").read_text()
 
 
 def test_match_json_keys_are_documented_in_order():
@@ -59,8 +61,9 @@ def test_match_json_keys_are_documented_in_order():
 
 
 def test_readme_examples_point_at_files_that_exist():
-    for path in re.findall(r"python3 ((?:sample_bots|tests)/[\w/.-]+\.py)", README):
-        assert (ROOT / path).is_file(), path
+    for text in [README, *(page.read_text() for page in COMMAND_PAGES)]:
+        for path in re.findall(r"python3 ((?:sample_bots|tests)/[\w/.-]+\.py)", text):
+            assert (ROOT / path).is_file(), path
 
 
 def test_writing_a_bot_counts_the_messages_it_lists():
@@ -130,30 +133,43 @@ def test_the_performance_doc_gives_each_figure_its_command_date_and_load():
         assert re.search(r"load \d", row), f"a figure without the load: {row[:80]}"
 
 
-def _readme_command_options() -> dict[str, set[str]]:
-    """The options the README's command list gives each `arena` command: on its `arena NAME`
-    lines and the lines that continue them, left of the comments."""
-    block = README.split("## Commands")[1].split("\n\n")[2]
+def _documented_command_options() -> dict[str, set[str]]:
+    """The options the docs' command references (COMMAND_PAGES) give each `arena` command: on
+    its `arena NAME` lines and the lines that continue them, left of the comments."""
     found: dict[str, set[str]] = {}
-    command = None
-    for line in block.splitlines():
-        code = line.split("#")[0].strip()
-        if code.startswith("arena "):
-            command = code.split()[1]
-        if command and code:
-            found.setdefault(command, set()).update(re.findall(r"--[a-z][\w-]*", code))
+    for page in COMMAND_PAGES:
+        block = page.read_text().split("## The commands")[1].split("\n\n")[2]
+        command = None
+        for line in block.splitlines():
+            code = line.split("#")[0].strip()
+            if code.startswith("arena "):
+                command = code.split()[1]
+            if command and code:
+                found.setdefault(command, set()).update(re.findall(r"--[a-z][\w-]*", code))
     return found
 
 
-def test_the_readme_lists_every_command_and_option_of_the_cli():
-    """The command list is complete and correct: each `arena` command with every option its
-    --help shows (a flag pair by either name), and no option the command does not have."""
+def test_the_readme_lists_every_command_once_with_an_example():
     import click
 
     from arena.cli import main
 
-    context = click.Context(main)
-    listed = _readme_command_options()
+    block = README.split("## Commands")[1].split("\n\n")[2].splitlines()
+    listed = [line.split()[1] for line in block]
+    assert sorted(listed) == main.list_commands(click.Context(main, **main.context_settings))
+    assert all(re.search(r"# .+: arena ", line) for line in block), "a command without example"
+
+
+def test_the_docs_list_every_command_and_option_of_the_cli():
+    """The docs' command references are complete and correct: each `arena` command with every
+    option its --help shows (a flag pair by either name), and no option the command does not
+    have."""
+    import click
+
+    from arena.cli import main
+
+    context = click.Context(main, **main.context_settings)
+    listed = _documented_command_options()
     assert set(listed) == set(main.list_commands(context))
     for name, given in listed.items():
         command = main.get_command(context, name)
@@ -170,6 +186,15 @@ def test_the_readme_lists_every_command_and_option_of_the_cli():
         ]
         names = [option for i, option in enumerate(names) if option not in names[:i]]
         for option in names:
-            assert option & given, f"the README's `arena {name}` lacks {sorted(option)}"
+            assert option & given, f"the docs' `arena {name}` lacks {sorted(option)}"
         unknown = given - set().union(*names)
-        assert not unknown, f"the README's `arena {name}` gives {sorted(unknown)}: not in --help"
+        assert not unknown, f"the docs' `arena {name}` gives {sorted(unknown)}: not in --help"
+
+
+def test_each_store_says_the_schema_it_writes():
+    from arena.league import store as league_store
+    from arena.tournament import store as results_store
+
+    for store in (results_store, league_store):
+        assert store.__doc__ is not None
+        assert f'schema = "{store.SCHEMA_VERSION}"' in store.__doc__, store.__name__

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -54,10 +55,8 @@ def unpacked_wheel(tmp_path_factory) -> Path:
 
 
 def _run_installed(site: Path, cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    # Only the unpacked wheel and the installed dependencies: never this checkout. The demo's
-    # bots run `python3`: this interpreter's, whichever python3 comes first on the caller's PATH.
-    path = os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")])
-    env = {**os.environ, "PYTHONPATH": str(site), "PATH": path}
+    # Only the unpacked wheel and the installed dependencies: never this checkout.
+    env = {**os.environ, "PYTHONPATH": str(site)}
     code = "import sys; from arena.cli import main; sys.exit(main())"
     return subprocess.run(
         [sys.executable, "-c", code, *args],
@@ -101,7 +100,13 @@ def test_the_initialised_demo_plays_from_another_folder(unpacked_wheel, tmp_path
     text = (tmp_path / "league" / "tournaments" / "demo.toml").read_text()
     # The demo's bots on one small game, so the test stays short; node may be missing here.
     head = text.split("[[bots]]")[0].replace("deals = 64", "deals = 1")
-    bots = [b for b in text.split("[[bots]]")[1:] if "node" not in b]
+    # Its bots run `python3`: here this interpreter, whichever python3 the caller's PATH has.
+    bots = [
+        b.replace('["python3", ', f"[{json.dumps(sys.executable)}, ")
+        for b in text.split("[[bots]]")[1:]
+        if "node" not in b
+    ]
+    assert bots and all(sys.executable in b for b in bots)
     body = "".join("[[bots]]" + b.split("[[games]]")[0] for b in bots)
     cup.write_text(head + body + '[[games]]\ngame = "alles-oder-nichts"\nplayers = 3\n')
     run_from = tmp_path / "elsewhere"

@@ -1,4 +1,4 @@
-"""What several commands share: the --width option and the one-line input error.
+"""What several commands share: the --width, time and match options and the one-line input error.
 
 Light on purpose: every command imports it, and ``arena standings`` must not pay for trio."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import signal
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -104,6 +105,55 @@ def time_options(command: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(_TIME_OPTIONS):
         decorated = option(decorated)
     return decorated
+
+
+def match_options(*, with_you: bool = False) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--bot`` (as ``bot_commands``), ``--seed``, ``--players``, ``--option`` (as
+    ``option_items``) and ``--record``: one definition for ``arena match`` and ``arena play``
+    (``with_you``: a person takes one seat and the bots fill the others)."""
+    seats = "other seat" if with_you else "seat"
+    count = "one more than the --bot given" if with_you else "the number of --bot given"
+    options = (
+        click.option(
+            "--bot",
+            "bot_commands",
+            multiple=True,
+            required=True,
+            metavar="CMD",
+            help=f"A bot's command line (split like a shell): one per {seats} in seat order, or "
+            f"one for every {seats}.",
+        ),
+        click.option(
+            "--seed",
+            type=click.IntRange(0, (1 << 64) - 1),
+            default=None,
+            help="Match seed, public to anyone who knows it (default: a secret one, shown after "
+            "the match).",
+        ),
+        click.option(
+            "--players",
+            type=int,
+            default=None,
+            help=f"Number of seats (default: {count}; with a single --bot, the game's default "
+            "player count, shown by `arena games`).",
+        ),
+        click.option(
+            "--option", "option_items", multiple=True, metavar="KEY=VALUE", help="A game option."
+        ),
+        click.option(
+            "--record",
+            type=click.Path(dir_okay=False, path_type=Path),
+            default=None,
+            help="Write the match record (JSONL; compact when it ends in .gz) here.",
+        ),
+    )
+
+    def decorate(command: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            command = option(command)
+        return command
+
+    return decorate
 
 
 def counted(count: int, noun: str) -> str:

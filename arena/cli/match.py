@@ -23,7 +23,7 @@ from rich.console import JustifyMethod
 from rich.table import Table
 from rich.text import Text
 
-from arena.cli.common import time_options, width_option
+from arena.cli.common import match_options, time_options, width_option
 from arena.games import GameSpec, OptionError, find_game
 from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
@@ -250,35 +250,7 @@ def result_table(result: MatchResult) -> Table:
 
 @click.command("match")
 @click.argument("game_name", metavar="GAME")
-@click.option(
-    "--bot",
-    "bot_commands",
-    multiple=True,
-    required=True,
-    metavar="CMD",
-    help="A bot's command line (split like a shell). One per seat, or one for all seats.",
-)
-@click.option(
-    "--seed",
-    type=click.IntRange(0, (1 << 64) - 1),
-    default=None,
-    help="Match seed, public to anyone who knows it (default: a secret one, shown after the "
-    "match).",
-)
-@click.option(
-    "--players",
-    type=int,
-    default=None,
-    help="Number of seats (default: the number of --bot given; with a single --bot, "
-    "the game's default player count, shown by `arena games`).",
-)
-@click.option("--option", "option_items", multiple=True, metavar="KEY=VALUE", help="A game option.")
-@click.option(
-    "--record",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the match record (JSONL) here.",
-)
+@match_options()
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @time_options
 @click.option("--memory-mb", type=click.IntRange(16), default=None, help="Per-bot memory limit.")

@@ -17,6 +17,7 @@ from typing import Any
 import click
 import trio
 
+from arena.cli.common import match_options
 from arena.cli.match import bot_name, parse_bot_command, parse_options, remove_if_empty
 from arena.games import GameSpec, OptionError, find_game
 from arena.referee.bot_spec import BotSpec
@@ -179,30 +180,8 @@ async def _play(
 
 @click.command("play")
 @click.argument("game_name", metavar="GAME")
-@click.option(
-    "--bot",
-    "bot_commands",
-    multiple=True,
-    required=True,
-    metavar="CMD",
-    help="A bot's command line (split like a shell): one per other seat in seat order, or one "
-    "for every other seat.",
-)
+@match_options(with_you=True)
 @click.option("--seat", type=click.IntRange(0), default=0, show_default=True, help="Your seat.")
-@click.option(
-    "--players",
-    type=int,
-    default=None,
-    help="Number of seats (default: one more than the --bot given; with a single --bot, the "
-    "game's default player count).",
-)
-@click.option(
-    "--seed",
-    type=click.IntRange(0, (1 << 64) - 1),
-    default=None,
-    help="Match seed (default: a secret one, shown after the match).",
-)
-@click.option("--option", "option_items", multiple=True, metavar="KEY=VALUE", help="A game option.")
 @click.option(
     "--decision-ms",
     type=click.IntRange(1),
@@ -215,12 +194,6 @@ async def _play(
     default=1000,
     show_default=True,
     help="The bots' time per decision.",
-)
-@click.option(
-    "--record",
-    type=click.Path(dir_okay=False, path_type=Path),
-    default=None,
-    help="Write the match record (JSONL; compact when it ends in .gz) here.",
 )
 @click.option(
     "--name", default="human", show_default=True, help="Your name at the table (and in the record)."

@@ -5,10 +5,12 @@ Tables::
     meta(key, value)        app = "trick-arena-results", schema = "2", name, fingerprint,
                             definition (JSON), created (UTC ISO time), match_id_key (the
                             key of the match ids sent to bots)
-    matches(match_id, ...)  one row per match played to its end ("completed") or cut by the
-                            match time limit ("aborted", replayed on the next run); ``seq``
-                            numbers the saves, so "stored since" is one indexed range
-    faults(match_id, ...)   the faults of a match, deleted and written with it
+    matches(match_key, ...) one row per match, keyed by its content (``match_id``: where it
+                            sat in the schedule), played to its end ("completed") or cut by
+                            the match time limit ("aborted", replayed on the next run);
+                            ``current`` marks the latest definition's; ``seq`` numbers the
+                            saves, so "stored since" is one indexed range
+    faults(match_key, ...)  the faults of a match, deleted and written with it
     fold_state(name, seq, state)  a cache: the standings fold over every match stored up to
                             ``seq`` (arena.tournament.standings serialises it); deleting it
                             only costs a refold

@@ -314,7 +314,9 @@ REFEREE = textwrap.dedent("""
         async with trio.open_nursery() as nursery:
             nursery.start_soon(lambda: run_match(game, bots, seed=1, match_id="m",
                                                  time_control=CONTROL))
-            await trio.sleep(0.3)
+            with trio.fail_after(120):  # the match is under way: its first request is sent
+                while not any(bot.last_request_id for bot in bots):
+                    await trio.sleep(0.05)
             print("playing", flush=True)
             if how == "crash":
                 raise RuntimeError("the referee crashes mid-match")

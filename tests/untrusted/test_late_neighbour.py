@@ -105,8 +105,9 @@ async def test_closing_a_bot_holds_up_no_other_match(tmp_path, monkeypatch):
     )
     async with trio.open_nursery() as nursery:
         nursery.start_soon(bot.close)
-        while not entered.is_set():  # (the loop runs: the close waits for the bot's exit first)
-            await trio.sleep(0.01)
+        with trio.fail_after(60):  # (the loop runs: the close waits for the bot's exit first)
+            while not entered.is_set():
+                await trio.sleep(0.01)
         released.set()  # another task of the loop ran while the look went on
     assert held == [], "closing the bot held up the referee's loop"
     assert not process_running(bot.transport.pid)

@@ -6,8 +6,6 @@ fields in words; the decision's stderr (SPEC.md 8); a labelled seat select."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import quote
 
@@ -15,41 +13,10 @@ import pytest
 
 from arena.referee.record import replay_record
 from arena.tournament.store import ResultStore
-from tests.web.conftest import ROOT, arena_env
+from tests.web.conftest import BOTS, play_tournament, tournament_toml
 from tests.web.test_browser import SECRET, launch, refused, serving, sync_api
 
-TOML = """
-name = "debugging"
-seed = 5
-deals = 1
-concurrency = 2
-workers = 1
-output = "{out}"
-records = true
-
-[time]
-decision_ms = 2000
-
-[[bots]]
-name = "talker"
-argv = ["{python}", "tests/bots/transcript_bot.py", "/dev/null"]
-cwd = "{root}"
-
-[[bots]]
-name = "random-py"
-argv = ["{python}", "sample_bots/python/random_bot.py", "2"]
-cwd = "{root}"
-
-[[bots]]
-name = "heuristic"
-argv = ["{python}", "sample_bots/heuristic/heuristic_bot.py", "1"]
-cwd = "{root}"
-
-[[bots]]
-name = "illegal"
-argv = ["{python}", "tests/bots/illegal_bot.py"]
-cwd = "{root}"
-
+ONE_TABLE = """
 [[games]]
 game = "alles-oder-nichts"
 players = 4
@@ -61,17 +28,10 @@ max_tables = 1
 def debugged(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A finished tournament of one table: a bot that talks on stderr, one that faults."""
     folder = tmp_path_factory.mktemp("debugging")
-    toml = folder / "debugging.toml"
-    toml.write_text(TOML.format(out=folder / "out", python=sys.executable, root=ROOT))
-    subprocess.run(
-        [sys.executable, "-m", "arena", "tournament", str(toml)],
-        cwd=ROOT,
-        env=arena_env(),
-        check=True,
-        capture_output=True,
-        timeout=300,
-    )
-    return folder / "out" / "results.sqlite"
+    talker = {"talker": ("tests/bots/transcript_bot.py", "/dev/null")}
+    others = {bot: BOTS[bot] for bot in ("random-py", "heuristic", "illegal")}
+    toml = tournament_toml(folder, name="debugging", seed=5, bots=talker | others, games=ONE_TABLE)
+    return play_tournament(toml)
 
 
 def test_the_match_page_as_a_debugger(debugged: Path, tmp_path: Path) -> None:

@@ -10,6 +10,7 @@ import urllib.request
 
 import pytest
 import trio
+import trio.testing
 
 pytest.importorskip("arena.web.server", reason="the web extra is not installed")
 from arena.web.play import WebPerson, serve_play
@@ -39,7 +40,7 @@ async def test_the_page_server_takes_one_legal_answer_to_the_pending_request() -
             chosen.append(await person.choose(REQUEST))
 
         nursery.start_soon(ask)
-        await trio.sleep(0.05)
+        await trio.testing.wait_all_tasks_blocked()  # the request is pending
         action = url + "api/play/action"
         play = {"X-Arena-Play": "1", "Content-Type": "application/json"}
 
@@ -56,7 +57,7 @@ async def test_the_page_server_takes_one_legal_answer_to_the_pending_request() -
         got = await trio.to_thread.run_sync(answers)
         assert [status for status, _ in got] == [403, 409, 409, 400, 200, 409]
         assert "not one of the legal actions" in got[2][1]["error"]  # type: ignore[index]
-        await trio.sleep(0.05)
+        await trio.testing.wait_all_tasks_blocked()  # the answer has reached ask()
         assert chosen == ["7H"]
 
         def stream(last: str | None) -> bytes:
