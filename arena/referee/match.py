@@ -35,7 +35,10 @@ A scope that expired in the scheduler pass that also brought the awaited reply s
 (moving its deadline does not undo that): the reply is still used, and the scope is replaced before
 the next request, so no seat's wait ends on another seat's deadline. Nothing after the reply is
 read may be cut short by the scope either (the crash fault's wait is shielded): each decision ends
-in exactly one action, after at most one fault of its own.
+in exactly one action, after at most one fault of its own. Likewise a scope that expired, for the
+deadline of a request's write, in the pass that completed that write (the referee held up past it
+on a busy machine) ends the wait that follows at once: a timeout is then called only if the
+request's own time is up (time_is_up), and otherwise its wait goes on under a fresh scope.
 """
 
 from __future__ import annotations
