@@ -16,12 +16,14 @@ write of one request, before handing its bytes over (what a descheduled referee 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import trio
 
 from arena.referee.clock import TimeControl
-from arena.referee.match import run_match
-from arena.referee.record import read_record, replay_record
+from arena.referee.match import RECORDED_STALE_REPLIES, run_match
+from arena.referee.record import ReplayError, read_record, record_bytes, replay_record
 from arena.referee.results import FaultKind
 from arena.referee.testing import FakeBot, FakeTransport, connect_fake
 from tests.referee.test_referee_fakes import AON
@@ -30,6 +32,9 @@ CONTROL = TimeControl(decision_ms=100, margin_ms=50)
 LIMIT_MS = CONTROL.decision_ms + CONTROL.margin_ms
 HELD_AT = 3  # the edge bot's request whose write is held up
 HELD_S = 0.2  # how long: past the write's deadline (LIMIT_MS)
+# The match of the first test below with the answer at 0.4 ms, as the referee before the fix
+# (main at cfd01a6) recorded it in a compact record: request 3's timeout called at once.
+OLD_RECORD = Path(__file__).parent / "records_early_timeout" / "early_timeout.jsonl.gz"
 RECORDS = ["m.jsonl", "m.jsonl.gz"]  # a plain record and a compact one
 
 
@@ -124,3 +129,84 @@ async def test_after_a_held_write_the_timeout_comes_at_the_requests_own_limit(
     assert (stale["verdict"], stale["pending"]) == ("stale", held_id + 1)
     assert stale["ms"] >= LIMIT_MS
     replay_record(tmp_path / name)
+
+
+def test_an_old_record_of_an_early_timeout_is_refused_saying_so(tmp_path):
+    """A record of the referee before the fix shows the edge: the check names the early timeout
+    and why an older arena called it, in the compact record and in its full lines alike."""
+    full = tmp_path / "early_timeout.jsonl"
+    full.write_bytes(record_bytes(OLD_RECORD))
+    for path in (OLD_RECORD, full):
+        with pytest.raises(ReplayError) as refused:
+            replay_record(path)
+        assert str(refused.value) == (
+            f"{path} line 54: request 3's timeout was called early: a stale answer to it came "
+            "0.4 ms after it, within its 150 ms (SPEC 5: a timeout is called only once that "
+            "time is up; an arena before that rule called one early when writing the request "
+            "had waited past its deadline on a busy machine)"
+        )
+
+
+async def test_the_same_match_now_checks(autojump_clock, tmp_path):
+    """The old record's match played again by this referee: no fault, and the answer that was
+    stale is the request's own, 0.4 ms after it."""
+    result = await play_held(0.4, tmp_path / "m.jsonl.gz")
+    assert result.faults == ()
+    old = [
+        e
+        for e in read_record(OLD_RECORD)
+        if e["type"] == "reply" and (e["seat"], e["id"]) == (0, 3)
+    ]
+    assert [(e["verdict"], e["ms"]) for e in old] == [("stale", 0.4)]
+    new = seat0_lines(tmp_path / "m.jsonl.gz", 3)
+    assert [(e["verdict"], e["pending"], e["ms"]) for e in new] == [("ok", 3, 0.4)]
+    replay_record(tmp_path / "m.jsonl.gz")
+
+
+class RepeatingBot(FakeBot):
+    """Answers request HELD_AT - 1 followed, in the same write, by 7 copies of that answer
+    (stale at the next request, read with the held request pending before the early expiry
+    is seen); then answers the held request after 0.4 ms, after 3 more copies."""
+
+    def __init__(self) -> None:
+        super().__init__("edge")
+        self.requests = 0
+
+    async def on_request(self, request):
+        self.requests += 1
+        answer = b'{"type":"action","id":%d,"index":0}\n'
+        if self.requests == HELD_AT - 1:
+            self.before = request["id"]
+            await self.send(answer % self.before * 8)
+        elif self.requests == HELD_AT:
+            await trio.sleep(0.0004)
+            await self.send(answer % self.before * 3 + answer % request["id"])
+        else:
+            await super().on_request(request)
+
+
+async def test_the_stale_lines_kept_count_across_the_early_expiry(autojump_clock, tmp_path):
+    """At most RECORDED_STALE_REPLIES stale lines are kept per request, also when its wait went
+    on after the early expiry: 5 of the 7 read before it, none of the 3 after."""
+    path = tmp_path / "m.jsonl"
+    async with trio.open_nursery() as nursery:
+        procs = [
+            await connect_fake(
+                nursery, RepeatingBot(), time_control=CONTROL, transport=HeldUpTransport(HELD_AT)
+            ),
+            await connect_fake(nursery, FakeBot("b"), time_control=CONTROL),
+            await connect_fake(nursery, FakeBot("c"), time_control=CONTROL),
+        ]
+        result = await run_match(
+            AON, procs, seed=3, match_id="m", time_control=CONTROL, record_path=path
+        )
+        for proc in procs:
+            await proc.close()
+    assert result.faults == ()
+    held = [
+        (e["verdict"], e["id"])
+        for e in read_record(path)
+        if e["type"] == "reply" and e["seat"] == 0 and e["pending"] == HELD_AT
+    ]
+    assert held == [("stale", HELD_AT - 1)] * RECORDED_STALE_REPLIES + [("ok", HELD_AT)]
+    replay_record(path)
