@@ -70,13 +70,14 @@ class EdgeBot(FakeBot):
         await super().on_request(request)
 
 
-async def play_held(answer_ms: float, record_path):
-    """One match of three fake bots, seat 0 the edge bot behind the held-up transport."""
+async def play_held(answer_ms: float, record_path, edge: FakeBot | None = None):
+    """One match of three fake bots, seat 0 ``edge`` (an EdgeBot answering its held request
+    after ``answer_ms`` unless given) behind the held-up transport."""
     async with trio.open_nursery() as nursery:
         procs = [
             await connect_fake(
                 nursery,
-                EdgeBot(answer_ms),
+                edge or EdgeBot(answer_ms),
                 time_control=CONTROL,
                 transport=HeldUpTransport(HELD_AT),
             ),
@@ -189,19 +190,7 @@ async def test_the_stale_lines_kept_count_across_the_early_expiry(autojump_clock
     """At most RECORDED_STALE_REPLIES stale lines are kept per request, also when its wait went
     on after the early expiry: 5 of the 7 read before it, none of the 3 after."""
     path = tmp_path / "m.jsonl"
-    async with trio.open_nursery() as nursery:
-        procs = [
-            await connect_fake(
-                nursery, RepeatingBot(), time_control=CONTROL, transport=HeldUpTransport(HELD_AT)
-            ),
-            await connect_fake(nursery, FakeBot("b"), time_control=CONTROL),
-            await connect_fake(nursery, FakeBot("c"), time_control=CONTROL),
-        ]
-        result = await run_match(
-            AON, procs, seed=3, match_id="m", time_control=CONTROL, record_path=path
-        )
-        for proc in procs:
-            await proc.close()
+    result = await play_held(0.4, path, RepeatingBot())
     assert result.faults == ()
     held = [
         (e["verdict"], e["id"])
