@@ -577,9 +577,9 @@ def _stale_too_soon(request_id: int, ms: float, after: float, why: str) -> str:
     """Why a stale answer to ``request_id`` cannot come ``ms`` after it: ``after`` ms had to pass
     first, set by ``why`` (_Checker.stale_after)."""
     if why == "timeout":
-        # The referee called that timeout before the request's time was up. An arena before
-        # SPEC 5 said when a timeout is called did so when it was held up past the deadline of
-        # the request's write, on a busy machine: its records show it thus.
+        # The referee called that timeout before the request's time was up: an arena before
+        # SPEC 5's rule on when a timeout is called did so when it was held up past the
+        # deadline of the request's write, on a busy machine, and its records show it thus.
         return (
             f"request {request_id}'s timeout was called early: a stale answer to it came {ms} ms "
             f"after it, within its {after} ms (SPEC 5: a timeout is called only once that time "
