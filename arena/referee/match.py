@@ -35,7 +35,10 @@ A scope that expired in the scheduler pass that also brought the awaited reply s
 (moving its deadline does not undo that): the reply is still used, and the scope is replaced before
 the next request, so no seat's wait ends on another seat's deadline. Nothing after the reply is
 read may be cut short by the scope either (the crash fault's wait is shielded): each decision ends
-in exactly one action, after at most one fault of its own.
+in exactly one action, after at most one fault of its own. Likewise a scope that expired, for the
+deadline of a request's write, in the pass that completed that write (the referee held up past it
+on a busy machine) ends the wait that follows at once: a timeout is then called only if the
+request's own time is up (time_is_up), and otherwise its wait goes on under a fresh scope.
 """
 
 from __future__ import annotations
@@ -244,6 +247,7 @@ class _Match:
         "sent_id",
         "shared_lines",
         "shuffles_recorded",
+        "stale_kept",
         "state",
         "task",
         "teams",
@@ -334,7 +338,11 @@ class _Match:
             self.clock_offset: float = offset
         else:
             self.now, self.clock_offset = clock.current_time, 0.0
-        self.waiting: tuple[_Seat, int, float, bool] | None = None  # seat, id, sent at, written
+        # seat, id, sent at, written, limit_ms (time_left_ms + margin_ms)
+        self.waiting: tuple[_Seat, int, float, bool, int] | None = None
+        # The stale lines read_reply has recorded for the pending request (RECORDED_STALE_REPLIES),
+        # for a wait that goes on after an early expiry (wait_on).
+        self.stale_kept = 0
         # The seat whose decision ask_rest waits for and how much of its stderr had been read
         # then (a recorded match's: decision_stderr). A quick reply has none to keep: stderr
         # written before it would have woken trio's epoll, which sends the decision to ask_rest.
@@ -664,7 +672,7 @@ class _Match:
         except BotGone:
             return self.cannot_write(seat, scope, request_id, legal)
         if written < len(data):
-            self.waiting = (seat, request_id, sent_at, False)
+            self.waiting = (seat, request_id, sent_at, False, limit_ms)
             self.move_deadline(scope, sent_at + limit_ms / 1000)
             self.asking = (request_id, legal, limit_ms, data[written:] if written else data, None)
             return None
@@ -680,7 +688,7 @@ class _Match:
             if action is not None:
                 self.mark = time.perf_counter()
                 return action, "bot"
-        self.waiting = (seat, request_id, sent_at, True)
+        self.waiting = (seat, request_id, sent_at, True, limit_ms)
         self.asking = (request_id, legal, limit_ms, None, reply)
         return None
 
@@ -708,14 +716,17 @@ class _Match:
         )
         return self.autopilot_move(legal), "autopilot"
 
-    async def ask_rest(self, seat: _Seat, scope: trio.CancelScope) -> tuple[str, str]:
+    async def ask_rest(
+        self, seat: _Seat, scope: trio.CancelScope, resumed: bool = False
+    ) -> tuple[str, str]:
         """The rest of a decision ask_now began: the write, then the reply, as far as they were
-        not done there (``self.asking``)."""
+        not done there (``self.asking``). ``resumed``: its wait goes on after an early expiry
+        (wait_on): its stderr and stale lines count from where they were."""
         assert self.asking is not None
         request_id, legal, limit_ms, unsent, line = self.asking
         self.asking = None
         bot = seat.bot
-        if self.recording:
+        if self.recording and not resumed:
             count = bot.stderr_read()
             self.said_from = None if count is None else (seat, count)
         if unsent is None:
@@ -729,10 +740,11 @@ class _Match:
             # (The rest was written in parts, as the bot read: its time starts once it all is.)
             sent_at = self.now()
             self.sent(seat, sent_at)
-            self.waiting = (seat, request_id, sent_at, True)
+            self.waiting = (seat, request_id, sent_at, True, limit_ms)
         # Whatever waits from here on waits under this request's deadline.
         self.move_deadline(scope, sent_at + limit_ms / 1000)
-        action = await self.read_reply(seat, request_id, legal, sent_at, limit_ms, line)
+        stale = self.stale_kept if resumed else 0
+        action = await self.read_reply(seat, request_id, legal, sent_at, limit_ms, line, stale)
         self.mark = time.perf_counter()
         self.waiting = None
         self.said_from = None
@@ -816,15 +828,17 @@ class _Match:
         sent_at: float,
         limit_ms: int,
         first: bytes | None = None,
+        stale: int = 0,
     ) -> str | None:
         """Read lines until the reply to ``request_id``; None after a fault (already recorded).
         ``first``: a line already read (by ask_now, which found it not the ordinary reply).
+        ``stale``: the stale lines of this request read already (a wait that goes on: wait_on).
 
         Any line except a stale answer ends the decision and is charged to the clock: sending
         garbage does not save time.
         """
         reader = seat.bot.reader
-        stale = 0
+        self.stale_kept = stale
         checked = b""  # the last line stale_action_id judged, and its answer
         checked_id: int | None = None
         until = sent_at + limit_ms / 1000 + DEADLINE_SLACK_S  # the quick read's longest wait
@@ -857,6 +871,7 @@ class _Match:
                         if checked_id is not None:
                             stale += 1
                             if stale <= RECORDED_STALE_REPLIES:  # (as below)
+                                self.stale_kept = stale
                                 self.reply_entry(
                                     seat, line, "stale", checked_id, request_id, None, None
                                 )
@@ -890,6 +905,7 @@ class _Match:
                 # few are recorded, or a flood of them would fill the disk through the record.
                 stale += 1
                 if stale <= RECORDED_STALE_REPLIES:
+                    self.stale_kept = stale
                     self.reply_entry(seat, line, "stale", written_id, request_id, None, None)
                 continue
             seat.times_ms.append(used_ms)
@@ -1043,7 +1059,7 @@ class _Match:
     def timed_out(self) -> str:
         """The pending request ran out of time: record the fault, return the autopilot's move."""
         assert self.waiting is not None
-        seat, request_id, sent_at, written = self.waiting
+        seat, request_id, sent_at, written, _ = self.waiting
         self.waiting = None
         waited_ms = (self.now() - sent_at) * 1000
         seat.times_ms.append(waited_ms)
@@ -1177,8 +1193,35 @@ class _Match:
                         break
             if scope.cancelled_caught and self.waiting is not None:
                 seat = self.waiting[0]
+                if not self.time_is_up():
+                    # The scope expired for the deadline of the request's write, in the pass
+                    # that completed it (the referee was held up past it, on a busy machine):
+                    # the bot's time started only then. Its wait goes on under a scope whose
+                    # only deadline is its own (this one stays cancelled).
+                    with trio.CancelScope() as scope:
+                        self.new_scope()
+                        self.apply(seat, *await self.wait_on(seat, scope))
+                    if not scope.cancelled_caught:
+                        continue
                 self.mark = time.perf_counter()
                 self.apply(seat, self.timed_out(), "autopilot")
+
+    def time_is_up(self) -> bool:
+        """Whether the pending request's own time is up: its limit (with the margin) has passed
+        since its write was completed, or the write itself was cut off. A timeout is called
+        only then (SPEC.md section 5), so a stale answer to it is never timed below its limit."""
+        assert self.waiting is not None
+        _, _, sent_at, written, limit_ms = self.waiting
+        return not written or (self.now() - sent_at) * 1000 >= limit_ms
+
+    async def wait_on(self, seat: _Seat, scope: trio.CancelScope) -> tuple[str, str]:
+        """Go on waiting for the pending request's reply under ``scope``, after the match's
+        scope expired before its time was up (play)."""
+        assert self.waiting is not None
+        _, request_id, _, _, limit_ms = self.waiting
+        legal = self.state.legal_actions()
+        self.asking = (request_id, legal, limit_ms, None, None)
+        return await self.ask_rest(seat, scope, resumed=True)
 
     def apply(self, seat: _Seat, action: str, chosen_by: str) -> None:
         """Apply the decision's action, recorded unless its compact line is (quick_reply)."""

@@ -138,9 +138,11 @@ async def connect_fake(
     time_control: TimeControl = TimeControl(),
     spec: BotSpec | None = None,
     max_line_bytes: int = 1 << 20,
+    transport: FakeTransport | None = None,
 ) -> BotProcess:
-    """Start ``bot`` as a task in ``nursery`` and return the BotProcess that talks to it."""
-    transport = FakeTransport()
+    """Start ``bot`` as a task in ``nursery`` and return the BotProcess that talks to it
+    (through ``transport``: a fresh FakeTransport unless given, e.g. one that misbehaves)."""
+    transport = transport or FakeTransport()
     nursery.start_soon(bot.run, transport)
     spec = spec or BotSpec(bot.name, ("fake",))
     return await BotProcess.connect(

@@ -279,10 +279,10 @@ class _Checker:
         self.forfeited: set[int] = set()
         self.last_request = [0] * players
         self.first_request = [0] * players
-        # (seat, request id) -> the earliest "ms" a stale answer to it may have: when its
-        # decision ended (the time ran out, or the line that ended it came), then the stale
-        # lines read since (read later, received later)
-        self.stale_after: dict[tuple[int, int], float] = {}
+        # (seat, request id) -> the earliest "ms" a stale answer to it may have, and what set
+        # it: when its decision ended ("timeout": its time ran out, "line": the line that ended
+        # it came), then the stale lines read since ("stale": read later, received later)
+        self.stale_after: dict[tuple[int, int], tuple[float, str]] = {}
         self.autopilot = Rng(derive_seed(seed, "autopilot"))
         self.routed = 0
         self.shuffles = 0
@@ -346,7 +346,7 @@ class _Checker:
             return  # stopped while this request waited (run() takes the stopped line)
         if ending is not None:
             self.book(seat, ending, allowed, limit)
-            self.stale_after[seat, request_id] = ending.get("ms") or 0
+            self.stale_after[seat, request_id] = (ending.get("ms") or 0, "line")
         if ending is not None and ending["verdict"] == "ok":
             chosen = self.action_line(seat, legal, by="bot", request_id=request_id)
             if judged is not None and judged.action != chosen:
@@ -363,7 +363,7 @@ class _Checker:
         if ending is None:
             if fault.kind is FaultKind.TIMEOUT:  # charged what it was allowed (SPEC 5)
                 self.charge(seat, allowed)
-                self.stale_after[seat, request_id] = limit
+                self.stale_after[seat, request_id] = (limit, "timeout")
             self.times[seat].append(
                 DecisionTime(str(fault.kind), None, allowed, limit, None, entry["_line"])
             )
@@ -463,14 +463,10 @@ class _Checker:
             self.want(entry, "charged_ms", None, " (a stale line is not charged)")
             if ms is not None:
                 key = (seat, written)
-                after = self.stale_after.get(key, 0)
+                after, why = self.stale_after.get(key, (0, "line"))
                 if ms < after:
-                    self.fail(
-                        entry,
-                        f"a stale answer {ms} ms after request {written}, before its decision "
-                        f"ended or an earlier answer came ({after} ms)",
-                    )
-                self.stale_after[key] = ms
+                    self.fail(entry, _stale_too_soon(written, ms, after, why))
+                self.stale_after[key] = (ms, "stale")
         return judged
 
     def fault_line(
@@ -577,6 +573,23 @@ class _Judged:
 
 
 REPLACED = "\ufffd"  # what recorded_text puts for bytes that are not UTF-8
+
+
+def _stale_too_soon(request_id: int, ms: float, after: float, why: str) -> str:
+    """Why a stale answer to ``request_id`` cannot come ``ms`` after it: ``after`` ms had to pass
+    first, set by ``why`` (_Checker.stale_after)."""
+    if why == "timeout":
+        # The referee called that timeout before the request's time was up: an arena before
+        # SPEC 5's rule on when a timeout is called did so when it was held up past the
+        # deadline of the request's write, on a busy machine, and its records show it thus.
+        return (
+            f"request {request_id}'s timeout was called early: a stale answer to it came {ms} ms "
+            f"after it, within its {after} ms (SPEC 5: a timeout is called only once that time "
+            "is up; an arena before that rule called one early when writing the request had "
+            "waited past its deadline on a busy machine)"
+        )
+    ended = "the line that ended its decision" if why == "line" else "an earlier answer to it"
+    return f"a stale answer {ms} ms after request {request_id}, before {ended} ({after} ms)"
 
 
 def _judge_line(text: str, pending: int, legal: list[str]) -> _Judged | None:
