@@ -30,7 +30,7 @@ from arena.games.cards import derive_seed
 from arena.league.archive import ArchiveError, ArchiveLimits, unpack_archive
 from arena.league.config import HOUSE_AUTHOR, LeagueConfig
 from arena.league.matchmaking import Entrant, choose_table
-from arena.league.store import Author, DealSet, LeagueStore, Version
+from arena.league.store import HISTORY_NOTE, Author, DealSet, LeagueStore, RatingPoint, Version
 from arena.referee.bot_spec import BotSpec
 from arena.referee.confine import SealPlan, bwrap_argv, bwrap_problem
 from arena.referee.match import run_match
@@ -38,7 +38,7 @@ from arena.referee.process import BotProcess
 from arena.tournament.config import TournamentConfig
 from arena.tournament.pool import BotPool, hide_from_each_other, play_pooled_match
 from arena.tournament.schedule import ScheduledMatch, rotate
-from arena.tournament.standings import Standings, StandingsFold
+from arena.tournament.standings import OVERALL, Standings, StandingsFold
 
 IDLE_WAIT_S = 5.0  # with no table to play, look again this often (or when a version arrives)
 HOUR_S = 3600.0
@@ -83,8 +83,7 @@ class League:
         self.public_seed = config.seed
         # without a seed in the file, every deal-set draws a secret one of its own
         self.fold = StandingsFold(games=list(self.plans))
-        for match in sorted(store.matches(), key=self.fold.order):
-            self.fold.add(match)
+        self._fold_stored()
         self.changed = trio.Event()  # set when a version arrives or a match is stored
         self._build_slot = trio.CapacityLimiter(1)
         self.sandboxed_builds = bwrap_problem() is None
@@ -130,6 +129,38 @@ class League:
 
     def standings(self) -> Standings:
         return self.fold.standings()
+
+    # -- the ratings' history --------------------------------------------------------------------
+
+    def _fold_stored(self) -> None:
+        """Fold every stored match, in order (deal-set by deal-set). A store kept before the
+        ratings' history was (``meta.history`` unset) gets it now: each done deal-set's
+        versions' ratings as they stood after its last match."""
+        filling = self.store.note(HISTORY_NOTE) is None
+        done = {d.id: d for d in self.store.done_dealsets()} if filling else {}
+        finished = self.store.finish_times() if filling else {}
+        points: list[RatingPoint] = []
+        matches = sorted(self.store.matches(), key=self.fold.order)
+        for i, match in enumerate(matches):
+            self.fold.add(match)
+            last_of_its_dealset = i + 1 == len(matches) or matches[i + 1].deal != match.deal
+            if last_of_its_dealset and match.deal in done:
+                points += self.ratings_after(done[match.deal], finished.get(match.deal, ""))
+        if filling:
+            self.store.keep_ratings(points)
+            self.store.keep_note(HISTORY_NOTE, "kept")
+
+    def ratings_after(self, dealset: DealSet, at: str = "") -> list[RatingPoint]:
+        """The ratings of the deal-set's versions in its game's table and overall, as the fold
+        stands now (kept as their history when the deal-set is done)."""
+        points = []
+        for version_id in dict.fromkeys(dealset.seats):
+            label = self.store.version(version_id).label
+            for scope in (dealset.game, OVERALL):
+                rating = self.fold.rating(scope, label)
+                if rating is not None:
+                    points.append(RatingPoint(dealset.id, scope, version_id, *rating, at))
+        return points
 
     # -- matchmaking and play --------------------------------------------------------------------
 
@@ -211,7 +242,8 @@ class League:
             if v.status == "disqualified" or (v.author == HOUSE_AUTHOR and v.bot not in self.house)
         ]
         if plan is None or unplayable:
-            self.store.finish_dealset(dealset.id)  # (what it stored stays)
+            # (what it stored stays, and counts in the ratings kept)
+            self.store.finish_dealset(dealset.id, self.ratings_after(dealset))
             return
         specs = list({v.label: self.spec_of(v) for v in versions}.values())
         tournament = TournamentConfig(
@@ -258,7 +290,7 @@ class League:
                 self.store.save_match(dealset.id, rotation, stored)
                 self.fold.add(stored)
                 self.changed.set()
-            self.store.finish_dealset(dealset.id)
+            self.store.finish_dealset(dealset.id, self.ratings_after(dealset))
         finally:
             await pool.close_all()
 
