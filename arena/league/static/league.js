@@ -58,7 +58,7 @@ function table(headings, rows) {
 function matchLinks(links, id) {
   if (!links) return el("span", { class: "sealed", text: "after its deal-set" });
   return el("span", { class: "links" },
-    el("a", { href: links.debugger, class: "debugger-link", "aria-label": `debug ${id}`, text: "debugger" }), " · ",
+    el("a", { href: links.debugger, class: "debugger-link", "aria-label": `debugger for ${id}`, text: "debugger" }), " · ",
     el("a", { href: links.replay, class: "replay-link", "aria-label": `replay of ${id}`, text: "replay" }), " · ",
     el("a", { href: links.record, class: "record-link", "aria-label": `record of ${id}`, download: "", text: "record" }));
 }
