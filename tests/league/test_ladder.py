@@ -24,14 +24,24 @@ from tests.league.conftest import (
     wait_for,
 )
 
-# A bot that says who it is on stderr before every answer (its author's secret, for the test).
+# A bot that says who it is on stderr before every answer (its author's secret, for the test);
+# with "crash", it crashes at its first request of every league deal-set's rotation 0 (match ids
+# GAME/sN/r0: arena check's are not), saying its secret on stderr first (a crash fault's message
+# quotes it).
 NOISY_BOT = """import json, sys
 secret = sys.argv[1]
+crash = sys.argv[2:] == ["crash"]
+match_id = ""
 for line in sys.stdin:
     message = json.loads(line)
     if message["type"] == "hello":
         print(json.dumps({"type": "ready", "name": "noisy"}), flush=True)
+    elif message["type"] == "match_start":
+        match_id = message["match_id"]
     elif message["type"] == "request":
+        if crash and "/s" in match_id and match_id.endswith("/r0"):
+            print(f"{secret} crashing in {match_id}", file=sys.stderr, flush=True)
+            sys.exit(3)
         print(f"{secret} thinking about request {message['id']}", file=sys.stderr, flush=True)
         print(json.dumps({"type": "action", "id": message["id"], "index": 0}), flush=True)
     elif message["type"] == "bye":
@@ -39,11 +49,9 @@ for line in sys.stdin:
 """
 
 
-def noisy_bot(secret: str) -> bytes:
-    manifest = (
-        f'name = "noisy"\nauthor = "Test"\nversion = "1.0"\n'
-        f'run = ["python3", "noisy.py", "{secret}"]\n'
-    )
+def noisy_bot(secret: str, *, crash: bool = False) -> bytes:
+    argv = ["python3", "noisy.py", secret, *(["crash"] if crash else [])]
+    manifest = f'name = "noisy"\nauthor = "Test"\nversion = "1.0"\nrun = {json.dumps(argv)}\n'
     return targz({"bot.toml": manifest, "noisy.py": NOISY_BOT})
 
 
@@ -61,8 +69,8 @@ def _league_with_two_authors(tmp_path: Path) -> tuple[Path, str, str]:
     return toml, add_author(toml, "alice"), add_author(toml, "bob")
 
 
-def _upload(server: Server, token: str, secret: str) -> int:
-    status, answer = server.post("api/submit", noisy_bot(secret), token=token)
+def _upload(server: Server, token: str, secret: str, *, crash: bool = False) -> int:
+    status, answer = server.post("api/submit", noisy_bot(secret, crash=crash), token=token)
     assert status == 200, answer
     return int(answer["id"])
 
@@ -80,7 +88,7 @@ def _seats_said(data: dict[str, Any]) -> dict[int, list[str]]:
 def test_history_links_and_the_debugger_with_each_authors_own_stderr(tmp_path: Path) -> None:
     toml, alice, bob = _league_with_two_authors(tmp_path)
     with serving(toml) as server:
-        alice_v = _upload(server, alice, "ALICE-SECRET")
+        alice_v = _upload(server, alice, "ALICE-SECRET", crash=True)
         bob_v = _upload(server, bob, "BOB-SECRET")
         wait_for(
             "two deal-sets of alice and bob", lambda: len(_done_with(toml, alice_v, bob_v)) >= 2
@@ -110,7 +118,9 @@ def test_history_links_and_the_debugger_with_each_authors_own_stderr(tmp_path: P
         shared = next(
             m
             for m in version["matches"]
-            if m["links"] and {"alice.noisy.v1", "bob.noisy.v1"} <= set(m["bots"])
+            if m["links"]
+            and m["rotation"] > 0
+            and {"alice.noisy.v1", "bob.noisy.v1"} <= set(m["bots"])
         )
         assert set(shared["bots"]) >= {"alice.noisy.v1", "bob.noisy.v1"}
         links = shared["links"]
@@ -142,6 +152,25 @@ def test_history_links_and_the_debugger_with_each_authors_own_stderr(tmp_path: P
         assert status == 200 and "/static/debugger.js" in page
         status, _ = server.get("static/debugger.js")
         assert status == 200
+
+        # -- alice's crash: its kind for everyone, its message (her stderr) for her only ----------
+        crashed = next(m for m in version["matches"] if m["links"] and m["rotation"] == 0)
+        for who, token in (("alice", alice), ("bob", bob), ("anyone", None), ("org", ORGANISER)):
+            mine = who in ("alice", "org")
+            status, ladder = server.get("api/ladder", token=token)
+            status, seen_version = server.get(f"api/versions/{alice_v}", token=token)
+            faults = [f for f in ladder["faults"] + seen_version["faults"] if f["links"]]
+            assert faults and all(f["bot"] == "alice.noisy.v1" for f in seen_version["faults"])
+            for fault in (f for f in faults if f["bot"] == "alice.noisy.v1"):
+                assert fault["kind"] == "crash", fault
+                said = fault["message"] or ""
+                assert ("ALICE-SECRET crashing" in said) == mine, (who, fault)
+                assert fault.get("withheld", False) != mine, (who, fault)
+            assert seen_version["fault_counts"]["overall"]["crash"] >= 2
+            status, data = server.get("api/match?id=" + quote(crashed["id"], safe=""), token=token)
+            assert status == 200 and ("ALICE-SECRET" in json.dumps(data)) == mine, who
+            status, record = server.get(crashed["links"]["record"], token=token)
+            assert status == 200 and ("ALICE-SECRET" in record) == mine, who
 
         # -- the record, re-asked with arena replay --ask ------------------------------------
         status, record = server.get(links["record"], token=alice)
