@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -271,7 +272,7 @@ class League:
             for rotation in range(plan.players):
                 if rotation in self.store.stored_rotations(dealset.id):
                     continue
-                match_id = f"{plan.label}/s{dealset.id}/r{rotation}"
+                match_id = league_match_id(plan.label, dealset.id, rotation)
                 match = ScheduledMatch(
                     match_id=match_id,
                     game=plan.label,
@@ -399,6 +400,20 @@ class League:
             owner=None,
         )
         return bwrap_argv(plan, argv, strict=False)
+
+
+MATCH_ID_RE = re.compile(r"^[^/]{1,80}/s(\d{1,12})/r(\d{1,3})$")
+
+
+def league_match_id(game: str, dealset: int, rotation: int) -> str:
+    """A league match's id (SPEC 12.3): ``<game label>/s<deal-set>/r<rotation>``."""
+    return f"{game}/s{dealset}/r{rotation}"
+
+
+def parse_match_id(match_id: str) -> tuple[int, int] | None:
+    """(deal-set, rotation) of a league match's id; None for anything else."""
+    found = MATCH_ID_RE.match(match_id)
+    return None if found is None else (int(found[1]), int(found[2]))
 
 
 DEFAULT_MU = 25.0  # OpenSkill's prior, for a version not rated yet

@@ -39,7 +39,7 @@ from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from arena.league.config import HOUSE_AUTHOR, NAME_RE_TEXT
-from arena.league.league import League, UploadRefused
+from arena.league.league import League, UploadRefused, parse_match_id
 from arena.league.store import Author, LeagueStoreError, Version
 from arena.referee.record import ReplayError, replay_record
 from arena.render.replay import render_replay
@@ -55,7 +55,6 @@ PAGES = {"/": "ladder", "/author": "author", "/version": "version", "/me": "me"}
 STATIC_TYPES = {".js": "text/javascript", ".css": "text/css"}
 # The match page is arena serve's debugger (arena.web's own page and files, served as they are)
 DEBUGGER_FILES = ("app.js", "table.js", "debugger.js", "style.css", "table.css")
-MATCH_ID_RE = re.compile(r"^[^/]{1,80}/s(\d{1,12})/r(\d{1,3})$")  # <game>/s<deal-set>/r<rotation>
 WITHHELD = "(withheld: another author's bot)"
 LATEST = 30  # matches on a page
 NAME_RE = re.compile(NAME_RE_TEXT)
@@ -70,6 +69,13 @@ class Viewer:
     def sees_private(self, version: Version) -> bool:
         """Build logs, check reports and stderr: the version's author and the organiser."""
         return self.organiser or (self.author is not None and self.author.name == version.author)
+
+    def sees_private_of(self, label: str) -> bool:
+        """The same for a version named by its label, ``AUTHOR.BOT.vN`` (an author's name has
+        no '.', NAME_RE_TEXT)."""
+        return self.organiser or (
+            self.author is not None and label.split(".", 1)[0] == self.author.name
+        )
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -276,12 +282,7 @@ class LeagueApp:
 
     def _own_seats(self, bots: Sequence[str], viewer: Viewer) -> set[int]:
         """The seats whose version's private side (stderr, fault messages) ``viewer`` sees."""
-        if viewer.organiser:
-            return set(range(len(bots)))
-        if viewer.author is None:
-            return set()
-        own = {v.label for v in self.store.versions(author_id=viewer.author.id)}
-        return {seat for seat, bot in enumerate(bots) if bot in own}
+        return {seat for seat, bot in enumerate(bots) if viewer.sees_private_of(bot)}
 
     def _match(self, match: StoredMatch, viewer: Viewer) -> dict[str, Any]:
         """A stored match for the lists: a fault's message (which can quote its bot's stderr
@@ -314,7 +315,6 @@ class LeagueApp:
                 }
                 for f in match.faults
             ],
-            "replay": f"/api/replay/{match.deal}/{match.rotation}" if opened else None,
             "links": {
                 "replay": f"/api/replay/{match.deal}/{match.rotation}",
                 "debugger": f"/match?{query}",
@@ -331,11 +331,11 @@ class LeagueApp:
         if isinstance(viewer, Response):
             return viewer
         match_id = request.query_params.get("id", "")
-        found = MATCH_ID_RE.match(match_id)
+        found = parse_match_id(match_id)
         if found is None:
             return _error(400, f"id {match_id[:80]!r}: expected a match id, GAME/sN/rN")
         try:
-            dealset = self.store.dealset(int(found[1]))
+            dealset = self.store.dealset(found[0])
         except LeagueStoreError:
             return _error(404, f"{match_id}: no such deal-set")
         if not dealset.done:
@@ -347,7 +347,7 @@ class LeagueApp:
                 },
                 403,
             )
-        match = self.store.match(dealset.id, int(found[2]))
+        match = self.store.match(dealset.id, found[1])
         if match is None or match.match_id != match_id:
             return _error(404, f"{match_id}: no such match")
         if match.record_path is None:
