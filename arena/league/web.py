@@ -41,7 +41,7 @@ from starlette.types import ASGIApp
 from arena.league.config import HOUSE_AUTHOR, NAME_RE_TEXT
 from arena.league.league import League, UploadRefused, parse_match_id
 from arena.league.store import Author, LeagueStoreError, Version
-from arena.referee.record import ReplayError, replay_record
+from arena.referee.record import Replay, ReplayError, replay_record
 from arena.render.replay import render_replay
 from arena.tournament.pool import TournamentError, unwrapped
 from arena.tournament.standings import OVERALL, RATING_Z, standings_as_data
@@ -354,16 +354,21 @@ class LeagueApp:
             return _error(404, f"{match_id}: no record of that match")
         return viewer, match
 
-    async def _entries(self, match: StoredMatch) -> list[dict[str, Any]] | Response:
-        """The match's record, checked line by line against the rules (as arena replay); its
-        entries as written (without the reader's own notes)."""
+    async def _replay(self, match: StoredMatch) -> Replay | Response:
+        """The match's record, checked line by line against the rules (as arena replay)."""
         span = match.record_span or (None, None)
         try:
-            replay = await trio.to_thread.run_sync(
+            return await trio.to_thread.run_sync(
                 lambda: replay_record(Path(match.record_path or ""), at=span[0], length=span[1])
             )
         except (ReplayError, OSError) as exc:
             return _error(500, f"{match.match_id}: its record cannot be read: {exc}")
+
+    async def _entries(self, match: StoredMatch) -> list[dict[str, Any]] | Response:
+        """The match's record's entries as written (without the reader's own notes)."""
+        replay = await self._replay(match)
+        if isinstance(replay, Response):
+            return replay
         return [
             {k: v for k, v in entry.items() if not k.startswith("_")} for entry in replay.entries
         ]
@@ -531,13 +536,9 @@ class LeagueApp:
         match = self.store.match(dealset.id, int(request.path_params["rotation"]))
         if match is None or match.record_path is None:
             return _error(404, "no record of that match")
-        span = match.record_span or (None, None)
-        try:
-            replay = await trio.to_thread.run_sync(
-                lambda: replay_record(Path(match.record_path or ""), at=span[0], length=span[1])
-            )
-        except (ReplayError, OSError) as exc:
-            return _error(500, f"{match.match_id}: its record cannot be read: {exc}")
+        replay = await self._replay(match)
+        if isinstance(replay, Response):
+            return replay
         _leave_out_others(replay.entries, self._own_seats(match.bots, viewer))
         console = Console(record=True, width=110, file=io.StringIO())
         console.print(render_replay(replay, None))
