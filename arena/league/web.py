@@ -43,7 +43,7 @@ from arena.league.league import League, UploadRefused, parse_match_id
 from arena.league.store import Author, LeagueStoreError, Version
 from arena.referee.record import Replay, ReplayError, replay_record
 from arena.render.replay import render_replay
-from arena.tournament.pool import TournamentError, unwrapped
+from arena.tournament.errors import TournamentError, unwrapped
 from arena.tournament.standings import OVERALL, RATING_Z, standings_as_data
 from arena.tournament.store import StoredMatch
 from arena.web.matchview import MatchViewError, match_frames
