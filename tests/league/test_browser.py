@@ -49,7 +49,8 @@ def test_an_author_registers_uploads_and_plays_in_a_real_browser(tmp_path: Path)
 
             page.set_input_files("#archive", str(good))
             page.click("#upload button")
-            expect(page.locator("#outcome-status")).to_contain_text("active")
+            # (expect's own timeout is 5 s, not the page's: a build and check under load is longer)
+            expect(page.locator("#outcome-status")).to_contain_text("active", timeout=WAIT_S * 1000)
             expect(page.locator("#outcome pre")).to_contain_text("arena check")
             expect(page.locator("#versions")).to_contain_text("carol.mybot.v1")
 
