@@ -1,8 +1,9 @@
 """The league file (``LEAGUE.toml``): games, house bots, time control, limits, the sandbox and
 the organiser's settings. Every mistake is reported at once, one line each, naming the field.
 
-Its games, time control and house bots are read as a tournament file reads them
-(arena.tournament.config), so the two files mean the same by the same words.
+Its games, time control and house bots are read as a tournament file reads them, with the
+tournament file's public readers (arena.tournament.config: FieldReader, read_game, read_bot,
+read_time_control), so the two files mean the same by the same words and say a mistake alike.
 """
 
 from __future__ import annotations
@@ -17,10 +18,10 @@ from arena.referee.clock import TimeControl
 from arena.tournament.config import (
     DEFAULT_MATCH_TIME_LIMIT_S,
     ConfigError,
-    _bot,
-    _game,
-    _Reader,
-    _time_control,
+    FieldReader,
+    read_bot,
+    read_game,
+    read_time_control,
 )
 from arena.tournament.schedule import GamePlan
 
@@ -126,7 +127,7 @@ def load_league(path: str | Path) -> LeagueConfig:
 
 
 def league_from_table(data: dict[str, Any], *, source: str, base: Path) -> LeagueConfig:
-    reader = _Reader(source, base)
+    reader = FieldReader(source, base)
     read = reader.read
     reader.only(data, TOP_FIELDS, "")
     name = read(lambda: reader.name("name", data.get("name", "league")), "league")
@@ -161,7 +162,7 @@ def league_from_table(data: dict[str, Any], *, source: str, base: Path) -> Leagu
                         "nothing (a league plays deal-sets for as long as it runs)",
                         raw=True,
                     )
-            plan = _game(reader, f"games[{index}]", raw, 1)
+            plan = read_game(reader, f"games[{index}]", raw, 1)
             if plan is not None:
                 games.append(plan)
     labels = [plan.label for plan in games]
@@ -173,7 +174,7 @@ def league_from_table(data: dict[str, Any], *, source: str, base: Path) -> Leagu
         reader.note("bots", bots_raw, "a [[bots]] list of house bots")
     else:
         for index, raw in enumerate(bots_raw):
-            found = _bot(reader, f"bots[{index}]", raw)  # (its hash scope: the league hashes none)
+            found = read_bot(reader, f"bots[{index}]", raw)  # (the league hashes no scope)
             if found is not None:
                 house.append(found[1])
     organiser = read(lambda: _organiser(reader, data.get("organiser", {})), Organiser())
@@ -185,7 +186,7 @@ def league_from_table(data: dict[str, Any], *, source: str, base: Path) -> Leagu
         games=tuple(games),
         house_bots=tuple(house),
         sandbox=read(sandbox, None),
-        time_control=read(lambda: _time_control(reader, data.get("time", {})), TimeControl()),
+        time_control=read(lambda: read_time_control(reader, data.get("time", {})), TimeControl()),
         max_faults=read(
             lambda: reader.integer("max_faults", data.get("max_faults", 3), minimum=1), 3
         ),
@@ -209,7 +210,7 @@ def league_from_table(data: dict[str, Any], *, source: str, base: Path) -> Leagu
     return config
 
 
-def _organiser(reader: _Reader, raw: object) -> Organiser:
+def _organiser(reader: FieldReader, raw: object) -> Organiser:
     table = reader.table("organiser", raw)
     reader.only(table, ORGANISER_FIELDS, "organiser")
     registration = table.get("registration", "closed")
@@ -235,7 +236,7 @@ def _organiser(reader: _Reader, raw: object) -> Organiser:
     )
 
 
-def _limits(reader: _Reader, raw: object) -> Limits:
+def _limits(reader: FieldReader, raw: object) -> Limits:
     table = reader.table("limits", raw)
     reader.only(table, LIMIT_FIELDS, "limits")
     defaults = Limits()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import re
 import secrets
 import shutil
 import tempfile
@@ -31,7 +32,7 @@ from arena.games.cards import derive_seed
 from arena.league.archive import ArchiveError, ArchiveLimits, unpack_archive
 from arena.league.config import HOUSE_AUTHOR, LeagueConfig
 from arena.league.matchmaking import Entrant, choose_table
-from arena.league.store import Author, DealSet, LeagueStore, Version
+from arena.league.store import HISTORY_NOTE, Author, DealSet, LeagueStore, RatingPoint, Version
 from arena.referee.bot_spec import BotSpec
 from arena.referee.confine import SealPlan, bwrap_argv, bwrap_problem
 from arena.referee.match import run_match
@@ -40,7 +41,7 @@ from arena.referee.spawn import OWN_UID_USER, UidLease
 from arena.tournament.config import GamePlan, TournamentConfig
 from arena.tournament.pool import BotPool, hide_from_each_other, play_pooled_match
 from arena.tournament.schedule import ScheduledMatch, rotate
-from arena.tournament.standings import Standings, StandingsFold
+from arena.tournament.standings import OVERALL, Standings, StandingsFold
 from arena.tournament.store import StoredMatch
 from arena.tournament.summary import RunSummary
 
@@ -101,8 +102,7 @@ class League:
         self.public_seed = config.seed
         # without a seed in the file, every deal-set draws a secret one of its own
         self.fold = StandingsFold(games=list(self.plans))
-        for match in sorted(store.matches(), key=self.fold.order):
-            self.fold.add(match)
+        self._fold_stored()
         self.changed = trio.Event()  # set when a version arrives or a match is stored
         self._build_slot = trio.CapacityLimiter(1)
         self.sandboxed_builds = bwrap_problem() is None
@@ -163,6 +163,38 @@ class League:
 
     def standings(self) -> Standings:
         return self.fold.standings()
+
+    # -- the ratings' history --------------------------------------------------------------------
+
+    def _fold_stored(self) -> None:
+        """Fold every stored match, in order (deal-set by deal-set). A store kept before the
+        ratings' history was (``meta.history`` unset) gets it now: each done deal-set's
+        versions' ratings as they stood after its last match."""
+        filling = self.store.note(HISTORY_NOTE) is None
+        done = {d.id: d for d in self.store.done_dealsets()} if filling else {}
+        finished = self.store.finish_times() if filling else {}
+        points: list[RatingPoint] = []
+        matches = sorted(self.store.matches(), key=self.fold.order)
+        for i, match in enumerate(matches):
+            self.fold.add(match)
+            last_of_its_dealset = i + 1 == len(matches) or matches[i + 1].deal != match.deal
+            if last_of_its_dealset and match.deal in done:
+                points += self.ratings_after(done[match.deal], finished.get(match.deal, ""))
+        if filling:
+            self.store.keep_ratings(points)
+            self.store.keep_note(HISTORY_NOTE, "kept")
+
+    def ratings_after(self, dealset: DealSet, at: str = "") -> list[RatingPoint]:
+        """The ratings of the deal-set's versions in its game's table and overall, as the fold
+        stands now (kept as their history when the deal-set is done)."""
+        points = []
+        for version_id in dict.fromkeys(dealset.seats):
+            label = self.store.version(version_id).label
+            for scope in (dealset.game, OVERALL):
+                rating = self.fold.rating(scope, label)
+                if rating is not None:
+                    points.append(RatingPoint(dealset.id, scope, version_id, *rating, at))
+        return points
 
     # -- matchmaking and play --------------------------------------------------------------------
 
@@ -247,7 +279,8 @@ class League:
             if v.status == "disqualified" or (v.author == HOUSE_AUTHOR and v.bot not in self.house)
         ]
         if plan is None or unplayable:
-            self.store.finish_dealset(dealset.id)  # (what it stored stays)
+            # (what it stored stays, and counts in the ratings kept)
+            self.store.finish_dealset(dealset.id, self.ratings_after(dealset))
             return
         specs = hide_from_each_other(
             list({v.label: self.spec_of(v) for v in versions}.values()), self.own_files()
@@ -288,7 +321,7 @@ class League:
                     self._keep(dealset, await play_pooled_match(tournament, match, pool, run_match))
             finally:
                 await pool.close_all()
-        self.store.finish_dealset(dealset.id)
+        self.store.finish_dealset(dealset.id, self.ratings_after(dealset))
 
     def _keep(self, dealset: DealSet, match: StoredMatch) -> None:
         """Store a rotation's match as it ends, unless it is stored already (a cluster plays
@@ -438,6 +471,20 @@ class League:
         return bwrap_argv(plan, argv, strict=False, switch_user=os.geteuid() == 0)
 
 
+MATCH_ID_RE = re.compile(r"^[^/]{1,80}/s(\d{1,12})/r(\d{1,3})$")
+
+
+def league_match_id(game: str, dealset: int, rotation: int) -> str:
+    """A league match's id (SPEC 12.3): ``<game label>/s<deal-set>/r<rotation>``."""
+    return f"{game}/s{dealset}/r{rotation}"
+
+
+def parse_match_id(match_id: str) -> tuple[int, int] | None:
+    """(deal-set, rotation) of a league match's id; None for anything else."""
+    found = MATCH_ID_RE.match(match_id)
+    return None if found is None else (int(found[1]), int(found[2]))
+
+
 DEFAULT_MU = 25.0  # OpenSkill's prior, for a version not rated yet
 DEFAULT_SIGMA = 25.0 / 3
 
@@ -446,7 +493,7 @@ def _rotation(
     plan: GamePlan, dealset: DealSet, labels: tuple[str, ...], rotation: int
 ) -> ScheduledMatch:
     """The match of ``dealset`` in ``rotation`` (SPEC 12.3)."""
-    match_id = f"{plan.label}/s{dealset.id}/r{rotation}"
+    match_id = league_match_id(plan.label, dealset.id, rotation)
     return ScheduledMatch(
         match_id=match_id,
         game=plan.label,

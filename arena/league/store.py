@@ -19,13 +19,20 @@ Tables::
     seated(game, version, dealsets), meetings(game, a, b, dealsets)   per game, the deal-sets
                              each version sat in and each pair (a < b) met in, counted as each
                              deal-set is written (the matchmaker reads them, not every deal-set)
+    ratings(dealset, scope, version, mu, sigma, at)   a version's rating (10.6's OpenSkill
+                             mu and sigma) in a game's table and overall, as the ladder stood
+                             when a deal-set it sat in was done: its history over time
 
-Schema 1 (without the last three) is brought to 2 on opening: they are counted from the
-deal-sets stored, in one transaction.
+Schema 1 (without seats, seated and meetings) is brought to 2 on opening: they are counted from
+the deal-sets stored, in one transaction.
 
 Every write is one transaction, so a killed server leaves each row whole or absent; on a
 restart the deal-sets not done are played on from their first missing rotation, and a rotation
 stored is never played again (its primary key refuses a second row).
+
+A store made before ``ratings`` existed opens as it is (the table is added empty, and
+``meta.history`` is unset): the league fills the history of its done deal-sets once, by folding
+their matches again in order (arena.league.league).
 
 Tokens are kept as SHA-256 hashes: a token is 32 random bytes, so a fast hash suffices (no
 password stretching is needed for a secret nobody chose).
@@ -113,7 +120,17 @@ CREATE TABLE IF NOT EXISTS meetings (
     dealsets INTEGER NOT NULL,
     PRIMARY KEY (game, a, b)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS ratings (
+    dealset  INTEGER NOT NULL REFERENCES dealsets(id),
+    scope    TEXT NOT NULL,       -- a game's label, or "overall"
+    version  INTEGER NOT NULL REFERENCES versions(id),
+    mu       REAL NOT NULL,
+    sigma    REAL NOT NULL,
+    at       TEXT NOT NULL,       -- when the deal-set was done
+    PRIMARY KEY (dealset, scope, version)
+);
 """
+HISTORY_NOTE = "history"  # meta key: set once every done deal-set's ratings are kept
 
 
 class LeagueStoreError(Exception):
@@ -150,6 +167,19 @@ class DealSet:
     seed: int
     seats: tuple[int, ...]  # version ids, rotation 0
     done: bool
+
+
+@dataclass(frozen=True)
+class RatingPoint:
+    """A version's rating in one table (``scope``: a game's label or "overall") after a
+    deal-set: OpenSkill's mu and sigma, as the ladder stood when the deal-set was done."""
+
+    dealset: int
+    scope: str
+    version: int
+    mu: float
+    sigma: float
+    at: str = ""  # (ISO time; "" when written: the time it is written)
 
 
 def hash_token(token: str) -> str:
@@ -236,6 +266,7 @@ class LeagueStore:
                             ("schema", SCHEMA_VERSION),
                             ("name", name),
                             ("created", _now()),
+                            (HISTORY_NOTE, "kept"),  # (a new store: nothing to fill in)
                         ],
                     )
         except sqlite3.DatabaseError as exc:
@@ -461,9 +492,43 @@ class LeagueStore:
     def dealset_count(self) -> int:
         return int(self._db.execute("SELECT count(*) FROM dealsets").fetchone()[0])
 
-    def finish_dealset(self, dealset_id: int) -> None:
+    def finish_dealset(self, dealset_id: int, ratings: Sequence[RatingPoint] = ()) -> None:
+        """Mark the deal-set done and keep ``ratings`` (its versions' ratings now), together."""
         with _transaction(self._db):
             self._db.execute("UPDATE dealsets SET done = 1 WHERE id = ?", (dealset_id,))
+            self._keep_ratings(ratings)
+
+    def keep_ratings(self, ratings: Sequence[RatingPoint]) -> None:
+        """Keep ratings of deal-sets done before the history was kept (a row kept is kept)."""
+        with _transaction(self._db):
+            self._keep_ratings(ratings)
+
+    def _keep_ratings(self, ratings: Sequence[RatingPoint]) -> None:
+        now = _now()
+        self._db.executemany(
+            "INSERT OR IGNORE INTO ratings VALUES (?, ?, ?, ?, ?, ?)",
+            [(r.dealset, r.scope, r.version, r.mu, r.sigma, r.at or now) for r in ratings],
+        )
+
+    def rating_history(self, version_id: int) -> list[RatingPoint]:
+        """The version's ratings after each deal-set it sat in, in the order they were kept."""
+        rows = self._db.execute(
+            "SELECT dealset, scope, version, mu, sigma, at FROM ratings WHERE version = ? "
+            "ORDER BY rowid",
+            (version_id,),
+        ).fetchall()
+        return [RatingPoint(*row) for row in rows]
+
+    def finish_times(self) -> dict[int, str]:
+        """When each deal-set's last stored match finished (deal-set id -> ISO time)."""
+        rows = self._db.execute("SELECT dealset, max(finished) FROM matches GROUP BY dealset")
+        return dict(rows.fetchall())
+
+    def done_dealsets(self) -> list[DealSet]:
+        rows = self._db.execute(
+            "SELECT id, game, seed, seats, done FROM dealsets WHERE done = 1 ORDER BY id"
+        ).fetchall()
+        return [_dealset(row) for row in rows]
 
     def stored_rotations(self, dealset_id: int) -> set[int]:
         rows = self._db.execute(
@@ -493,6 +558,21 @@ class LeagueStore:
             rows = self._db.execute(
                 "SELECT match FROM matches ORDER BY rowid DESC LIMIT ?", (latest,)
             ).fetchall()
+        return [_decode_match(row[0]) for row in rows]
+
+    def matches_with_faults(self, version_id: int | None = None) -> list[StoredMatch]:
+        """The stored matches with a fault (of the deal-sets ``version_id`` sits in), in the
+        order stored: only those are decoded (faults are rare; the ladder lists the latest)."""
+        has_fault = "json_array_length(m.match, '$.faults') > 0"
+        if version_id is None:
+            query = f"SELECT m.match FROM matches m WHERE {has_fault} ORDER BY m.rowid"
+            rows = self._db.execute(query).fetchall()
+        else:
+            query = (
+                "SELECT m.match FROM seats s JOIN matches m ON m.dealset = s.dealset "
+                f"WHERE s.version = ? AND {has_fault} ORDER BY m.rowid"
+            )
+            rows = self._db.execute(query, (version_id,)).fetchall()
         return [_decode_match(row[0]) for row in rows]
 
     def matches_of(self, version_id: int, *, latest: int | None = None) -> list[StoredMatch]:

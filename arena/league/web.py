@@ -20,11 +20,12 @@ import io
 import re
 import secrets
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import msgspec
 import trio
@@ -33,24 +34,28 @@ from hypercorn.trio import serve
 from rich.console import Console
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp
 
 from arena.league.config import HOUSE_AUTHOR, NAME_RE_TEXT
-from arena.league.league import League, RegistrationRefused, UploadRefused
+from arena.league.league import League, RegistrationRefused, UploadRefused, parse_match_id
 from arena.league.store import Author, LeagueStoreError, Version
-from arena.referee.record import ReplayError, replay_record
+from arena.referee.record import Replay, ReplayError, replay_record
 from arena.render.replay import render_replay
 from arena.tournament.errors import TournamentError, unwrapped
-from arena.tournament.standings import standings_as_data
+from arena.tournament.standings import OVERALL, RATING_Z, standings_as_data
 from arena.tournament.store import StoredMatch
+from arena.web.matchview import MatchViewError, match_frames
 from arena.web.server import HostCheck, HostGuard
 
 SESSION_COOKIE = "league_token"
 CSRF_HEADER = "x-csrf-token"
 PAGES = {"/": "ladder", "/author": "author", "/version": "version", "/me": "me"}
 STATIC_TYPES = {".js": "text/javascript", ".css": "text/css"}
+# The match page is arena serve's debugger (arena.web's own page and files, served as they are)
+DEBUGGER_FILES = ("app.js", "table.js", "debugger.js", "style.css", "table.css")
+WITHHELD = "(withheld: another author's bot)"
 LATEST = 30  # matches on a page
 NAME_RE = re.compile(NAME_RE_TEXT)
 
@@ -64,6 +69,13 @@ class Viewer:
     def sees_private(self, version: Version) -> bool:
         """Build logs, check reports and stderr: the version's author and the organiser."""
         return self.organiser or (self.author is not None and self.author.name == version.author)
+
+    def sees_private_of(self, label: str) -> bool:
+        """The same for a version named by its label, ``AUTHOR.BOT.vN`` (an author's name has
+        no '.', NAME_RE_TEXT)."""
+        return self.organiser or (
+            self.author is not None and label.split(".", 1)[0] == self.author.name
+        )
 
 
 def _json(data: Any, status: int = 200) -> Response:
@@ -132,9 +144,25 @@ class LeagueApp:
     async def static(self, request: Request) -> Response:
         name = request.path_params["name"]
         suffix = Path(name).suffix
+        if name in DEBUGGER_FILES:
+            body = resources.files("arena.web").joinpath("static", name).read_bytes()
+            return Response(body, media_type=STATIC_TYPES[suffix])
         if name not in ("league.js", "league.css"):
             return _error(404, "no such file")
         return Response(_static(name), media_type=STATIC_TYPES[suffix])
+
+    async def match_page(self, request: Request) -> Response:
+        """``/match?id=ID``: arena serve's match page, the debugger, on this league's API."""
+        html = resources.files("arena.web").joinpath("static", "index.html").read_bytes()
+        return Response(html, media_type="text/html", headers={"Cache-Control": "no-store"})
+
+    async def bot_page(self, request: Request) -> Response:
+        """``/bot?name=LABEL`` (the debugger's link for a seat's bot): that version's page."""
+        label = request.query_params.get("name", "")
+        version = next((v for v in self.store.versions() if v.label == label), None)
+        if version is None:
+            return _error(404, f"no version {label[:80]!r}")
+        return RedirectResponse(f"/version?id={version.id}", status_code=303)
 
     # -- the API -------------------------------------------------------------------------------
 
@@ -201,6 +229,9 @@ class LeagueApp:
         return _json({"author": name, "token": token})
 
     async def ladder(self, request: Request) -> Response:
+        viewer = self.viewer(request)
+        if isinstance(viewer, Response):
+            return viewer
         versions = {v.label: v for v in self.store.versions()}
         data = standings_as_data(self.league.standings())
         for table in data.values():
@@ -214,10 +245,14 @@ class LeagueApp:
                 "tables": data,
                 "playing": len(self.league.playing),
                 "versions": [_public(v) for v in versions.values() if v.status == "active"],
+                "faults": self._latest_faults(None, viewer),
             }
         )
 
     async def matches(self, request: Request) -> Response:
+        viewer = self.viewer(request)
+        if isinstance(viewer, Response):
+            return viewer
         raw = request.query_params.get("version")
         version_id = None
         if raw is not None:
@@ -225,15 +260,44 @@ class LeagueApp:
             if isinstance(version, Response):
                 return version
             version_id = version.id
-        return _json([self._match(m) for m in self._latest(version_id)])
+        return _json([self._match(m, viewer) for m in self._latest(version_id)])
 
     def _latest(self, version_id: int | None, limit: int = LATEST) -> list[StoredMatch]:
+        """The latest stored matches (of the version ``version_id``), newest first."""
         if version_id is None:
             return self.store.matches(latest=limit)
         return self.store.matches_of(version_id, latest=limit)
 
-    def _match(self, match: StoredMatch) -> dict[str, Any]:
+    def _latest_faults(self, version: Version | None, viewer: Viewer) -> list[dict[str, Any]]:
+        """The latest faults (of ``version``), newest first, each with its match and where to
+        debug it."""
+        found: list[dict[str, Any]] = []
+        label = None if version is None else version.label
+        stored = self.store.matches_with_faults(None if version is None else version.id)
+        for match in reversed(stored):
+            faults = [f for f in match.faults if label is None or f.bot == label]
+            if not faults:
+                continue
+            shown = self._match(match, viewer)
+            for fault in shown["faults"]:
+                if label is None or fault["bot"] == label:
+                    found.append({"match": match.match_id, **fault, "links": shown["links"]})
+            if len(found) >= LATEST:
+                return found[:LATEST]
+        return found
+
+    def _own_seats(self, bots: Sequence[str], viewer: Viewer) -> set[int]:
+        """The seats whose version's private side (stderr, fault messages) ``viewer`` sees."""
+        return {seat for seat, bot in enumerate(bots) if viewer.sees_private_of(bot)}
+
+    def _match(self, match: StoredMatch, viewer: Viewer) -> dict[str, Any]:
+        """A stored match for the lists: a fault's message (which can quote its bot's stderr
+        or name cards) only to its version's author once the deal-set is done, and to the
+        organiser; the replay and the debugger once the deal-set is done."""
         done = self.store.dealset(match.deal).done
+        own = self._own_seats(match.bots, viewer)
+        opened = done and match.record is not None
+        query = urlencode({"id": match.match_id})
         return {
             "id": match.match_id,
             "game": match.game,
@@ -245,13 +309,133 @@ class LeagueApp:
             "status": match.status,
             "reason": match.reason,
             "faults": [
-                {"seat": f.seat, "bot": f.bot, "kind": f.kind, "message": f.message}
+                {
+                    "seat": f.seat,
+                    "bot": f.bot,
+                    "kind": f.kind,
+                    **(
+                        {"message": f.message}
+                        if viewer.organiser or (done and f.seat in own)
+                        else {"message": None, "withheld": True}
+                    ),
+                }
                 for f in match.faults
             ],
-            "replay": f"/api/replay/{match.deal}/{match.rotation}"
-            if done and match.record
+            "links": {
+                "replay": f"/api/replay/{match.deal}/{match.rotation}",
+                "debugger": f"/match?{query}",
+                "record": f"/api/record?{query}",
+            }
+            if opened
             else None,
         }
+
+    def _recorded(self, request: Request) -> tuple[Viewer, StoredMatch] | Response:
+        """Who asks for which match's record (``?id=``), or the error to answer: the record is
+        given once its deal-set is done (before then it would show cards still in play)."""
+        viewer = self.viewer(request)
+        if isinstance(viewer, Response):
+            return viewer
+        match_id = request.query_params.get("id", "")
+        found = parse_match_id(match_id)
+        if found is None:
+            return _error(400, f"id {match_id[:80]!r}: expected a match id, GAME/sN/rN")
+        try:
+            dealset = self.store.dealset(found[0])
+        except LeagueStoreError:
+            return _error(404, f"{match_id}: no such deal-set")
+        if not dealset.done:
+            return _json(
+                {
+                    "error": f"{match_id}: its deal-set is still being played (the cards stay "
+                    "sealed until it is done)",
+                    "seats_allowed": [],
+                },
+                403,
+            )
+        match = self.store.match(dealset.id, found[1])
+        if match is None or match.match_id != match_id:
+            return _error(404, f"{match_id}: no such match")
+        if match.record is None:
+            return _error(404, f"{match_id}: no record of that match")
+        return viewer, match
+
+    async def _replay(self, match: StoredMatch) -> Replay | Response:
+        """The match's record, checked line by line against the rules (as arena replay)."""
+        record = match.record
+        if record is None:
+            return _error(404, "no record of that match")
+        try:
+            return await trio.to_thread.run_sync(lambda: replay_record(record))
+        except (ReplayError, OSError) as exc:
+            return _error(500, f"{match.match_id}: its record cannot be read: {exc}")
+
+    async def _entries(self, match: StoredMatch) -> list[dict[str, Any]] | Response:
+        """The match's record's entries as written (without the reader's own notes)."""
+        replay = await self._replay(match)
+        if isinstance(replay, Response):
+            return replay
+        return [
+            {k: v for k, v in entry.items() if not k.startswith("_")} for entry in replay.entries
+        ]
+
+    async def match(self, request: Request) -> Response:
+        """The debugger's data (arena serve's ``/api/match``) for a league match: every hand
+        (its deal-set is done); a decision's stderr and a fault's message only of the seats
+        whose version is the viewer's (all of them for the organiser)."""
+        asked = self._recorded(request)
+        if isinstance(asked, Response):
+            return asked
+        viewer, match = asked
+        raw = request.query_params.get("seat", "all")
+        if raw != "all" and not (raw.isascii() and raw.isdigit() and len(raw) < 3):
+            return _error(400, f"seat {raw[:20]!r}: expected a seat number or all")
+        seat = None if raw == "all" else int(raw)
+        if seat is not None and seat >= match.players:
+            return _error(400, f"seat {seat}: the match has seats 0 to {match.players - 1}")
+        entries = await self._entries(match)
+        if isinstance(entries, Response):
+            return entries
+        own = self._own_seats(match.bots, viewer)
+        _leave_out_others(entries, own)
+        try:
+            frames = match_frames(entries, seat)
+        except MatchViewError as exc:
+            return _error(500, f"{match.match_id}: {exc}")
+        return _json(
+            {
+                "match_id": match.match_id,
+                "stored": None,
+                "referee": dict(match.referee) if match.referee else None,
+                "running": False,
+                "sealed": False,
+                "all_hands_allowed": True,
+                "seats_allowed": list(range(match.players)),
+                "strained": None,
+                "stderr_seats": sorted(own),
+                **frames,
+            }
+        )
+
+    async def record(self, request: Request) -> Response:
+        """The match's record (JSON lines, SPEC 8) to download, for ``arena replay FILE --seat S
+        --ask N --bot CMD``: another author's bot's stderr left out, its faults' messages
+        withheld."""
+        asked = self._recorded(request)
+        if isinstance(asked, Response):
+            return asked
+        viewer, match = asked
+        entries = await self._entries(match)
+        if isinstance(entries, Response):
+            return entries
+        _leave_out_others(entries, self._own_seats(match.bots, viewer))
+        lines = [msgspec.json.encode(entry) for entry in entries]
+        name = match.match_id.replace("/", "-") + ".jsonl"
+        return Response(
+            b"\n".join(lines) + b"\n",
+            media_type="application/x-ndjson",
+            headers={"Content-Disposition": f'attachment; filename="{name}"'},
+        )
 
     def _asked(self, request: Request) -> tuple[Viewer, Version] | Response:
         """Who asks about which version (``{id}`` in the path), or the error to answer."""
@@ -293,19 +477,38 @@ class LeagueApp:
             return asked
         viewer, version = asked
         matches = self.store.matches_of(version.id)
-        history = []
-        placings = 0.0
-        for count, match in enumerate(matches, 1):
-            seats = [i for i, bot in enumerate(match.bots) if bot == version.label]
-            if match.completed and seats:
-                placings += sum(match.placings[i] for i in seats) / len(seats)
-            history.append({"match": match.match_id, "mean_placing": round(placings / count, 4)})
         data = _shown(version, viewer)
-        data["history"] = history
-        data["matches"] = [self._match(m) for m in matches[-LATEST:][::-1]]
+        data["history"] = self._history(version)
+        data["matches"] = [self._match(m, viewer) for m in matches[-LATEST:][::-1]]
+        data["faults"] = self._latest_faults(version, viewer)
+        rows = {
+            scope: next((r for r in table if r.bot == version.label), None)
+            for scope, table in self.league.standings().tables.items()
+        }
+        data["fault_counts"] = {
+            scope: dict(row.faults) for scope, row in rows.items() if row is not None
+        }
         if viewer.sees_private(version):
             data["stderr"] = self._stderr_logs(version)
         return _json(data)
+
+    def _history(self, version: Version) -> dict[str, list[dict[str, Any]]]:
+        """The version's rating after each deal-set it sat in, per game and overall (the games
+        in the league file's order, then overall; a table it never played in left out)."""
+        scopes: dict[str, list[dict[str, Any]]] = {label: [] for label in self.league.plans}
+        scopes[OVERALL] = []
+        for point in self.store.rating_history(version.id):
+            scopes.setdefault(point.scope, []).append(
+                {
+                    "dealset": point.dealset,
+                    "at": point.at,
+                    "mu": point.mu,
+                    "sigma": point.sigma,
+                    "low": point.mu - RATING_Z * point.sigma,
+                    "high": point.mu + RATING_Z * point.sigma,
+                }
+            )
+        return {scope: points for scope, points in scopes.items() if points}
 
     def _stderr_logs(self, version: Version) -> list[str]:
         folder = self.league.config.logs_dir
@@ -327,6 +530,9 @@ class LeagueApp:
         return Response(text, media_type="text/plain; charset=utf-8")
 
     async def replay(self, request: Request) -> Response:
+        viewer = self.viewer(request)
+        if isinstance(viewer, Response):
+            return viewer
         try:
             dealset = self.store.dealset(int(request.path_params["dealset"]))
         except (LeagueStoreError, ValueError):
@@ -414,11 +620,27 @@ class LeagueApp:
             Route("/api/versions/{id}/retire", self.retire, methods=["POST"]),
             Route("/api/versions/{id}/disqualify", self.disqualify, methods=["POST"]),
             Route("/api/replay/{dealset:int}/{rotation:int}", self.replay),
+            Route("/match", self.match_page),
+            Route("/bot", self.bot_page),
+            Route("/api/match", self.match),
+            Route("/api/record", self.record),
             Route("/api/submit", self.submit, methods=["POST"]),
         ]
 
 
 NAME_EXPECTED_TEXT = "1-40 letters, digits or _ - (starting with a letter or digit)"
+
+
+def _leave_out_others(entries: Sequence[dict[str, Any]], own: set[int]) -> None:
+    """A record's entries with what only its own author sees of a seat not in ``own`` left
+    out: its decisions' stderr, and its faults' messages (which may quote it) withheld."""
+    for entry in entries:
+        if entry.get("seat") in own:
+            continue
+        if entry.get("type") == "reply":
+            entry.pop("stderr", None)
+        elif entry.get("type") == "fault" and isinstance(entry.get("message"), str):
+            entry["message"] = WITHHELD
 
 
 async def _json_body(request: Request) -> Any:

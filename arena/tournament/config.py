@@ -7,6 +7,11 @@ was expected, e.g.::
     tournaments/x.toml: bots[2].argv: found 7 (an integer); expected a list of strings
 
 The format is specified in SPEC.md section 10 (keep the two in step).
+
+Other files that share the tournament file's words (the league file, arena.league.config) read
+them with this module's public readers, so a field means the same and a mistake is said alike:
+:class:`FieldReader` (one file's fields, every mistake kept), :func:`read_game` (a [[games]]
+entry), :func:`read_bot` (a [[bots]] entry) and :func:`read_time_control` (the [time] table).
 """
 
 from __future__ import annotations
@@ -553,7 +558,7 @@ def _excluded(relative: str, patterns: Sequence[str], *, folder: bool = False) -
 
 
 def _programs(
-    reader: _Reader, bots: Sequence[tuple[str, BotSpec, bool, BotScope]], skip: Sequence[Path]
+    reader: FieldReader, bots: Sequence[tuple[str, BotSpec, bool, BotScope]], skip: Sequence[Path]
 ) -> dict[str, dict[str, str]]:
     """Each bot's program hashes; a program that cannot be read is a mistake of its field."""
     programs: dict[str, dict[str, str]] = {}
@@ -591,10 +596,11 @@ def _describe(value: object) -> str:
     return f"{shown} ({kind})"
 
 
-class _Reader:
-    """Checks fields of one source. ``fail`` raises ConfigError naming the source and field;
-    ``read`` runs one check and, when it fails, keeps the mistake in ``problems`` and goes on,
-    so that :meth:`done` reports every mistake of the file at once."""
+class FieldReader:
+    """Checks the fields of one file (public: the league file reads with it too). ``fail``
+    raises ConfigError naming the source and field; ``read`` runs one check and, when it fails,
+    keeps the mistake in ``problems`` and goes on, so that :meth:`done` reports every mistake
+    of the file at once, one line each: ``SOURCE: FIELD: found X; expected Y``."""
 
     def __init__(self, source: str, base: Path | None = None) -> None:
         self.source = source
@@ -692,9 +698,10 @@ class _Reader:
 # -- the parts of a definition --------------------------------------------------------------------
 
 
-def _bot(reader: _Reader, where: str, raw: object) -> tuple[BotScope, BotSpec] | None:
-    """One [[bots]] entry and what it is for its content hash; None (its mistakes kept in
-    ``reader``) when it has any."""
+def read_bot(reader: FieldReader, where: str, raw: object) -> tuple[BotScope, BotSpec] | None:
+    """One [[bots]] entry (``where``: its place in the file, e.g. ``bots[2]``) and what it is
+    for its content hash; None (its mistakes kept in ``reader``) when it has any. Public: the
+    league file's house bots are read with it."""
     table = reader.read(lambda: reader.table(where, raw), None)
     if table is None:
         return None
@@ -784,7 +791,7 @@ def _bot(reader: _Reader, where: str, raw: object) -> tuple[BotScope, BotSpec] |
     )
 
 
-def _scope(reader: _Reader, where: str, table: dict[str, Any], cwd: str | None) -> BotScope:
+def _scope(reader: FieldReader, where: str, table: dict[str, Any], cwd: str | None) -> BotScope:
     """``files`` (what the bot is, relative to its cwd) and ``exclude`` (patterns left out)."""
 
     def paths(field_name: str) -> tuple[str, ...] | None:
@@ -810,14 +817,14 @@ def _scope(reader: _Reader, where: str, table: dict[str, Any], cwd: str | None) 
     return BotScope(files, exclude)
 
 
-def _user(reader: _Reader, where: str, table: dict[str, Any]) -> str | None:
+def _user(reader: FieldReader, where: str, table: dict[str, Any]) -> str | None:
     """The bot's ``user`` (a user name or number), None when it gives none."""
     if "user" not in table:
         return None
     return reader.bot_field(f"{where}.user", check_user, table["user"])
 
 
-def _check_program(reader: _Reader, field_name: str, program: str, cwd: str | None) -> None:
+def _check_program(reader: FieldReader, field_name: str, program: str, cwd: str | None) -> None:
     """A missing program is a mistake in the file, not a bot that forfeits every match."""
     if "/" in program:
         path = Path(cwd or ".") / program
@@ -831,7 +838,7 @@ def _check_program(reader: _Reader, field_name: str, program: str, cwd: str | No
         reader.fail(field_name, program, "a program found on PATH")
 
 
-def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
+def _bots_dir(reader: FieldReader, raw: object) -> tuple[BotSpec, ...]:
     """``bots_dir = "bots"`` or ``bots_dir = { path = "bots", sandbox = "bwrap" }``: the latest
     version of every bot installed there by ``arena submit``, named ``name@version``
     (arena/bots/installed.py)."""
@@ -847,8 +854,10 @@ def _bots_dir(reader: _Reader, raw: object) -> tuple[BotSpec, ...]:
         raise ConfigError(f"{reader.source}: bots_dir: {exc}") from None
 
 
-def _game(reader: _Reader, where: str, raw: object, default_deals: int) -> GamePlan | None:
-    """One [[games]] entry; None (its mistakes kept in ``reader``) when it has any."""
+def read_game(reader: FieldReader, where: str, raw: object, default_deals: int) -> GamePlan | None:
+    """One [[games]] entry (``where``: its place, e.g. ``games[0]``; ``default_deals``: when it
+    names none); None (its mistakes kept in ``reader``) when it has any. Public: the league
+    file's games are read with it."""
     table: dict[str, Any] | None = (
         {"game": raw}
         if isinstance(raw, str)
@@ -952,7 +961,9 @@ def check_cluster_tls(files: tuple[str, ...], *, where: str) -> tuple[str, str, 
     return files[0], files[1], files[2]
 
 
-def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None, tuple[str, str, str] | None]:
+def _cluster(
+    reader: FieldReader, raw: object
+) -> tuple[str, int | None, tuple[str, str, str] | None]:
     """``cluster = "tls://..."`` or ``cluster = { address = "...", matches_per_worker = N,
     tls_ca_file = "...", tls_cert = "...", tls_key = "..." }``."""
     table = {"address": raw} if isinstance(raw, str) else reader.table("cluster", raw)
@@ -988,7 +999,9 @@ def _cluster(reader: _Reader, raw: object) -> tuple[str, int | None, tuple[str, 
     return address, per_worker, tls
 
 
-def _time_control(reader: _Reader, raw: object) -> TimeControl:
+def read_time_control(reader: FieldReader, raw: object) -> TimeControl:
+    """The [time] table (``raw``: its value, {} when absent), each bad field kept in ``reader``
+    and left at its default. Public: the league file's [time] is read with it."""
     table: dict[str, Any] = reader.read(lambda: reader.table("time", raw), {})
     reader.only(table, TIME_FIELDS, "time")
     values: dict[str, Any] = {}
@@ -1003,7 +1016,7 @@ def _time_control(reader: _Reader, raw: object) -> TimeControl:
     return TimeControl(**values)
 
 
-def _unique(reader: _Reader, where: str, names: Sequence[tuple[int, str]], what: str) -> None:
+def _unique(reader: FieldReader, where: str, names: Sequence[tuple[int, str]], what: str) -> None:
     """Each name once; ``names`` are (index in the file's list, name)."""
     seen: set[str] = set()
     hint = ' (give a game entry its own label = "...")' if what == "label" else ""
@@ -1016,7 +1029,7 @@ def _unique(reader: _Reader, where: str, names: Sequence[tuple[int, str]], what:
         seen.add(name)
 
 
-def _paths(reader: _Reader, table: Mapping[str, Any], name: str) -> tuple[Path, Path, bool]:
+def _paths(reader: FieldReader, table: Mapping[str, Any], name: str) -> tuple[Path, Path, bool]:
     output = Path(
         reader.read(
             lambda: reader.place(reader.text("output", table.get("output", f"results/{name}"))),
@@ -1065,7 +1078,7 @@ def config_from_table(
 
     ``base``: the folder relative paths (cwd, output, results, bots_dir) are taken from; None
     takes them from the current folder."""
-    reader = _Reader(source, base)
+    reader = FieldReader(source, base)
     read = reader.read
     reader.only(data, TOP_FIELDS, "")
     name = read(lambda: reader.name("name", data.get("name", default_name)), "tournament")
@@ -1126,7 +1139,7 @@ def config_from_table(
         ),
         DEFAULT_MATCH_TIME_LIMIT_S,
     )
-    time_control = _time_control(reader, data.get("time", {}))
+    time_control = read_time_control(reader, data.get("time", {}))
 
     known = len(reader.problems)
     dir_bots: tuple[BotSpec, ...] = (
@@ -1154,7 +1167,7 @@ def config_from_table(
             raw=True,
         )
         reader.done()  # now: checking and hashing each of them first would take minutes
-    read_bots = [(i, _bot(reader, f"bots[{i}]", raw)) for i, raw in enumerate(bots_raw)]
+    read_bots = [(i, read_bot(reader, f"bots[{i}]", raw)) for i, raw in enumerate(bots_raw)]
     scopes = {i: found[0] for i, found in read_bots if found is not None}
     entries = [(i, None if found is None else found[1]) for i, found in read_bots]
     bots = dir_bots + tuple(bot for _, bot in entries if bot is not None)
@@ -1179,7 +1192,7 @@ def config_from_table(
             None,
         )
         games_raw = []
-    plans = [(i, _game(reader, f"games[{i}]", raw, deals)) for i, raw in enumerate(games_raw)]
+    plans = [(i, read_game(reader, f"games[{i}]", raw, deals)) for i, raw in enumerate(games_raw)]
     games = tuple(plan for _, plan in plans if plan is not None)
     if stop is not None:  # max_deals caps every game's deals
         games = tuple(replace(g, deals=min(g.deals, stop.max_deals)) for g in games)
@@ -1237,7 +1250,7 @@ def config_from_table(
     )
 
 
-def _deal_set(reader: _Reader, raw: object) -> tuple[tuple[int, ...], str]:
+def _deal_set(reader: FieldReader, raw: object) -> tuple[tuple[int, ...], str]:
     """``deals_from``: the seeds of a deal set, and where they came from (for messages)."""
     if isinstance(raw, str):
         path = Path(reader.place(raw))
@@ -1265,7 +1278,7 @@ def _deal_set(reader: _Reader, raw: object) -> tuple[tuple[int, ...], str]:
     return tuple(seeds), where
 
 
-def _gauntlet(reader: _Reader, data: Mapping[str, Any], bots: Sequence[str]) -> tuple[str, ...]:
+def _gauntlet(reader: FieldReader, data: Mapping[str, Any], bots: Sequence[str]) -> tuple[str, ...]:
     """``format`` and ``gauntlet``: the bots whose tables a gauntlet plays (none: all)."""
     kind = data.get("format", "round-robin")
     if kind not in FORMATS:
@@ -1288,7 +1301,7 @@ def _gauntlet(reader: _Reader, data: Mapping[str, Any], bots: Sequence[str]) -> 
     return tuple(dict.fromkeys(names))
 
 
-def _stop(reader: _Reader, raw: object) -> StopRule:
+def _stop(reader: FieldReader, raw: object) -> StopRule:
     table = reader.table("stop", raw)
     reader.only(table, STOP_FIELDS, "stop")
     defaults = StopRule()

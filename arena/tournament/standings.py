@@ -379,6 +379,13 @@ class StandingsFold:
         """The referee's latency over the completed matches folded (arena.tournament.latency)."""
         return self._latency.report()
 
+    def rating(self, scope: str, bot: str) -> tuple[float, float] | None:
+        """``bot``'s rating (mu, sigma) in ``scope`` (a game's label or OVERALL) as the fold now
+        stands; None before it is rated there. (Cheaper than :meth:`standings`: the league
+        keeps each version's rating after every deal-set.)"""
+        found = self._ratings.get(scope, {}).get(bot)
+        return None if found is None else (found[0], found[1])
+
     def add(self, match: StoredMatch) -> None:
         self._changes += 1
         self._latency.add(match)

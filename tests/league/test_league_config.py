@@ -76,3 +76,62 @@ def test_a_house_bot_taken_out_of_the_file_retires_and_comes_back(tmp_path: Path
     assert set(statuses(3).values()) == {"active"}
     assert statuses(2)["house.house3.v1"] == "retired"
     assert statuses(3)["house.house3.v1"] == "active"
+
+
+# The same mistakes in the fields both files share ([[games]], [[bots]], [time]), read by the
+# tournament file's public readers: each one line naming the file and the field, said alike.
+SHARED_MISTAKES = """
+[time]
+decision_ms = 0
+colour = 1
+[[games]]
+game = "snap"
+[[games]]
+game = "eight-rounds"
+players = 9
+[[bots]]
+name = "has space"
+argv = ["python3", "x.py"]
+[[bots]]
+name = "b"
+argv = 7
+"""
+SHARED_FIELDS = (
+    "time.decision_ms",
+    "time.colour",
+    "games[0].game",
+    "games[1].players",
+    "bots[0].name",
+    "bots[1].argv",
+)
+
+
+def _problems(path: Path, kind: str) -> list[str]:
+    from arena.tournament.config import load_config
+
+    with pytest.raises(ConfigError) as caught:
+        load_league(path) if kind == "league" else load_config(path)
+    for line in caught.value.problems:
+        assert "\n" not in line and line.startswith(f"{path}: "), line
+    return [line.removeprefix(f"{path}: ") for line in caught.value.problems]
+
+
+def test_shared_fields_are_read_and_refused_alike_in_league_and_tournament_files(
+    tmp_path: Path,
+) -> None:
+    league = tmp_path / "league.toml"
+    league.write_text('name = "l"\n' + SHARED_MISTAKES)
+    tournament = tmp_path / "tournament.toml"
+    tournament.write_text('name = "t"\n' + SHARED_MISTAKES)
+    said = {kind: _problems(path, kind) for kind, path in (("league", league), ("t", tournament))}
+    for field in SHARED_FIELDS:
+        in_league = [line for line in said["league"] if line.startswith(f"{field}: found ")]
+        in_tournament = [line for line in said["t"] if line.startswith(f"{field}: found ")]
+        assert in_league, (field, said["league"])
+        assert in_league == in_tournament, field  # the same words for the same mistake
+
+    done = arena("league", "serve", str(league), "--port", "0")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    lines = [line.strip() for line in done.stderr.splitlines() if line.strip()]
+    for field in SHARED_FIELDS:
+        assert sum(line.startswith(f"{league}: {field}: ") for line in lines) == 1, field
