@@ -45,7 +45,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from arena.tournament.pool import unwrapped
 from arena.tournament.store import ResultStore, StoreError
 from arena.web.access import SPECTATOR, TOKEN_COOKIE, TOKEN_PARAM, Access, Viewer
-from arena.web.source import SETTLE_S, NotFound, RecordAt, Sealed, TournamentSource
+from arena.web.feed import SETTLE_S
+from arena.web.pages import NotFound
+from arena.web.records import RecordAt
+from arena.web.sealed import Sealed
+from arena.web.source import TournamentSource
 
 
 class PlayTables(Protocol):
