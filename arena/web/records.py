@@ -56,6 +56,16 @@ class RecordAt:
         at, length = match.record_span
         return cls(Path(match.record_path), at, length)
 
+    def extent(self) -> tuple[Any, ...]:
+        """What changes as the record grows: where it is, and the size of a record still being
+        written (the end of its file)."""
+        if self.length is not None:
+            return (self.path, self.at, self.length)
+        try:
+            return (self.path, self.at, self.path.stat().st_size)
+        except OSError:
+            return (self.path, self.at, -1)
+
 
 def record_id_of_name(name: str) -> str | None:
     """The match id an older arena's record file of its own is named for (ids have "/" where
