@@ -40,11 +40,12 @@ from starlette.types import ASGIApp
 from arena.league.config import HOUSE_AUTHOR, NAME_RE_TEXT
 from arena.league.league import League, UploadRefused
 from arena.league.store import Author, LeagueStoreError, Version
-from arena.referee.record import ReplayError, replay_record
+from arena.referee.record import ReplayError
 from arena.render.replay import render_replay
 from arena.tournament.pool import TournamentError, unwrapped
 from arena.tournament.standings import standings_as_data
 from arena.tournament.store import StoredMatch
+from arena.web.records import RecordAt, replay
 from arena.web.server import HostCheck, HostGuard
 
 SESSION_COOKIE = "league_token"
@@ -330,17 +331,15 @@ class LeagueApp:
         if not dealset.done:
             return _error(403, "its deal-set is still being played (the cards stay sealed)")
         match = self.store.match(dealset.id, int(request.path_params["rotation"]))
-        if match is None or match.record_path is None:
+        record = None if match is None else RecordAt.of_stored(match)
+        if match is None or record is None:
             return _error(404, "no record of that match")
-        span = match.record_span or (None, None)
         try:
-            replay = await trio.to_thread.run_sync(
-                lambda: replay_record(Path(match.record_path or ""), at=span[0], length=span[1])
-            )
+            replayed = await trio.to_thread.run_sync(replay, record)
         except (ReplayError, OSError) as exc:
             return _error(500, f"{match.match_id}: its record cannot be read: {exc}")
         console = Console(record=True, width=110, file=io.StringIO())
-        console.print(render_replay(replay, None))
+        console.print(render_replay(replayed, None))
         return Response(console.export_text(), media_type="text/plain; charset=utf-8")
 
     async def submit(self, request: Request) -> Response:

@@ -3,7 +3,8 @@
 A stored match's record is where the results file says (:meth:`RecordAt.of_stored`); a match
 being played is found at the end of a records file the tournament appends to (SPEC 8), read on
 from a cursor (:class:`RecordsFile`); its seats' bots come from its header line alone
-(:func:`record_bots`); the match page reads its entries (:func:`record_entries`). Every read
+(:func:`record_bots`); the match page reads its entries (:func:`record_entries`), a league's
+replay page the whole record replayed (:func:`replay`). Every read
 goes through ``arena.referee.record``.
 """
 
@@ -21,6 +22,7 @@ import msgspec
 from arena.referee.record import (
     GZIP_MAGIC,
     RecordMember,
+    Replay,
     ReplayError,
     read_span,
     record_members,
@@ -90,6 +92,12 @@ def record_bots(path: Path, at: int | None) -> list[str] | None:
         return None
 
 
+def replay(record: RecordAt) -> Replay:
+    """A whole record re-run through the rules (arena.referee.record.replay_record):
+    ReplayError names the line that departs, or why it cannot be read."""
+    return replay_record(record.path, at=record.at, length=record.length)
+
+
 def record_entries(record: RecordAt, *, running: bool) -> list[dict[str, Any]]:
     """A record's entries for the match page: as written so far (``running``: its last line may
     be cut off mid-write), else replayed through the rules. MatchViewError (one line) for a
@@ -98,7 +106,7 @@ def record_entries(record: RecordAt, *, running: bool) -> list[dict[str, Any]]:
     try:
         if running:
             return read_entries(record.path, partial=True, at=at, length=length)
-        return replay_record(record.path, at=at, length=length).entries
+        return replay(record).entries
     except ReplayError as error:
         raise MatchViewError(str(error)) from None
 
