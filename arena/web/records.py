@@ -1,4 +1,4 @@
-"""Where the web reads match records: the one module of arena.web that opens a record file.
+"""Where the web reads match records (the lines of one being written: matchview.read_entries).
 
 A stored match's record is where the results file says (:meth:`RecordAt.of_stored`); a match
 being played is found at the end of a records file the tournament appends to (SPEC 8), read on

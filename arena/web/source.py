@@ -8,7 +8,7 @@ of a results file; the server asks it for every page. What it keeps lives in its
   worst seats), and the reads of the results file for the rest;
 - ``fold`` (arena.web.fold.WebStandings): the standings, the tournament's own fold;
 - ``running_matches`` (arena.web.running.RunningMatches): the matches being played, found at
-  the end of the records files (read by arena.web.records, the one module that opens records);
+  the end of the records files (read through arena.web.records);
 - ``feed`` (arena.web.feed.LiveFeed): takes each stored match into those, and says what changed
   (the version the event streams wait on), following the results file;
 - ``seals`` (arena.web.sealed.Seals): which cards are sealed and what a viewer sees of them;
