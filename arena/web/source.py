@@ -28,7 +28,6 @@ from typing import Any
 from arena.stats.moments import CONFIDENCE
 from arena.tournament.compare import COMPARE_SCHEDULE, CompareLayout
 from arena.tournament.config import plans_of
-from arena.tournament.latency import LatencyReport
 from arena.tournament.schedule import Schedule, build_schedule
 from arena.tournament.standings import MARGIN_MS, Standings, StandingsFold
 from arena.tournament.store import ResultStore, StoredMatch
@@ -158,10 +157,6 @@ class TournamentSource:
 
     # -- the feed ---------------------------------------------------------------------------------
 
-    @property
-    def version(self) -> int:
-        return self.feed.version
-
     def add(self, match: StoredMatch, rowid: int = 0) -> None:
         self.feed.add(match, rowid)
 
@@ -192,9 +187,6 @@ class TournamentSource:
     def deal_sealed(self, game: str, table: int, deal: int) -> bool:
         return self.seals.deal_sealed(game, table, deal)
 
-    def match_sealed(self, match_id: str) -> bool:
-        return self.seals.match_sealed(match_id)
-
     # what is kept, as tests/web/test_source.py holds it to stay bounded
     @property
     def _latest(self) -> deque[StoredMatch]:
@@ -212,9 +204,6 @@ class TournamentSource:
 
     def standings(self) -> tuple[Standings, bool]:
         return self.pages.standings()
-
-    def latency(self) -> LatencyReport | None:
-        return self.pages.latency()
 
     def strained(self, match_id: str) -> str | None:
         return self.pages.strained(match_id)
