@@ -45,6 +45,7 @@ def child(game_id: str, matches: int, mode: str) -> None:
 
     import arena.referee.match as match_module
     import arena.referee.record as record_module
+    import arena.referee.record.writing as record_writing
     from arena.games import find_game
     from arena.referee.bot_spec import BotSpec
     from arena.referee.clock import TimeControl
@@ -53,7 +54,7 @@ def child(game_id: str, matches: int, mode: str) -> None:
 
     # Under valgrind a match runs ~50x slower: without this its record would be flushed every
     # "second" (every few decisions), where a real match of a few ms is written once, at its end.
-    match_module.GZIP_FLUSH_S = record_module.GZIP_FLUSH_S = 1e9
+    match_module.GZIP_FLUSH_S = record_writing.GZIP_FLUSH_S = 1e9
     # Everything alive now (modules, the interpreter's own) out of the collector's way, so that
     # a full collection in one run and not the other weighs little in the difference.
     gc.collect()

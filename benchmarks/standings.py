@@ -36,6 +36,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the checkout
+from arena.referee.results import FaultRecord
 from arena.tournament.standings import (
     FOLD_NAME,
     PERSIST_EVERY,
@@ -43,7 +44,7 @@ from arena.tournament.standings import (
     fold_from_bytes,
     fold_to_bytes,
 )
-from arena.tournament.store import ResultStore, StoredFault, StoredMatch
+from arena.tournament.store import ResultStore, StoredMatch
 from benchmarks import common
 
 BOTS = [f"bot{i}" for i in range(6)]
@@ -75,7 +76,7 @@ def synthetic(count: int, rng: random.Random):
                     scores = tuple(rng.randint(0, 40) for _ in range(4))
                     placings = tuple(1 + sorted(scores, reverse=True).index(s) for s in scores)
                     faults = (
-                        (StoredFault(1, bots[1], "timeout", 7, "no reply in time"),)
+                        (FaultRecord.read(1, bots[1], "timeout", 7, "no reply in time"),)
                         if rng.random() < 0.01
                         else ()
                     )

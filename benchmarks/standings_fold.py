@@ -42,7 +42,8 @@ WARMUP = 1500  # matches folded before the timed part: the ratings' window full
 CHILD = r"""
 import hashlib, random, sys, time
 from arena.tournament.standings import StandingsFold, standings_as_data
-from arena.tournament.store import StoredFault, StoredMatch
+from arena.referee.results import FaultRecord
+from arena.tournament.store import StoredMatch
 
 matches, spread, nbots, warmup, skip = map(int, sys.argv[1:6])
 rng = random.Random(matches * 1000 + nbots)
@@ -68,7 +69,7 @@ while len(history) < warmup + matches:
                     players=4, options={}, bots=bots, scores=scores, placings=placings,
                     teams=(0, 1, 0, 1) if label == "af" else None,
                     forfeited=(1,) if faulty and rng.random() < 0.5 else (),
-                    faults=(StoredFault(1, bots[1], "timeout", 7, "late"),) if faulty else (),
+                    faults=(FaultRecord.read(1, bots[1], "timeout", 7, "late"),) if faulty else (),
                     decision_ms=times[rng.getrandbits(6)], duration_s=0.05,
                     referee={"p50_ms": 0.03, "p99_ms": 0.1, "max_ms": 0.5,
                              "load_per_core": 0.5}))

@@ -52,9 +52,10 @@ from benchmarks import common
 
 ROOT = common.ROOT
 
+from arena.referee.results import FaultRecord
 from arena.tournament.schedule import GamePlan, build_schedule
 from arena.tournament.standings import LiveStandings
-from arena.tournament.store import ResultStore, StoredFault, StoredMatch
+from arena.tournament.store import ResultStore, StoredMatch
 from benchmarks.standings import referee_figures
 
 ENV = {"PYTHONPATH": str(ROOT)}
@@ -265,7 +266,7 @@ def synthetic_results(path: Path, count: int) -> dict[str, Any]:
             scores = tuple(rng.randint(-20, 40) for _ in range(4))
             placings = tuple(1 + sum(o > s for o in scores) for s in scores)
             faults = (
-                (StoredFault(0, match.seats[0], "timeout", 3, "no answer within 1000 ms"),)
+                (FaultRecord.read(0, match.seats[0], "timeout", 3, "no answer within 1000 ms"),)
                 if rng.random() < 0.02
                 else ()
             )

@@ -15,8 +15,9 @@ The checks, in order (each gives a :class:`CheckResult`):
 5. ``time running low``: a decision with only ``low_time_ms`` left (a nearly spent time bank).
 6. ``idle while not asked``: after the bot's reply the next seat (in memory) thinks for
    ``idle_window_ms`` before it answers; the bot, not asked meanwhile, must use at most
-   ``idle_cpu_ms`` of CPU time in that window (SPEC.md section 7). Skipped where the bot's CPU
-   time cannot be read (:meth:`BotProcess.cpu_seconds`).
+   ``idle_cpu_ms`` of CPU time in that window (SPEC.md section 7; the window ends early once it
+   has used more). Skipped where the bot's CPU time cannot be read
+   (:meth:`BotProcess.cpu_seconds`).
 7. ``full match <game>``: a whole match of every game against in-memory random players.
 8. ``long match``: the game and player count with the most decisions per seat, on a time bank.
 9. ``bye``: bye, then end of input: the bot must exit by itself, with status 0.
@@ -32,7 +33,6 @@ every other check is skipped.
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import time
 from collections.abc import Callable
@@ -49,29 +49,31 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
 from arena.referee.process import CLOSE_GRACE_S, BotGone, BotProcess, BotStartupError
-from arena.referee.results import FaultRecord, MatchResult
+from arena.referee.record import ReplayError, read_record
+from arena.referee.results import FaultKind, FaultRecord, MatchResult, Termination
 from protocol.codec import decode_to_bot, encode_line
 from protocol.messages import Action, Bye, Fault, Hello, Ready, Request
 
 PASSED, FAILED, SKIPPED = "pass", "FAIL", "skip"
+IDLE_POLL_S = 0.05  # how often the idle check reads the CPU time during its window
 GROUPS = ("decisions", "fault", "future", "low-time", "idle", "full", "long", "exit")
 POSITION_SEARCH_SEEDS = 20  # random playouts per option set when looking for decision kinds
 
-HINTS = {
+HINTS: dict[str, str] = {  # by failure kind: a FaultKind, or one of the check's own
     "cannot run": "Check the command: run it by hand from the same directory (a relative path is "
     "taken from the bot's working directory; a script needs its interpreter or a #! line "
     "and the execute bit).",
-    "startup": "Read one line from standard input; answer the hello with "
+    FaultKind.STARTUP: "Read one line from standard input; answer the hello with "
     '{"type":"ready","name":"<your bot>"} on one line, then flush standard output.',
-    "malformed": "Write exactly one JSON object per line on standard output: "
+    FaultKind.MALFORMED: "Write exactly one JSON object per line on standard output: "
     '{"type":"action","id":<the request\'s id>,"action":"<one of legal>"} '
     '(or "index":<0-based position in legal>). Debug output goes to standard error.',
-    "illegal": "Answer with one of the strings in the request's legal list, exactly as written, "
-    "or its 0-based index. Never build an action yourself.",
-    "timeout": "Answer within time_left_ms (the request says how long you have) and flush "
+    FaultKind.ILLEGAL: "Answer with one of the strings in the request's legal list, exactly as "
+    "written, or its 0-based index. Never build an action yourself.",
+    FaultKind.TIMEOUT: "Answer within time_left_ms (the request says how long you have) and flush "
     "standard output after every line (print(..., flush=True), fflush(stdout)).",
-    "crash": "The bot ended or closed its output; its standard error log says why. One process "
-    "plays many matches: after match_end keep reading until bye or the end of input.",
+    FaultKind.CRASH: "The bot ended or closed its output; its standard error log says why. One "
+    "process plays many matches: after match_end keep reading until bye or the end of input.",
     "bye": 'Exit (status 0) when you read {"type":"bye"} or reach the end of standard input.',
     "eof": "Exit when standard input ends (read() returns nothing): the referee has gone.",
     "future": "Ignore message types and fields you do not know: later protocol versions add them "
@@ -164,12 +166,18 @@ class _RandomSeat:
 class _IdleWindow:
     """The idle check's pause: the first in-memory seat asked after the bot under test was asked
     in this match (so after its reply: the referee asks one seat at a time) thinks for
-    ``window_s`` before it answers, and the bot's CPU time is read just before and just after."""
+    ``window_s`` before it answers, and the bot's CPU time is read just before and just after.
 
-    def __init__(self, bot: BotProcess, window_s: float) -> None:
+    It also reads the CPU time every ``IDLE_POLL_S`` meanwhile and stops thinking once the bot
+    has used more than ``limit_s``: the check has failed then, whatever the rest of the window
+    holds (so a bot that computes is judged by what it did, not by how much of the machine it
+    happened to get)."""
+
+    def __init__(self, bot: BotProcess, window_s: float, limit_s: float) -> None:
         self.bot = bot
         self.asked_before = bot.last_request_id
         self.window_s = window_s
+        self.limit_s = limit_s
         self.began = False
         self.readings: tuple[float | None, float | None] | None = None  # its CPU s at both ends
         self.wall_s = 0.0  # from the first reading to the last
@@ -180,8 +188,13 @@ class _IdleWindow:
         self.began = True
         began = time.perf_counter()
         first = self.bot.cpu_seconds()
-        await trio.sleep_until(trio.current_time() + self.window_s)
-        last = self.bot.cpu_seconds()
+        until = trio.current_time() + self.window_s
+        last = first
+        while trio.current_time() < until:
+            await trio.sleep_until(min(until, trio.current_time() + IDLE_POLL_S))
+            last = self.bot.cpu_seconds()
+            if first is None or last is None or last - first > self.limit_s:
+                break
         self.wall_s = time.perf_counter() - began
         self.readings = (first, last)
 
@@ -252,9 +265,6 @@ def find_positions(game: GameSpec, seed: int) -> list[Position]:
     return list(found.values())
 
 
-CUT_SHORT = "cut short"
-
-
 def positioned_game(position: Position, then_another: bool = False) -> GameSpec:
     """A copy of the game whose matches start at ``position`` and end after that one decision
     (``then_another``: after the next decision of another seat too)."""
@@ -262,7 +272,8 @@ def positioned_game(position: Position, then_another: bool = False) -> GameSpec:
     seat = position.seat
 
     class Positioned(base):  # type: ignore[misc, valid-type]
-        termination = CUT_SHORT  # the referee says so in match_end, the record and the result
+        # The referee says so in match_end, the record and the result.
+        termination = Termination.CUT_SHORT
         seat_to_move: int | None
 
         def __init__(self, players, options, seed, dealer=None) -> None:
@@ -397,24 +408,22 @@ def _exchange(record: Path, seat: int, request_id: int | None) -> tuple[str, str
     read back from the match record."""
     sent, received = "", ""
     try:
-        with open(record, "rb") as handle:
-            for line in handle:
-                entry = json.loads(line)
-                if entry.get("seat") != seat:
-                    continue
-                if entry.get("type") == "request":
-                    if sent and request_id is not None and entry.get("id") > request_id:
-                        break
-                    legal = entry.get("legal", [])
-                    shown = ", ".join(legal[:8]) + (", ..." if len(legal) > 8 else "")
-                    sent = (
-                        f"request id {entry.get('id')}: {entry.get('decision')} "
-                        f"(legal: {shown}; time_left_ms {entry.get('time_left_ms')})"
-                    )
-                    received = "(nothing)"
-                elif entry.get("type") == "reply":
-                    received = f"{entry.get('text', '')} [{entry.get('verdict', '')}]"
-    except (OSError, ValueError, TypeError):
+        for entry in read_record(record):
+            if entry.get("seat") != seat:
+                continue
+            if entry["type"] == "request":
+                if sent and request_id is not None and entry.get("id", 0) > request_id:
+                    break
+                legal = entry.get("legal", [])
+                shown = ", ".join(legal[:8]) + (", ..." if len(legal) > 8 else "")
+                sent = (
+                    f"request id {entry.get('id')}: {entry.get('decision')} "
+                    f"(legal: {shown}; time_left_ms {entry.get('time_left_ms')})"
+                )
+                received = "(nothing)"
+            elif entry["type"] == "reply":
+                received = f"{entry.get('text', '')} [{entry.get('verdict', '')}]"
+    except (ReplayError, TypeError):
         pass
     return _short(sent), _short(received)
 
@@ -425,11 +434,11 @@ def _judge(name: str, outcome: tuple[MatchResult, Path] | str, seat: int) -> Che
             name,
             FAILED,
             reason=f"the bot could not be started: {outcome}",
-            kind="startup",
-            hint=HINTS["startup"],
+            kind=FaultKind.STARTUP,
+            hint=HINTS[FaultKind.STARTUP],
         )
     result, record = outcome
-    cut_short = result.termination == CUT_SHORT
+    cut_short = result.termination is Termination.CUT_SHORT
     mine: list[FaultRecord] = [f for f in result.faults if f.seat == seat]
     if not mine:
         sent, received = _exchange(record, seat, None)
@@ -503,7 +512,7 @@ async def _check_with_extra_lines(
     if field:
         shown += f", and the field {field.decode().rstrip(',')} in the request"
     result.sent = _short(f"{shown}, then {result.sent}", 240)
-    if not result.passed and result.kind != "startup":
+    if not result.passed and result.kind != FaultKind.STARTUP:
         result.hint = hint + " " + result.hint
     return result
 
@@ -514,7 +523,7 @@ async def _check_fault_notice(session: _Session, position: Position) -> CheckRes
             Fault(
                 match_id=match_id,
                 id=bot.last_request_id or None,
-                kind="timeout",
+                kind=FaultKind.TIMEOUT,
                 message=f"bot {bot.name} (seat {position.seat}), request {bot.last_request_id}: an "
                 "example fault notice from arena check; the referee moved for you",
             )
@@ -572,7 +581,7 @@ async def _check_idle(session: _Session, position: Position) -> CheckResult:
             reason="the bot's CPU time cannot be read on this machine (that needs Linux's /proc "
             "or a cgroup v2)",
         )
-    idle = _IdleWindow(bot, window_ms / 1000)
+    idle = _IdleWindow(bot, window_ms / 1000, limit_ms / 1000)
     # The seat that thinks must not time out: the match's decisions get 3 windows at least.
     control = dataclasses.replace(
         settings.time_control, decision_ms=max(settings.decision_ms, 3 * window_ms)
@@ -589,7 +598,7 @@ async def _check_idle(session: _Session, position: Position) -> CheckResult:
     first, last = idle.readings
     wall_ms = idle.wall_s * 1000
     if first is None or last is None:
-        result.status, result.kind, result.hint = FAILED, "crash", HINTS["crash"]
+        result.status, result.kind, result.hint = FAILED, FaultKind.CRASH, HINTS[FaultKind.CRASH]
         result.reason = f"bot {bot.name} ended while not asked: {bot.exit_reason()}"
         return result
     used_ms = max(0.0, last - first) * 1000
@@ -707,10 +716,15 @@ async def run_checks(
         bot = await session.running()
         if bot is None:
             problem = session.startup_problem
-            hint = HINTS["cannot run" if problem.startswith("cannot run") else "startup"]
+            hint = HINTS["cannot run" if problem.startswith("cannot run") else FaultKind.STARTUP]
             add(
                 CheckResult(
-                    "handshake", FAILED, sent="hello", reason=problem, kind="startup", hint=hint
+                    "handshake",
+                    FAILED,
+                    sent="hello",
+                    reason=problem,
+                    kind=FaultKind.STARTUP,
+                    hint=hint,
                 )
             )
             for name in (

@@ -45,16 +45,28 @@ import hashlib
 import json
 import os
 import re
-import shlex
 import shutil
 import stat
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from arena.referee.bot_spec import BotSpec
+from arena.referee.bot_spec import (
+    COMMAND_EXPECTED,
+    NAME_EXPECTED,
+    BotFieldError,
+    BotSpec,
+    check_command,
+    check_env_name,
+    check_env_value,
+    check_limit,
+    check_name,
+)
+
+T = TypeVar("T")
 
 MANIFEST_FILE = "bot.toml"
 DEFAULT_BUILD_TIMEOUT_S = 300
@@ -67,16 +79,9 @@ EXCLUDED_DIRS = frozenset(
 EXCLUDED_FILES = frozenset({".DS_Store"})
 EXCLUDED_SUFFIXES = (".pyc", ".pyo")
 
-# Names match the tournament's bot names, minus '+' (it separates the version from the hash).
-NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,39}")
-NAME_EXPECTED = "1-40 letters, digits or _ . - (starting with a letter or digit)"
 VERSION_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
 VERSION_EXPECTED = '1-32 letters, digits or _ . - (starting with a letter or digit), like "1.0.0"'
 AUTHOR_PATTERN = re.compile(r"(?s).{1,200}")
-COMMAND_EXPECTED = (
-    'a command: a string like "./bot --fast" or a list of strings like ["./bot", "--fast"]'
-)
-ENV_NAME_PATTERN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 TOP_LEVEL_FIELDS = ("name", "author", "version", "run", "build", "build_timeout_s", "limits", "env")
 LIMIT_FIELDS = ("memory_mb", "cpu_seconds", "file_mb")
 
@@ -192,7 +197,17 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
             return value
         return ""
 
-    name = required_string("name", NAME_PATTERN, NAME_EXPECTED)
+    def checked(field: str, check: Callable[[Any], T], value: Any, fallback: T) -> T:
+        """One of a bot definition's rules (arena.referee.bot_spec), its mistake kept."""
+        try:
+            return check(value)
+        except BotFieldError as error:
+            problem(field, error.found, error.expected, raw=error.raw)
+            return fallback
+
+    name = checked("name", check_name, data.get("name"), "") if "name" in data else ""
+    if "name" not in data:
+        problem("name", "nothing", NAME_EXPECTED, raw=True)
     author = required_string(
         "author", AUTHOR_PATTERN, "a non-empty string of at most 200 characters"
     )
@@ -243,10 +258,8 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
                         "one of " + ", ".join(LIMIT_FIELDS),
                         raw=True,
                     )
-                elif not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-                    problem(f"limits.{key}", value, "an integer >= 1")
                 else:
-                    limits[key] = value
+                    limits[key] = checked(f"limits.{key}", partial(check_limit, key), value, None)
 
     env: list[tuple[str, str]] = []
     if "env" in data:
@@ -255,17 +268,10 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
             problem("env", table, 'an [env] table of NAME = "value" strings')
         else:
             for key, value in table.items():
-                if not ENV_NAME_PATTERN.fullmatch(key):
-                    problem(
-                        f"env.{key}",
-                        "an invalid variable name",
-                        "letters, digits and _ (not starting with a digit)",
-                        raw=True,
-                    )
-                elif not isinstance(value, str) or "\0" in value:
-                    problem(f"env.{key}", value, "a string")
-                else:
-                    env.append((key, value))
+                env_name = checked(f"env.{key}", check_env_name, key, "")
+                text = checked(f"env.{key}", check_env_value, value, None)
+                if env_name and text is not None:
+                    env.append((env_name, text))
 
     if problems:
         raise ManifestError(where, problems)
@@ -283,20 +289,12 @@ def parse_manifest(data: dict[str, Any], *, folder: Path, where: Path) -> Manife
 
 
 def _command(field: str, value: Any, problem: Any) -> tuple[str, ...]:
-    """A command as argv: a list of strings, or a string split shell-style (no shell runs it)."""
-    if isinstance(value, str):
-        try:
-            argv = shlex.split(value)
-        except ValueError as error:
-            problem(field, value, f"a command line that splits into words ({error})")
-            return ()
-    elif isinstance(value, list) and all(isinstance(word, str) for word in value):
-        argv = list(value)
-    else:
-        problem(field, value, COMMAND_EXPECTED)
-        return ()
-    if not argv or not all(argv) or any("\0" in word for word in argv):
-        problem(field, value, COMMAND_EXPECTED + " (non-empty words, no NUL characters)")
+    """A command as argv (the rule of arena.referee.bot_spec.check_command) whose program, a
+    relative path, stays inside the bot folder."""
+    try:
+        argv = check_command(value)
+    except BotFieldError as error:
+        problem(field, error.found, error.expected, raw=error.raw)
         return ()
     program = argv[0]
     if "/" in program and not os.path.isabs(program) and _escapes(program):

@@ -17,6 +17,7 @@ import click
 import trio
 
 from arena.cli.common import STOP_SIGNALS, StopOnSignal, kept_note, time_options
+from arena.referee.bot_spec import NAME_PATTERN as BOT_NAME_PATTERN
 from arena.referee.clock import TimeControl
 from arena.stats.sequential import FLOOR, Overall, TestSettings, Verdict, looks
 from arena.tournament.compare import (
@@ -30,7 +31,6 @@ from arena.tournament.compare import (
     sent_name,
 )
 from arena.tournament.config import (
-    NAME_PATTERN,
     ConfigError,
     TournamentConfig,
     config_from_table,
@@ -70,7 +70,7 @@ def bot_entry(text: str, default_name: str) -> dict[str, Any]:
     """``NAME=CMD`` (NAME as in a tournament file) or a bare command line (named
     ``default_name``), run in the current directory."""
     name, sep, cmd = text.partition("=")
-    if sep and NAME_PATTERN.match(name.strip()) and " " not in name.strip() and cmd.strip():
+    if sep and BOT_NAME_PATTERN.fullmatch(name.strip()) and cmd.strip():
         return {"name": name.strip(), "cmd": cmd.strip(), "cwd": "."}
     if not text.strip():
         raise CompareInputError(f"{default_name}: found an empty command; expected CMD or NAME=CMD")

@@ -66,7 +66,7 @@ def serve_command(league_file: Path, port: int, host: str, allowed_hosts: tuple[
     from arena.league.league import League
     from arena.league.web import serve_league
     from arena.referee.confine import bwrap_problem
-    from arena.tournament.pool import TournamentError
+    from arena.tournament.errors import TournamentError
 
     if config.sandbox == "bwrap" and (problem := bwrap_problem()) is not None:
         raise InputError(f'{league_file}: sandbox = "bwrap" but {problem}')

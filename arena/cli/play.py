@@ -25,7 +25,7 @@ from arena.referee.match import MatchStop, MatchStopped
 from arena.referee.process import BotStartupError
 from arena.referee.results import MatchResult
 from arena.render.seat import Narrator, others_move, pick
-from arena.tournament.pool import unwrapped
+from arena.tournament.errors import unwrapped
 
 EXIT_STOPPED = 130  # 128 + SIGINT, what a shell reports for a command stopped by Ctrl-C
 STOPPED_BY_PERSON = "stopped by the person at seat {seat} (Ctrl-C)"

@@ -42,7 +42,7 @@ from arena.league.league import League, UploadRefused
 from arena.league.store import Author, LeagueStoreError, Version
 from arena.referee.record import ReplayError
 from arena.render.replay import render_replay
-from arena.tournament.pool import TournamentError, unwrapped
+from arena.tournament.errors import TournamentError, unwrapped
 from arena.tournament.standings import standings_as_data
 from arena.tournament.store import StoredMatch
 from arena.web.records import RecordAt, replay

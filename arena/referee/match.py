@@ -76,9 +76,14 @@ from arena.referee.record import (
     recorded_text,
 )
 from arena.referee.results import (
+    FAULT_KIND,
+    FORFEITING_CAUSES,
+    VERDICT_CAUSE,
+    FaultCause,
     FaultKind,
     FaultRecord,
     MatchResult,
+    Termination,
     latency_summary,
     machine_load_per_core,
 )
@@ -549,12 +554,13 @@ class _Match:
 
     # -- faults -----------------------------------------------------------------------------------
 
-    def fault(self, seat: _Seat, kind: FaultKind, request_id: int | None, reason: str) -> None:
+    def fault(self, seat: _Seat, cause: FaultCause, request_id: int | None, reason: str) -> None:
+        kind = FAULT_KIND[cause]
         seat.faults += 1
         if kind is FaultKind.CRASH:
             seat.crashed = True
             self.unwritable(seat)
-        if kind is FaultKind.CRASH or seat.faults >= self.max_faults:
+        if cause in FORFEITING_CAUSES or seat.faults >= self.max_faults:
             seat.forfeited = True
             seat.bot.retire(f"forfeited match {self.match_id}")
         request = f"request {request_id}" if request_id is not None else "outside a request"
@@ -566,7 +572,9 @@ class _Match:
                 else "; forfeits the match"
             )
         message = f"bot {seat.bot.name} {what}"
-        record = FaultRecord(seat.index, seat.bot.name, kind, request_id, message)
+        record = FaultRecord(
+            seat.index, seat.bot.name, kind, request_id, message, cause, seat.forfeited
+        )
         self.faults.append(record)
         self.write(
             {
@@ -574,6 +582,7 @@ class _Match:
                 "seat": seat.index,
                 "bot": seat.bot.name,
                 "kind": str(kind),
+                "cause": str(cause),
                 "id": request_id,
                 "message": message,
                 "forfeited": seat.forfeited,
@@ -692,7 +701,7 @@ class _Match:
         self.clear_deadline(scope)
         self.fault(
             seat,
-            FaultKind.CRASH,
+            FaultCause.UNWRITABLE,
             request_id,
             f"cannot be written to any more: {seat.bot.exit_reason()}",
         )
@@ -739,7 +748,7 @@ class _Match:
                 await bot.settle(1.0)
             self.fault(
                 seat,
-                FaultKind.CRASH,
+                FaultCause.OUTPUT_ENDED,
                 request_id,
                 f"ended or closed its output: {bot.exit_reason()}",
             )
@@ -889,7 +898,7 @@ class _Match:
                 self.reply_entry(seat, line, "late", written_id, request_id, used_ms, charge, said)
                 self.fault(
                     seat,
-                    FaultKind.TIMEOUT,
+                    FaultCause.LATE_REPLY,
                     request_id,
                     f"answered after {used_ms:.0f} ms; {charge.allowed_ms} ms were allowed "
                     f"(+{self.control.margin_ms} ms margin)",
@@ -912,7 +921,7 @@ class _Match:
             if problem:
                 # The reply line comes first, then the fault it caused (the order things happened).
                 self.reply_entry(seat, line, verdict, written_id, request_id, used_ms, charge, said)
-                self.fault(seat, kind, request_id, problem)
+                self.fault(seat, VERDICT_CAUSE[verdict], request_id, problem)
                 return None
             assert action is not None  # (check_action chose one: no problem)
             if self.unwritten_request is not None and not said:  # (compact: kept this long)
@@ -1042,7 +1051,7 @@ class _Match:
             # It died while a child of it kept its output open, so no end of file came.
             self.fault(
                 seat,
-                FaultKind.CRASH,
+                FaultCause.DIED,
                 request_id,
                 f"ended while its output stayed open: {seat.bot.exit_reason()}",
             )
@@ -1051,17 +1060,16 @@ class _Match:
             self.unwritable(seat)
             self.fault(
                 seat,
-                FaultKind.TIMEOUT,
+                FaultCause.INPUT_NOT_READ,
                 request_id,
                 f"did not read its input within {charge.allowed_ms} ms "
                 f"(+{self.control.margin_ms} ms margin)",
             )
-            seat.forfeited = True
             seat.bot.mark_broken("stopped reading its input")
         else:
             self.fault(
                 seat,
-                FaultKind.TIMEOUT,
+                FaultCause.NO_REPLY,
                 request_id,
                 f"no answer to a {self.state.decision} decision within {charge.allowed_ms} ms "
                 f"(+{self.control.margin_ms} ms margin)",
@@ -1125,7 +1133,7 @@ class _Match:
                 self.unwritable(seat)
                 seat.forfeited = True
                 self.fault(
-                    seat, FaultKind.STARTUP, None, f"did not start: {seat.bot.startup_error}"
+                    seat, FaultCause.NOT_STARTED, None, f"did not start: {seat.bot.startup_error}"
                 )
                 continue
             seat.bot.stats.matches += 1
@@ -1209,7 +1217,7 @@ class _Match:
         placings: tuple[int, ...],
         scores: tuple[int, ...],
         forfeited: tuple[int, ...],
-        termination: str = "completed",
+        termination: Termination = Termination.COMPLETED,
     ) -> None:
         """Send match_end (after anything still pending) to every seat that can take it."""
         end = encode_line(
@@ -1340,7 +1348,7 @@ async def run_match(
         outcome = match.state.result()
         placings, forfeited = match.final_placings(outcome.placings)
         # "completed", unless the game stops early on purpose (arena check's one-decision matches)
-        termination = match.state.termination
+        termination = Termination(match.state.termination)
         await match.finish(placings, outcome.scores, forfeited, termination)
         duration = time.perf_counter() - began
         load = machine_load_per_core()

@@ -15,7 +15,7 @@ record or row.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import astuple, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +71,8 @@ def row_differences(replay: Replay, stored: StoredMatch) -> str | None:
         ("duration_s", result.get("duration_s"), round(stored.duration_s, 6)),
         (
             "faults",
-            [[f["seat"], f["bot"], f["kind"], f["id"], f["message"]] for f in replay.faults],
-            [[f.seat, f.bot, f.kind, f.request_id, f.message] for f in stored.faults],
+            [astuple(f) for f in replay.faults],
+            [astuple(f) for f in stored.faults],
         ),
     ]
     if stored.referee is not None:  # (rows of an older arena have none)

@@ -16,7 +16,6 @@ import json
 import math
 import os
 import re
-import shlex
 import shutil
 import tomllib
 from collections.abc import Callable, Mapping, Sequence
@@ -35,7 +34,21 @@ from arena.bots.manifest import (
     content_hash,
 )
 from arena.games import GAMES, GameError, GameSpec, find_game
-from arena.referee.bot_spec import SANDBOXES, BotSpec
+from arena.referee.bot_spec import (
+    LIMIT_MAXIMA,
+    SANDBOX_EXPECTED,
+    SANDBOXES,
+    BotFieldError,
+    BotSpec,
+    check_command,
+    check_env_name,
+    check_env_value,
+    check_limit,
+    check_name,
+    check_sandbox,
+    check_user,
+)
+from arena.referee.bot_spec import NAME_EXPECTED as BOT_NAME_EXPECTED
 from arena.referee.clock import TimeControl
 from arena.referee.confine import arena_files
 from arena.tournament.schedule import (
@@ -52,16 +65,6 @@ DEFAULT_DEALS = 2
 DEFAULT_MAX_FAULTS = 3
 DEFAULT_MATCH_TIME_LIMIT_S = 600.0
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]{0,39}$")
-ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-ENV_EXPECTED = "environment variable names of letters, digits and _ (not starting with a digit)"
-# Limits the kernel can hold (bytes fit in 63 bits) and no bot needs more of: 1 TiB, 1 year.
-LIMIT_MAXIMA = {
-    "memory_mb": 1 << 20,
-    "file_mb": 1 << 20,
-    "cpu_seconds": 366 * 24 * 3600,
-    "max_processes": 1 << 22,  # (the kernel's own bound on pid numbers)
-}
-SANDBOX_EXPECTED = '"bwrap" or "none" (or leave it out: sealed as the machine allows)'
 NAME_EXPECTED = "1-40 letters, digits or _ . + - (starting with a letter or digit)"
 # Bounds that keep a schedule countable and quick to build: its length must fit a machine
 # integer (deals x tables x rotations x games), and sampling tables keeps a count per pair of
@@ -673,6 +676,13 @@ class _Reader:
             return value
         self.fail(name, value, "a table ({ key = value, ... } or a [section])")
 
+    def bot_field(self, field_name: str, check: Callable[[Any], T], value: object) -> T:
+        """``check(value)``: one of a bot definition's rules (arena.referee.bot_spec)."""
+        try:
+            return check(value)
+        except BotFieldError as error:
+            self.fail(field_name, error.found, error.expected, raw=error.raw)
+
     def name(self, field_name: str, value: object) -> str:
         if isinstance(value, str) and NAME_PATTERN.match(value):
             return value
@@ -693,8 +703,8 @@ def _bot(reader: _Reader, where: str, raw: object) -> tuple[BotScope, BotSpec] |
 
     def read_name() -> str:
         if "name" not in table:
-            reader.fail(f"{where}.name", "nothing", NAME_EXPECTED, raw=True)
-        return reader.name(f"{where}.name", table["name"])
+            reader.fail(f"{where}.name", "nothing", BOT_NAME_EXPECTED, raw=True)
+        return reader.bot_field(f"{where}.name", check_name, table["name"])
 
     def command() -> tuple[str, ...]:
         if ("argv" in table) == ("cmd" in table):
@@ -706,25 +716,11 @@ def _bot(reader: _Reader, where: str, raw: object) -> tuple[BotScope, BotSpec] |
             )
         if "argv" in table:
             argv = table["argv"]
-            if (
-                not isinstance(argv, list)
-                or not argv
-                or not all(isinstance(a, str) and a and "\0" not in a for a in argv)
-            ):
-                reader.fail(
-                    f"{where}.argv", argv, "a non-empty list of non-empty strings without NUL"
-                )
-            return tuple(argv)
+            if not isinstance(argv, list):
+                reader.fail(f"{where}.argv", argv, "a list of strings (or cmd: a command line)")
+            return reader.bot_field(f"{where}.argv", check_command, argv)
         cmd = reader.text(f"{where}.cmd", table["cmd"])
-        try:
-            argv_tuple = tuple(shlex.split(cmd))
-        except ValueError as exc:
-            reader.fail(f"{where}.cmd", cmd, f"a command line shell-style ({exc})")
-        if not argv_tuple:
-            reader.fail(f"{where}.cmd", cmd, "a command line with a program")
-        if any("\0" in a for a in argv_tuple):
-            reader.fail(f"{where}.cmd", cmd, "a command line without NUL characters")
-        return argv_tuple
+        return reader.bot_field(f"{where}.cmd", check_command, cmd)
 
     def directory() -> str | None:
         if "cwd" not in table:
@@ -736,22 +732,19 @@ def _bot(reader: _Reader, where: str, raw: object) -> tuple[BotScope, BotSpec] |
 
     def environment() -> list[tuple[str, str]]:
         env_table = reader.table(f"{where}.env", table.get("env", {}))
+        env = []
         for key, value in env_table.items():
-            if not ENV_NAME.match(key):
-                reader.note(f"{where}.env", f"the name {key!r}", ENV_EXPECTED, raw=True)
-            elif not isinstance(value, str) or "\0" in value:
-                reader.note(f"{where}.env.{key}", value, "a string without NUL")
-        return [
-            (k, v)
-            for k, v in env_table.items()
-            if ENV_NAME.match(k) and isinstance(v, str) and "\0" not in v
-        ]
+            named = partial(reader.bot_field, f"{where}.env.{key}", check_env_name, key)
+            name = reader.read(named, "")
+            text = reader.read(
+                partial(reader.bot_field, f"{where}.env.{key}", check_env_value, value), None
+            )
+            if name and text is not None:
+                env.append((name, text))
+        return env
 
     def sandboxed() -> str | None:
-        sandbox = table.get("sandbox")
-        if sandbox not in SANDBOXES:
-            reader.fail(f"{where}.sandbox", sandbox, SANDBOX_EXPECTED)
-        return sandbox
+        return reader.bot_field(f"{where}.sandbox", check_sandbox, table.get("sandbox"))
 
     bot_name: str = reader.read(read_name, "")
     argv_tuple: tuple[str, ...] = reader.read(command, ())
@@ -762,17 +755,11 @@ def _bot(reader: _Reader, where: str, raw: object) -> tuple[BotScope, BotSpec] |
         reader.read(lambda: _check_program(reader, field_name, argv_tuple[0], cwd), None)
     env: list[tuple[str, str]] = reader.read(environment, [])
     limits: dict[str, int] = {}
-    for limit in ("memory_mb", "cpu_seconds", "file_mb", "max_processes"):
+    for limit in LIMIT_MAXIMA:
         if limit in table:
+            check = partial(check_limit, limit)
             limits[limit] = reader.read(
-                partial(
-                    reader.integer,
-                    f"{where}.{limit}",
-                    table[limit],
-                    minimum=1,
-                    maximum=LIMIT_MAXIMA[limit],
-                ),
-                1,
+                partial(reader.bot_field, f"{where}.{limit}", check, table[limit]), 1
             )
     sandbox = reader.read(sandboxed, None)
     user = reader.read(partial(_user, reader, where, table), None)
@@ -827,7 +814,7 @@ def _user(reader: _Reader, where: str, table: dict[str, Any]) -> str | None:
     """The bot's ``user`` (a user name or number), None when it gives none."""
     if "user" not in table:
         return None
-    return reader.text(f"{where}.user", table["user"])
+    return reader.bot_field(f"{where}.user", check_user, table["user"])
 
 
 def _check_program(reader: _Reader, field_name: str, program: str, cwd: str | None) -> None:

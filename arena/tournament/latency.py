@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from arena.referee.results import FaultKind
 from arena.tournament.store import StoredMatch
 
 MARGIN_SHARE = 0.5  # the referee's worst latency in a match may use up to this part of the margin
@@ -105,7 +106,7 @@ class LatencyTally:
         self.max_ms = _larger(self.max_ms, worst)
         self.max_load = _larger(self.max_load, load)
         if _strained_why(worst, self.margin_ms):
-            timeout = any(f.kind == "timeout" for f in match.faults)
+            timeout = any(f.kind is FaultKind.TIMEOUT for f in match.faults)
             place = (match.game, match.table, match.deal, match.rotation, match.match_id)
             self.strained += (*place, worst, load, timeout)
 

@@ -34,20 +34,15 @@ from typing import Any
 
 from arena.referee.lines import printable
 from arena.tournament.config import StopRule, TournamentConfig
+from arena.tournament.errors import PreflightError, TournamentError, unwrapped
 from arena.tournament.executors import Executor
 from arena.tournament.executors.in_process import InProcess
 from arena.tournament.executors.local import WorkerProcesses
-from arena.tournament.pool import (
-    PlayMatch,
-    PreflightError,
-    RunSummary,
-    StartBot,
-    TournamentError,
-    unwrapped,
-)
+from arena.tournament.pool import PlayMatch, StartBot
 from arena.tournament.schedule import Schedule, ScheduledMatch, sent_match_id
 from arena.tournament.standings import Standings, compute_standings, separation
 from arena.tournament.store import ResultStore, StoredMatch, StoreError
+from arena.tournament.summary import RunSummary
 
 __all__ = [
     "PreflightError",

@@ -386,7 +386,7 @@ class StandingsFold:
                 self._scope(scope)
             self._aborted[match.match_id] = (
                 match.game,
-                [(fault.bot, fault.kind) for fault in match.faults],
+                [(fault.bot, str(fault.kind)) for fault in match.faults],  # (plain: persisted)
             )
             return
         self._aborted.pop(match.match_id, None)
@@ -406,7 +406,7 @@ class StandingsFold:
                 if seat < len(times):
                     row.times.update(times[seat])
             for fault in match.faults:
-                tally.setdefault(fault.bot, _Tally()).faults[fault.kind] += 1
+                tally.setdefault(fault.bot, _Tally()).faults[str(fault.kind)] += 1
         self._deals.add(
             (match.game, match.table, match.deal),
             match.rotation,

@@ -27,7 +27,6 @@ import contextlib
 import fcntl
 import json
 import os
-import re
 import secrets
 import shutil
 import sqlite3
@@ -40,6 +39,8 @@ from typing import Any
 
 import msgspec
 
+from arena.referee.results import FaultRecord
+from arena.referee.results import fault_reason as fault_reason  # render/terminal.py reads it here
 from arena.tournament.seal import DealSecret, SealState
 
 APP = "trick-arena-results"
@@ -82,7 +83,9 @@ CREATE TABLE IF NOT EXISTS faults (
     bot        TEXT NOT NULL,
     kind       TEXT NOT NULL,
     request_id INTEGER,
-    message    TEXT NOT NULL
+    message    TEXT NOT NULL,
+    cause      TEXT,                -- (added columns; NULL: read from the kind and message)
+    forfeits   INTEGER
 );
 CREATE INDEX IF NOT EXISTS faults_by_match ON faults(match_key);
 """
@@ -92,6 +95,8 @@ ADDED_COLUMNS = (
     ("matches", "referee", "TEXT"),
     ("matches", "record_at", "INTEGER"),
     ("matches", "record_length", "INTEGER"),
+    ("faults", "cause", "TEXT"),
+    ("faults", "forfeits", "INTEGER"),
 )
 MATCH_COLUMNS = (
     "match_key, match_id, game, game_id, table_no, deal, rotation, seed, players, options, bots, "
@@ -143,29 +148,6 @@ class StoreError(Exception):
     """A results file that cannot be used, with one line saying why and what to do."""
 
 
-# The referee's fault messages begin with who and when ("bot X (seat 2), request 14: "): the
-# reason is what follows, for lines that say who and when themselves.
-_FAULT_PREFIX = re.compile(r"^bot .*? \(seat \d+\)(, request \d+)?: ")
-
-
-@dataclass(frozen=True)
-class StoredFault:
-    seat: int
-    bot: str
-    kind: str
-    request_id: int | None
-    message: str
-
-    @property
-    def reason(self) -> str:
-        return fault_reason(self.message)
-
-
-def fault_reason(message: str) -> str:
-    """A fault's message without its "bot X (seat N), request R: " prefix."""
-    return _FAULT_PREFIX.sub("", message, count=1)
-
-
 @dataclass(frozen=True)
 class StoredMatch:
     """One match as stored: where it sits in the schedule and what came of it."""
@@ -184,7 +166,7 @@ class StoredMatch:
     placings: tuple[int, ...]
     teams: tuple[int, ...] | None
     forfeited: tuple[int, ...]
-    faults: tuple[StoredFault, ...]
+    faults: tuple[FaultRecord, ...]
     decision_ms: tuple[tuple[float, ...], ...]
     status: str = "completed"
     reason: str = "completed"
@@ -220,7 +202,7 @@ def _loads(text: str) -> Any:
 
 
 def _match_of_row(
-    row: tuple[Any, ...], faults: dict[str, list[StoredFault]], folder: str
+    row: tuple[Any, ...], faults: dict[str, list[FaultRecord]], folder: str
 ) -> StoredMatch:
     """A stored match from a row of ResultStore._MATCH_COLUMNS and the ADDED_COLUMNS, its
     record's path taken from ``folder``, the results file's, when it is relative."""
@@ -660,18 +642,22 @@ class ResultStore:
         )
         return [(row[0], _match_of_row(row, faults, self._folder)) for row in rows]
 
-    def _added_columns(self) -> str:
-        """The ADDED_COLUMNS a read selects: NULL for those a file from an older arena lacks."""
-        have = self._columns("matches")
+    def _added_columns(self, table: str = "matches") -> str:
+        """The ADDED_COLUMNS of ``table`` a read selects: NULL for those a file from an older
+        arena lacks."""
+        have = self._columns(table)
         return ", ".join(
             column if column in have else "NULL"
-            for table, column, _kind in ADDED_COLUMNS
-            if table == "matches"
+            for added_to, column, _kind in ADDED_COLUMNS
+            if added_to == table
         )
 
-    def _faults_of(self, keys: list[str] | None) -> dict[str, list[StoredFault]]:
+    def _faults_of(self, keys: list[str] | None) -> dict[str, list[FaultRecord]]:
         """The faults of the matches with these keys (None: of every match, in one pass)."""
-        columns = "SELECT match_key, seat, bot, kind, request_id, message FROM faults"
+        columns = (
+            "SELECT match_key, seat, bot, kind, request_id, message, "
+            f"{self._added_columns('faults')} FROM faults"
+        )
         if keys is None:  # most of the file: every fault, in one pass
             fault_rows: Iterable[Any] = self._db.execute(f"{columns} ORDER BY rowid")
         else:  # the faults of these rows only (a few since the cached fold, of a large file)
@@ -684,9 +670,14 @@ class ResultStore:
                     chunk,
                 )
             ]
-        faults: dict[str, list[StoredFault]] = {}
+        faults: dict[str, list[FaultRecord]] = {}
         for row in fault_rows:
-            faults.setdefault(row[0], []).append(StoredFault(*row[1:]))
+            try:
+                fault = FaultRecord.read(*row[1:])
+            except ValueError as exc:  # a kind or cause no arena writes
+                problem = sqlite3.DatabaseError(f"a fault of match {row[0]}: {exc}")
+                raise self._damaged(problem) from None
+            faults.setdefault(row[0], []).append(fault)
         return faults
 
     def matches_in_rating_order(
@@ -751,9 +742,19 @@ class ResultStore:
                     row,
                 )
                 self._db.executemany(
-                    "INSERT INTO faults VALUES (?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO faults (match_key, seat, bot, kind, request_id, message, cause, "
+                    "forfeits) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (match.match_key, f.seat, f.bot, f.kind, f.request_id, f.message)
+                        (
+                            match.match_key,
+                            f.seat,
+                            f.bot,
+                            str(f.kind),
+                            f.request_id,
+                            f.message,
+                            str(f.cause),
+                            f.forfeits,
+                        )
                         for f in match.faults
                     ],
                 )

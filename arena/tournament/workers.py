@@ -47,18 +47,11 @@ from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 from arena.referee.record import RecordShelf
 from arena.tournament.config import TournamentConfig
-from arena.tournament.pool import (
-    CLOSE_GRACE_S,
-    BotPool,
-    PreflightError,
-    RunSummary,
-    TournamentError,
-    hide_from_each_other,
-    play_pooled_match,
-    unwrapped,
-)
+from arena.tournament.errors import PreflightError, TournamentError, unwrapped
+from arena.tournament.pool import CLOSE_GRACE_S, BotPool, hide_from_each_other, play_pooled_match
 from arena.tournament.schedule import ScheduledMatch
 from arena.tournament.store import StoredMatch
+from arena.tournament.summary import RunSummary
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[2]  # where ``import arena`` works from
 HEADER_BYTES = 4

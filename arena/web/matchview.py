@@ -22,7 +22,7 @@ import msgspec
 
 from arena.games import GameSpec, GameState, find_game
 from arena.games.cards import Dealer, Rng
-from arena.referee.record import ReplayError, record_bytes, record_where
+from arena.referee.record import ReplayError, read_record
 
 _encoder = msgspec.json.Encoder()
 
@@ -34,33 +34,14 @@ class MatchViewError(Exception):
 def read_entries(
     path: Path, *, partial: bool, at: int | None = None, length: int | None = None
 ) -> list[dict[str, Any]]:
-    """A record's entries: the file ``path``, or the gzip member at byte ``at`` of a records
-    file (``length`` bytes; None: up to the end). ``partial``: a record still being written,
-    whose last line may be cut off mid-write (it is dropped); otherwise every line must be
-    JSON."""
-    where = record_where(path, at)
+    """A record's entries (the record package's one reader, read_record): the file ``path``, or
+    the gzip member at byte ``at`` of a records file (``length`` bytes; None: up to the end).
+    ``partial``: a record still being written, whose last line may be cut off mid-write (it is
+    dropped); otherwise every line must be JSON."""
     try:
-        raw = record_bytes(Path(path), partial=partial, at=at, length=length)  # plain or gzip
-    except OSError as error:
-        raise MatchViewError(f"{where}: cannot read: {error.strerror or error}") from None
+        return read_record(Path(path), at=at, length=length, partial=partial)
     except ReplayError as error:
         raise MatchViewError(str(error)) from None
-    entries = []
-    lines = raw.split(b"\n")
-    for number, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            entry = msgspec.json.decode(line)
-        except msgspec.DecodeError:
-            if partial and number == len(lines):
-                break  # the writer is in the middle of this line
-            raise MatchViewError(f"{where} line {number}: not JSON") from None
-        if isinstance(entry, dict) and isinstance(entry.get("type"), str):
-            entries.append(entry)
-    if not entries or entries[0]["type"] != "header":
-        raise MatchViewError(f"{where}: the first line must be the header")
-    return entries
 
 
 def _plain(data: Any) -> Any:

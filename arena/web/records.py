@@ -24,6 +24,7 @@ from arena.referee.record import (
     RecordMember,
     Replay,
     ReplayError,
+    decode_line,
     read_span,
     record_members,
     replay_record,
@@ -86,7 +87,7 @@ def record_bots(path: Path, at: int | None) -> list[str] | None:
         if head[:2] == GZIP_MAGIC:
             head = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(head, HEAD_READ)
         line, newline, _rest = head.partition(b"\n")
-        header = msgspec.json.decode(line) if newline else None
+        header = decode_line(line) if newline else None
         return [str(seat["bot"]) for seat in header["seats"]] if header else None
     except (OSError, zlib.error, msgspec.DecodeError, KeyError, TypeError, IndexError):
         return None

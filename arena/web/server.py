@@ -42,7 +42,7 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.tournament.pool import unwrapped
+from arena.tournament.errors import unwrapped
 from arena.tournament.store import ResultStore, StoreError
 from arena.web.access import SPECTATOR, TOKEN_COOKIE, TOKEN_PARAM, Access, Viewer
 from arena.web.feed import SETTLE_S

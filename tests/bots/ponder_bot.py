@@ -9,7 +9,7 @@ import time
 
 from botlib import answer, messages, send
 
-PONDER_S = 3.0  # a bound, so a bot left waiting (between matches, say) is not a hog for ever
+PONDER_S = 60.0  # a bound, so a bot left waiting (between matches, say) is not a hog for ever
 
 pondering = threading.Event()
 

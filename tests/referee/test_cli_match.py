@@ -268,6 +268,7 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
             if message["type"] == "hello":
                 print(json.dumps({"type": "ready", "name": "slow"}), flush=True)
             elif message["type"] == "request":
+                open(os.path.join(sys.argv[1], os.pardir, "asked"), "w").close()
                 time.sleep(600)
     """)
     )
@@ -295,9 +296,11 @@ def test_interrupting_a_match_ends_every_bot_process(tmp_path, signum):
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
-    while len(list(pid_dir.iterdir())) < 6 and time.monotonic() < deadline:
+    # Every bot and child has started, and the match has reached its first (never answered)
+    # request.
+    while not (len(list(pid_dir.iterdir())) == 6 and (tmp_path / "asked").exists()):
+        assert time.monotonic() < deadline and process.poll() is None, "the match did not start"
         time.sleep(0.1)
-    time.sleep(0.5)  # let the match reach its first (never answered) request
     process.send_signal(signum)
     _, stderr = process.communicate(timeout=60)
     assert process.returncode == 1 and "interrupted" in stderr and "Traceback" not in stderr

@@ -24,6 +24,7 @@ import time
 import msgspec
 import pytest
 import trio
+import trio.testing
 
 from arena.bots.check import option_sets
 from arena.games import GAMES, find_game
@@ -308,7 +309,7 @@ async def test_the_quick_read_gives_way_to_any_other_task(pipes):
             os.write(ours_w, b"reply\n")
             assert quick.read(100) is None
             assert os.read(ours, 100) == b"reply\n"
-            await trio.sleep(0.01)  # the other task now waits for its pipe in trio's epoll
+            await trio.testing.wait_all_tasks_blocked()  # the other waits in trio's epoll
             # What it waits for arrives: the quick wait ends at once and trio's path follows.
             os.write(other_w, b"o")
             start = time.perf_counter()
@@ -371,7 +372,7 @@ def test_the_quick_read_serves_each_trio_run_it_is_read_in(pipes):
     quick = QuickRead(ours)
 
     async def read_one() -> bytes | None:
-        await trio.sleep(0.05)  # (trio's own start-up tasks done: none waits behind the read)
+        await trio.testing.wait_all_tasks_blocked()  # (none of trio's waits behind the read)
         os.write(ours_w, b"reply\n")
         with trio.move_on_after(5):
             return quick.read(100)

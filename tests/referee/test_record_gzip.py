@@ -17,6 +17,8 @@ from arena.referee import record as record_module
 from arena.referee.clock import TimeControl
 from arena.referee.match import run_match
 from arena.referee.record import ReplayError, record_bytes, record_lines, replay_record
+from arena.referee.record import format as record_format
+from arena.referee.record import writing as record_writing
 from arena.referee.testing import FakeBot, connect_fake
 
 # Fake bots answer at once, but on a loaded machine "at once" can take over a second: with the
@@ -60,7 +62,7 @@ def without_times(lines):
 
 
 async def test_a_gzip_record_holds_the_lines_of_a_plain_one(tmp_path, monkeypatch):
-    monkeypatch.setattr(record_module, "RECORD_BATCH", 16)  # several writes in one match
+    monkeypatch.setattr(record_writing, "RECORD_BATCH", 16)  # several writes in one match
     await play_to(tmp_path / "m.jsonl")
     await play_to(tmp_path / "m.jsonl.gz")
     plain = (tmp_path / "m.jsonl").read_bytes().splitlines()
@@ -85,7 +87,7 @@ async def test_a_cut_gzip_record_is_one_clear_error(tmp_path):
 
 
 async def test_a_running_match_record_shows_its_lines_up_to_the_last_flush(tmp_path, monkeypatch):
-    monkeypatch.setattr(record_module, "GZIP_FLUSH_S", 0.0)  # every line reaches the file
+    monkeypatch.setattr(record_writing, "GZIP_FLUSH_S", 0.0)  # every line reaches the file
     path = tmp_path / "live.jsonl.gz"
     writer = record_module.RecordWriter(path)
     writer.write({"type": "header", "n": 1})
@@ -132,7 +134,7 @@ async def test_zlib_writes_the_same_records_where_isal_is_missing(
 ):
     """ISA-L compresses where installed; without it zlib does, and both files read back alike."""
     await play_to(tmp_path / "a.jsonl.gz", "eight-rounds")
-    monkeypatch.setattr(record_module, "_deflate", zlib)  # as if isal were not installed
+    monkeypatch.setattr(record_writing, "_deflate", zlib)  # as if isal were not installed
     await play_to(tmp_path / "b.jsonl.gz", "eight-rounds")
     first, second = (
         without_times(record_lines(tmp_path / n)) for n in ("a.jsonl.gz", "b.jsonl.gz")
@@ -217,8 +219,8 @@ def test_kept_lines_wait_for_the_next_write_however_many_and_late(tmp_path, monk
     """keep_shuffle() (a compact shuffle line, kept while the rules apply an action) never
     writes: past RECORD_BATCH lines and the flush interval its lines wait in order for the next
     write()."""
-    monkeypatch.setattr(record_module, "RECORD_BATCH", 3)
-    monkeypatch.setattr(record_module, "GZIP_FLUSH_S", 0.0)
+    monkeypatch.setattr(record_writing, "RECORD_BATCH", 3)
+    monkeypatch.setattr(record_writing, "GZIP_FLUSH_S", 0.0)
     path = tmp_path / "m.jsonl.gz"
     writer = record_module.RecordWriter(path)
     for n in range(5):
@@ -241,7 +243,7 @@ def test_a_kept_decision_is_never_tracked_by_the_garbage_collector():
     reply = b'{"type":"action","id":7,"index":0}'
     decision = as_the_referee_keeps_it(0, 7, 200, 1.534, 0, reply, "AS")
     assert not gc.is_tracked(decision)
-    assert json.loads(record_module._encoder.encode(decision)) == [
+    assert json.loads(record_format.encoder.encode(decision)) == [
         0,
         7,
         200,

@@ -29,7 +29,7 @@ from arena.referee.clock import TimeControl
 from arena.referee.match import RECORDED_STALE_REPLIES, run_match
 from arena.referee.process import BotProcess
 from arena.referee.record import read_record
-from arena.referee.results import FaultKind
+from arena.referee.results import CAUSES, FaultKind
 from arena.referee.testing import FakeBot
 from tests.referee.test_referee_fakes import AON, play
 
@@ -222,6 +222,7 @@ def expected_entries(ending: str, pending: int, legal: list[str], sent_ms: float
                 "seat": 0,
                 "bot": "hostile",
                 "kind": str(kind),
+                "cause": str(CAUSES[kind][0]),  # (no line here is too long)
                 "id": pending,
                 "message": message,
                 "forfeited": False,

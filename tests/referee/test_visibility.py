@@ -64,7 +64,7 @@ async def test_each_seat_receives_exactly_what_it_may_see(autojump_clock, tmp_pa
         while seen_events[seat] < len(visible):
             message = sent[seat][cursor[seat]]
             if message["type"] == "fault":  # fault notices go only to the faulting seat
-                assert any(f["seat"] == seat and f["id"] == message["id"] for f in replay.faults)
+                assert any(f.seat == seat and f.request_id == message["id"] for f in replay.faults)
                 cursor[seat] += 1
                 continue
             assert message == {

@@ -32,7 +32,7 @@ def results(tmp_path_factory):
     bots = "".join(
         f'[[bots]]\nname = "{name}"\nargv = ["{sys.executable}", "{BOTS / script}", "{seed}"]\n'
         for name, script, seed in (
-            ("crashy+1.0", "crash_bot.py", 0),
+            ("crashy-1.0", "crash_bot.py", 0),
             ("r1", "random_bot.py", 1),
             ("r2", "random_bot.py", 2),
         )
@@ -48,10 +48,10 @@ def results(tmp_path_factory):
 
 
 def test_the_report_names_faults_times_and_worst_matches(results):
-    done = arena("standings", results, "--bot", "crashy+1.0")
+    done = arena("standings", results, "--bot", "crashy-1.0")
     assert done.returncode == 0, done.stderr
     out = done.stdout
-    assert "crashy+1.0: 6 completed matches" in out
+    assert "crashy-1.0: 6 completed matches" in out
     assert "Results per game" in out and "alles-oder-nichts" in out and "overall" in out
     assert "Decision times" in out and "p90 ms" in out
     assert "crash: 6" in out  # one crash per match, each with the stack trace's last lines
@@ -75,7 +75,7 @@ def test_the_report_names_faults_times_and_worst_matches(results):
 
 def test_the_replay_commands_are_whole_lines_at_any_width(results):
     """Issue 38 item 7: even at 40 columns each command is one line, uncut, to be copied."""
-    narrow = arena("standings", results, "--bot", "crashy+1.0", "--width", "40")
+    narrow = arena("standings", results, "--bot", "crashy-1.0", "--width", "40")
     assert narrow.returncode == 0, narrow.stderr
     lines = narrow.stdout.splitlines()
     commands = [line for line in lines if re.match(r"\d+: arena replay ", line)]
@@ -87,23 +87,23 @@ def test_the_replay_commands_are_whole_lines_at_any_width(results):
 
 
 def test_the_report_as_json_and_its_errors(results):
-    done = arena("standings", results, "--bot", "crashy+1.0", "--json", "--worst", "2")
+    done = arena("standings", results, "--bot", "crashy-1.0", "--json", "--worst", "2")
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
-    assert data["bot"] == "crashy+1.0" and data["matches"] == 6
+    assert data["bot"] == "crashy-1.0" and data["matches"] == 6
     assert [f["kind"] for f in data["faults"]] == ["crash"] * 6
     assert len(data["worst"]) == 2
     assert data["worst"][0]["scaled"] <= data["worst"][1]["scaled"]
     assert set(data["decision_ms"]) == {"alles-oder-nichts", "overall"}
     unknown = arena("standings", results, "--bot", "nobody")
     assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1
-    assert "--bot nobody: none such" in unknown.stderr and "crashy+1.0" in unknown.stderr
+    assert "--bot nobody: none such" in unknown.stderr and "crashy-1.0" in unknown.stderr
 
 
 def test_a_bot_and_a_game_by_a_prefix_that_names_one(results):
     # A unique prefix names the bot (its version left out), the same report as the full name.
     short = arena("standings", results, "--bot", "crashy", "--json")
-    full = arena("standings", results, "--bot", "crashy+1.0", "--json")
+    full = arena("standings", results, "--bot", "crashy-1.0", "--json")
     assert short.returncode == 0 and short.stdout == full.stdout
     one = arena("standings", results, "--bot", "crashy", "--game", "alles", "--json")
     assert one.returncode == 0, one.stderr

@@ -36,9 +36,9 @@ from arena.tournament.executors.packing import (
     relocate,
     unpack,
 )
-from arena.tournament.pool import RunSummary
 from arena.tournament.schedule import build_schedule
 from arena.tournament.store import ResultStore
+from arena.tournament.summary import RunSummary
 from tests.tournament.test_tournament_cli import PATIENCE_S, arena, wait_for_matches
 from tests.tournament.test_workers import outcome, same_key, seeded_tournament
 
@@ -329,8 +329,8 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(tmp_path):
 def test_losing_every_worker_is_said_as_such_not_as_a_lost_scheduler(tmp_path, monkeypatch):
     """A scheduler left without workers (each killed, none coming back) ends the run with a
     line that says what happened: the scheduler is up, its workers were lost."""
+    from arena.tournament.errors import TournamentError
     from arena.tournament.executors import dask_cluster
-    from arena.tournament.pool import TournamentError
 
     monkeypatch.setattr(dask_cluster, "WORKER_WAIT_S", 3.0)
     path = seeded_tournament(tmp_path, "lost")

@@ -17,7 +17,7 @@ from arena.referee.bot_spec import BotSpec
 from arena.referee.clock import TimeControl
 from arena.referee.process import BotProcess, BotStartupError
 from arena.tournament.config import ConfigError, config_from_table
-from arena.tournament.pool import TournamentError
+from arena.tournament.errors import TournamentError
 from arena.tournament.runner import Progress, run_tournament
 from arena.tournament.store import OutputLock, ResultStore, StoreError
 from tests.tournament.test_runner import Bots, make_config, open_store, referee, schedule_of
@@ -37,7 +37,7 @@ def table(**bot):
         ({"memory_mb": 2**44}, "bots[0].memory_mb: found 17592186044416 (an integer); expected"),
         ({"file_mb": 2**44}, "bots[0].file_mb: found"),
         ({"cpu_seconds": 2**63 - 1}, "bots[0].cpu_seconds: found 9223372036854775807"),
-        ({"env": {"A=B": "x"}}, "bots[0].env: found the name 'A=B'; expected environment"),
+        ({"env": {"A=B": "x"}}, "bots[0].env.A=B: found the name 'A=B'; expected a variable name"),
         ({"env": {"A": "x\0y"}}, "bots[0].env.A: found"),
         ({"argv": [sys.executable, "a\0b"]}, "bots[0].argv: found"),
         ({"argv": None, "cmd": "python3 'a\0b'"}, "bots[0].cmd: found"),

@@ -3,13 +3,13 @@ the warning that names the matches whose timeouts may be the arena's."""
 
 import sqlite3
 
-from arena.referee.results import latency_summary
+from arena.referee.results import FaultRecord, latency_summary
 from arena.tournament.latency import latency_report
-from arena.tournament.store import ResultStore, StoredFault
+from arena.tournament.store import ResultStore
 from tests.tournament.test_store import match, open_store
 
 CALM = {"p50_ms": 0.02, "p99_ms": 0.08, "max_ms": 0.3, "load_per_core": 0.4}
-TIMEOUT = StoredFault(0, "a", "timeout", 3, "a: no answer")
+TIMEOUT = FaultRecord.read(0, "a", "timeout", 3, "a: no answer")
 
 
 def test_latency_summary_takes_latencies_that_happened():

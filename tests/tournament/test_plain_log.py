@@ -9,9 +9,9 @@ import re
 import sys
 from pathlib import Path
 
+from arena.referee.results import FaultCause, FaultKind, FaultRecord
 from arena.render.terminal import TrimmedLines
 from arena.tournament.runner import finished_line
-from arena.tournament.store import StoredFault
 from tests.tournament.test_sealed_deals import arena
 from tests.tournament.test_store import match
 
@@ -20,10 +20,20 @@ BOTS = ROOT / "tests" / "bots"
 
 
 def test_a_finished_line_names_the_bots_scores_and_faults_once():
+    late = "bot late (seat 2), request {}: no answer in 1000 ms"
+    timeout, no_reply = FaultKind.TIMEOUT, FaultCause.NO_REPLY
     faults = (
-        StoredFault(2, "late", "timeout", 4, "bot late (seat 2), request 4: no answer in 1000 ms"),
-        StoredFault(2, "late", "timeout", 9, "bot late (seat 2), request 9: no answer in 1000 ms"),
-        StoredFault(0, "a", "illegal", 1, "bot a (seat 0), request 1: 'x' is not legal"),
+        FaultRecord(2, "late", timeout, 4, late.format(4), no_reply, forfeits=False),
+        FaultRecord(2, "late", timeout, 9, late.format(9), no_reply, forfeits=False),
+        FaultRecord(
+            0,
+            "a",
+            FaultKind.ILLEGAL,
+            1,
+            "bot a (seat 0), request 1: 'x' is not legal",
+            FaultCause.ILLEGAL_ACTION,
+            forfeits=True,
+        ),
     )
     done = match("aon/t0/d3/r1", bots=("a", "b", "late"), scores=(31, 12, -4), faults=faults)
     assert finished_line(done, 12, 1056) == (

@@ -36,7 +36,9 @@ def test_a_normal_run_flags_nothing_and_replay_suspect_replays_only_the_flagged(
         )
         key = db.execute("SELECT match_key FROM matches WHERE match_id = ?", (target,)).fetchone()
         db.execute(
-            "INSERT INTO faults VALUES (?, 0, 'r0', 'timeout', 3, 'r0 (seat 0): no answer')", key
+            "INSERT INTO faults VALUES (?, 0, 'r0', 'timeout', 3, 'r0 (seat 0): no answer', "
+            "'no reply', 0)",
+            key,
         )
         db.execute("DELETE FROM fold_state")
     shown = arena("standings", path)

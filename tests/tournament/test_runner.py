@@ -9,7 +9,7 @@ import trio
 
 from arena.referee.bot_spec import BotSpec
 from arena.referee.process import BotStartupError
-from arena.referee.results import FaultKind, FaultRecord, MatchResult
+from arena.referee.results import FaultCause, FaultKind, FaultRecord, MatchResult
 from arena.tournament.config import TournamentConfig
 from arena.tournament.runner import PreflightError, Progress, run_tournament
 from arena.tournament.schedule import GamePlan, build_schedule
@@ -63,9 +63,15 @@ def referee(*, stuck=(), forfeit=()):
         lost = tuple(s for s, name in enumerate(names) if name in forfeit and s not in absent)
         for s in lost:
             seats[s].alive = False
-        faults = tuple(FaultRecord(s, names[s], FaultKind.CRASH, None, "died") for s in lost)
+        crash, startup = FaultKind.CRASH, FaultKind.STARTUP
+        faults = tuple(
+            FaultRecord(s, names[s], crash, None, "died", FaultCause.OUTPUT_ENDED, True)
+            for s in lost
+        )
         faults += tuple(
-            FaultRecord(s, names[s], FaultKind.STARTUP, None, seats[s].startup_error)
+            FaultRecord(
+                s, names[s], startup, None, seats[s].startup_error, FaultCause.NOT_STARTED, True
+            )
             for s in sorted(absent)
         )
         lost = tuple(sorted((*lost, *absent)))

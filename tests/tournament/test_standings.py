@@ -8,6 +8,7 @@ import pytest
 import trio
 from rich.console import Console
 
+from arena.referee.results import FaultRecord
 from arena.render.terminal import live_view, show_progress, standings_table
 from arena.stats.deals import Rotation, deal_values
 from arena.stats.moments import estimate_values
@@ -15,7 +16,7 @@ from arena.tournament import openskill_fast
 from arena.tournament import standings as standings_module
 from arena.tournament.runner import Progress
 from arena.tournament.standings import OVERALL, StandingsFold, compute_standings, standings_as_data
-from arena.tournament.store import StoredFault, StoredMatch
+from arena.tournament.store import StoredMatch
 
 
 def played(
@@ -112,9 +113,9 @@ def test_partners_are_rated_as_one_team():
 
 def test_a_forfeited_seat_ranks_last_for_the_rating_and_faults_are_counted():
     faults = (
-        StoredFault(0, "a", "timeout", 3, "late"),
-        StoredFault(0, "a", "timeout", 5, "late"),
-        StoredFault(0, "a", "crash", None, "died"),
+        FaultRecord.read(0, "a", "timeout", 3, "late"),
+        FaultRecord.read(0, "a", "timeout", 5, "late"),
+        FaultRecord.read(0, "a", "crash", None, "died"),
     )
     # a's placing says first (as if the referee had not placed it last): it forfeited
     match = played(0, "abc", (10, 4, 1), (1, 2, 3), forfeited=(0,), faults=faults)
@@ -232,7 +233,7 @@ def test_the_overall_table_has_no_score_columns_and_shows_faults():
         (10, 4, 1),
         (3, 1, 2),
         forfeited=(0,),
-        faults=(StoredFault(0, "a", "timeout", 3, "late"),),
+        faults=(FaultRecord.read(0, "a", "timeout", 3, "late"),),
     )
     text = render(standings_table(compute_standings([match]), OVERALL))
     assert text.splitlines()[0] == "Overall (1 matches)"
@@ -273,7 +274,7 @@ async def test_without_a_terminal_progress_is_plain_lines_and_every_fault(autoju
 def test_a_bots_report_ranks_its_matches_by_duplicate_score():
     from arena.tournament.standings import bot_report, bot_report_as_data
 
-    fault = StoredFault(seat=1, bot="a", kind="timeout", request_id=3, message="no reply")
+    fault = FaultRecord.read(seat=1, bot="a", kind="timeout", request_id=3, message="no reply")
     deal = [DEAL[0], StoredMatch(**{**vars(DEAL[1]), "faults": (fault,)}), DEAL[2]]
     standings = compute_standings(deal, "abc", ["g"])
     report = bot_report(standings, deal, "a", worst=2)

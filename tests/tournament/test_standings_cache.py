@@ -8,6 +8,7 @@ from dataclasses import replace
 import msgspec
 import pytest
 
+from arena.referee.results import FaultRecord
 from arena.tournament import openskill_fast
 from arena.tournament import standings as standings_module
 from arena.tournament.latency import LatencyReport
@@ -22,7 +23,7 @@ from arena.tournament.standings import (
     refold,
     schedule_order,
 )
-from arena.tournament.store import ResultStore, StoredFault, StoredMatch
+from arena.tournament.store import ResultStore, StoredMatch
 
 BOTS = ["a", "b", "c", "d", "e"]
 MANY = [*BOTS, *"fghijklmn"]  # enough that tables often share no bot: late matches reuse more
@@ -59,7 +60,7 @@ def random_history(rng: random.Random, deals: int, pool=BOTS) -> list[StoredMatc
                             placings=placings,
                             teams=teams,
                             forfeited=(0,) if faulty and rng.random() < 0.5 else (),
-                            faults=(StoredFault(0, bots[0], "timeout", 3, "late"),)
+                            faults=(FaultRecord.read(0, bots[0], "timeout", 3, "late"),)
                             if faulty
                             else (),
                             decision_ms=tuple(

@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from arena.tournament.store import ResultStore, StoredFault, StoredMatch, StoreError
+from arena.referee.results import FaultRecord
+from arena.tournament.store import ResultStore, StoredMatch, StoreError
 
 DEFINITION = {"name": "cup", "seed": 1, "bots": [{"name": "a"}, {"name": "b"}]}
 
@@ -27,7 +28,7 @@ def match(match_id="g/t0/d0/r0", status="completed", **changes):
         placings=(1, 2, 3),
         teams=None,
         forfeited=(2,),
-        faults=(StoredFault(2, "a", "timeout", 4, "a: no answer to request 4 in 1000 ms"),),
+        faults=(FaultRecord.read(2, "a", "timeout", 4, "a: no answer to request 4 in 1000 ms"),),
         decision_ms=((1.5, 2.25), (3.0,), ()),
         status=status,
         reason="completed" if status == "completed" else "cut",
@@ -205,7 +206,8 @@ def test_the_rows_saved_since_come_with_their_own_faults_in_order(tmp_path, monk
     with open_store(path) as store:
         for i in range(1300):
             faults = tuple(
-                StoredFault(k % 3, "abc"[k % 3], "timeout", k, f"m{i} f{k}") for k in range(i % 3)
+                FaultRecord.read(k % 3, "abc"[k % 3], "timeout", k, f"m{i} f{k}")
+                for k in range(i % 3)
             )
             saved.append(match(f"g/t0/d{i}/r0", deal=i, faults=faults))
             store.save(saved[-1])

@@ -16,11 +16,13 @@ import trio.testing
 
 from arena.referee.bot_spec import BotSpec
 from arena.referee.record import record_lines
+from arena.referee.results import FaultRecord
 from arena.tournament import workers
 from arena.tournament.config import TournamentConfig, load_config
-from arena.tournament.pool import RunSummary, TournamentError
+from arena.tournament.errors import TournamentError
 from arena.tournament.schedule import build_schedule
-from arena.tournament.store import ResultStore, StoredFault, StoredMatch
+from arena.tournament.store import ResultStore, StoredMatch
+from arena.tournament.summary import RunSummary
 from arena.tournament.workers import (
     SPAWN_WAIT_S,
     Finished,
@@ -152,7 +154,7 @@ def _stored_example(match):
         (1, 2, 3),
         None,
         (),
-        (StoredFault(0, "r0", "timeout", 4, "m"),),
+        (FaultRecord.read(0, "r0", "timeout", 4, "m"),),
         ((1.5,), (), (2.0,)),
     )
 

@@ -169,12 +169,39 @@ async def test_a_sandboxed_bot_outlives_the_worker_thread_that_started_it(
     here). A parent-death signal tied to that thread (bwrap --die-with-parent) would kill the bot."""
     import trio._core._thread_cache as thread_cache
 
+    def trio_workers() -> list[str]:
+        """This process's kernel tasks that are trio's idle worker threads (named by trio):
+        a task's end, not the Python thread's, is what sends a parent-death signal."""
+        names = []
+        for task in Path("/proc/self/task").iterdir():
+            try:
+                names.append((task / "comm").read_text().strip())
+            except OSError:  # (ended meanwhile)
+                pass
+        return [name for name in names if name.startswith("Trio thread")]
+
     monkeypatch.setattr(thread_cache, "IDLE_TIMEOUT", 0.1)
     bot = await BotProcess.start(
         probe("report", sandbox="bwrap"), time_control=SLOW, log_dir=tmp_path
     )
     try:
-        await trio.sleep(1.5)
+        # Every worker thread that could have started it retires; then it plays a whole match.
+        with trio.fail_after(30):
+            while trio_workers():
+                await trio.sleep(0.05)
+        mark = uuid.uuid4().hex
+        others = [
+            await BotProcess.start(bot_.spec(mark), time_control=SLOW, log_dir=tmp_path)
+            for bot_ in HONEST
+        ]
+        try:
+            result = await run_match(
+                GAME, [bot, *others], seed=3, match_id="outlives", time_control=SLOW
+            )
+        finally:
+            for other in others:
+                await other.close()
+        assert result.faults == (), result.faults
         assert bot.alive, f"the sandboxed bot died: {bot.exit_reason()}"
     finally:
         await bot.close()

@@ -20,7 +20,7 @@ from sandbox_support import BWRAP
 from arena.games import find_game
 from arena.referee.match import run_match
 from arena.referee.process import BotProcess, BotStartupError
-from arena.tournament.pool import PreflightError
+from arena.tournament.errors import PreflightError
 from arena.tournament.store import ResultStore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bots"))

@@ -28,7 +28,8 @@ from urllib.parse import quote
 import pytest
 import trio
 
-from arena.tournament.store import ResultStore, StoredFault
+from arena.referee.results import FaultRecord
+from arena.tournament.store import ResultStore
 from arena.web.access import SECRET_ENV, bot_token
 from tests.web.conftest import ROOT, arena_env, tournament_toml
 
@@ -337,7 +338,7 @@ def strained(played: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Pa
         for match in matches[:-1]:
             out.save(replace(match, referee=calm))
         last = matches[-1]
-        late = StoredFault(1, last.bots[1], "timeout", 7, "no answer within 2000 ms")
+        late = FaultRecord.read(1, last.bots[1], "timeout", 7, "no answer within 2000 ms")
         out.save(
             replace(
                 last,

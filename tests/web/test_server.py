@@ -156,6 +156,7 @@ async def test_the_event_stream_sends_a_summary_as_matches_arrive(played: Path) 
     async with trio.open_nursery() as nursery:
         url = await nursery.start(server.serve_tournament, source, "127.0.0.1", 0)
         received: list[dict] = []
+        first_summary = trio.Event()
 
         def listen() -> None:
             with urllib.request.urlopen(url + "api/stream", timeout=20) as response:
@@ -166,11 +167,13 @@ async def test_the_event_stream_sends_a_summary_as_matches_arrive(played: Path) 
                         event = line[7:]
                     elif line.startswith("data: ") and event == "summary":
                         received.append(json.loads(line[6:]))
+                        if len(received) == 1:
+                            trio.from_thread.run_sync(first_summary.set)
                         if len(received) == 2:
                             return
 
         async def feed() -> None:
-            await trio.sleep(0.5)
+            await first_summary.wait()  # the stream is open and has sent what it had
             source.add(all_matches[5])
 
         nursery.start_soon(feed)

@@ -258,7 +258,8 @@ def test_the_worst_seats_made_once_per_version_follow_new_matches(tmp_path: Path
 def _scheduled_history(rng, definition: dict) -> list:
     """Every match of the definition's schedule, stored in schedule order with random scores,
     some faults, and a few aborted, each of those stored again (completed) a little later."""
-    from arena.tournament.store import StoredFault, StoredMatch
+    from arena.referee.results import FaultRecord
+    from arena.tournament.store import StoredMatch
     from arena.web.source import schedule_from_definition
 
     stored, replays = [], []
@@ -283,7 +284,7 @@ def _scheduled_history(rng, definition: dict) -> list:
                 teams=None,
                 forfeited=(),
                 faults=tuple(
-                    StoredFault(i % 4, scheduled.seats[i % 4], "timeout", i, f"late {i}")
+                    FaultRecord.read(i % 4, scheduled.seats[i % 4], "timeout", i, f"late {i}")
                     for i in range(faults)
                 ),
                 decision_ms=((0.5,),) * scheduled.players,

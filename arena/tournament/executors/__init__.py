@@ -19,9 +19,9 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Protocol
 
 from arena.tournament.config import TournamentConfig
-from arena.tournament.pool import RunSummary
 from arena.tournament.schedule import ScheduledMatch
 from arena.tournament.store import StoredMatch
+from arena.tournament.summary import RunSummary
 
 Keep = Callable[[StoredMatch], None]
 

@@ -53,16 +53,15 @@ from arena.referee.cores import pin_threads, spread_cores
 from arena.referee.process import related_pids
 from arena.referee.record import RecordShelf
 from arena.tournament.config import LOCAL_CLUSTER, TournamentConfig
+from arena.tournament.errors import TournamentError
 from arena.tournament.executors import Keep
 from arena.tournament.executors.packing import PackError, pack_bots
 from arena.tournament.pool import (
-    RunSummary,
-    TournamentError,
-    WorkerReport,
     _aborted,  # the same aborted match as a local run stores
 )
 from arena.tournament.schedule import ScheduledMatch
 from arena.tournament.store import StoredMatch
+from arena.tournament.summary import RunSummary, WorkerReport
 
 INSTALL_LINE = (
     "--cluster needs Dask, which is not installed: pip install -e '.[cluster]' "

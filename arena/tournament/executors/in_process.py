@@ -11,18 +11,17 @@ from arena.referee.match import run_match
 from arena.referee.process import BotProcess
 from arena.referee.record import RecordShelf
 from arena.tournament.config import TournamentConfig
+from arena.tournament.errors import TournamentError, unwrapped
 from arena.tournament.executors import Keep
 from arena.tournament.pool import (
     BotPool,
     PlayMatch,
-    RunSummary,
     StartBot,
-    TournamentError,
     hide_from_each_other,
     play_pooled_match,
-    unwrapped,
 )
 from arena.tournament.schedule import ScheduledMatch
+from arena.tournament.summary import RunSummary
 
 
 class InProcess:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from arena.tournament.config import TournamentConfig
+from arena.tournament.errors import TournamentError, unwrapped
 from arena.tournament.executors import Keep
-from arena.tournament.pool import RunSummary, TournamentError, unwrapped
 from arena.tournament.schedule import ScheduledMatch
+from arena.tournament.summary import RunSummary
 from arena.tournament.workers import play_in_workers
 
 
