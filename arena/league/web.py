@@ -542,11 +542,10 @@ class LeagueApp:
         match = self.store.match(dealset.id, int(request.path_params["rotation"]))
         if match is None or match.record is None:
             return _error(404, "no record of that match")
-        record = match.record
-        try:
-            replay = await trio.to_thread.run_sync(lambda: replay_record(record))
-        except (ReplayError, OSError) as exc:
-            return _error(500, f"{match.match_id}: its record cannot be read: {exc}")
+        replay = await self._replay(match)
+        if isinstance(replay, Response):
+            return replay
+        _leave_out_others(replay.entries, self._own_seats(match.bots, viewer))
         console = Console(record=True, width=110, file=io.StringIO())
         console.print(render_replay(replay, None))
         return Response(console.export_text(), media_type="text/plain; charset=utf-8")

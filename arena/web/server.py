@@ -42,11 +42,14 @@ from starlette.responses import JSONResponse, RedirectResponse, Response, Stream
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from arena.referee.record import RecordPlace
 from arena.tournament.errors import unwrapped
 from arena.tournament.store import ResultStore, StoreError
 from arena.web.access import SPECTATOR, TOKEN_COOKIE, TOKEN_PARAM, Access, Viewer
-from arena.web.source import SETTLE_S, NotFound, Sealed, TournamentSource
+from arena.web.feed import SETTLE_S
+from arena.web.pages import NotFound
+from arena.web.records import record_extent
+from arena.web.sealed import Sealed
+from arena.web.source import TournamentSource
 
 
 class PlayTables(Protocol):
@@ -122,19 +125,6 @@ def _number(request: Request, name: str) -> int:
     if not raw.isascii() or not raw.isdigit() or len(raw) > 18:
         raise ValueError(name)
     return int(raw)
-
-
-def _extent(record: RecordPlace | None) -> tuple[Any, ...] | None:
-    """What changes as a record grows: where it is, and the size of a record still being
-    written (the end of its file)."""
-    if record is None:
-        return None
-    if record.length is not None:
-        return (record.path, record.at, record.length)
-    try:
-        return (record.path, record.at, record.path.stat().st_size)
-    except OSError:
-        return (record.path, record.at, -1)
 
 
 class HostCheck:
@@ -389,7 +379,7 @@ def build_app(
             data: Response | dict[str, Any] | None = first
             while True:
                 record, _stored, running = await trio.to_thread.run_sync(source.record_of, match_id)
-                now = _extent(record)
+                now = record_extent(record)
                 if now != sent or not running:
                     sent = now
                     if data is None:
