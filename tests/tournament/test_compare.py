@@ -179,7 +179,10 @@ def test_compare_calls_the_heuristic_bot_better_and_resumes(tmp_path):
     done = compare(tmp_path, *args, "--concurrency", "2")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "h is better than r: better in alles-oder-nichts" in done.stdout
-    assert "deals 2: alles-oder-nichts t +" in done.stdout  # looks, fewer than 12: no verdict
+    # a look before 12 deals gives t but no verdict (the deals are secret: its sign is chance)
+    assert re.search(r"^deals 2: alles-oder-nichts t ([+-]\d+\.\d+|\?)$", done.stdout, re.M), (
+        done.stdout
+    )
     assert "  alles-oder-nichts: better (t = +" in done.stdout
     assert "NEW - OLD per deal +" in done.stdout and "95% interval [+" in done.stdout
     assert "the field sees h and r as candidate, each match with fresh processes" in done.stdout
