@@ -11,7 +11,6 @@ import subprocess
 import sys
 import tarfile
 import threading
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -21,11 +20,11 @@ from typing import Any
 
 from arena.league.store import LeagueStore
 from arena.web.access import SECRET_ENV
+from tests.waiting import WAIT_S
 from tests.web.conftest import ROOT, arena_env
 
 ORGANISER = "the-organisers-secret-of-the-league-tests"
 RANDOM_BOT = ROOT / "sample_bots" / "python"
-WAIT_S = 240.0  # a generous ceiling for what takes seconds (the machine is shared)
 
 
 def league_toml(folder: Path, *, extra: str = "", house: int = 3) -> Path:
@@ -149,17 +148,6 @@ def serving(toml: Path, *options: str) -> Iterator[Server]:
         if process.poll() is None:
             process.kill()
         process.wait()
-
-
-def wait_for(what: str, condition: Any, timeout: float = WAIT_S) -> Any:
-    """Poll ``condition()`` until it is truthy (what a test waits for takes seconds)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        assert time.monotonic() < deadline, f"waited {timeout:g}s for {what}"
-        time.sleep(0.2)
 
 
 def open_store(toml: Path) -> LeagueStore:

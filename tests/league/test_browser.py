@@ -93,8 +93,9 @@ def test_a_versions_history_chart_and_the_debugger_in_a_real_browser(tmp_path: P
     no critical or serious violation, at desktop and phone width); the chart tells the rating
     from its interval without colour; a match's debugger link opens the league's record in the
     match page, where alice sees her bot's stderr and never bob's."""
-    from tests.league.conftest import add_author, open_store, wait_for
+    from tests.league.conftest import add_author, open_store
     from tests.league.test_ladder import noisy_bot
+    from tests.waiting import wait_for
     from tests.web.test_browser import at_both_widths
 
     toml = league_toml(tmp_path, house=1)

@@ -16,8 +16,9 @@ from arena.league.league import League
 from arena.league.store import LeagueStore
 from arena.tournament.standings import StandingsFold, standings_as_data
 from arena.tournament.store import StoredMatch
-from tests.league.conftest import league_toml, open_store, serving, wait_for
+from tests.league.conftest import league_toml, open_store, serving
 from tests.tournament.test_cluster import kill_a_busy_worker, needs_dask, two_workers
+from tests.waiting import wait_for
 
 DEALSETS = 2
 SEEDED = "seed = 11\n"

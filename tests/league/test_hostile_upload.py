@@ -35,10 +35,10 @@ from tests.league.conftest import (
     league_toml,
     open_store,
     targz,
-    wait_for,
 )
 from tests.ordinary_user import as_user, ordinary_user
 from tests.sandbox_support import needs_bwrap
+from tests.waiting import wait_for
 
 PROBE = r"""
 import json, os, socket, sys

@@ -21,8 +21,8 @@ from tests.league.conftest import (
     open_store,
     serving,
     targz,
-    wait_for,
 )
+from tests.waiting import wait_for
 
 # A bot that says who it is on stderr before every answer (its author's secret, for the test);
 # with "crash", it crashes at its first request of every league deal-set's rotation 0 (match ids

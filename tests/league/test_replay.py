@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.league.conftest import league_toml, open_store, serving, wait_for
+from tests.league.conftest import league_toml, open_store, serving
+from tests.waiting import wait_for
 
 
 def _done_and_open(toml: Path) -> tuple[int, int | None] | None:

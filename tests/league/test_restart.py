@@ -8,7 +8,8 @@ import signal
 from collections import Counter
 from pathlib import Path
 
-from tests.league.conftest import league_toml, open_store, serving, stored_rows, wait_for
+from tests.league.conftest import league_toml, open_store, serving, stored_rows
+from tests.waiting import wait_for
 
 
 def _mid_dealset(toml: Path) -> tuple[int, set[int]] | None:

@@ -24,9 +24,9 @@ from tests.league.conftest import (
     open_store,
     serving,
     targz,
-    wait_for,
 )
 from tests.sandbox_support import needs_bwrap
+from tests.waiting import wait_for
 
 
 def _state(toml: Path) -> tuple[list[tuple[str, str]], list[str]]:

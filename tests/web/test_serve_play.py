@@ -12,7 +12,6 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 import uuid
 from pathlib import Path
@@ -20,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from arena.referee.record import read_record
+from tests.waiting import wait_for
 from tests.web.conftest import ROOT, arena_env
 from tests.web.test_play_server import call
 
@@ -97,13 +97,6 @@ def marked(mark: str) -> list[int]:
     return found
 
 
-def wait_until(check, what: str, timeout_s: float = 60.0) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + timeout_s
-    while not check():
-        assert time.monotonic() < deadline, f"still waiting for {what}"
-        time.sleep(0.1)
-
-
 def first_request(url: str) -> dict:
     """Follow the seat's stream until its first request; the stream is closed after it."""
     with urllib.request.urlopen(url + "api/play/stream", timeout=60) as stream:
@@ -149,14 +142,14 @@ def test_a_person_plays_from_serve_and_the_bots_end_with_the_page(played: Path) 
         assert status == 429 and "--play-limit" in body["error"]
 
         request = first_request(table)
-        wait_until(lambda: len(marked(mark)) >= 2, "the bot's two processes")
+        wait_for("the bot's two processes", lambda: len(marked(mark)) >= 2)
         status, body = call(
             table + "api/play/action", {"id": request["id"], "action": request["legal"][0]}, PLAY
         )
         assert status == 200, body
         # The page is closed (no stream follows the seat): the match stops, its bots end.
-        wait_until(lambda: not marked(mark), "the bots to end after the page closed")
-        wait_until(lambda: set(folder.glob("*.jsonl")) - before, "the record")
+        wait_for("the bots to end after the page closed", lambda: not marked(mark))
+        wait_for("the record", lambda: set(folder.glob("*.jsonl")) - before)
         (record,) = set(folder.glob("*.jsonl")) - before
         entries = read_record(record)
         assert entries[-1]["type"] == "stopped"

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from arena.referee.record import read_record
+from tests.waiting import wait_for
 from tests.web.test_browser import CHROMIUM, launch
-from tests.web.test_serve_play import marked, play_toml, serve, wait_until
+from tests.web.test_serve_play import marked, play_toml, serve
 
 pytest.importorskip("arena.web.server", reason="the web extra is not installed")
 sync_api = pytest.importorskip(
@@ -59,7 +60,7 @@ def test_a_person_follows_play_against_and_clicks_a_few_decisions(played: Path) 
             assert messages[0]["type"] == "match_start" and messages[0]["seat"] == 0
             assert [s["name"] for s in messages[0]["seats"][1:]] == ["random-py", "random-py-2"]
             browser.close()
-        wait_until(lambda: not marked(mark), "the bots to end after the page closed")
+        wait_for("the bots to end after the page closed", lambda: not marked(mark))
     finally:
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=30) == 0
